@@ -1,0 +1,154 @@
+import 'reflect-metadata';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { DestinationStream } from 'pino';
+import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
+import { resolveApiToken } from './api-token';
+import { Config, type CoreSettings } from './config';
+import { openDatabase, type Database } from './database';
+import { StartupError } from './errors';
+import { RouteTable } from './http/routes';
+import { createRestServer } from './http/server';
+import { importPlugins, isBundled, orderPlugins } from './loader';
+import { createLogger, type Logger } from './log';
+import type { PluginContext, PluginDefinition } from './plugin';
+
+export interface AppOptions {
+  /** A site config file merged over config/default.json. */
+  configFile?: string;
+  /** Values merged last (tests use this). */
+  overrides?: Record<string, unknown>;
+  /** Where log lines go; stdout by default. */
+  logStream?: DestinationStream;
+}
+
+type Hook = () => void | Promise<void>;
+
+/** The kernel: config, database, plugins, REST listener. It knows no domain. */
+export class App {
+  private server?: Server;
+  private readonly startHooks: Hook[] = [];
+  private readonly stopHooks: Hook[] = [];
+  private closing?: Promise<void>;
+
+  private constructor(
+    readonly config: Config,
+    readonly log: Logger,
+    readonly container: DependencyContainer,
+    readonly plugins: PluginDefinition[],
+    private readonly routes: RouteTable,
+    private db?: Database,
+  ) {}
+
+  get settings(): CoreSettings {
+    return this.config.core;
+  }
+
+  get database(): Database {
+    if (!this.db) throw new Error('database not open');
+    return this.db;
+  }
+
+  static async create(options: AppOptions = {}): Promise<App> {
+    const config = new Config(options.configFile, options.overrides);
+    const log = createLogger(config.core.log.level, options.logStream);
+    const definitions = orderPlugins(await importPlugins(config.core.plugins, config.baseDirOf('plugins')));
+    config.checkSections([...definitions.map((d) => d.name), ...config.core.plugins.filter(isBundled)]);
+    const sections = new Map(definitions.map((d) => [d.name, d.config ? config.section(d.name, d.config) : {}]));
+    const app = new App(config, log, rootContainer.createChildContainer(), definitions, new RouteTable());
+    const entities = definitions.flatMap((d) => d.entities ?? []);
+    const versions = new Map(definitions.map((d) => [d.name, d.schemaVersion ?? 1]));
+    app.db = await openDatabase(config.core.database, entities, versions, log);
+    try {
+      for (const definition of definitions) await definition.register(app.contextFor(definition, sections.get(definition.name)) as PluginContext<never>);
+    } catch (error) {
+      await app.db.close();
+      throw error;
+    }
+    return app;
+  }
+
+  /** Start every plugin, then open the REST port. */
+  async listen(): Promise<void> {
+    for (const hook of this.startHooks) await hook();
+    const { rest } = this.settings;
+    const token = resolveApiToken(rest.api_token, rest.api_token_file, this.log);
+    const server = createRestServer({
+      routes: this.routes.routes,
+      token,
+      maxRequestBytes: rest.max_request_bytes,
+      maxResponseBytes: rest.max_response_bytes,
+      db: this.database,
+      log: this.log,
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(rest.port, rest.ip, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.server = server;
+    this.log.info(`REST interface listening on ${rest.ip}:${this.restPort()}`);
+  }
+
+  restPort(): number {
+    return (this.server?.address() as AddressInfo | null)?.port ?? 0;
+  }
+
+  /** Graceful stop: no new requests, plugins stopped in reverse order, database closed. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    const server = this.server;
+    if (server) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), 2000).unref();
+      await closed;
+    }
+    for (const hook of [...this.stopHooks].reverse()) {
+      try {
+        await hook();
+      } catch (error) {
+        this.log.error({ err: error }, 'plugin stop failed');
+      }
+    }
+    await this.db?.close();
+  }
+
+  private readonly owners = new Map<InjectionToken<unknown>, string>();
+
+  private contextFor(definition: PluginDefinition, section: unknown): PluginContext<unknown> {
+    const allowed = new Set([definition.name, ...(definition.requires ?? [])]);
+    const tokenName = (token: InjectionToken<unknown>): string => (typeof token === 'function' ? token.name : String(token));
+    return {
+      name: definition.name,
+      config: section,
+      settings: this.settings,
+      router: this.routes.registrarFor(definition.name),
+      container: this.container.createChildContainer(),
+      db: this.database,
+      log: this.log.child({ plugin: definition.name }),
+      provide: (token, value) => {
+        const owner = this.owners.get(token);
+        if (owner) throw new StartupError(`service '${tokenName(token)}' of plugin '${definition.name}' is already provided by plugin '${owner}'`);
+        this.owners.set(token, definition.name);
+        this.container.registerInstance(token, value);
+      },
+      use: (token) => {
+        const owner = this.owners.get(token);
+        if (!owner) throw new StartupError(`plugin '${definition.name}' uses service '${tokenName(token)}', which no enabled plugin provides`);
+        if (!allowed.has(owner)) {
+          throw new StartupError(`plugin '${definition.name}' uses service '${tokenName(token)}' of plugin '${owner}' without listing '${owner}' in requires`);
+        }
+        return this.container.resolve(token);
+      },
+      onStart: (fn) => this.startHooks.push(fn),
+      onStop: (fn) => this.stopHooks.push(fn),
+    };
+  }
+}

@@ -1,0 +1,154 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { EntityManager, MikroORM, Options } from '@mikro-orm/core';
+import type { CoreSettings } from './config';
+import { StartupError } from './errors';
+import type { Logger } from './log';
+
+type Driver = { MikroORM: typeof MikroORM };
+
+const driverPackages: Record<CoreSettings['database']['type'], string> = {
+  sqlite: '@mikro-orm/sqlite',
+  mariadb: '@mikro-orm/mariadb',
+  mysql: '@mikro-orm/mysql',
+  postgresql: '@mikro-orm/postgresql',
+};
+
+/**
+ * The service's database: one MikroORM instance, a fresh EntityManager per unit of work
+ * (MikroORM refuses a shared global context), and the recorded schema version per plugin.
+ */
+export class Database {
+  constructor(
+    readonly orm: MikroORM,
+    readonly type: CoreSettings['database']['type'],
+  ) {}
+
+  fork(): EntityManager {
+    return this.orm.em.fork();
+  }
+
+  /** Run `fn` in one transaction: everything it writes lands, or nothing does. */
+  transactional<T>(fn: (em: EntityManager) => Promise<T>): Promise<T> {
+    return this.orm.em.fork().transactional(fn);
+  }
+
+  /** Plain SQL for hot read paths that need no entity tracking. */
+  async query<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return (await this.orm.em.getConnection().execute(sql, params, 'all')) as T[];
+  }
+
+  /**
+   * SQL that reads a 64-bit integer column as text: drivers hand 64-bit integers back as
+   * doubles (SQLite, MySQL) and anything past 2^53 would lose precision.
+   */
+  bigintAsText(column: string): string {
+    return this.type === 'mariadb' || this.type === 'mysql' ? `cast(${column} as char)` : `cast(${column} as text)`;
+  }
+
+  async close(): Promise<void> {
+    await this.orm.close(true);
+  }
+}
+
+/**
+ * Open the configured database, refuse one written by a newer ogserve, then bring the
+ * tables up to date and record each plugin's schema version.
+ */
+export async function openDatabase(
+  settings: CoreSettings['database'],
+  entities: unknown[],
+  versions: Map<string, number>,
+  log: Logger,
+): Promise<Database> {
+  const pkg = driverPackages[settings.type];
+  let driver: Driver;
+  try {
+    driver = (await import(pkg)) as Driver;
+  } catch {
+    throw new StartupError(`database.type '${settings.type}' needs the package ${pkg} (npm install ${pkg}@6)`);
+  }
+  const options: Options = {
+    entities: entities as Options['entities'],
+    discovery: { warnWhenNoEntities: false },
+    allowGlobalContext: false,
+    debug: false,
+    // Our entities are schemas, not decorated classes: no metadata cache is needed.
+    metadataCache: { enabled: false },
+    forceUndefined: false,
+  };
+  if (settings.type === 'sqlite') {
+    mkdirSync(path.dirname(settings.path), { recursive: true });
+    options.dbName = settings.path;
+  } else {
+    Object.assign(options, {
+      host: settings.ip,
+      port: settings.port,
+      dbName: settings.name,
+      user: settings.user,
+      password: settings.pass || undefined,
+    });
+  }
+  let orm: MikroORM;
+  try {
+    orm = await driver.MikroORM.init(options);
+  } catch (error) {
+    throw new StartupError(`database: cannot open ${settings.type} database: ${(error as Error).message}`);
+  }
+  const db = new Database(orm, settings.type);
+  if (settings.type === 'sqlite') {
+    // WAL lets readers run beside the writer; synchronous=NORMAL is durable across a
+    // process crash (the WAL is fsynced at checkpoints) and much faster than FULL.
+    await db.query('pragma journal_mode = WAL');
+    await db.query('pragma synchronous = NORMAL');
+    await db.query('pragma busy_timeout = 5000');
+  }
+  try {
+    await orm.schema.ensureDatabase();
+    await checkSchemaVersions(db, versions);
+    await orm.schema.updateSchema({ safe: true });
+    await recordSchemaVersions(db, versions);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  log.debug({ type: settings.type }, 'database schema ready');
+  return db;
+}
+
+async function storedSchemaVersions(db: Database): Promise<Map<string, number>> {
+  await db.query('create table if not exists ogserve_schema (component varchar(100) primary key, version integer not null)');
+  const rows = await db.query<{ component: string; version: number }>('select component, version from ogserve_schema');
+  return new Map(rows.map((r) => [r.component, Number(r.version)]));
+}
+
+async function checkSchemaVersions(db: Database, versions: Map<string, number>): Promise<void> {
+  const stored = await storedSchemaVersions(db);
+  for (const [component, version] of versions) {
+    const found = stored.get(component);
+    if (found !== undefined && found > version) {
+      throw new StartupError(
+        `database: the schema of '${component}' is version ${found}, newer than this ogserve knows (${version}); run a newer ogserve`,
+      );
+    }
+  }
+}
+
+async function recordSchemaVersions(db: Database, versions: Map<string, number>): Promise<void> {
+  const stored = await storedSchemaVersions(db);
+  for (const [component, version] of versions) {
+    const found = stored.get(component);
+    if (found === undefined) await db.query('insert into ogserve_schema (component, version) values (?, ?)', [component, version]);
+    else if (found < version) await db.query('update ogserve_schema set version = ? where component = ?', [version, component]);
+  }
+}
+
+/** The recorded schema versions, for display. */
+export async function schemaVersions(db: Database): Promise<Record<string, number>> {
+  return Object.fromEntries(await storedSchemaVersions(db));
+}
+
+/** Plain SQL inside a unit of work: runs in `em`'s transaction when it has one. */
+export async function execute<T = Record<string, unknown>>(em: EntityManager, sql: string, params: unknown[] = []): Promise<T[]> {
+  return (await em.getConnection().execute(sql, params, 'all', em.getTransactionContext())) as T[];
+}

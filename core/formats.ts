@@ -1,0 +1,36 @@
+/**
+ * Generic network address formats shared by every plugin's request schemas.
+ * Kept strict on purpose: what passes here is safe to use in file names and packets.
+ */
+const octet = '(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
+const ipv4Pattern = new RegExp(`^${octet}(\\.${octet}){3}$`);
+const macPattern = /^(?:[0-9a-fA-F]{12}|[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2}){5}|[0-9a-fA-F]{2}(?:-[0-9a-fA-F]{2}){5})$/;
+
+export function isIpv4(value: string): boolean {
+  return ipv4Pattern.test(value);
+}
+
+export function ipv4ToInt(value: string): number {
+  const [a, b, c, d] = value.split('.').map(Number) as [number, number, number, number];
+  return ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
+}
+
+export function intToIpv4(value: number): string {
+  return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.');
+}
+
+/** A netmask is a dotted quad whose bits are ones then zeros (255.255.254.0, not 255.0.255.0). */
+export function isNetmask(value: string): boolean {
+  if (!isIpv4(value)) return false;
+  const inverted = ~ipv4ToInt(value) >>> 0;
+  return (inverted & (inverted + 1)) === 0;
+}
+
+export function isMac(value: string): boolean {
+  return macPattern.test(value);
+}
+
+/** The stored form of a MAC: 12 lower-case hex digits, no separators (as the reference stores it). */
+export function normalizeMac(value: string): string {
+  return value.replace(/[:-]/g, '').toLowerCase();
+}

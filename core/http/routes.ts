@@ -1,0 +1,84 @@
+import type { IncomingMessage } from 'node:http';
+import type { EntityManager } from '@mikro-orm/core';
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Database } from '../database';
+import { StartupError } from '../errors';
+import type { Logger } from '../log';
+import { compile, type Checker } from '../validation';
+
+/**
+ * What a route does with a request body:
+ * - required: a JSON body must be sent and match the schema;
+ * - optional: a body, if sent, must match the schema;
+ * - forbidden: any body is an error (GET /scopes, GET /stats);
+ * - ignored: the body is not read.
+ */
+export type BodyPolicy = 'required' | 'optional' | 'forbidden' | 'ignored';
+
+export interface RouteSpec<S extends TSchema> {
+  body?: S;
+  bodyPolicy?: BodyPolicy;
+  /** false keeps the route out of the request log (endpoints consoles poll). */
+  log?: boolean;
+}
+
+export type Handler<B> = (ctx: RequestContext<B>) => unknown;
+
+/** One request: the validated body, the raw request, and a lazily forked EntityManager. */
+export class RequestContext<B> {
+  private forked?: EntityManager;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly body: B,
+    readonly log: Logger,
+    private readonly db: Database,
+  ) {}
+
+  get em(): EntityManager {
+    return (this.forked ??= this.db.fork());
+  }
+}
+
+export interface Route {
+  method: string;
+  path: string;
+  policy: BodyPolicy;
+  check?: Checker<TSchema>;
+  log: boolean;
+  handler: Handler<unknown>;
+  owner: string;
+}
+
+export interface RouteRegistrar {
+  get<S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void;
+  post<S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void;
+  delete<S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void;
+}
+
+/** Every route of every plugin; two plugins may not claim the same method and path. */
+export class RouteTable {
+  readonly routes: Route[] = [];
+
+  registrarFor(owner: string): RouteRegistrar {
+    const add =
+      (method: string) =>
+      <S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void =>
+        this.add(owner, method, path, spec, handler as Handler<unknown>);
+    return { get: add('GET'), post: add('POST'), delete: add('DELETE') };
+  }
+
+  private add(owner: string, method: string, path: string, spec: RouteSpec<TSchema>, handler: Handler<unknown>): void {
+    const taken = this.routes.find((r) => r.method === method && r.path === path);
+    if (taken) throw new StartupError(`route ${method} ${path} of plugin '${owner}' is already registered by plugin '${taken.owner}'`);
+    this.routes.push({
+      method,
+      path,
+      policy: spec.bodyPolicy ?? (spec.body ? 'required' : 'ignored'),
+      check: spec.body ? compile(spec.body) : undefined,
+      log: spec.log ?? true,
+      handler,
+      owner,
+    });
+  }
+}

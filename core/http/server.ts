@@ -1,0 +1,142 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import polka from 'polka';
+import getRawBody from 'raw-body';
+import type { Database } from '../database';
+import { ErrorCode, HttpError, badRequest } from '../errors';
+import type { Logger } from '../log';
+import { ForbiddenKeyError, JsonSyntaxError, parseJson } from './json';
+import { sendError, sendJson } from './reply';
+import { RequestContext, type Route } from './routes';
+
+export interface RestOptions {
+  routes: Route[];
+  token: string;
+  maxRequestBytes: number;
+  maxResponseBytes: number;
+  db: Database;
+  log: Logger;
+}
+
+const noBody = Symbol('no body');
+
+/**
+ * The REST listener. Order of checks for every request: X-Sequence echo, authorization,
+ * route (404/405), body size (413), JSON syntax (400), schema (400), handler.
+ */
+export function createRestServer(options: RestOptions): http.Server {
+  const { routes, maxResponseBytes, log } = options;
+  const tokenDigest = digest(options.token);
+  const methodsByPath = new Map<string, string[]>();
+  for (const route of routes) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+
+  const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
+    const known = toHttpError(error);
+    if (known.status >= 500) log.error({ err: error, method: req.method, url: req.url }, 'request failed');
+    const headers: Record<string, string> = sequenceHeader(req);
+    if (known.status === 401) headers['WWW-Authenticate'] = 'Basic realm="ogserve"';
+    if (known.status === 413) headers.Connection = 'close';
+    sendError(res, known, maxResponseBytes, headers);
+  };
+
+  const app = polka({
+    onError: (error: unknown, req: IncomingMessage, res: ServerResponse) => fail(req, res, error),
+    onNoMatch: (req: IncomingMessage & { path?: string }, res: ServerResponse) => {
+      const allowed = methodsByPath.get(req.path ?? '');
+      if (!allowed) return fail(req, res, new HttpError(404, ErrorCode.notFound, `no endpoint at ${req.path}`));
+      res.setHeader('Allow', allowed.join(', '));
+      fail(req, res, new HttpError(405, ErrorCode.methodNotAllowed, `${req.method} is not allowed on ${req.path}; use ${allowed.join(' or ')}`));
+    },
+  });
+
+  app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
+    const supplied = req.headers.authorization;
+    if (supplied === undefined || !timingSafeEqual(digest(supplied), tokenDigest)) {
+      return fail(req, res, new HttpError(401, ErrorCode.unauthorized, 'the Authorization header must carry the API key'));
+    }
+    next();
+  });
+
+  for (const route of routes) {
+    app.add(route.method as Parameters<typeof app.add>[0], route.path, (req: IncomingMessage, res: ServerResponse) => {
+      handle(route, req, res, options).catch((error: unknown) => fail(req, res, error));
+    });
+  }
+
+  const server = http.createServer(app.handler as http.RequestListener);
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 10_000;
+  server.keepAliveTimeout = 5_000;
+  return server;
+}
+
+async function handle(route: Route, req: IncomingMessage, res: ServerResponse, options: RestOptions): Promise<void> {
+  let body: unknown = noBody;
+  if (route.policy !== 'ignored') {
+    const raw = await readBody(req, options.maxRequestBytes);
+    if (raw.length > 0) {
+      if (route.policy === 'forbidden') throw badRequest(ErrorCode.bodyNotAllowed, `${route.method} ${route.path} takes no request body`);
+      body = parseBody(raw);
+    }
+  }
+  if (body === noBody) {
+    if (route.policy === 'required') throw badRequest(ErrorCode.bodyRequired, `${route.method} ${route.path} needs a JSON body`);
+    body = route.policy === 'optional' ? {} : undefined;
+  }
+  if (route.check) {
+    const result = route.check(body);
+    if (!result.ok) {
+      const { field, message, missing } = result.violation;
+      throw badRequest(missing ? ErrorCode.missingField : ErrorCode.invalidField, message, field || undefined);
+    }
+  }
+  if (route.log) options.log.info(requestLine(req, route, body));
+  const ctx = new RequestContext(req, body, options.log, options.db);
+  const result = await route.handler(ctx);
+  sendJson(res, 200, result ?? {}, options.maxResponseBytes, sequenceHeader(req));
+}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  try {
+    return await getRawBody(req, { limit, length: req.headers['content-length'], encoding: 'utf8' });
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    if (status === 413) throw new HttpError(413, ErrorCode.payloadTooLarge, `the request body exceeds ${limit} bytes`);
+    throw badRequest(ErrorCode.invalidJson, `the request body could not be read: ${(error as Error).message}`);
+  }
+}
+
+function parseBody(raw: string): unknown {
+  try {
+    return parseJson(raw);
+  } catch (error) {
+    if (error instanceof ForbiddenKeyError) throw badRequest(ErrorCode.invalidField, `the key '${error.message}' is not allowed`, error.message);
+    if (error instanceof JsonSyntaxError) throw badRequest(ErrorCode.invalidJson, `the request body is not valid JSON: ${error.message}`);
+    throw error;
+  }
+}
+
+/** `<source ip>:<port> <METHOD> /<path> clients=<ip>,<ip>`, as the spec's request log. */
+function requestLine(req: IncomingMessage, route: Route, body: unknown): string {
+  const source = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+  const record = (typeof body === 'object' && body !== null ? body : {}) as { clients?: unknown; client?: unknown };
+  const list = Array.isArray(record.clients) ? record.clients : Array.isArray(record.client) ? record.client : [];
+  return `${source}:${req.socket.remotePort} ${route.method} ${route.path} clients=${list.filter((c) => typeof c === 'string').join(',')}`;
+}
+
+function sequenceHeader(req: IncomingMessage): Record<string, string> {
+  const value = req.headers['x-sequence'];
+  return typeof value === 'string' ? { 'X-Sequence': value } : {};
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+function toHttpError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  const name = (error as { name?: string })?.name ?? '';
+  if (name === 'UniqueConstraintViolationException') return badRequest(ErrorCode.duplicate, 'the change would duplicate a unique value');
+  if (name === 'ForeignKeyConstraintViolationException') return badRequest(ErrorCode.unknownId, 'the change refers to a record that does not exist');
+  return new HttpError(500, ErrorCode.internal, 'internal error');
+}

@@ -1,0 +1,10 @@
+/** The public API for plugin authors: `import { definePlugin, ... } from 'ogserve'`. */
+export { definePlugin, type PluginContext, type PluginDefinition } from './plugin';
+export { HttpError, ErrorCode, badRequest, StartupError } from './errors';
+export { Type, type Static } from '@sinclair/typebox';
+export type { RequestContext, RouteRegistrar, RouteSpec, BodyPolicy } from './http/routes';
+export type { Database } from './database';
+export type { Logger } from './log';
+export { isIpv4, isMac, isNetmask, normalizeMac, ipv4ToInt, intToIpv4 } from './formats';
+export { App, type AppOptions } from './app';
+export { IntLike, Ipv4, Mac, Netmask, IpList, Name, toInt } from './schema-types';

@@ -1,0 +1,50 @@
+import type { TObject, Static } from '@sinclair/typebox';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import type { CoreSettings } from './config';
+import type { Database } from './database';
+import type { Logger } from './log';
+import type { RouteRegistrar } from './http/routes';
+
+/**
+ * What a plugin's entry module exports (default export or `plugin`).
+ * This is the whole contract third-party plugins rely on; keep it small.
+ */
+export interface PluginDefinition<C extends TObject = TObject> {
+  /** Unique name; also the name of its config section (`config.<name>`). */
+  name: string;
+  /** Plugins whose services this one uses; they are registered first. */
+  requires?: string[];
+  /** MikroORM entity schemas this plugin owns. */
+  entities?: unknown[];
+  /** TypeBox schema of `config.<name>`, with defaults; validated at startup. */
+  config?: C;
+  /** Version of this plugin's tables; startup refuses a database that is newer. */
+  schemaVersion?: number;
+  register(ctx: PluginContext<Static<C>>): void | Promise<void>;
+}
+
+export interface PluginContext<C = unknown> {
+  readonly name: string;
+  /** This plugin's validated config section. */
+  readonly config: C;
+  /** Core settings (rest, database, repository). */
+  readonly settings: CoreSettings;
+  readonly router: RouteRegistrar;
+  /** The plugin's own child container: what it registers here stays local. */
+  readonly container: DependencyContainer;
+  readonly db: Database;
+  readonly log: Logger;
+  /** Export a service for the plugins that declare this one in `requires`. */
+  provide<T>(token: InjectionToken<T>, value: T): void;
+  /** Resolve a service exported by this plugin or by one it requires. */
+  use<T>(token: InjectionToken<T>): T;
+  /** Run after every plugin registered (listeners, timers). */
+  onStart(fn: () => void | Promise<void>): void;
+  /** Run at shutdown, in reverse plugin order. */
+  onStop(fn: () => void | Promise<void>): void;
+}
+
+/** Identity helper that gives plugin authors type checking of their definition. */
+export function definePlugin<C extends TObject>(definition: PluginDefinition<C>): PluginDefinition<C> {
+  return definition;
+}

@@ -1,0 +1,22 @@
+import { Type, type TString, type TUnion, type TInteger } from '@sinclair/typebox';
+
+/**
+ * Reusable request-schema pieces. Existing clients send ids both as JSON integers and as
+ * numeric strings (`{"id": "10"}`), so ids accept both; `toInt` reads either.
+ */
+export const IntLike = (options: { minimum?: number } = {}): TUnion<[TInteger, TString]> =>
+  Type.Union([Type.Integer({ minimum: options.minimum ?? 0 }), Type.String({ pattern: '^[0-9]{1,15}$' })]);
+
+export const Ipv4 = (): TString => Type.String({ format: 'ipv4', maxLength: 15 });
+export const Mac = (): TString => Type.String({ format: 'mac', maxLength: 17 });
+export const Netmask = (): TString => Type.String({ format: 'netmask', maxLength: 15 });
+
+/** An address list as the reference takes it: at most 4096 entries. */
+export const IpList = (options: { minItems?: number } = {}) => Type.Array(Ipv4(), { maxItems: 4096, minItems: options.minItems ?? 0 });
+
+/** A human-given name: not blank, no control characters. */
+export const Name = (maxLength: number): TString => Type.String({ minLength: 1, maxLength, pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f]*$' });
+
+export function toInt(value: number | string): number {
+  return typeof value === 'number' ? value : Number.parseInt(value, 10);
+}

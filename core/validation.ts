@@ -1,0 +1,60 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { isIpv4, isMac, isNetmask } from './formats';
+
+/**
+ * The one validator of the service: request bodies and config sections are checked
+ * against TypeBox schemas compiled by a single Ajv instance.
+ */
+const ajv = new Ajv({ allErrors: false, useDefaults: true, coerceTypes: false, strict: false });
+ajv.addFormat('ipv4', { type: 'string', validate: isIpv4 });
+ajv.addFormat('mac', { type: 'string', validate: isMac });
+ajv.addFormat('netmask', { type: 'string', validate: isNetmask });
+
+export interface Violation {
+  field: string;
+  message: string;
+  missing: boolean;
+}
+
+export type Checker<S extends TSchema> = (value: unknown) => { ok: true; value: Static<S> } | { ok: false; violation: Violation };
+
+const compiled = new WeakMap<TSchema, ValidateFunction>();
+
+export function compile<S extends TSchema>(schema: S): Checker<S> {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  const fn = validate;
+  return (value: unknown) => {
+    if (fn(value)) return { ok: true, value: value as Static<S> };
+    return { ok: false, violation: describe(fn.errors?.[0]) };
+  };
+}
+
+/** `/clients/3` -> `clients[3]`, `/a/b` -> `a.b`: the name a user sees in the error. */
+function fieldName(instancePath: string, extra?: string): string {
+  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (extra !== undefined) parts.push(extra);
+  return parts.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
+}
+
+function describe(error: ErrorObject | undefined): Violation {
+  if (!error) return { field: '', message: 'invalid value', missing: false };
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required') {
+    const field = fieldName(error.instancePath, String(params.missingProperty));
+    return { field, message: `'${field}' is required`, missing: true };
+  }
+  if (error.keyword === 'additionalProperties') {
+    const field = fieldName(error.instancePath, String(params.additionalProperty));
+    return { field, message: `'${field}' is not a known key`, missing: false };
+  }
+  const field = fieldName(error.instancePath);
+  const label = field === '' ? 'the body' : `'${field}'`;
+  if (error.keyword === 'format') return { field, message: `${label} must be a valid ${String(params.format)}`, missing: false };
+  if (error.keyword === 'anyOf') return { field, message: `${label} has the wrong type or value`, missing: false };
+  return { field, message: `${label} ${error.message ?? 'is invalid'}`, missing: false };
+}

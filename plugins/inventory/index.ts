@@ -1,0 +1,48 @@
+import { Type } from '@sinclair/typebox';
+import { definePlugin } from '../../core/plugin';
+import { CenterEntity } from './entities/center';
+import { ClientEntity } from './entities/client';
+import { ComputerFolderEntity, RoomFolderEntity } from './entities/folder';
+import { PartitionEntity } from './entities/partition';
+import { RepositoryAddressEntity, RepositoryEntity } from './entities/repository';
+import { RoomEntity } from './entities/room';
+import { ServerEntity } from './entities/server';
+import { centerRoutes } from './routes/centers';
+import { clientRoutes } from './routes/clients';
+import { folderRoutes } from './routes/folders';
+import { repositoryRoutes } from './routes/repositories';
+import { roomRoutes } from './routes/rooms';
+import { serverRoutes } from './routes/servers';
+import { buildScopes } from './scopes';
+import { Inventory } from './service';
+
+export { Inventory } from './service';
+export type { ClientView } from './client-view';
+export type { DiskEntry, StoredDiskEntry, RepositoryView, ClientListener } from './service';
+export { COMPUTER_FOLDER_MARKER, parseFolderId } from './folder-ids';
+
+export default definePlugin({
+  name: 'inventory',
+  schemaVersion: 1,
+  entities: [CenterEntity, RoomFolderEntity, RoomEntity, ComputerFolderEntity, RepositoryEntity, RepositoryAddressEntity, ServerEntity, ClientEntity, PartitionEntity],
+  config: Type.Object(
+    {
+      /** Boot mode of a client added without one: it boots the live image. */
+      default_boot: Type.String({ default: 'ogLive', minLength: 1 }),
+      /** Live image directory of a client added without one. */
+      default_livedir: Type.String({ default: 'ogLive', minLength: 1 }),
+    },
+    { additionalProperties: false },
+  ),
+  register(ctx) {
+    const inventory = new Inventory(ctx.db, ctx.log);
+    ctx.provide(Inventory, inventory);
+    centerRoutes(ctx, inventory);
+    roomRoutes(ctx, inventory);
+    folderRoutes(ctx, inventory);
+    clientRoutes(ctx, inventory);
+    repositoryRoutes(ctx);
+    serverRoutes(ctx);
+    ctx.router.get('/scopes', { bodyPolicy: 'forbidden', log: false }, async () => ({ scope: await buildScopes(ctx.db) }));
+  },
+});

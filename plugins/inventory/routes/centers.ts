@@ -1,0 +1,48 @@
+import { ErrorCode, badRequest } from '../../../core/errors';
+import type { PluginContext } from '../../../core/plugin';
+import { toInt } from '../../../core/schema-types';
+import { CenterEntity } from '../entities/center';
+import { requireRow } from '../lookups';
+import { CenterAdd, CenterUpdate, IdBody } from '../schemas';
+import type { Inventory } from '../service';
+
+export function centerRoutes(ctx: PluginContext, inventory: Inventory): void {
+  const { router, db } = ctx;
+
+  router.post('/center/add', { body: CenterAdd }, async ({ body, em }) => {
+    if (await em.count(CenterEntity, { name: body.name })) throw badRequest(ErrorCode.duplicate, `a center named '${body.name}' already exists`, 'name');
+    const center = em.create(CenterEntity, { name: body.name, comment: body.comment ?? '' });
+    await em.flush();
+    return { id: center.id };
+  });
+
+  router.post('/center/update', { body: CenterUpdate }, async ({ body, em }) => {
+    const id = toInt(body.id);
+    const center = await requireRow(em, CenterEntity, id, 'id');
+    if (await em.count(CenterEntity, { name: body.name, id: { $ne: id } })) {
+      throw badRequest(ErrorCode.duplicate, `another center is named '${body.name}'`, 'name');
+    }
+    center.name = body.name;
+    if (body.comment !== undefined) center.comment = body.comment;
+    await em.flush();
+    return {};
+  });
+
+  router.get('/center/info', { body: IdBody }, async ({ body, em }) => {
+    const center = await requireRow(em, CenterEntity, toInt(body.id), 'id');
+    return { id: center.id, name: center.name, comment: center.comment };
+  });
+
+  // Unknown ids answer 200, as the reference does. Rooms, folders, clients and partitions go
+  // with the center through the database's cascades, in one transaction; images stay.
+  router.post('/center/delete', { body: IdBody }, async ({ body }) => {
+    const id = toInt(body.id);
+    const removed = await db.transactional(async (em) => {
+      const clients = await inventory.clientsWhere('r.center_id = ?', [id], em);
+      await em.nativeDelete(CenterEntity, { id });
+      return clients;
+    });
+    await inventory.notifyRemoved(removed);
+    return {};
+  });
+}

@@ -1,0 +1,213 @@
+import type { EntityManager } from '@mikro-orm/core';
+import type { Static } from '@sinclair/typebox';
+import { ErrorCode, badRequest } from '../../../core/errors';
+import { normalizeMac } from '../../../core/formats';
+import type { PluginContext } from '../../../core/plugin';
+import { toInt } from '../../../core/schema-types';
+import type { ClientView } from '../client-view';
+import { ClientEntity, type Client } from '../entities/client';
+import { ComputerFolderEntity } from '../entities/folder';
+import { RepositoryEntity } from '../entities/repository';
+import { RoomEntity } from '../entities/room';
+import { ServerEntity } from '../entities/server';
+import { filesystemId } from '../filesystems';
+import { parseFolderId } from '../folder-ids';
+import { requireAllKnown, requireRow } from '../lookups';
+import { ClientAdd, ClientAssign, ClientMove, ClientQuery, ClientUpdate, ClientsBody } from '../schemas';
+import type { Inventory } from '../service';
+
+export interface InventoryConfig {
+  default_boot: string;
+  default_livedir: string;
+}
+
+type ClientFields = Partial<Static<typeof ClientUpdate>>;
+
+/** A computer folder of the given room, or null for `folder_id` 0. */
+async function computerFolder(em: EntityManager, publicId: number | string, roomId: number): Promise<number | null> {
+  const id = toInt(publicId);
+  if (id === 0) return null;
+  const ref = parseFolderId(id);
+  if (ref.kind !== 'computer') throw badRequest(ErrorCode.invalidField, `folder ${id} is a room folder; clients go in computer folders`, 'folder_id');
+  const folder = await requireRow(em, ComputerFolderEntity, ref.id, 'folder_id');
+  if (folder.room.id !== roomId) throw badRequest(ErrorCode.invalidField, `folder ${id} belongs to another room`, 'folder_id');
+  return folder.id;
+}
+
+async function optionalRef(em: EntityManager, entity: typeof RepositoryEntity | typeof ServerEntity, value: number | string, field: string): Promise<number | null> {
+  const id = toInt(value);
+  if (id === 0) return null;
+  await requireRow(em, entity as never, id, field);
+  return id;
+}
+
+export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inventory): void {
+  const { router, db, log, config } = ctx;
+
+  /** Refuse an IP or MAC another client holds; the MAC owner is logged, as the reference does. */
+  async function checkUnique(em: EntityManager, fields: { ip?: string; mac?: string }, selfId?: number): Promise<void> {
+    if (fields.ip !== undefined) {
+      const owner = await em.findOne(ClientEntity, { ip: fields.ip, id: { $ne: selfId ?? 0 } });
+      if (owner) throw badRequest(ErrorCode.duplicate, `client '${owner.name}' (id ${owner.id}) already has ip ${fields.ip}`, 'ip');
+    }
+    if (fields.mac !== undefined) {
+      const owner = await em.findOne(ClientEntity, { mac: fields.mac, id: { $ne: selfId ?? 0 } });
+      if (owner) {
+        log.warn(`MAC ${fields.mac} already belongs to client name=${owner.name} ip=${owner.ip} mac=${owner.mac} room=${owner.room.id}`);
+        throw badRequest(ErrorCode.duplicate, `client '${owner.name}' (ip ${owner.ip}) already has mac ${fields.mac}`, 'mac');
+      }
+    }
+  }
+
+  /** Copy the optional fields a request set onto the entity, resolving references. */
+  async function applyFields(em: EntityManager, client: Client, body: ClientFields, roomId: number): Promise<void> {
+    const plain = { name: 'name', serial_number: 'serialNumber', netmask: 'netmask', boot: 'boot', netiface: 'netiface', netdriver: 'netdriver', livedir: 'livedir', remote: 'remote', maintenance: 'maintenance' } as const;
+    for (const [key, property] of Object.entries(plain)) {
+      const value = body[key as keyof typeof plain];
+      if (value !== undefined) (client as unknown as Record<string, unknown>)[property] = value;
+    }
+    if (body.hardware_id !== undefined) client.hardwareId = toInt(body.hardware_id);
+    if (body.repo_id !== undefined) client.repository = (await optionalRef(em, RepositoryEntity, body.repo_id, 'repo_id')) as never;
+    if (body.server_id !== undefined) client.server = (await optionalRef(em, ServerEntity, body.server_id, 'server_id')) as never;
+    if (body.folder_id !== undefined) client.folder = (await computerFolder(em, body.folder_id, roomId)) as never;
+  }
+
+  router.post('/client/add', { body: ClientAdd }, async ({ body }) => {
+    const mac = normalizeMac(body.mac);
+    const id = await db.transactional(async (em) => {
+      const roomId = toInt(body.room);
+      await requireRow(em, RoomEntity, roomId, 'room');
+      await checkUnique(em, { ip: body.ip, mac });
+      const client = em.create(ClientEntity, {
+        ip: body.ip,
+        mac,
+        room: roomId,
+        boot: config.default_boot,
+        livedir: config.default_livedir,
+      } as never);
+      await applyFields(em, client, body, roomId);
+      await em.flush();
+      return client.id;
+    });
+    await inventory.notifySaved([(await inventory.clientById(id))!]);
+    return { id };
+  });
+
+  router.post('/client/update', { body: ClientUpdate }, async ({ body }) => {
+    const id = toInt(body.id);
+    const before = await inventory.clientById(id);
+    if (!before) throw badRequest(ErrorCode.unknownId, `no client with id ${id}`, 'id');
+    const mac = body.mac === undefined ? undefined : normalizeMac(body.mac);
+    await db.transactional(async (em) => {
+      const client = await requireRow(em, ClientEntity, id, 'id');
+      await checkUnique(em, { ip: body.ip, mac }, id);
+      const roomId = body.room === undefined ? client.room.id : toInt(body.room);
+      if (roomId !== client.room.id) {
+        client.room = await requireRow(em, RoomEntity, roomId, 'room');
+        if (body.folder_id === undefined) client.folder = null; // the old folder belongs to the old room
+      }
+      if (body.ip !== undefined) client.ip = body.ip;
+      if (mac !== undefined) client.mac = mac;
+      await applyFields(em, client, body, roomId);
+      await em.flush();
+    });
+    const after = (await inventory.clientById(id))!;
+    if (after.ip !== before.ip || after.mac !== before.mac) await inventory.notifyRemoved([before]);
+    await inventory.notifySaved([after]);
+    return {};
+  });
+
+  // Unknown addresses are ignored, as the reference does; boot files go through the removed hook.
+  router.post('/client/delete', { body: ClientsBody }, async ({ body }) => {
+    const removed = await db.transactional(async (em) => {
+      const clients = await clientsIn(em, body.clients);
+      if (clients.length) await em.nativeDelete(ClientEntity, { id: { $in: clients.map((c) => c.id) } });
+      return clients;
+    });
+    await inventory.notifyRemoved(removed);
+    return {};
+  });
+
+  router.post('/client/move', { body: ClientMove }, async ({ body }) => {
+    await db.transactional(async (em) => {
+      const roomId = toInt(body.room);
+      await requireRow(em, RoomEntity, roomId, 'room');
+      const folderId = body.folder_id === undefined ? null : await computerFolder(em, body.folder_id, roomId);
+      const clients = await clientsIn(em, body.clients);
+      requireAllKnown(body.clients, clients);
+      if (clients.length) await em.nativeUpdate(ClientEntity, { id: { $in: clients.map((c) => c.id) } }, { room: roomId, folder: folderId } as never);
+    });
+    return {};
+  });
+
+  const assign = (path: string, entity: typeof RepositoryEntity | typeof ServerEntity, column: 'repository' | 'server') =>
+    router.post(path, { body: ClientAssign }, async ({ body }) => {
+      await db.transactional(async (em) => {
+        const target = await optionalRef(em, entity, body.id, 'id');
+        const clients = await clientsIn(em, body.clients);
+        requireAllKnown(body.clients, clients);
+        if (clients.length) await em.nativeUpdate(ClientEntity, { id: { $in: clients.map((c) => c.id) } }, { [column]: target } as never);
+      });
+      return {};
+    });
+  assign('/client/repo', RepositoryEntity, 'repository');
+  assign('/client/server', ServerEntity, 'server');
+
+  router.get('/client/info', { body: ClientQuery }, async ({ body }) => {
+    const client = await oneClient(body.client);
+    return {
+      id: client.id,
+      name: client.name,
+      serial_number: client.serialNumber,
+      ip: client.ip,
+      mac: client.mac,
+      room: client.room.id,
+      center: client.room.centerId,
+      folder_id: client.folderId,
+      hardware_id: client.hardwareId,
+      repo_id: client.repositoryId,
+      server_id: client.serverId,
+      netmask: client.netmask,
+      netiface: client.netiface,
+      netdriver: client.netdriver,
+      livedir: client.livedir,
+      boot: client.boot,
+      remote: client.remote,
+      maintenance: client.maintenance,
+    };
+  });
+
+  router.get('/client/setup', { body: ClientQuery }, async ({ body }) => {
+    const client = await oneClient(body.client);
+    const entries = await inventory.diskSetup(client.id);
+    return {
+      partitions: entries.map((p) => ({
+        disk: p.disk,
+        partition: p.partition,
+        disk_type: p.diskType,
+        code: p.code,
+        size: p.size,
+        used_size: p.usedSize,
+        free_size: p.freeSize,
+        filesystem: filesystemId(p.filesystem),
+        filesystem_name: p.filesystem,
+        os: p.os,
+        image: p.image,
+        software: p.software,
+      })),
+    };
+  });
+
+  async function oneClient(ips: string[]): Promise<ClientView> {
+    if (ips.length !== 1) throw badRequest(ErrorCode.invalidField, "'client' must hold exactly one address", 'client');
+    const client = await inventory.clientByIp(ips[0]!);
+    if (!client) throw badRequest(ErrorCode.unknownId, `no client with ip ${ips[0]}`, 'client');
+    return client;
+  }
+
+  function clientsIn(em: EntityManager, ips: string[]): Promise<ClientView[]> {
+    const unique = [...new Set(ips)];
+    if (unique.length === 0) return Promise.resolve([]);
+    return inventory.clientsWhere(`c.ip in (${unique.map(() => '?').join(',')})`, unique, em);
+  }
+}

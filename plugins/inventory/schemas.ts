@@ -1,0 +1,80 @@
+import { Type } from '@sinclair/typebox';
+import { IntLike, IpList, Ipv4, Mac, Name, Netmask } from '../../core/schema-types';
+
+/** Request bodies of the inventory endpoints. Unknown keys are ignored, as the reference does. */
+const Text = (maxLength: number) => Type.String({ maxLength });
+const OptionalIpv4 = () => Type.Union([Ipv4(), Type.Literal('')]);
+
+export const IdBody = Type.Object({ id: IntLike() });
+
+export const CenterAdd = Type.Object({ name: Name(100), comment: Type.Optional(Text(1000)) });
+export const CenterUpdate = Type.Object({ id: IntLike(), name: Name(100), comment: Type.Optional(Text(1000)) });
+
+const roomFields = {
+  netmask: Netmask(),
+  gateway: Type.Optional(OptionalIpv4()),
+  location: Type.Optional(Text(255)),
+  ntp: Type.Optional(Text(64)),
+  dns: Type.Optional(Text(64)),
+  remote: Type.Optional(Type.Boolean()),
+  folder_id: Type.Optional(IntLike()),
+  /** The reference's older name of folder_id. */
+  group: Type.Optional(IntLike()),
+};
+
+export const RoomAdd = Type.Object({ center: IntLike({ minimum: 1 }), name: Name(100), ...roomFields });
+export const RoomUpdate = Type.Object({
+  id: IntLike(),
+  name: Type.Optional(Name(100)),
+  ...roomFields,
+  netmask: Type.Optional(Netmask()),
+});
+
+export const FolderAdd = Type.Object({
+  name: Name(100),
+  center: Type.Optional(IntLike({ minimum: 1 })),
+  room: Type.Optional(IntLike({ minimum: 1 })),
+  folder_id: Type.Optional(IntLike({ minimum: 1 })),
+});
+export const FolderUpdate = Type.Object({ id: IntLike(), name: Name(100) });
+
+const clientFields = {
+  name: Type.Optional(Text(100)),
+  serial_number: Type.Optional(Text(64)),
+  netmask: Type.Optional(Type.Union([Netmask(), Type.Literal('')])),
+  boot: Type.Optional(Text(64)),
+  netiface: Type.Optional(Type.String({ maxLength: 16, pattern: '^[A-Za-z0-9._-]*$' })),
+  netdriver: Type.Optional(Text(64)),
+  livedir: Type.Optional(Type.String({ maxLength: 64, pattern: '^[A-Za-z0-9._-]*$' })),
+  hardware_id: Type.Optional(IntLike()),
+  repo_id: Type.Optional(IntLike()),
+  server_id: Type.Optional(IntLike()),
+  folder_id: Type.Optional(IntLike()),
+  remote: Type.Optional(Type.Boolean()),
+  maintenance: Type.Optional(Type.Boolean()),
+};
+
+export const ClientAdd = Type.Object({ ip: Ipv4(), mac: Mac(), room: IntLike({ minimum: 1 }), ...clientFields });
+export const ClientUpdate = Type.Object({
+  id: IntLike(),
+  ip: Type.Optional(Ipv4()),
+  mac: Type.Optional(Mac()),
+  room: Type.Optional(IntLike({ minimum: 1 })),
+  ...clientFields,
+});
+export const ClientsBody = Type.Object({ clients: IpList() });
+export const ClientQuery = Type.Object({ client: IpList({ minItems: 1 }) });
+export const ClientMove = Type.Object({ clients: IpList(), room: IntLike({ minimum: 1 }), folder_id: Type.Optional(IntLike()) });
+export const ClientAssign = Type.Object({ clients: IpList(), id: IntLike() });
+
+const Addresses = () => Type.Union([Ipv4(), Type.Array(Ipv4(), { minItems: 1, maxItems: 16 })]);
+export const RepositoryAdd = Type.Object({ name: Name(100), ip: Addresses() });
+export const RepositoryUpdate = Type.Object({
+  repo_id: IntLike(),
+  name: Name(100),
+  ip: Addresses(),
+  center: Type.Optional(IntLike()),
+});
+export const RepositoryQuery = Type.Object({ id: Type.Optional(IntLike()) });
+
+export const ServerAdd = Type.Object({ ip: Ipv4(), port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })) });

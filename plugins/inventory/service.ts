@@ -1,0 +1,205 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { execute, type Database } from '../../core/database';
+import type { Logger } from '../../core/log';
+import { clientViewSelect, toClientView, type ClientView } from './client-view';
+import { PartitionEntity } from './entities/partition';
+
+export type ClientListener = (client: ClientView) => void | Promise<void>;
+
+/** One disk (partition 0) or partition of a client, as an agent reports it; sizes in bytes. */
+export interface DiskEntry {
+  disk: number;
+  partition: number;
+  diskType?: string;
+  code: number;
+  size: bigint;
+  usedSize?: bigint;
+  freeSize?: bigint;
+  filesystem: string;
+  os: string;
+}
+
+export interface StoredDiskEntry extends Omit<DiskEntry, 'diskType' | 'usedSize' | 'freeSize'> {
+  diskType: string;
+  usedSize: bigint;
+  freeSize: bigint;
+  image: number;
+  software: number;
+}
+
+export interface RepositoryView {
+  id: number;
+  name: string;
+  center: number;
+  addresses: string[];
+}
+
+const inChunk = 500;
+
+/**
+ * The inventory as other plugins use it: look clients up, change their boot settings,
+ * store what agents report about their disks, and hear when a client goes away or changes.
+ */
+export class Inventory {
+  private readonly removedListeners: ClientListener[] = [];
+  private readonly savedListeners: ClientListener[] = [];
+
+  constructor(
+    private readonly db: Database,
+    private readonly log: Logger,
+  ) {}
+
+  /** Fired after a client is deleted, or with its old record when its IP or MAC changed. */
+  onClientRemoved(listener: ClientListener): void {
+    this.removedListeners.push(listener);
+  }
+
+  /** Fired after a client is added or updated through the REST interface. */
+  onClientSaved(listener: ClientListener): void {
+    this.savedListeners.push(listener);
+  }
+
+  async notifyRemoved(clients: ClientView[]): Promise<void> {
+    await this.notify(this.removedListeners, clients, 'client removed');
+  }
+
+  async notifySaved(clients: ClientView[]): Promise<void> {
+    await this.notify(this.savedListeners, clients, 'client saved');
+  }
+
+  async clientByIp(ip: string): Promise<ClientView | null> {
+    const rows = await this.db.query(`${clientViewSelect} where c.ip = ?`, [ip]);
+    return rows[0] ? toClientView(rows[0]) : null;
+  }
+
+  async clientById(id: number): Promise<ClientView | null> {
+    const rows = await this.db.query(`${clientViewSelect} where c.id = ?`, [id]);
+    return rows[0] ? toClientView(rows[0]) : null;
+  }
+
+  async clientByMac(mac: string): Promise<ClientView | null> {
+    const rows = await this.db.query(`${clientViewSelect} where c.mac = ?`, [mac]);
+    return rows[0] ? toClientView(rows[0]) : null;
+  }
+
+  /** The known clients among `ips`, in the order asked; unknown addresses are left out. */
+  async clientsByIps(ips: string[]): Promise<ClientView[]> {
+    const unique = [...new Set(ips)];
+    const found = new Map<string, ClientView>();
+    for (let i = 0; i < unique.length; i += inChunk) {
+      const chunk = unique.slice(i, i + inChunk);
+      const rows = await this.db.query(`${clientViewSelect} where c.ip in (${chunk.map(() => '?').join(',')})`, chunk);
+      for (const row of rows) found.set(String(row.ip), toClientView(row));
+    }
+    return unique.flatMap((ip) => found.get(ip) ?? []);
+  }
+
+  async clientsWhere(sql: string, params: unknown[], em?: EntityManager): Promise<ClientView[]> {
+    const text = `${clientViewSelect} where ${sql} order by c.id`;
+    const rows = em ? await execute(em, text, params) : await this.db.query(text, params);
+    return rows.map(toClientView);
+  }
+
+  async setBootMode(clientIds: number[], mode: string): Promise<void> {
+    await this.updateColumn('boot', clientIds, mode);
+  }
+
+  async setLivedir(clientIds: number[], livedir: string): Promise<void> {
+    await this.updateColumn('livedir', clientIds, livedir);
+  }
+
+  async repository(id: number): Promise<RepositoryView | null> {
+    const rows = await this.db.query<{ id: number; name: string; center: number; ip: string | null }>(
+      'select r.id, r.name, r.center, a.ip from repositories r left join repository_addresses a on a.repository_id = r.id where r.id = ? order by a.id',
+      [id],
+    );
+    if (rows.length === 0) return null;
+    const first = rows[0]!;
+    return { id: Number(first.id), name: first.name, center: Number(first.center), addresses: rows.flatMap((r) => (r.ip ? [r.ip] : [])) };
+  }
+
+  async repositoryByAddress(ip: string): Promise<RepositoryView | null> {
+    const rows = await this.db.query<{ repository_id: number }>('select repository_id from repository_addresses where ip = ?', [ip]);
+    return rows[0] ? this.repository(Number(rows[0].repository_id)) : null;
+  }
+
+  /**
+   * Replace a client's stored disks and partitions with an agent's report, in one
+   * transaction. A partition whose size, filesystem or OS changed loses its image link.
+   */
+  async storeDiskSetup(clientId: number, entries: DiskEntry[], serialNumber?: string): Promise<void> {
+    await this.db.transactional(async (em) => {
+      const existing = await execute<{ id: number; disk: number; partition: number; size: string; filesystem: string; os: string }>(
+        em,
+        `select id, disk, partition, ${this.db.bigintAsText('size')} as size, filesystem, os from partitions where client_id = ?`,
+        [clientId],
+      );
+      const byKey = new Map(existing.map((p) => [`${p.disk}:${p.partition}`, p]));
+      const kept = new Set<number>();
+      for (const entry of entries) {
+        const values = {
+          diskType: entry.diskType ?? '',
+          code: entry.code,
+          size: entry.size.toString(),
+          usedSize: (entry.usedSize ?? 0n).toString(),
+          freeSize: (entry.freeSize ?? 0n).toString(),
+          filesystem: entry.filesystem,
+          os: entry.os,
+        };
+        const row = byKey.get(`${entry.disk}:${entry.partition}`);
+        if (!row) {
+          await em.insert(PartitionEntity, { client: clientId, disk: entry.disk, partition: entry.partition, image: 0, software: 0, ...values } as never);
+          continue;
+        }
+        kept.add(Number(row.id));
+        const changed = String(row.size) !== values.size || row.filesystem !== values.filesystem || row.os !== values.os;
+        await em.nativeUpdate(PartitionEntity, { id: row.id }, (changed ? { ...values, image: 0, software: 0 } : values) as never);
+      }
+      const gone = existing.filter((row) => !kept.has(Number(row.id))).map((row) => row.id);
+      if (gone.length > 0) await em.nativeDelete(PartitionEntity, { id: { $in: gone } });
+      if (serialNumber) {
+        await execute(em, "update clients set serial_number = ? where id = ? and serial_number = ''", [serialNumber, clientId]);
+      }
+    });
+  }
+
+  async diskSetup(clientId: number): Promise<StoredDiskEntry[]> {
+    const rows = await this.db.query(
+      `select disk, partition, disk_type, code, ${this.db.bigintAsText('size')} as size, ${this.db.bigintAsText('used_size')} as used_size,
+        ${this.db.bigintAsText('free_size')} as free_size, filesystem, os, image, software from partitions where client_id = ? order by disk, partition`,
+      [clientId],
+    );
+    return rows.map((r) => ({
+      disk: Number(r.disk),
+      partition: Number(r.partition),
+      diskType: String(r.disk_type),
+      code: Number(r.code),
+      size: BigInt(r.size as string),
+      usedSize: BigInt(r.used_size as string),
+      freeSize: BigInt(r.free_size as string),
+      filesystem: String(r.filesystem),
+      os: String(r.os),
+      image: Number(r.image),
+      software: Number(r.software),
+    }));
+  }
+
+  private async updateColumn(column: 'boot' | 'livedir', clientIds: number[], value: string): Promise<void> {
+    for (let i = 0; i < clientIds.length; i += inChunk) {
+      const chunk = clientIds.slice(i, i + inChunk);
+      await this.db.query(`update clients set ${column} = ? where id in (${chunk.map(() => '?').join(',')})`, [value, ...chunk]);
+    }
+  }
+
+  private async notify(listeners: ClientListener[], clients: ClientView[], what: string): Promise<void> {
+    for (const client of clients) {
+      for (const listener of listeners) {
+        try {
+          await listener(client);
+        } catch (error) {
+          this.log.error({ err: error, ip: client.ip }, `${what} listener failed`);
+        }
+      }
+    }
+  }
+}

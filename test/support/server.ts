@@ -1,0 +1,127 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { App } from '../../core/app';
+
+export const TOKEN = 'test-token';
+
+export interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  /** Parsed JSON body (undefined when empty or not JSON). */
+  body: any;
+}
+
+export interface TestServer {
+  app: App;
+  port: number;
+  /** Temp directory holding the SQLite file and anything else the test writes. */
+  dir: string;
+  /** Every log line the server wrote, parsed. */
+  logs: { level: number; msg: string; [key: string]: unknown }[];
+  request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
+  get(path: string, body?: unknown): Promise<Reply>;
+  post(path: string, body?: unknown): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Config merged over config/default.json (written to a file in the temp dir). */
+  config?: Record<string, unknown>;
+  /** Reuse an existing temp dir (restart tests). */
+  dir?: string;
+}
+
+/**
+ * A real ogserve on an ephemeral port, with its SQLite file in a temp dir. Config goes
+ * through a real config file, as a site's would.
+ */
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), 'ogserve-test-'));
+  const config = deepMerge(
+    {
+      rest: { ip: '127.0.0.1', port: 0, api_token: TOKEN },
+      database: { path: path.join(dir, 'ogserve.sqlite') },
+      repository: { directory: path.join(dir, 'images') },
+      log: { level: 'info' },
+    },
+    options.config ?? {},
+  );
+  const configFile = path.join(dir, 'config.json');
+  writeFileSync(configFile, JSON.stringify(config));
+  const logs: TestServer['logs'] = [];
+  const logStream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line) logs.push(JSON.parse(line));
+      done();
+    },
+  });
+  const app = await App.create({ configFile, logStream });
+  await app.listen();
+  const port = app.restPort();
+  const request = (method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}) =>
+    send(port, method, urlPath, body, { Authorization: TOKEN, ...headers });
+  return {
+    app,
+    port,
+    dir,
+    logs,
+    request,
+    get: (p, body) => request('GET', p, body),
+    post: (p, body) => request('POST', p, body),
+    async close() {
+      await app.close();
+      if (!options.dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A raw HTTP request; GET may carry a JSON body, as the existing clients send it. */
+export function send(port: number, method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  const payload = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: urlPath,
+        agent: false,
+        headers: { ...(payload === undefined ? {} : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) }), ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown;
+          try {
+            parsed = text ? JSON.parse(text) : undefined;
+          } catch {
+            parsed = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, body: parsed });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
+
+function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    const prev = out[k];
+    out[k] =
+      v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' && !Array.isArray(prev)
+        ? deepMerge(prev as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
+  }
+  return out;
+}
