@@ -131,7 +131,7 @@ export class Inventory {
     await this.db.transactional(async (em) => {
       const existing = await execute<{ id: number; disk: number; partition: number; size: string; filesystem: string; os: string }>(
         em,
-        `select id, disk, partition, ${this.db.bigintAsText('size')} as size, filesystem, os from partitions where client_id = ?`,
+        `select id, disk, part_number as partition, ${this.db.bigintAsText('size')} as size, filesystem, os from partitions where client_id = ?`,
         [clientId],
       );
       const byKey = new Map(existing.map((p) => [`${p.disk}:${p.partition}`, p]));
@@ -165,8 +165,8 @@ export class Inventory {
 
   async diskSetup(clientId: number): Promise<StoredDiskEntry[]> {
     const rows = await this.db.query(
-      `select disk, partition, disk_type, code, ${this.db.bigintAsText('size')} as size, ${this.db.bigintAsText('used_size')} as used_size,
-        ${this.db.bigintAsText('free_size')} as free_size, filesystem, os, image, software from partitions where client_id = ? order by disk, partition`,
+      `select disk, part_number as partition, disk_type, code, ${this.db.bigintAsText('size')} as size, ${this.db.bigintAsText('used_size')} as used_size,
+        ${this.db.bigintAsText('free_size')} as free_size, filesystem, os, image, software from partitions where client_id = ? order by disk, part_number`,
       [clientId],
     );
     return rows.map((r) => ({

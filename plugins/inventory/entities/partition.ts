@@ -30,7 +30,7 @@ export const PartitionEntity = new EntitySchema<Partition>({
     id: { type: 'integer', primary: true, autoincrement: true },
     client: { kind: 'm:1', entity: 'Client', deleteRule: 'cascade' },
     disk: { type: 'integer' },
-    partition: { type: 'integer' },
+    partition: { type: 'integer', fieldName: 'part_number' },
     diskType: { type: 'string', length: 32, default: '' },
     code: { type: 'integer', default: 0 },
     size: { type: 'bigint', default: 0 },
