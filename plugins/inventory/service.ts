@@ -129,12 +129,12 @@ export class Inventory {
    */
   async storeDiskSetup(clientId: number, entries: DiskEntry[], serialNumber?: string): Promise<void> {
     await this.db.transactional(async (em) => {
-      const existing = await execute<{ id: number; disk: number; partition: number; size: string; filesystem: string; os: string }>(
+      const existing = await execute<{ id: number; disk: number; part: number; size: string; filesystem: string; os: string }>(
         em,
-        `select id, disk, part_number as partition, ${this.db.bigintAsText('size')} as size, filesystem, os from partitions where client_id = ?`,
+        `select id, disk, part_number as part, ${this.db.bigintAsText('size')} as size, filesystem, os from partitions where client_id = ?`,
         [clientId],
       );
-      const byKey = new Map(existing.map((p) => [`${p.disk}:${p.partition}`, p]));
+      const byKey = new Map(existing.map((p) => [`${p.disk}:${p.part}`, p]));
       const kept = new Set<number>();
       for (const entry of entries) {
         const values = {
@@ -165,13 +165,13 @@ export class Inventory {
 
   async diskSetup(clientId: number): Promise<StoredDiskEntry[]> {
     const rows = await this.db.query(
-      `select disk, part_number as partition, disk_type, code, ${this.db.bigintAsText('size')} as size, ${this.db.bigintAsText('used_size')} as used_size,
+      `select disk, part_number as part, disk_type, code, ${this.db.bigintAsText('size')} as size, ${this.db.bigintAsText('used_size')} as used_size,
         ${this.db.bigintAsText('free_size')} as free_size, filesystem, os, image, software from partitions where client_id = ? order by disk, part_number`,
       [clientId],
     );
     return rows.map((r) => ({
       disk: Number(r.disk),
-      partition: Number(r.partition),
+      partition: Number(r.part),
       diskType: String(r.disk_type),
       code: Number(r.code),
       size: BigInt(r.size as string),
