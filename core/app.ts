@@ -9,7 +9,7 @@ import { openDatabase, type Database } from './database';
 import { StartupError } from './errors';
 import { RouteTable } from './http/routes';
 import { createRestServer } from './http/server';
-import { importPlugins, isBundled, orderPlugins } from './loader';
+import { bundledPluginNames, importPlugins, orderPlugins } from './loader';
 import { createLogger, type Logger } from './log';
 import type { PluginContext, PluginDefinition } from './plugin';
 
@@ -53,7 +53,7 @@ export class App {
     const config = new Config(options.configFile, options.overrides);
     const log = createLogger(config.core.log.level, options.logStream);
     const definitions = orderPlugins(await importPlugins(config.core.plugins, config.baseDirOf('plugins')));
-    config.checkSections([...definitions.map((d) => d.name), ...config.core.plugins.filter(isBundled)]);
+    config.checkSections([...definitions.map((d) => d.name), ...bundledPluginNames()]);
     const sections = new Map(definitions.map((d) => [d.name, d.config ? config.section(d.name, d.config) : {}]));
     const app = new App(config, log, rootContainer.createChildContainer(), definitions, new RouteTable());
     const entities = definitions.flatMap((d) => d.entities ?? []);

@@ -1,9 +1,14 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { StartupError } from './errors';
 import type { PluginDefinition } from './plugin';
 
 const bundledDir = path.resolve(__dirname, '..', 'plugins');
+
+/** Names of the plugins shipped in plugins/: their config sections are known even when disabled. */
+export function bundledPluginNames(): string[] {
+  return readdirSync(bundledDir).filter(isBundled);
+}
 
 /** Plugins shipped in plugins/, by directory name. */
 export function isBundled(name: string): boolean {

@@ -125,3 +125,13 @@ function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Reco
   }
   return out;
 }
+
+/** Run `fn` against a fresh server, closing it whatever happens. */
+export async function withServer<T>(fn: (s: TestServer) => Promise<T>, options: StartOptions = {}): Promise<T> {
+  const s = await startServer(options);
+  try {
+    return await fn(s);
+  } finally {
+    await s.close();
+  }
+}
