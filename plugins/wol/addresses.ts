@@ -1,0 +1,48 @@
+import os from 'node:os';
+import { intToIpv4, ipv4ToInt, isIpv4, isNetmask } from '../../core/formats';
+
+export type WakeType = 'broadcast' | 'unicast';
+
+/** Only sent when `wol.limited_broadcast` is on: it leaves through the default route. */
+export const limitedBroadcast = '255.255.255.255';
+
+/** The directed broadcast of the client's subnet: ip | ~netmask. */
+export function directedBroadcast(ip: string, netmask: string): string {
+  return intToIpv4((ipv4ToInt(ip) | ~ipv4ToInt(netmask)) >>> 0);
+}
+
+type InterfaceTable = NodeJS.Dict<os.NetworkInterfaceInfo[]>;
+
+/**
+ * The IPv4 broadcast addresses of the interface named `name` (none when it is absent).
+ * Node does not expose the kernel's broadcast address, so it is computed from each IPv4
+ * address and netmask; /31 and /32 addresses have no broadcast address.
+ */
+export function interfaceBroadcasts(name: string | undefined, table: InterfaceTable = os.networkInterfaces()): string[] {
+  if (!name) return [];
+  const found = new Set<string>();
+  for (const entry of table[name] ?? []) {
+    if (entry.family !== 'IPv4' || !isIpv4(entry.address) || !isNetmask(entry.netmask)) continue;
+    const hostBits = ~ipv4ToInt(entry.netmask) >>> 0;
+    if (hostBits < 3) continue;
+    found.add(directedBroadcast(entry.address, entry.netmask));
+  }
+  return [...found];
+}
+
+/** Where the broadcast-type packets that do not depend on the client go, besides its subnet. */
+export function sharedBroadcasts(interfaceName: string | undefined, allowLimited: boolean, table?: InterfaceTable): string[] {
+  const broadcasts = interfaceBroadcasts(interfaceName, table);
+  if (broadcasts.length > 0) return broadcasts;
+  return allowLimited ? [limitedBroadcast] : [];
+}
+
+/**
+ * Destinations of one client's magic packet. Unicast: the client's IP. Broadcast: the
+ * shared broadcasts (the `wol.interface` one, as the reference) and the client's directed
+ * broadcast from its room netmask, each once.
+ */
+export function destinations(client: { ip: string; netmask: string }, type: WakeType, shared: string[]): string[] {
+  if (type === 'unicast') return [client.ip];
+  return [...new Set([...shared, directedBroadcast(client.ip, client.netmask)])];
+}

@@ -1,0 +1,56 @@
+import dgram from 'node:dgram';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
+export interface Datagram {
+  address: string;
+  packet: Buffer;
+}
+
+/**
+ * Packets handed to the kernel before the event loop gets a turn. Large enough to keep
+ * the send rate at thousands of packets per millisecond, small enough that other requests
+ * and local receivers (which read 32 datagrams per loop turn) are not starved.
+ */
+const batchSize = 256;
+
+/** One UDP socket with SO_BROADCAST for every magic packet, opened at start, closed at stop. */
+export class WakeSocket {
+  private constructor(private readonly socket: dgram.Socket) {}
+
+  static open(): Promise<WakeSocket> {
+    const socket = dgram.createSocket({ type: 'udp4' });
+    return new Promise((resolve, reject) => {
+      socket.once('error', reject);
+      socket.bind(0, () => {
+        socket.off('error', reject);
+        socket.setBroadcast(true);
+        // A late asynchronous error must not crash the service; each send reports its own.
+        socket.on('error', () => undefined);
+        resolve(new WakeSocket(socket));
+      });
+    });
+  }
+
+  /** Send every datagram to `port`; resolves with each one's error (undefined when sent), in order. */
+  async sendAll(datagrams: Datagram[], port: number): Promise<(Error | undefined)[]> {
+    const results: Promise<Error | undefined>[] = [];
+    for (let i = 0; i < datagrams.length; i++) {
+      if (i > 0 && i % batchSize === 0) await nextTurn();
+      const { address, packet } = datagrams[i]!;
+      results.push(
+        new Promise((resolve) => {
+          try {
+            this.socket.send(packet, port, address, (error) => resolve(error ?? undefined));
+          } catch (error) {
+            resolve(error as Error);
+          }
+        }),
+      );
+    }
+    return Promise.all(results);
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.socket.close(() => resolve()));
+  }
+}

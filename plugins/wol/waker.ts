@@ -1,0 +1,108 @@
+import { isIpv4, isNetmask } from '../../core/formats';
+import type { ClientView } from '../inventory';
+import { destinations, sharedBroadcasts, type WakeType } from './addresses';
+import { magicPacket } from './magic-packet';
+import type { PendingWakes } from './pending';
+import type { Datagram, WakeSocket } from './sender';
+
+/** Why an address of a POST /wol request was not woken. */
+export const SkipReason = {
+  /** not a dotted IPv4 address */
+  malformed: 'malformed',
+  /** no client in the database has this IP */
+  notFound: 'not_found',
+  /** its agent is connected: it is awake, and keeps its state */
+  connected: 'connected',
+  /** its stored MAC or its room's netmask cannot address a packet */
+  invalidRecord: 'invalid_record',
+  /** the kernel refused every packet for it */
+  sendFailed: 'send_failed',
+} as const;
+
+type Reason = (typeof SkipReason)[keyof typeof SkipReason];
+
+export interface WakeReport {
+  /** Woken: a magic packet left for each, and each is WOL_SENT until its agent connects. */
+  sent: string[];
+  /** Every skip reason is present, each with its addresses in request order. */
+  skipped: Record<Reason, string[]>;
+}
+
+export interface WakeSettings {
+  port: number;
+  interfaceName?: string;
+  limitedBroadcast: boolean;
+}
+
+export interface ClientLookup {
+  clientsByIps(ips: string[]): Promise<ClientView[]>;
+}
+
+export interface AgentPresence {
+  isConnected(ip: string): boolean;
+}
+
+/**
+ * POST /wol: resolve the addresses, send every magic packet from one socket, and mark the
+ * woken clients WOL_SENT. A client already WOL_SENT is sent its packet again (a second
+ * request usually means the first packet was lost) and its lifetime restarts.
+ */
+export class Waker {
+  constructor(
+    private readonly clients: ClientLookup,
+    private readonly agents: AgentPresence,
+    private readonly pending: PendingWakes,
+    private readonly settings: WakeSettings,
+    private readonly socket: () => WakeSocket,
+  ) {}
+
+  async wake(addresses: string[], type: WakeType): Promise<WakeReport> {
+    const report: WakeReport = { sent: [], skipped: { malformed: [], not_found: [], connected: [], invalid_record: [], send_failed: [] } };
+    const unique = [...new Set(addresses)];
+    const wellFormed: string[] = [];
+    for (const ip of unique) (isIpv4(ip) ? wellFormed : report.skipped.malformed).push(ip);
+    const known = new Map((await this.clients.clientsByIps(wellFormed)).map((c) => [c.ip, c]));
+    const shared = type === 'broadcast' ? sharedBroadcasts(this.settings.interfaceName, this.settings.limitedBroadcast) : [];
+
+    // Each woken client's packets are datagrams[first .. first + count).
+    const targets: { ip: string; first: number; count: number }[] = [];
+    const datagrams: Datagram[] = [];
+    for (const ip of wellFormed) {
+      const client = known.get(ip);
+      if (!client) report.skipped.not_found.push(ip);
+      else if (this.agents.isConnected(ip)) report.skipped.connected.push(ip);
+      else {
+        const packet = packetFor(client, type);
+        if (!packet) {
+          report.skipped.invalid_record.push(ip);
+          continue;
+        }
+        const to = destinations({ ip, netmask: client.room.netmask }, type, shared);
+        targets.push({ ip, first: datagrams.length, count: to.length });
+        for (const address of to) datagrams.push({ address, packet });
+      }
+    }
+
+    const errors = datagrams.length > 0 ? await this.socket().sendAll(datagrams, this.settings.port) : [];
+    for (const { ip, first, count } of targets) {
+      const delivered = errors.slice(first, first + count).some((error) => error === undefined);
+      if (!delivered) report.skipped.send_failed.push(ip);
+      // The agent may have connected while the packets went out: it keeps its real state.
+      else if (!this.agents.isConnected(ip)) {
+        this.pending.mark(ip);
+        report.sent.push(ip);
+      } else report.skipped.connected.push(ip);
+    }
+    return report;
+  }
+}
+
+/** The client's magic packet, or undefined when its record cannot address one. */
+function packetFor(client: ClientView, type: WakeType): Buffer | undefined {
+  if (type === 'broadcast' && !isNetmask(client.room.netmask)) return undefined;
+  try {
+    return magicPacket(client.mac);
+  } catch {
+    return undefined;
+  }
+}
