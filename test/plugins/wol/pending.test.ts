@@ -27,11 +27,11 @@ test('entries are listed oldest first and released on demand', () => {
 });
 
 test('an entry expires after its lifetime; marking again restarts it', async () => {
-  const pending = new PendingWakes(300);
+  const pending = new PendingWakes(1000);
   try {
     pending.mark('127.0.0.1');
     pending.mark('127.0.0.2');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 500));
     pending.mark('127.0.0.2');
     await until(() => !pending.has('127.0.0.1'));
     assert.ok(pending.has('127.0.0.2'), 'the restarted entry outlives the other one');

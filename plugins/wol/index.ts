@@ -1,0 +1,53 @@
+import { definePlugin } from '../../core/plugin';
+import { AgentLink, type ClientListing } from '../agents';
+import { Inventory } from '../inventory';
+import { PendingWakes } from './pending';
+import { WolBody, WolConfig } from './schemas';
+import { WakeSocket } from './sender';
+import { Waker } from './waker';
+
+function* wolSentEntries(pending: PendingWakes): Iterable<ClientListing> {
+  for (const addr of pending.ips()) yield { addr, state: 'WOL_SENT', last_cmd: { result: 'unknown' } };
+}
+
+/**
+ * Wake-on-LAN: POST /wol sends magic packets and shows each woken client as WOL_SENT in
+ * GET /clients until its agent connects or `pending_timeout_s` passes.
+ */
+export default definePlugin({
+  name: 'wol',
+  requires: ['inventory', 'agents'],
+  config: WolConfig,
+  register(ctx) {
+    const inventory = ctx.use(Inventory);
+    const link = ctx.use(AgentLink);
+    const pending = new PendingWakes(ctx.config.pending_timeout_s * 1000);
+    let socket: WakeSocket | undefined;
+    const settings = { port: ctx.config.port, interfaceName: ctx.config.interface || undefined, limitedBroadcast: ctx.config.limited_broadcast };
+    const waker = new Waker(inventory, link, pending, settings, () => {
+      if (!socket) throw new Error('the wake-on-LAN socket is not open');
+      return socket;
+    });
+
+    link.addListing(() => wolSentEntries(pending));
+    link.onConnect((ip) => pending.release(ip));
+    inventory.onClientRemoved((client) => {
+      pending.release(client.ip);
+    });
+
+    ctx.onStart(async () => {
+      socket = await WakeSocket.open();
+    });
+    ctx.onStop(async () => {
+      pending.clear();
+      await socket?.close();
+      socket = undefined;
+    });
+
+    ctx.router.post('/wol', { body: WolBody }, async ({ body, log }) => {
+      const report = await waker.wake(body.clients, body.type);
+      if (report.skipped.send_failed.length > 0) log.warn({ clients: report.skipped.send_failed }, 'wake-on-LAN packets could not be sent');
+      return report;
+    });
+  },
+});

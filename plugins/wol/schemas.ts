@@ -1,0 +1,27 @@
+import { Type } from '@sinclair/typebox';
+
+/**
+ * POST /wol. `clients` takes any strings: a malformed address is skipped and reported,
+ * not an error (the spec). `type` is one of the two words; anything else is a 400.
+ */
+export const WolBody = Type.Object({
+  clients: Type.Array(Type.String(), { maxItems: 4096 }),
+  type: Type.Union([Type.Literal('broadcast'), Type.Literal('unicast')]),
+});
+
+export const WolConfig = Type.Object(
+  {
+    /** As the reference: broadcast-type packets also go to this interface's broadcast address. */
+    interface: Type.String({ default: '' }),
+    /** UDP port of magic packets (the reference's 9, "discard"). */
+    port: Type.Integer({ default: 9, minimum: 1, maximum: 65535 }),
+    /** How long a woken client is shown WOL_SENT when its agent does not connect. */
+    pending_timeout_s: Type.Number({ default: 60, exclusiveMinimum: 0 }),
+    /**
+     * Send to 255.255.255.255 where the reference would (no usable `interface`). Off by
+     * default: the limited broadcast leaves through whichever interface routes by default.
+     */
+    limited_broadcast: Type.Boolean({ default: false }),
+  },
+  { additionalProperties: false },
+);

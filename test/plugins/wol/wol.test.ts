@@ -1,0 +1,233 @@
+import assert from 'node:assert/strict';
+import { test } from 'uvu';
+import { eventually } from '../../support/fake-agent';
+import { macFor } from '../../support/fixtures';
+import { expectedPacket, noSkips, wolSite } from './helpers';
+
+test('broadcast: one exact magic packet per client to the room directed broadcast (netmask 255.0.0.0)', async () => {
+  const x = await wolSite({ count: 2 });
+  try {
+    const unicast = await x.receiver(x.ips[0]!);
+    const r = await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
+    assert.equal(r.status, 200, `status: ${r.text}`);
+    assert.deepEqual(r.body, { sent: x.ips, skipped: noSkips }, 'both woken');
+    const packets = await x.broadcast.flush();
+    assert.equal(packets.length, 2, 'two packets to 127.255.255.255');
+    assert.deepEqual(
+      packets.map((p) => p.data).sort(Buffer.compare),
+      [expectedPacket(macFor(1)), expectedPacket(macFor(2))].sort(Buffer.compare),
+      'exact bytes: 6 x 0xFF then the MAC 16 times',
+    );
+    assert.equal((await unicast.flush()).length, 0, 'nothing to the client address itself');
+  } finally {
+    await x.close();
+  }
+});
+
+test('unicast: one packet to each client address and none to the broadcast address', async () => {
+  const x = await wolSite({ count: 2 });
+  try {
+    const first = await x.receiver(x.ips[0]!);
+    const second = await x.receiver(x.ips[1]!);
+    const r = await x.s.post('/wol', { clients: x.ips, type: 'unicast' });
+    assert.equal(r.status, 200, `status: ${r.text}`);
+    assert.deepEqual(r.body.sent, x.ips, 'both woken');
+    assert.deepEqual((await first.flush()).map((p) => p.data), [expectedPacket(macFor(1))], 'first client got its own packet');
+    assert.deepEqual((await second.flush()).map((p) => p.data), [expectedPacket(macFor(2))], 'second client got its own packet');
+    assert.equal((await x.broadcast.flush()).length, 0, 'no broadcast in unicast mode');
+  } finally {
+    await x.close();
+  }
+});
+
+test("directed broadcast comes from the room netmask, not the client's own netmask field", async () => {
+  const x = await wolSite({ count: 1, netmask: '255.255.255.0', client: { netmask: '255.0.0.0' } });
+  try {
+    const subnet = await x.receiver('127.0.2.255');
+    const r = await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
+    assert.equal(r.status, 200, `status: ${r.text}`);
+    assert.deepEqual((await subnet.flush()).map((p) => p.data), [expectedPacket(macFor(1))], 'sent to 127.0.2.255 (the /24 room)');
+    assert.equal((await x.broadcast.flush()).length, 0, 'not to the /8 broadcast the client record would give');
+  } finally {
+    await x.close();
+  }
+});
+
+test('wol.interface adds the interface broadcast address, as the reference', async () => {
+  const x = await wolSite({ count: 1, netmask: '255.255.255.0', wol: { interface: 'lo' } });
+  try {
+    const subnet = await x.receiver('127.0.2.255');
+    const r = await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
+    assert.equal(r.status, 200, `status: ${r.text}`);
+    assert.deepEqual((await x.broadcast.flush()).map((p) => p.data), [expectedPacket(macFor(1))], "lo's broadcast 127.255.255.255");
+    assert.deepEqual((await subnet.flush()).map((p) => p.data), [expectedPacket(macFor(1))], 'and the directed broadcast');
+  } finally {
+    await x.close();
+  }
+});
+
+test('malformed, unknown and repeated addresses are skipped with their reason; the request still succeeds', async () => {
+  const x = await wolSite({ count: 2 });
+  try {
+    const clients = ['bogus', x.ips[0], '999.1.1.1', '127.0.9.9', x.ips[0], '', '127.0.2.01', ' 127.0.2.2', x.ips[1]];
+    const r = await x.s.post('/wol', { clients, type: 'broadcast' });
+    assert.equal(r.status, 200, `status: ${r.text}`);
+    assert.deepEqual(
+      r.body,
+      { sent: x.ips, skipped: { ...noSkips, malformed: ['bogus', '999.1.1.1', '', '127.0.2.01', ' 127.0.2.2'], not_found: ['127.0.9.9'] } },
+      'each address accounted for once, in request order',
+    );
+    assert.equal((await x.broadcast.flush()).length, 2, 'one packet per woken client, none for the skipped ones');
+    assert.deepEqual((await x.clients()).map((c) => c.addr), x.ips, 'WOL_SENT only for the woken clients');
+  } finally {
+    await x.close();
+  }
+});
+
+test('nothing known: 200 with everything skipped and no packet', async () => {
+  const x = await wolSite({ count: 1 });
+  try {
+    const r = await x.s.post('/wol', { clients: ['127.0.9.1', 'x'], type: 'unicast' });
+    assert.equal(r.status, 200, `status: ${r.text}`);
+    assert.deepEqual(r.body, { sent: [], skipped: { ...noSkips, malformed: ['x'], not_found: ['127.0.9.1'] } }, 'report');
+    const empty = await x.s.post('/wol', { clients: [], type: 'broadcast' });
+    assert.deepEqual(empty.body, { sent: [], skipped: noSkips }, 'an empty list is fine');
+    assert.equal((await x.broadcast.flush()).length, 0, 'no packet');
+    assert.deepEqual(await x.clients(), [], 'no WOL_SENT entry');
+  } finally {
+    await x.close();
+  }
+});
+
+test('a woken client is shown WOL_SENT with last_cmd unknown and no speed, oldest first', async () => {
+  const x = await wolSite({ count: 2 });
+  try {
+    await x.s.post('/wol', { clients: [x.ips[1]], type: 'broadcast' });
+    await x.s.post('/wol', { clients: [x.ips[0]], type: 'unicast' });
+    assert.deepEqual(
+      await x.clients(),
+      [
+        { addr: x.ips[1], state: 'WOL_SENT', last_cmd: { result: 'unknown' } },
+        { addr: x.ips[0], state: 'WOL_SENT', last_cmd: { result: 'unknown' } },
+      ],
+      'GET /clients entries',
+    );
+  } finally {
+    await x.close();
+  }
+});
+
+test('a WOL_SENT entry is released after wol.pending_timeout_s', async () => {
+  const x = await wolSite({ count: 1, wol: { pending_timeout_s: 0.3 } });
+  try {
+    await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
+    assert.equal((await x.clients()).length, 1, 'shown at first');
+    await eventually(async () => (await x.clients()).length === 0, 'WOL_SENT released');
+  } finally {
+    await x.close();
+  }
+});
+
+test('waking a WOL_SENT client again sends the packet again and keeps one entry', async () => {
+  const x = await wolSite({ count: 1 });
+  try {
+    await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
+    const again = await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
+    assert.deepEqual(again.body.sent, x.ips, 'reported as woken again');
+    assert.equal((await x.broadcast.flush()).length, 2, 'a second packet (the first may have been lost)');
+    assert.equal((await x.clients()).length, 1, 'still one entry');
+  } finally {
+    await x.close();
+  }
+});
+
+test('an agent connecting replaces its WOL_SENT entry, which does not come back when it leaves', async () => {
+  const x = await wolSite({ count: 2 });
+  try {
+    await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
+    const agent = await x.connect(x.ips[0]!);
+    const entries = await x.clients();
+    assert.deepEqual(entries.map((c) => [c.addr, c.state]), [[x.ips[1], 'WOL_SENT'], [x.ips[0], 'OPG']], 'the connected client shows its real state');
+    agent.destroy();
+    await eventually(() => !x.link.isConnected(x.ips[0]!), 'agent gone');
+    assert.deepEqual((await x.clients()).map((c) => c.addr), [x.ips[1]], 'no WOL_SENT entry reappears for it');
+  } finally {
+    await x.close();
+  }
+});
+
+test('a connected client gets no packet and no WOL_SENT entry', async () => {
+  const x = await wolSite({ count: 1 });
+  try {
+    const agent = await x.connect(x.ips[0]!);
+    const unicast = await x.receiver(x.ips[0]!);
+    for (const type of ['broadcast', 'unicast']) {
+      const r = await x.s.post('/wol', { clients: x.ips, type });
+      assert.deepEqual(r.body, { sent: [], skipped: { ...noSkips, connected: x.ips } }, `${type}: skipped as connected`);
+    }
+    assert.equal((await x.broadcast.flush()).length + (await unicast.flush()).length, 0, 'no packet');
+    assert.deepEqual((await x.clients()).map((c) => c.state), ['OPG'], 'state unchanged');
+    agent.destroy();
+    await eventually(async () => (await x.clients()).length === 0, 'gone without a WOL_SENT entry');
+  } finally {
+    await x.close();
+  }
+});
+
+test('deleting a WOL_SENT client releases its entry', async () => {
+  const x = await wolSite({ count: 2 });
+  try {
+    await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
+    const r = await x.s.post('/client/delete', { clients: [x.ips[0]] });
+    assert.equal(r.status, 200, `client/delete: ${r.text}`);
+    assert.deepEqual((await x.clients()).map((c) => c.addr), [x.ips[1]], 'only the remaining client is listed');
+  } finally {
+    await x.close();
+  }
+});
+
+test('a stored MAC or room netmask that cannot address a packet is skipped as invalid_record', async () => {
+  const x = await wolSite({ count: 2 });
+  try {
+    // Records imported from an older database, bypassing the REST validation.
+    await x.s.app.database.query("update clients set mac = 'not-a-mac' where ip = ?", [x.ips[0]]);
+    const unicast = await x.s.post('/wol', { clients: x.ips, type: 'unicast' });
+    assert.deepEqual(unicast.body, { sent: [x.ips[1]], skipped: { ...noSkips, invalid_record: [x.ips[0]] } }, 'bad MAC');
+    await x.s.app.database.query("update rooms set netmask = '255.0.255.0'", []);
+    const broadcast = await x.s.post('/wol', { clients: [x.ips[1]], type: 'broadcast' });
+    assert.deepEqual(broadcast.body, { sent: [], skipped: { ...noSkips, invalid_record: [x.ips[1]] } }, 'bad room netmask');
+    assert.equal((await x.broadcast.flush()).length, 0, 'nothing sent to a broadcast address');
+  } finally {
+    await x.close();
+  }
+});
+
+test('bad requests: wrong or missing type, clients not a list of strings, no body', async () => {
+  const x = await wolSite({ count: 1 });
+  try {
+    const cases: [unknown, string][] = [
+      [{ clients: x.ips, type: 'multicast' }, 'type'],
+      [{ clients: x.ips, type: 1 }, 'type'],
+      [{ clients: x.ips, type: 'Broadcast' }, 'type'],
+      [{ clients: x.ips }, 'type'],
+      [{ type: 'broadcast' }, 'clients'],
+      [{ clients: '127.0.2.1', type: 'broadcast' }, 'clients'],
+      [{ clients: [1], type: 'broadcast' }, 'clients'],
+    ];
+    for (const [body, field] of cases) {
+      const r = await x.s.post('/wol', body);
+      assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
+      assert.ok(String(r.body.field).startsWith(field), `${JSON.stringify(body)} names ${field}: ${r.text}`);
+    }
+    const none = await x.s.post('/wol');
+    assert.equal(none.status, 400, `no body: ${none.text}`);
+    const get = await x.s.get('/wol', { clients: x.ips, type: 'broadcast' });
+    assert.equal(get.status, 405, 'GET is a wrong method');
+    assert.equal((await x.broadcast.flush()).length, 0, 'no packet from a refused request');
+    assert.deepEqual(await x.clients(), [], 'no WOL_SENT entry from a refused request');
+  } finally {
+    await x.close();
+  }
+});
+
+test.run();
