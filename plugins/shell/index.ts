@@ -1,17 +1,46 @@
-import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/plugin';
+import { AgentLink } from '../agents';
+import { Inventory } from '../inventory';
+import { readShellAnswer } from './answer';
+import { ShellResults } from './results';
+import { ShellConfig, ShellOutputQuery, ShellRun } from './schemas';
 import { listScripts } from './scripts';
 
+const shellRunPath = 'shell/run';
+
+/**
+ * Shell commands on clients: relayed to their agents only (the server never runs request
+ * text), with the newest result of each client kept in memory for GET/POST /shell/output.
+ */
 export default definePlugin({
   name: 'shell',
-  config: Type.Object(
-    {
-      /** Folder whose files GET /shell/list offers as client scripts; created if missing. */
-      scripts_dir: Type.String({ default: 'var/client-scripts', path: true }),
-    },
-    { additionalProperties: false },
-  ),
+  requires: ['inventory', 'agents'],
+  config: ShellConfig,
   register(ctx) {
+    const link = ctx.use(AgentLink);
+    const results = new ShellResults(ctx.config.max_output_bytes);
+
+    link.onAnswer(shellRunPath, (client, answer) => {
+      const { out, retcode, cmd } = readShellAnswer(answer.body);
+      results.store(client.ip, { cmd: results.commandOf(client.ip) ?? cmd ?? '', retcode, timestamp: Math.floor(Date.now() / 1000), output: out });
+    });
+    ctx.use(Inventory).onClientRemoved((client) => results.forget(client.ip));
+
+    ctx.router.post('/shell/run', { body: ShellRun }, ({ body }) => {
+      const { clients: _clients, ...relayed } = body;
+      const dispatch = link.dispatch(body.clients, { method: 'POST', path: shellRunPath, body: { ...relayed, echo: body.echo ?? true } });
+      for (const [ip, answer] of dispatch.answers) {
+        results.started(ip, body.run);
+        const done = () => results.finished(ip);
+        answer.then(done, done);
+      }
+      return { clients: dispatch.outcomes };
+    });
+
+    const output = ({ body }: { body: { clients: string[] } }) => ({ clients: results.view(body.clients) });
+    ctx.router.get('/shell/output', { body: ShellOutputQuery }, output);
+    ctx.router.post('/shell/output', { body: ShellOutputQuery }, output);
+
     ctx.router.get('/shell/list', { bodyPolicy: 'ignored' }, async () => ({ scripts: await listScripts(ctx.config.scripts_dir) }));
   },
 });

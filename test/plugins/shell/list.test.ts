@@ -5,7 +5,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import { startServer } from '../../support/server';
 
-const plugins = ['inventory', 'shell'];
+const plugins = ['inventory', 'agents', 'shell'];
 
 test('GET /shell/list creates a missing folder (relative to the config file) and lists nothing', async () => {
   const s = await startServer({ config: { plugins, shell: { scripts_dir: 'scripts/client' } } });

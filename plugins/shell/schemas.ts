@@ -1,0 +1,25 @@
+import { Type } from '@sinclair/typebox';
+import { IpList } from '../../core/schema-types';
+
+/**
+ * POST /shell/run. `echo` asks the agent to send the output back (default true, so that
+ * /shell/output has something to show). Other keys (e.g. `inline`) are relayed untouched,
+ * as the reference does.
+ */
+export const ShellRun = Type.Object({
+  clients: IpList(),
+  run: Type.String({ minLength: 1 }),
+  echo: Type.Optional(Type.Boolean()),
+});
+
+export const ShellOutputQuery = Type.Object({ clients: IpList() });
+
+export const ShellConfig = Type.Object(
+  {
+    /** Folder whose files GET /shell/list offers as client scripts; created if missing. */
+    scripts_dir: Type.String({ default: 'var/client-scripts', path: true }),
+    /** Bytes of output kept per client (the end of longer output). */
+    max_output_bytes: Type.Integer({ default: 65536, minimum: 1024 }),
+  },
+  { additionalProperties: false },
+);
