@@ -2,6 +2,7 @@ import net, { type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Logger } from '../../core/log';
 import type { ClientView, Inventory } from '../inventory';
 import { AgentConnection, type ConnectionOwner, type Pending } from './connection';
+import { LookupBatch } from './lookup-batch';
 import { readEvent, readProbe } from './states';
 import type { AgentAnswer, AgentRequest, ClientListing, Dispatch } from './types';
 
@@ -33,6 +34,7 @@ export class AgentLink {
   private readonly disconnectListeners: ((ip: string) => void)[] = [];
   private readonly listings: (() => Iterable<ClientListing>)[] = [];
   private readonly owner: ConnectionOwner;
+  private readonly lookups: LookupBatch;
   private server?: Server;
   private probeTimer?: NodeJS.Timeout;
 
@@ -41,6 +43,7 @@ export class AgentLink {
     private readonly inventory: Inventory,
     private readonly log: Logger,
   ) {
+    this.lookups = new LookupBatch(inventory);
     this.owner = {
       log,
       commandTimeoutMs: settings.command_timeout_s * 1000,
@@ -163,7 +166,7 @@ export class AgentLink {
     socket.setKeepAlive(true, keepAliveMs);
     socket.on('error', () => undefined);
     const ip = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
-    this.inventory.clientByIp(ip).then(
+    this.lookups.clientByIp(ip).then(
       (client) => {
         if (socket.destroyed) return;
         if (!client) {
