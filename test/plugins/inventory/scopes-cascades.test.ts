@@ -22,6 +22,20 @@ test('GET /scopes: centers > rooms > computers, every node with a scope list, co
     );
   }));
 
+test('GET /scopes reflects every write at once, though it is served from memory between writes', () =>
+  withServer(async (s) => {
+    const center = await addCenter(s, 'C');
+    const room = await addRoom(s, center, 'R');
+    const first = (await s.get('/scopes')).body;
+    assert.equal(first.scope[0].scope[0].scope.length, 0, 'no computer yet');
+    await addClient(s, room, '10.0.0.1', '02:00:00:00:00:01', { name: 'pc' });
+    assert.equal((await s.get('/scopes')).body.scope[0].scope[0].scope[0].ip, '10.0.0.1', 'added client shows');
+    await s.post('/client/update', { id: 1, name: 'renamed' });
+    assert.equal((await s.get('/scopes')).body.scope[0].scope[0].scope[0].name, 'renamed', 'rename shows');
+    await s.post('/room/delete', { id: room });
+    assert.deepEqual((await s.get('/scopes')).body.scope[0].scope, [], 'deleted room gone');
+  }));
+
 test('deleting a center removes its rooms, folders, clients and partitions in cascade, not images nor other centers', () =>
   withServer(async (s) => {
     const a = await addCenter(s, 'A');
