@@ -40,8 +40,17 @@ function escapeChar(c: string): string {
   return '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0');
 }
 
+/**
+ * A body serialised ahead of time (by `stringifyAscii`), for answers that are expensive
+ * to build and cheap to reuse. The reply path writes it as it is.
+ */
+export class PreparedJson {
+  constructor(readonly text: string) {}
+}
+
 /** Serialise for the wire: ASCII only, BigInt as a bare integer. */
 export function stringifyAscii(value: unknown): string {
+  if (value instanceof PreparedJson) return value.text;
   let text: string;
   try {
     text = JSON.stringify(value) ?? 'null';

@@ -13,7 +13,8 @@ import { folderRoutes } from './routes/folders';
 import { repositoryRoutes } from './routes/repositories';
 import { roomRoutes } from './routes/rooms';
 import { serverRoutes } from './routes/servers';
-import { buildScopes } from './scopes';
+import { invalidating } from './invalidating-router';
+import { ScopeCache } from './scope-cache';
 import { Inventory } from './service';
 
 export { Inventory } from './service';
@@ -31,18 +32,23 @@ export default definePlugin({
       default_boot: Type.String({ default: 'ogLive', minLength: 1 }),
       /** Live image directory of a client added without one. */
       default_livedir: Type.String({ default: 'ogLive', minLength: 1 }),
+      /** How long GET /scopes may be served from memory when nothing was written through this server. */
+      scopes_cache_ms: Type.Integer({ default: 2000, minimum: 0 }),
     },
     { additionalProperties: false },
   ),
   register(ctx) {
     const inventory = new Inventory(ctx.db, ctx.log);
     ctx.provide(Inventory, inventory);
-    centerRoutes(ctx, inventory);
-    roomRoutes(ctx, inventory);
-    folderRoutes(ctx, inventory);
-    clientRoutes(ctx, inventory);
-    repositoryRoutes(ctx);
-    serverRoutes(ctx);
-    ctx.router.get('/scopes', { bodyPolicy: 'forbidden', log: false }, async () => ({ scope: await buildScopes(ctx.db) }));
+    const scopes = new ScopeCache(ctx.db, ctx.config.scopes_cache_ms);
+    // Every inventory route that is not a read may change the tree.
+    const routes = { ...ctx, router: invalidating(ctx.router, () => scopes.invalidate()) };
+    centerRoutes(routes, inventory);
+    roomRoutes(routes, inventory);
+    folderRoutes(routes, inventory);
+    clientRoutes(routes, inventory);
+    repositoryRoutes(routes);
+    serverRoutes(routes);
+    ctx.router.get('/scopes', { bodyPolicy: 'forbidden', log: false }, () => scopes.get());
   },
 });

@@ -60,6 +60,20 @@ test('a third-party plugin outside plugins/ is loaded from a path relative to th
   }
 });
 
+test('the documented example plugin (examples/hello-plugin) loads and uses the Inventory service', () =>
+  withServer(
+    async (s) => {
+      await s.post('/center/add', { name: 'C' });
+      await s.post('/room/add', { center: 1, name: 'Lab', netmask: '255.255.255.0' });
+      await s.post('/client/add', { name: 'pc7', ip: '10.0.0.7', mac: '020000000007', room: 1 });
+      const r = await s.get('/hello', { client: '10.0.0.7' });
+      assert.deepEqual(r.body, { message: 'Hi, pc7 in room Lab' }, 'answer');
+      const unknown = await s.get('/hello', { client: '10.0.0.8' });
+      assert.equal(unknown.body.field, 'client', 'its errors name the field');
+    },
+    { config: { plugins: ['inventory', path.resolve(__dirname, '../../../examples/hello-plugin')], hello: { greeting: 'Hi' } } },
+  ));
+
 test('plugins that require each other in a cycle stop startup with one clear error', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-cycle-'));
   try {

@@ -2,6 +2,7 @@ import { ErrorCode, badRequest } from '../../../core/errors';
 import type { PluginContext } from '../../../core/plugin';
 import { toInt } from '../../../core/schema-types';
 import { CenterEntity } from '../entities/center';
+import { deleteWithClients } from '../cascade';
 import { requireRow } from '../lookups';
 import { CenterAdd, CenterUpdate, IdBody } from '../schemas';
 import type { Inventory } from '../service';
@@ -37,12 +38,12 @@ export function centerRoutes(ctx: PluginContext, inventory: Inventory): void {
   // with the center through the database's cascades, in one transaction; images stay.
   router.post('/center/delete', { body: IdBody }, async ({ body }) => {
     const id = toInt(body.id);
-    const removed = await db.transactional(async (em) => {
-      const clients = await inventory.clientsWhere('r.center_id = ?', [id], em);
-      await em.nativeDelete(CenterEntity, { id });
-      return clients;
-    });
-    await inventory.notifyRemoved(removed);
+    await deleteWithClients(
+      db,
+      inventory,
+      (em) => inventory.clientsWhere('r.center_id = ?', [id], em),
+      (em) => em.nativeDelete(CenterEntity, { id }),
+    );
     return {};
   });
 }

@@ -8,6 +8,7 @@ import { CenterEntity } from '../entities/center';
 import { ComputerFolderEntity, RoomFolderEntity } from '../entities/folder';
 import { RoomEntity } from '../entities/room';
 import { COMPUTER_FOLDER_MARKER, computerFolderPublicId, parseFolderId } from '../folder-ids';
+import { deleteWithClients } from '../cascade';
 import { requireRow } from '../lookups';
 import { FolderAdd, FolderUpdate, IdBody } from '../schemas';
 import type { Inventory } from '../service';
@@ -72,17 +73,14 @@ export function folderRoutes(ctx: PluginContext, inventory: Inventory): void {
   // Deleting a folder deletes what it holds, sub-folders included; unknown ids answer 200.
   router.post('/folder/delete', { body: IdBody }, async ({ body }) => {
     const ref = parseFolderId(toInt(body.id));
-    const removed = await db.transactional(async (em) => {
-      if (ref.kind === 'room') {
-        const clients = await clientsInTree(em, roomFolderTree, 'r.folder_id', ref.id);
-        await em.nativeDelete(RoomFolderEntity, { id: ref.id });
-        return clients;
-      }
-      const clients = await clientsInTree(em, computerFolderTree, 'c.folder_id', ref.id);
-      await em.nativeDelete(ComputerFolderEntity, { id: ref.id });
-      return clients;
-    });
-    await inventory.notifyRemoved(removed);
+    const [tree, column, entity] =
+      ref.kind === 'room' ? [roomFolderTree, 'r.folder_id', RoomFolderEntity] : [computerFolderTree, 'c.folder_id', ComputerFolderEntity];
+    await deleteWithClients(
+      db,
+      inventory,
+      (em) => clientsInTree(em, tree, column, ref.id),
+      (em) => em.nativeDelete(entity as typeof RoomFolderEntity, { id: ref.id }),
+    );
     return {};
   });
 

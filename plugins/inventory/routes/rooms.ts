@@ -6,6 +6,7 @@ import { CenterEntity } from '../entities/center';
 import { RoomFolderEntity, type RoomFolder } from '../entities/folder';
 import { RoomEntity, type Room } from '../entities/room';
 import { parseFolderId } from '../folder-ids';
+import { deleteWithClients } from '../cascade';
 import { requireRow } from '../lookups';
 import { IdBody, RoomAdd, RoomUpdate } from '../schemas';
 import type { Inventory } from '../service';
@@ -84,12 +85,12 @@ export function roomRoutes(ctx: PluginContext, inventory: Inventory): void {
   // Unknown ids answer 200, as the reference does; the room's clients go with it.
   router.post('/room/delete', { body: IdBody }, async ({ body }) => {
     const id = toInt(body.id);
-    const removed = await db.transactional(async (em) => {
-      const clients = await inventory.clientsWhere('c.room_id = ?', [id], em);
-      await em.nativeDelete(RoomEntity, { id });
-      return clients;
-    });
-    await inventory.notifyRemoved(removed);
+    await deleteWithClients(
+      db,
+      inventory,
+      (em) => inventory.clientsWhere('c.room_id = ?', [id], em),
+      (em) => em.nativeDelete(RoomEntity, { id }),
+    );
     return {};
   });
 }

@@ -1,0 +1,23 @@
+import type { EntityManager } from '@mikro-orm/core';
+import type { Database } from '../../core/database';
+import type { ClientView } from './client-view';
+import type { Inventory } from './service';
+
+/**
+ * Delete something whose database cascade takes clients with it: the clients are read and
+ * the row deleted in one transaction, then the removed-client listeners hear of each client
+ * (boot files, live connections).
+ */
+export async function deleteWithClients(
+  db: Database,
+  inventory: Inventory,
+  clientsOf: (em: EntityManager) => Promise<ClientView[]>,
+  remove: (em: EntityManager) => Promise<unknown>,
+): Promise<void> {
+  const removed = await db.transactional(async (em) => {
+    const clients = await clientsOf(em);
+    await remove(em);
+    return clients;
+  });
+  await inventory.notifyRemoved(removed);
+}

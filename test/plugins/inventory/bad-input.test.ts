@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { test } from 'uvu';
+import { addCenter, addRoom } from '../../support/fixtures';
+import { withServer } from '../../support/server';
+
+type Case = [method: string, path: string, body: unknown, field: string];
+
+const long = 'x'.repeat(10_000);
+
+/** Every inventory endpoint with wrong types, missing fields, huge and malformed values: 400 naming the field. */
+const cases: Case[] = [
+  ['POST', '/center/add', {}, 'name'],
+  ['POST', '/center/add', { name: 12 }, 'name'],
+  ['POST', '/center/add', { name: '' }, 'name'],
+  ['POST', '/center/add', { name: long }, 'name'],
+  ['POST', '/center/add', { name: 'ok', comment: 5 }, 'comment'],
+  ['POST', '/center/delete', {}, 'id'],
+  ['POST', '/center/delete', { id: 'abc' }, 'id'],
+  ['POST', '/center/delete', { id: -1 }, 'id'],
+  ['POST', '/center/delete', { id: 1.5 }, 'id'],
+  ['POST', '/center/delete', { id: {} }, 'id'],
+  ['POST', '/center/update', { name: 'x' }, 'id'],
+  ['POST', '/center/update', { id: 1 }, 'name'],
+  ['GET', '/center/info', { id: 'one' }, 'id'],
+  ['GET', '/center/info', {}, 'id'],
+  ['POST', '/room/add', { name: 'r', netmask: '255.255.255.0' }, 'center'],
+  ['POST', '/room/add', { center: 1, netmask: '255.255.255.0' }, 'name'],
+  ['POST', '/room/add', { center: 1, name: 'r' }, 'netmask'],
+  ['POST', '/room/add', { center: 'one', name: 'r', netmask: '255.255.255.0' }, 'center'],
+  ['POST', '/room/add', { center: 1, name: long, netmask: '255.255.255.0' }, 'name'],
+  ['POST', '/room/add', { center: 1, name: 'r', netmask: '255.255.255.0', remote: 'yes' }, 'remote'],
+  ['POST', '/room/add', { center: 1, name: 'r', netmask: '255.255.255.0', gateway: '10.0.0' }, 'gateway'],
+  ['POST', '/room/add', { center: 1, name: 'r', netmask: '255.255.255.0', folder_id: 'x' }, 'folder_id'],
+  ['POST', '/room/update', { name: 'x' }, 'id'],
+  ['POST', '/room/update', { id: 1, netmask: '255.0.255.0' }, 'netmask'],
+  ['GET', '/room/info', { id: [] }, 'id'],
+  ['POST', '/room/delete', { id: null }, 'id'],
+  ['POST', '/folder/add', { center: 1 }, 'name'],
+  ['POST', '/folder/add', { name: 'f', center: 'x' }, 'center'],
+  ['POST', '/folder/update', { id: 1 }, 'name'],
+  ['POST', '/folder/delete', {}, 'id'],
+  ['POST', '/client/add', { mac: '020000000001', room: 1 }, 'ip'],
+  ['POST', '/client/add', { ip: '10.0.0.1', room: 1 }, 'mac'],
+  ['POST', '/client/add', { ip: '10.0.0.1', mac: '020000000001' }, 'room'],
+  ['POST', '/client/add', { ip: '999.0.0.1', mac: '020000000001', room: 1 }, 'ip'],
+  ['POST', '/client/add', { ip: '10.0.0', mac: '020000000001', room: 1 }, 'ip'],
+  ['POST', '/client/add', { ip: '10.00.0.1', mac: '020000000001', room: 1 }, 'ip'],
+  ['POST', '/client/add', { ip: ' 10.0.0.1', mac: '020000000001', room: 1 }, 'ip'],
+  ['POST', '/client/add', { ip: 167772161, mac: '020000000001', room: 1 }, 'ip'],
+  ['POST', '/client/add', { ip: '10.0.0.1', mac: 'zz0000000001', room: 1 }, 'mac'],
+  ['POST', '/client/add', { ip: '10.0.0.1', mac: '0200000000', room: 1 }, 'mac'],
+  ['POST', '/client/add', { ip: '10.0.0.1', mac: '02:00:00:00:00:01:02', room: 1 }, 'mac'],
+  ['POST', '/client/add', { ip: '10.0.0.1', mac: '02:00-00:00:00:01', room: 1 }, 'mac'],
+  ['POST', '/client/add', { ip: '10.0.0.1', mac: '020000000001', room: 1, name: long }, 'name'],
+  ['POST', '/client/add', { ip: '10.0.0.1', mac: '020000000001', room: 1, netiface: '../eth0' }, 'netiface'],
+  ['POST', '/client/add', { ip: '10.0.0.1', mac: '020000000001', room: 1, livedir: '../../etc' }, 'livedir'],
+  ['POST', '/client/add', { ip: '10.0.0.1', mac: '020000000001', room: 1, livedir: '/etc' }, 'livedir'],
+  ['POST', '/client/add', { ip: '10.0.0.1', mac: '020000000001', room: 1, maintenance: 1 }, 'maintenance'],
+  ['POST', '/client/add', { ip: '10.0.0.1', mac: '020000000001', room: 1, netmask: '255.0.255.0' }, 'netmask'],
+  ['POST', '/client/update', { mac: '020000000001' }, 'id'],
+  ['POST', '/client/update', { id: 1, ip: 'localhost' }, 'ip'],
+  ['POST', '/client/delete', {}, 'clients'],
+  ['POST', '/client/delete', { clients: '10.0.0.1' }, 'clients'],
+  ['POST', '/client/delete', { clients: [1] }, 'clients[0]'],
+  ['POST', '/client/delete', { clients: ['10.0.0.1', 'bad'] }, 'clients[1]'],
+  ['POST', '/client/move', { clients: ['10.0.0.1'] }, 'room'],
+  ['POST', '/client/move', { room: 1 }, 'clients'],
+  ['POST', '/client/repo', { clients: ['10.0.0.1'] }, 'id'],
+  ['POST', '/client/server', { clients: ['10.0.0.1'], id: 'x' }, 'id'],
+  ['GET', '/client/info', { client: '10.0.0.1' }, 'client'],
+  ['GET', '/client/setup', {}, 'client'],
+  ['POST', '/repository/add', { ip: '10.0.0.1' }, 'name'],
+  ['POST', '/repository/add', { name: 'r' }, 'ip'],
+  ['POST', '/repository/add', { name: 'r', ip: ['10.0.0.1', 'x'] }, 'ip'],
+  ['POST', '/repository/update', { name: 'r', ip: '10.0.0.1' }, 'repo_id'],
+  ['POST', '/repository/delete', { id: 'x' }, 'id'],
+  ['POST', '/server', { ip: 'x' }, 'ip'],
+  ['POST', '/server', { ip: '10.0.0.1', port: 70000 }, 'port'],
+  ['DELETE', '/server', {}, 'id'],
+];
+
+test('bad input to every inventory endpoint answers 400 naming the field, and writes nothing', () =>
+  withServer(async (s) => {
+    const center = await addCenter(s, 'Existing');
+    await addRoom(s, center, 'Room');
+    const before = (await s.get('/scopes')).text;
+    for (const [method, path, body, field] of cases) {
+      const r = await s.request(method, path, body);
+      const label = `${method} ${path} ${JSON.stringify(body).slice(0, 80)}`;
+      assert.equal(r.status, 400, `${label}: status ${r.status} ${r.text.slice(0, 200)}`);
+      assert.equal(r.body.field, field, `${label}: field in ${r.text.slice(0, 200)}`);
+      assert.ok(typeof r.body.message === 'string' && r.body.message.length > 0, `${label}: message`);
+    }
+    assert.equal((await s.get('/scopes')).text, before, 'nothing written');
+  }));
+
+test.run();
