@@ -1,45 +1,35 @@
 import { isIpv4, isNetmask } from '../../core/formats';
-import type { ClientView } from '../inventory';
+import type { AgentLink } from '../agents';
+import type { ClientView, Inventory } from '../inventory';
 import { destinations, sharedBroadcasts, type WakeType } from './addresses';
 import { magicPacket } from './magic-packet';
 import type { PendingWakes } from './pending';
 import type { Datagram, WakeSocket } from './sender';
 
-/** Why an address of a POST /wol request was not woken. */
-export const SkipReason = {
+/** The addresses of a POST /wol request that were not woken, by reason, in request order. */
+export interface Skipped {
   /** not a dotted IPv4 address */
-  malformed: 'malformed',
+  malformed: string[];
   /** no client in the database has this IP */
-  notFound: 'not_found',
+  not_found: string[];
   /** its agent is connected: it is awake, and keeps its state */
-  connected: 'connected',
+  connected: string[];
   /** its stored MAC or its room's netmask cannot address a packet */
-  invalidRecord: 'invalid_record',
+  invalid_record: string[];
   /** the kernel refused every packet for it */
-  sendFailed: 'send_failed',
-} as const;
-
-type Reason = (typeof SkipReason)[keyof typeof SkipReason];
+  send_failed: string[];
+}
 
 export interface WakeReport {
   /** Woken: a magic packet left for each, and each is WOL_SENT until its agent connects. */
   sent: string[];
-  /** Every skip reason is present, each with its addresses in request order. */
-  skipped: Record<Reason, string[]>;
+  skipped: Skipped;
 }
 
 export interface WakeSettings {
   port: number;
   interfaceName?: string;
   limitedBroadcast: boolean;
-}
-
-export interface ClientLookup {
-  clientsByIps(ips: string[]): Promise<ClientView[]>;
-}
-
-export interface AgentPresence {
-  isConnected(ip: string): boolean;
 }
 
 /**
@@ -49,8 +39,8 @@ export interface AgentPresence {
  */
 export class Waker {
   constructor(
-    private readonly clients: ClientLookup,
-    private readonly agents: AgentPresence,
+    private readonly clients: Pick<Inventory, 'clientsByIps'>,
+    private readonly agents: Pick<AgentLink, 'isConnected'>,
     private readonly pending: PendingWakes,
     private readonly settings: WakeSettings,
     private readonly socket: () => WakeSocket,

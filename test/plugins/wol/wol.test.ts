@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
+import { Inventory } from '../../../plugins/inventory';
+import { PendingWakes } from '../../../plugins/wol/pending';
+import { WakeSocket } from '../../../plugins/wol/sender';
+import { Waker } from '../../../plugins/wol/waker';
 import { eventually } from '../../support/fake-agent';
 import { macFor } from '../../support/fixtures';
 import { expectedPacket, noSkips, wolSite } from './helpers';
@@ -198,6 +202,22 @@ test('a stored MAC or room netmask that cannot address a packet is skipped as in
     assert.deepEqual(broadcast.body, { sent: [], skipped: { ...noSkips, invalid_record: [x.ips[1]] } }, 'bad room netmask');
     assert.equal((await x.broadcast.flush()).length, 0, 'nothing sent to a broadcast address');
   } finally {
+    await x.close();
+  }
+});
+
+test('clients whose packets the kernel refuses are reported as send_failed and get no WOL_SENT entry', async () => {
+  const x = await wolSite({ count: 2 });
+  const socket = await WakeSocket.open();
+  await socket.close(); // every send on a closed socket fails
+  const pending = new PendingWakes(60_000);
+  try {
+    const waker = new Waker(x.s.app.container.resolve(Inventory), x.link, pending, { port: x.port, limitedBroadcast: false }, () => socket);
+    const report = await waker.wake(x.ips, 'broadcast');
+    assert.deepEqual(report, { sent: [], skipped: { ...noSkips, send_failed: x.ips } }, 'reported as failed');
+    assert.deepEqual([...pending.ips()], [], 'no WOL_SENT entry');
+  } finally {
+    pending.clear();
     await x.close();
   }
 });
