@@ -37,7 +37,7 @@ export default async function wolBench(): Promise<BenchRow[]> {
     const requestMs: number[] = [];
     const lastPacketMs: number[] = [];
     for (let round = 0; round < rounds; round++) {
-      const before = receiver.received().length;
+      const before = receiver.packets.length;
       const t0 = process.hrtime.bigint();
       const r = await s.post('/wol', { clients: ips, type: 'broadcast' });
       const answered = process.hrtime.bigint();
@@ -57,7 +57,7 @@ export default async function wolBench(): Promise<BenchRow[]> {
           request_max_ms: fmt(requestMs.at(-1)!),
           last_packet_p50_ms: fmt(percentile(lastPacketMs, 0.5)),
           last_packet_max_ms: fmt(lastPacketMs.at(-1)!),
-          packets: receiver.received().length,
+          packets: receiver.packets.length,
         },
       },
     ];

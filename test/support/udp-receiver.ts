@@ -12,7 +12,9 @@ const flushMarker = 'ogserve-test-flush';
  * works too), for tests and benches of what the service sends. Only 127.0.0.0/8.
  */
 export class UdpReceiver {
+  /** Packets received so far, flush markers left out. */
   readonly packets: Received[] = [];
+  private readonly markers = new Set<string>();
   private waiters: (() => void)[] = [];
   private flushes = 0;
 
@@ -22,7 +24,8 @@ export class UdpReceiver {
     readonly port: number,
   ) {
     socket.on('message', (data, rinfo) => {
-      this.packets.push({ data, from: rinfo.address });
+      if (data.length > flushMarker.length && data.subarray(0, flushMarker.length).toString() === flushMarker) this.markers.add(data.toString());
+      else this.packets.push({ data, from: rinfo.address });
       for (const wake of this.waiters.splice(0)) wake();
     });
   }
@@ -42,9 +45,9 @@ export class UdpReceiver {
   /** Resolves once `count` packets (not counting flush markers) arrived; rejects after `timeoutMs`. */
   async waitFor(count: number, timeoutMs = 5000): Promise<Received[]> {
     const deadline = Date.now() + timeoutMs;
-    while (this.received().length < count) {
+    while (this.packets.length < count) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`${this.address}:${this.port} got ${this.received().length} of ${count} packets within ${timeoutMs} ms`);
+      if (left <= 0) throw new Error(`${this.address}:${this.port} got ${this.packets.length} of ${count} packets within ${timeoutMs} ms`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -53,7 +56,7 @@ export class UdpReceiver {
         });
       });
     }
-    return this.received();
+    return [...this.packets];
   }
 
   /**
@@ -68,19 +71,14 @@ export class UdpReceiver {
       sender.setBroadcast(true);
       await new Promise<void>((resolve, reject) => sender.send(marker, this.port, this.address, (error) => (error ? reject(error) : resolve())));
       const deadline = Date.now() + timeoutMs;
-      while (!this.packets.some((p) => p.data.toString() === marker)) {
+      while (!this.markers.has(marker)) {
         if (Date.now() > deadline) throw new Error(`flush marker to ${this.address}:${this.port} not received within ${timeoutMs} ms`);
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
     } finally {
       sender.close();
     }
-    return this.received();
-  }
-
-  /** Packets received so far, flush markers left out. */
-  received(): Received[] {
-    return this.packets.filter((p) => !p.data.toString().startsWith(flushMarker));
+    return [...this.packets];
   }
 
   close(): Promise<void> {
