@@ -222,4 +222,36 @@ test('a disconnect mid-command rejects the answer promise (disconnected), never 
   }
 });
 
+test('poweroff over a running command interrupts it: its promise rejects, the poweroff is written alone', async () => {
+  const x = await site(1);
+  try {
+    const ip = x.ips[0]!;
+    const agent = await x.connect(ip);
+    agent.on('hardware', { none: true });
+    const running = x.link.dispatch([ip], { method: 'GET', path: 'hardware' });
+    await agent.waitFor('hardware');
+    const off = x.link.dispatch([ip], { method: 'POST', path: 'poweroff', force: true });
+    assert.deepEqual(off.outcomes, [{ addr: ip, outcome: 'sent' }], 'forced through');
+    await assert.rejects(within(running.answers.get(ip)!, 5000, 'interrupted'), (e: unknown) => e instanceof AgentLinkError && e.reason === 'interrupted', 'the running command is interrupted');
+    assert.equal((await within(off.answers.get(ip)!, 5000, 'poweroff answer')).status, 202, 'poweroff answered 202');
+    assert.equal(agent.discardedBytes, 0, 'one request per write');
+  } finally {
+    await x.close();
+  }
+});
+
+test('a client updated to another IP loses its agent connection', async () => {
+  const x = await site(1);
+  try {
+    const agent = await x.connect(x.ips[0]!);
+    const info = await x.s.get('/client/info', { client: [x.ips[0]] });
+    const r = await x.s.post('/client/update', { id: info.body.id, ip: '127.0.2.1' });
+    assert.equal(r.status, 200, r.text);
+    await within(agent.closed, 5000, 'dropped after the IP change');
+    assert.equal(x.link.isConnected(x.ips[0]!), false, 'not listed under the old address');
+  } finally {
+    await x.close();
+  }
+});
+
 test.run();
