@@ -191,7 +191,7 @@ test('AgentLink.dispatch: answer promises, onAnswer handlers, failure when a han
 });
 
 test('a command without an answer fails after agents.command_timeout_s; the client is usable again', async () => {
-  const x = await site(1, { command_timeout_s: 0.3 });
+  const x = await site(1, { command_timeout_s: 1 });
   try {
     const ip = x.ips[0]!;
     const agent = await x.connect(ip);
