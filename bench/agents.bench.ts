@@ -1,5 +1,7 @@
 import { fork } from 'node:child_process';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { AgentLink } from '../plugins/agents';
 import { execute } from '../core/database';
 import { addCenter, addRoom } from '../test/support/fixtures';
@@ -19,6 +21,14 @@ export default async (): Promise<BenchRow[]> => {
   return rows;
 };
 
+/** A full collection before a memory reading, so the figure is live memory, not garbage not yet collected. */
+v8.setFlagsFromString('--expose-gc');
+const collect = vm.runInNewContext('gc') as () => void;
+const heapMiB = () => {
+  collect();
+  return Math.round(process.memoryUsage().heapUsed / 104857.6) / 10;
+};
+
 /** 127.1.x.y with y in 1..200: distinct loopback sources, none a network or broadcast address. */
 const addressOf = (i: number) => `127.1.${Math.floor(i / 200)}.${(i % 200) + 1}`;
 
@@ -31,6 +41,7 @@ async function fleet(size: number): Promise<BenchRow[]> {
     const link = s.app.container.resolve(AgentLink);
     const ips = Array.from({ length: size }, (_, i) => addressOf(i));
     await addClients(s, ips);
+    const heapBefore = heapMiB();
     const rssBefore = rssMiB();
 
     const t0 = Date.now();
@@ -44,6 +55,7 @@ async function fleet(size: number): Promise<BenchRow[]> {
     const connected = (await Promise.all(reports)).reduce((sum, r) => sum + r.connected, 0);
     const ready = await until(() => link.listing().filter((c) => c.last_cmd.result === 'success' && c.state !== 'BSY').length >= connected, 120_000);
     const readySeconds = (Date.now() - t0) / 1000;
+    const heapConnected = heapMiB();
     const rssConnected = rssMiB();
 
     const clients = await load({ port: s.port, method: 'GET', path: '/clients', headers: { Authorization: TOKEN }, connections: 4, seconds: 5 });
@@ -59,7 +71,7 @@ async function fleet(size: number): Promise<BenchRow[]> {
     return [
       {
         workload: `agents: ${size} connect+refresh`,
-        figures: { connected, all_refreshed: ready ? 'yes' : 'NO', seconds: fmt(readySeconds, 2), server_rss_mib: rssConnected, rss_before_mib: rssBefore },
+        figures: { connected, all_refreshed: ready ? 'yes' : 'NO', seconds: fmt(readySeconds, 2), server_rss_mib: rssConnected, rss_before_mib: rssBefore, live_heap_mib: heapConnected, heap_before_mib: heapBefore },
       },
       {
         workload: `agents: GET /clients with ${size} connected`,
