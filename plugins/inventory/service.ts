@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { execute, type Database } from '../../core/database';
 import type { Logger } from '../../core/log';
 import { clientViewSelect, toClientView, type ClientView } from './client-view';
-import { PartitionEntity } from './entities/partition';
+import { DiskSetupWriter } from './disk-setup-writer';
 
 export type ClientListener = (client: ClientView) => void | Promise<void>;
 
@@ -43,11 +43,14 @@ const inChunk = 500;
 export class Inventory {
   private readonly removedListeners: ClientListener[] = [];
   private readonly savedListeners: ClientListener[] = [];
+  private readonly diskWriter: DiskSetupWriter;
 
   constructor(
     private readonly db: Database,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.diskWriter = new DiskSetupWriter(db);
+  }
 
   /** Fired after a client is deleted, or with its old record when its IP or MAC changed. */
   onClientRemoved(listener: ClientListener): void {
@@ -127,40 +130,8 @@ export class Inventory {
    * Replace a client's stored disks and partitions with an agent's report, in one
    * transaction. A partition whose size, filesystem or OS changed loses its image link.
    */
-  async storeDiskSetup(clientId: number, entries: DiskEntry[], serialNumber?: string): Promise<void> {
-    await this.db.transactional(async (em) => {
-      const existing = await execute<{ id: number; disk: number; part: number; size: string; filesystem: string; os: string }>(
-        em,
-        `select id, disk, part_number as part, ${this.db.bigintAsText('size')} as size, filesystem, os from partitions where client_id = ?`,
-        [clientId],
-      );
-      const byKey = new Map(existing.map((p) => [`${p.disk}:${p.part}`, p]));
-      const kept = new Set<number>();
-      for (const entry of entries) {
-        const values = {
-          diskType: entry.diskType ?? '',
-          code: entry.code,
-          size: entry.size.toString(),
-          usedSize: (entry.usedSize ?? 0n).toString(),
-          freeSize: (entry.freeSize ?? 0n).toString(),
-          filesystem: entry.filesystem,
-          os: entry.os,
-        };
-        const row = byKey.get(`${entry.disk}:${entry.partition}`);
-        if (!row) {
-          await em.insert(PartitionEntity, { client: clientId, disk: entry.disk, partition: entry.partition, image: 0, software: 0, ...values } as never);
-          continue;
-        }
-        kept.add(Number(row.id));
-        const changed = String(row.size) !== values.size || row.filesystem !== values.filesystem || row.os !== values.os;
-        await em.nativeUpdate(PartitionEntity, { id: row.id }, (changed ? { ...values, image: 0, software: 0 } : values) as never);
-      }
-      const gone = existing.filter((row) => !kept.has(Number(row.id))).map((row) => row.id);
-      if (gone.length > 0) await em.nativeDelete(PartitionEntity, { id: { $in: gone } });
-      if (serialNumber) {
-        await execute(em, "update clients set serial_number = ? where id = ? and serial_number = ''", [serialNumber, clientId]);
-      }
-    });
+  storeDiskSetup(clientId: number, entries: DiskEntry[], serialNumber?: string): Promise<void> {
+    return this.diskWriter.store(clientId, entries, serialNumber);
   }
 
   async diskSetup(clientId: number): Promise<StoredDiskEntry[]> {

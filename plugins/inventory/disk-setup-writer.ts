@@ -1,0 +1,108 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { execute, type Database } from '../../core/database';
+import { PartitionEntity } from './entities/partition';
+import type { DiskEntry } from './service';
+
+interface Job {
+  clientId: number;
+  entries: DiskEntry[];
+  serialNumber?: string;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+interface StoredRow {
+  id: number;
+  disk: number;
+  part: number;
+  disk_type: string;
+  code: number;
+  size: string;
+  used_size: string;
+  free_size: string;
+  filesystem: string;
+  os: string;
+}
+
+const batchSize = 200;
+
+/**
+ * Stores agents' disk reports. When a lab powers on, hundreds of agents answer their first
+ * refresh at once; their reports are written in shared transactions (group commit), and a
+ * partition that did not change is not written at all. Each report still lands whole or not
+ * at all: a batch that fails is retried one report per transaction.
+ */
+export class DiskSetupWriter {
+  private readonly queue: Job[] = [];
+  private flushing = false;
+
+  constructor(private readonly db: Database) {}
+
+  store(clientId: number, entries: DiskEntry[], serialNumber?: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ clientId, entries, serialNumber, resolve, reject });
+      if (!this.flushing) {
+        this.flushing = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, batchSize);
+      try {
+        await this.db.transactional(async (em) => {
+          for (const job of batch) await this.write(em, job);
+        });
+        for (const job of batch) job.resolve();
+      } catch {
+        for (const job of batch) {
+          await this.db.transactional((em) => this.write(em, job)).then(job.resolve, job.reject);
+        }
+      }
+    }
+    this.flushing = false;
+  }
+
+  private async write(em: EntityManager, job: Job): Promise<void> {
+    const text = (column: string) => this.db.bigintAsText(column);
+    const existing = await execute<StoredRow>(
+      em,
+      `select id, disk, part_number as part, disk_type, code, ${text('size')} as size, ${text('used_size')} as used_size,
+        ${text('free_size')} as free_size, filesystem, os from partitions where client_id = ?`,
+      [job.clientId],
+    );
+    const byKey = new Map(existing.map((row) => [`${row.disk}:${row.part}`, row]));
+    const kept = new Set<number>();
+    const inserts: Record<string, unknown>[] = [];
+    for (const entry of job.entries) {
+      const values = {
+        diskType: entry.diskType ?? '',
+        code: entry.code,
+        size: entry.size.toString(),
+        usedSize: (entry.usedSize ?? 0n).toString(),
+        freeSize: (entry.freeSize ?? 0n).toString(),
+        filesystem: entry.filesystem,
+        os: entry.os,
+      };
+      const row = byKey.get(`${entry.disk}:${entry.partition}`);
+      if (!row) {
+        inserts.push({ client: job.clientId, disk: entry.disk, partition: entry.partition, image: 0, software: 0, ...values });
+        continue;
+      }
+      kept.add(Number(row.id));
+      // A partition whose size, filesystem or OS changed no longer holds the image it had.
+      const replaced = String(row.size) !== values.size || row.filesystem !== values.filesystem || row.os !== values.os;
+      const same =
+        !replaced && row.disk_type === values.diskType && Number(row.code) === values.code && String(row.used_size) === values.usedSize && String(row.free_size) === values.freeSize;
+      if (!same) await em.nativeUpdate(PartitionEntity, { id: row.id }, (replaced ? { ...values, image: 0, software: 0 } : values) as never);
+    }
+    if (inserts.length > 0) await em.insertMany(PartitionEntity, inserts as never[]);
+    const gone = existing.filter((row) => !kept.has(Number(row.id))).map((row) => row.id);
+    if (gone.length > 0) await em.nativeDelete(PartitionEntity, { id: { $in: gone } });
+    if (job.serialNumber) {
+      await execute(em, "update clients set serial_number = ? where id = ? and serial_number = ''", [job.serialNumber, job.clientId]);
+    }
+  }
+}
