@@ -1,7 +1,8 @@
+import 'reflect-metadata';
 import { container } from 'tsyringe';
 import { AgentLink } from '../../../plugins/agents';
 import { ManualClock, Scheduler, SchedulerClock } from '../../../plugins/scheduler';
-import { FakeAgent } from '../../support/fake-agent';
+import { FakeAgent, eventually } from '../../support/fake-agent';
 import { addCenter, addClient, addRoom, macFor } from '../../support/fixtures';
 import { startServer, type TestServer } from '../../support/server';
 
@@ -26,8 +27,10 @@ export interface SiteOptions {
   clients?: number;
   now?: number;
   scheduler?: Record<string, unknown>;
-  /** Reuse a directory of an earlier server (restart): no inventory is added. */
+  /** The server's directory: give the same one to a second site to test a restart. */
   dir?: string;
+  /** Add a center, a room and the clients (default); false on a restart. */
+  populate?: boolean;
 }
 
 /**
@@ -49,7 +52,7 @@ export async function schedulerSite(options: SiteOptions = {}): Promise<Schedule
     const ips = Array.from({ length: count }, (_, i) => `127.0.2.${i + 1}`);
     let center = 0;
     let room = 0;
-    if (!options.dir) {
+    if (options.populate !== false) {
       center = await addCenter(s);
       room = await addRoom(s, center);
       for (const [i, ip] of ips.entries()) await addClient(s, room, ip, macFor(i + 1));
@@ -69,6 +72,12 @@ export async function schedulerSite(options: SiteOptions = {}): Promise<Schedule
         // The real agent answers run/schedule 200 with no body.
         agent.on('run/schedule', { status: 200 }, true);
         await agent.waitFor('refresh');
+        // Connected and idle once the connect refresh is answered and stored.
+        await eventually(async () => {
+          const r = await s.get('/clients');
+          const entry = (r.body?.clients as { addr: string; state: string; last_cmd: { result: string } }[] | undefined)?.find((c) => c.addr === ip);
+          return entry && entry.state !== 'BSY' && entry.last_cmd.result !== 'unknown';
+        }, `${ip} refreshed`);
         return agent;
       },
       close,
