@@ -160,6 +160,24 @@ test('commands queued for a client that is off are delivered after it connects a
     await eventually(async () => (await scheduler.actions()).every((a) => a.result === 'success'), 'both succeeded');
   }));
 
+test('a client busy with another command gets its queued commands when the retry timer fires', () =>
+  withSite(async ({ s, scheduler, clock, ips, center, connect }) => {
+    const agent = await connect(ips[0]!);
+    // The agent sits on a hardware request until told to answer.
+    agent.on('hardware', () => ({ none: true }));
+    assert.equal((await s.post('/hardware', { clients: [ips[0]] })).status, 200, 'hardware relayed');
+    await agent.waitFor('hardware');
+    const p = (await s.post('/procedure/add', { center, name: 'p', steps: [RUN] })).body.id;
+    assert.equal((await s.post('/procedure/run', { clients: [ips[0]], procedure: p })).status, 200, 'run while busy');
+    assert.equal((await scheduler.actions())[0]!.state, 'queued', 'not sent to a busy client');
+    agent.write('HTTP/1.0 200 OK\r\nContent-Length: 0\r\nContent-Type: application/json\r\n\r\n');
+    await eventually(async () => (await s.get('/clients')).body.clients.find((c: any) => c.addr === ips[0])?.state !== 'BSY', 'client idle again');
+    assert.equal(agent.requests.filter((q) => q.path === 'shell/run').length, 0, 'nothing sent before the retry');
+    await clock.advance(30_000);
+    await agent.waitFor('shell/run');
+    await eventually(async () => (await scheduler.actions())[0]!.result === 'success', 'delivered by the retry');
+  }));
+
 test('POST /run/schedule relays to the clients and answers their outcomes', () =>
   withSite(async ({ s, ips, connect }) => {
     const agent = await connect(ips[0]!);
