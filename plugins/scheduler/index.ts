@@ -49,7 +49,7 @@ export default definePlugin({
     );
     ctx.provide(Scheduler, scheduler);
     // A connecting agent is sent GET /refresh first; its queued commands follow the answer.
-    link.onConnect((ip) => setImmediate(() => scheduler.queue.kick(ip)));
+    link.onConnect((ip) => setImmediate(() => scheduler.queue.connected(ip)));
     link.onAnswer('refresh', (client) => {
       setImmediate(() => scheduler.queue.kick(client.ip));
     });

@@ -29,6 +29,9 @@ export class CommandQueue {
   private readonly delivering = new Set<string>();
   private cancelSweep?: () => void;
   private stopped = false;
+  /** Resolves at stop(): a delivery waiting for an answer gives up waiting (the row stays `sent`). */
+  private readonly stopping: Promise<void>;
+  private resolveStopping!: () => void;
   /** Delivery loops still running, so that stop() and tests can wait for them. */
   private readonly running = new Set<Promise<void>>();
 
@@ -38,7 +41,9 @@ export class CommandQueue {
     private readonly clock: Clock,
     private readonly timings: QueueTimings,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.stopping = new Promise((resolve) => (this.resolveStopping = resolve));
+  }
 
   /** Start-up: commands sent before a restart have no answer to wait for; queued ones resume. */
   async load(): Promise<void> {
@@ -84,6 +89,12 @@ export class CommandQueue {
     return dispatch;
   }
 
+  /** A client connected: try now, and keep retrying while it has commands queued. */
+  connected(ip: string): void {
+    this.kick(ip);
+    this.armSweep();
+  }
+
   /** Try to deliver `ip`'s queued commands now. */
   kick(ip: string): void {
     if (this.stopped || this.delivering.has(ip) || !this.byIp.has(ip)) return;
@@ -104,6 +115,7 @@ export class CommandQueue {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.resolveStopping();
     this.cancelSweep?.();
     await this.settled();
   }
@@ -129,13 +141,16 @@ export class CommandQueue {
       if (!answer) return; // busy or gone: retried on its next answer or by the sweep
       this.take(ip, next);
       await this.db.fork().nativeUpdate(ActionEntity, { id: next.id }, { state: 'sent' });
-      try {
-        const { status } = await answer;
-        const ok = status === 200 || status === 202;
-        await this.finish(next.id, ok ? 'success' : 'failure', ok ? '' : `agent answered ${status}`);
-      } catch (error) {
-        await this.finish(next.id, 'failure', (error as Error).message.slice(0, 200));
-      }
+      const outcome = await Promise.race([
+        answer.then(
+          ({ status }) => (status === 200 || status === 202 ? { result: 'success' as const, note: '' } : { result: 'failure' as const, note: `agent answered ${status}` }),
+          (error: Error) => ({ result: 'failure' as const, note: error.message.slice(0, 200) }),
+        ),
+        this.stopping.then(() => undefined),
+      ]);
+      // Stopping: the row stays `sent` and the next start marks it failed.
+      if (!outcome) return;
+      await this.finish(next.id, outcome.result, outcome.note);
     }
   }
 

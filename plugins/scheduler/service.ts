@@ -57,9 +57,15 @@ export function readWhen(body: WhenRequest): When {
   return when;
 }
 
+type ScheduleRow = Record<'id' | 'kind' | 'target' | 'name' | 'years' | 'months' | 'weeks' | 'week_days' | 'days' | 'hours' | 'am_pm' | 'minutes' | 'suspended' | 'session_id', unknown>;
+
+function yearsOf(stored: string): number[] {
+  return stored.split(',').filter(Boolean).map(Number);
+}
+
 function whenOf(row: Schedule): When {
   return {
-    years: row.years.split(',').filter(Boolean).map(Number),
+    years: yearsOf(row.years),
     months: row.months,
     weeks: row.weeks,
     weekDays: row.weekDays,
@@ -156,26 +162,45 @@ export class Scheduler {
     this.timeline.remove(id);
   }
 
+  /** POST /schedule/get: plain SQL, as consoles poll it and entity hydration costs most of the time. */
   async schedules(filter: { id?: number; target?: number }): Promise<ScheduleView[]> {
-    const where = { ...(filter.id === undefined ? {} : { id: filter.id }), ...(filter.target === undefined ? {} : { target: filter.target }) };
-    const rows = await this.db.fork().find(ScheduleEntity, where, { orderBy: { id: 'asc' } });
-    return rows.map((row) => ({
-      id: row.id,
-      task: row.target,
-      name: row.name,
-      type: row.kind,
-      years: whenOf(row).years,
-      months: row.months,
-      weeks: row.weeks,
-      week_days: row.weekDays,
-      days: row.days,
-      hours: row.hours,
-      am_pm: row.amPm,
-      minutes: row.minutes,
-      suspended: row.suspended ? 1 : 0,
-      session: row.session,
-      ...(this.timeline.nextOf(row.id) === undefined ? {} : { next: this.timeline.nextOf(row.id) }),
-    }));
+    const where: string[] = [];
+    const params: number[] = [];
+    if (filter.id !== undefined) {
+      where.push('id = ?');
+      params.push(filter.id);
+    }
+    if (filter.target !== undefined) {
+      where.push('target = ?');
+      params.push(filter.target);
+    }
+    const rows = await this.db.query<ScheduleRow>(
+      `select id, kind, target, name, years, months, weeks, week_days, days, hours, am_pm, minutes, suspended, session_id from schedules${
+        where.length ? ` where ${where.join(' and ')}` : ''
+      } order by id`,
+      params,
+    );
+    return rows.map((row) => {
+      const id = Number(row.id);
+      const next = this.timeline.nextOf(id);
+      return {
+        id,
+        task: Number(row.target),
+        name: String(row.name),
+        type: row.kind as ScheduleKind,
+        years: yearsOf(String(row.years)),
+        months: Number(row.months),
+        weeks: Number(row.weeks),
+        week_days: Number(row.week_days),
+        days: Number(row.days),
+        hours: Number(row.hours),
+        am_pm: Number(row.am_pm),
+        minutes: Number(row.minutes),
+        suspended: row.suspended ? 1 : 0,
+        session: Number(row.session_id),
+        ...(next === undefined ? {} : { next }),
+      };
+    });
   }
 
   /**

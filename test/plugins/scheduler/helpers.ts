@@ -43,8 +43,9 @@ export async function schedulerSite(options: SiteOptions = {}): Promise<Schedule
   const s = await startServer({ dir: options.dir, config: { plugins: PLUGINS, scheduler: options.scheduler ?? {} } });
   const agents: FakeAgent[] = [];
   const close = async () => {
-    for (const agent of agents) agent.destroy();
+    // The server first, so that it stops with its agents still connected, as in production.
     await s.close();
+    for (const agent of agents) agent.destroy();
     container.reset();
   };
   try {

@@ -369,4 +369,31 @@ test('restart: schedules and queued commands come back from the database; past t
   }
 });
 
+test('stopping does not wait for an unanswered command; after a restart it is marked failed', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-sched-'));
+  try {
+    const first = await schedulerSite({ dir });
+    const ip = first.ips[0]!;
+    try {
+      const agent = await first.connect(ip);
+      agent.on('shell/run', { none: true });
+      const p = (await first.s.post('/procedure/add', { center: first.center, name: 'p', steps: [RUN] })).body.id;
+      assert.equal((await first.s.post('/procedure/run', { clients: [ip], procedure: p })).status, 200, 'run');
+      await agent.waitFor('shell/run');
+      await eventually(async () => (await first.scheduler.actions())[0]!.state === 'sent', 'action sent');
+    } finally {
+      await first.close();
+    }
+    const second = await schedulerSite({ dir, populate: false });
+    try {
+      const row = (await second.scheduler.actions())[0]!;
+      assert.deepEqual([row.state, row.result, row.note], ['done', 'failure', 'server restarted before the agent answered'], 'the unanswered command failed');
+    } finally {
+      await second.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();
