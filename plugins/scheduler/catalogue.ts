@@ -29,13 +29,13 @@ async function requireCenter(em: EntityManager, id: number): Promise<void> {
   if (!center) throw badRequest(ErrorCode.unknownId, `no center with id ${id}`, 'center');
 }
 
-async function requireProcedure(em: EntityManager, id: number, field: string): Promise<Procedure> {
+export async function requireProcedure(em: EntityManager, id: number, field: string): Promise<Procedure> {
   const procedure = await em.findOne(ProcedureEntity, { id });
   if (!procedure) throw badRequest(ErrorCode.unknownId, `no procedure with id ${id}`, field);
   return procedure;
 }
 
-async function requireTask(em: EntityManager, id: number, field: string): Promise<Task> {
+export async function requireTask(em: EntityManager, id: number, field: string): Promise<Task> {
   const task = await em.findOne(TaskEntity, { id });
   if (!task) throw badRequest(ErrorCode.unknownId, `no task with id ${id}`, field);
   return task;
@@ -177,5 +177,3 @@ export async function addTask(em: EntityManager, input: TaskInput): Promise<numb
     return task.id;
   });
 }
-
-export { requireProcedure, requireTask };

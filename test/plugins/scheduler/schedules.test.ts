@@ -306,6 +306,23 @@ test('a legacy year mask is accepted (and, naming only years before 2026, never 
     assert.equal(shown.next, undefined, 'in the past: skipped');
   }));
 
+test('schedule/command without `when` queues at once; a later schedule of the same session queues the actions again', () =>
+  withSite(async ({ s, scheduler, clock, ips }) => {
+    const r = await s.post('/schedule/command', { clients: ips, ...RUN });
+    assert.equal(r.status, 200, r.text);
+    const first = await scheduler.actions();
+    assert.ok(first.every((a) => a.state === 'queued' && a.queuedAt === clock.now()), 'queued at once');
+    await clock.advance(900_000);
+    assert.ok((await scheduler.actions()).every((a) => a.result === 'failure'), 'nobody connected: expired');
+    const again = new Date(2027, 0, 4, 8, 0);
+    const c = await s.post('/schedule/create', { task: String(r.body.session), name: 'again', type: 'procedure', when: whenFor(again) });
+    assert.equal(c.status, 200, c.text);
+    await clock.advanceTo(again.getTime());
+    const rows = await scheduler.actions();
+    assert.deepEqual(rows.map((a) => a.id), first.map((a) => a.id), 'the same rows, no new ones');
+    assert.ok(rows.every((a) => a.state === 'queued' && a.result === '' && a.queuedAt === again.getTime() && a.scheduleId === c.body.id), 'queued again by the new schedule');
+  }));
+
 test('restart: schedules and queued commands come back from the database; past times are skipped', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-sched-'));
   try {
