@@ -1,0 +1,115 @@
+import { Type, type TObject } from '@sinclair/typebox';
+import { ErrorCode, badRequest } from '../../core/errors';
+import { compile } from '../../core/validation';
+import type { AgentRequest } from '../agents';
+
+/**
+ * The commands a procedure step or /schedule/command may queue (reference-behaviour.md
+ * 7.1), their params and the agent request each becomes when delivered.
+ */
+export const SchedulerError = {
+  unknownCommand: 'unknown_command',
+  unsupportedCommand: 'unsupported_command',
+  cycle: 'cycle',
+} as const;
+
+/** Disk and partition numbers: existing clients send strings ("1"), the spec integers. */
+const Number16 = () => Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.String({ pattern: '^[0-9]{1,5}$' })]);
+const Id = () => Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9]{1,15}$' })]);
+const Text = (maxLength: number) => Type.String({ maxLength });
+const Digits = (maxLength: number) => Type.String({ pattern: `^[0-9]{1,${maxLength}}$` });
+const Word = () => Type.String({ minLength: 1, maxLength: 32, pattern: '^[A-Za-z0-9_-]+$' });
+
+interface CommandKind {
+  params: TObject;
+  request(params: Record<string, unknown>): AgentRequest;
+}
+
+const none = Type.Object({});
+const body = (params: Record<string, unknown>, keys: string[]): Record<string, unknown> =>
+  Object.fromEntries(keys.filter((k) => params[k] !== undefined).map((k) => [k, params[k]]));
+
+const kinds: Record<string, CommandKind> = {
+  poweroff: { params: none, request: () => ({ method: 'POST', path: 'poweroff' }) },
+  reboot: { params: none, request: () => ({ method: 'POST', path: 'reboot' }) },
+  stop: { params: none, request: () => ({ method: 'POST', path: 'stop' }) },
+  refresh: { params: none, request: () => ({ method: 'GET', path: 'refresh' }) },
+  hardware: { params: none, request: () => ({ method: 'GET', path: 'hardware' }) },
+  software: {
+    params: Type.Object({ disk: Number16(), partition: Number16() }),
+    request: (p) => ({ method: 'GET', path: 'software', body: body(p, ['disk', 'partition']) }),
+  },
+  // The reference's legacy session step names the partition `part`; `partition` is accepted too.
+  session: {
+    params: Type.Object({ disk: Number16(), part: Type.Optional(Number16()), partition: Type.Optional(Number16()) }),
+    request: (p) => ({ method: 'POST', path: 'session', body: { disk: p.disk, partition: p.part ?? p.partition } }),
+  },
+  run: {
+    params: Type.Object({ run: Type.String({ minLength: 1, maxLength: 65536 }) }),
+    request: (p) => ({ method: 'POST', path: 'shell/run', body: { run: p.run, echo: false } }),
+  },
+  image_create: {
+    params: Type.Object({ disk: Number16(), partition: Number16(), code: Text(16), id: Id(), name: Text(100), repository: Type.Optional(Text(15)) }),
+    request: (p) => ({ method: 'POST', path: 'image/create', body: body(p, ['disk', 'partition', 'code', 'id', 'name', 'repository']) }),
+  },
+  image_restore: {
+    params: Type.Object({
+      disk: Number16(),
+      partition: Number16(),
+      id: Id(),
+      name: Text(100),
+      repository: Text(15),
+      type: Text(16),
+      profile: Type.Optional(Id()),
+    }),
+    request: (p) => ({ method: 'POST', path: 'image/restore', body: body(p, ['disk', 'partition', 'id', 'name', 'repository', 'type', 'profile']) }),
+  },
+  setup: {
+    params: Type.Object({
+      type: Type.Union([Type.Literal('MSDOS'), Type.Literal('GPT')]),
+      disk: Digits(3),
+      cache: Digits(1),
+      cache_size: Digits(19),
+      partition_setup: Type.Array(
+        Type.Object({ partition: Digits(3), code: Word(), filesystem: Word(), size: Digits(19), format: Digits(1) }),
+        { minItems: 1, maxItems: 16 },
+      ),
+    }),
+    request: (p) => ({ method: 'POST', path: 'setup', body: body(p, ['type', 'disk', 'cache', 'cache_size', 'partition_setup']) }),
+  },
+};
+
+/** Commands of the reference this scheduler refuses, and why. */
+const unsupported: Record<string, string> = {
+  wol: 'wol steps are not supported: the scheduler cannot wake clients (use POST /wol)',
+};
+
+export const commandNames = Object.keys(kinds);
+
+/**
+ * Check a command and its params; returns the params to store. `field` names where the
+ * command sits in the request (`command`, `steps[2].command`).
+ */
+export function checkCommand(command: string, params: unknown, field: string, paramsField: string): Record<string, unknown> {
+  if (unsupported[command]) throw badRequest(SchedulerError.unsupportedCommand, unsupported[command]!, field);
+  const kind = kinds[command];
+  if (!kind) throw badRequest(SchedulerError.unknownCommand, `'${field}' must be one of ${commandNames.join(', ')}`, field);
+  const value = params ?? {};
+  const checked = compile(kind.params)(value);
+  if (!checked.ok) {
+    const v = checked.violation;
+    const full = v.field ? `${paramsField}.${v.field}` : paramsField;
+    throw badRequest(v.missing ? ErrorCode.missingField : ErrorCode.invalidField, v.message.replace(v.field ? `'${v.field}'` : 'the body', `'${full}'`), full);
+  }
+  if (command === 'session' && (value as { part?: unknown }).part === undefined && (value as { partition?: unknown }).partition === undefined) {
+    throw badRequest(ErrorCode.missingField, `'${paramsField}.part' is required`, `${paramsField}.part`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The agent request a stored command becomes when delivered. */
+export function agentRequest(command: string, params: Record<string, unknown>): AgentRequest {
+  const kind = kinds[command];
+  if (!kind) throw new Error(`unknown stored command '${command}'`);
+  return kind.request(params);
+}

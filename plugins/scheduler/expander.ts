@@ -1,0 +1,165 @@
+import type { EntityManager } from '@mikro-orm/core';
+import type { Database } from '../../core/database';
+import type { Logger } from '../../core/log';
+import type { ClientView, Inventory } from '../inventory';
+import type { Clock } from './clock';
+import { ActionEntity, type Action } from './entities/action';
+import { ProcedureStepEntity } from './entities/procedure';
+import { TaskEntity, TaskStepEntity, type Task } from './entities/task';
+import type { CommandQueue, QueuedAction } from './queue';
+
+/** Where queued actions came from, stored on each row. */
+export interface Origin {
+  taskId?: number;
+  scheduleId?: number;
+}
+
+interface Command {
+  command: string;
+  params: string;
+  procedureId: number;
+}
+
+/**
+ * The session value of one expansion (reference-behaviour.md 7.4): the id of the first
+ * action it inserts, shared by every later action of the same expansion.
+ */
+export class Session {
+  value = 0;
+}
+
+/**
+ * Turns procedures, tasks and fired schedules into queued actions, then asks each client
+ * concerned for GET /run/schedule so that delivery starts.
+ */
+export class Expander {
+  constructor(
+    private readonly db: Database,
+    private readonly inventory: Inventory,
+    private readonly queue: CommandQueue,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+  ) {}
+
+  /** Insert one action per (command, client), commands outer, with the session rule applied. */
+  async insertActions(
+    em: EntityManager,
+    commands: Command[],
+    clients: ClientView[],
+    session: Session,
+    origin: Origin,
+    state: 'queued' | 'waiting',
+  ): Promise<QueuedAction[]> {
+    const now = this.clock.now();
+    const rows: Action[] = [];
+    for (const command of commands) {
+      for (const client of clients) {
+        const row = em.create(ActionEntity, {
+          client: em.getReference('Client', client.id) as never,
+          ip: client.ip,
+          session: session.value,
+          command: command.command,
+          params: command.params,
+          state,
+          result: '',
+          note: '',
+          queuedAt: state === 'queued' ? now : null,
+          taskId: origin.taskId ?? 0,
+          procedureId: command.procedureId,
+          scheduleId: origin.scheduleId ?? 0,
+        });
+        if (session.value === 0) {
+          await em.flush();
+          session.value = row.id;
+          row.session = row.id;
+        }
+        rows.push(row);
+      }
+    }
+    await em.flush();
+    return rows.map((r) => ({ id: r.id, ip: r.ip, queuedAt: now }));
+  }
+
+  /** The commands of a procedure in execution order, included procedures expanded in place. */
+  async commandsOf(em: EntityManager, procedureId: number, path: number[] = []): Promise<Command[]> {
+    if (path.includes(procedureId)) {
+      // Refused when written; only rows from elsewhere can loop. Never expand forever.
+      this.log.warn({ procedure: procedureId, path }, 'procedure includes itself; the loop is not expanded');
+      return [];
+    }
+    const steps = await em.find(ProcedureStepEntity, { procedure: { id: procedureId } }, { orderBy: { ordinal: 'asc' } });
+    const out: Command[] = [];
+    for (const step of steps) {
+      if (step.subprocedure) out.push(...(await this.commandsOf(em, step.subprocedure.id, [...path, procedureId])));
+      else if (step.command) out.push({ command: step.command, params: step.params ?? '{}', procedureId });
+    }
+    return out;
+  }
+
+  /** POST /procedure/run: queue the procedure for each client, one session, then start delivery. */
+  async runProcedure(procedureId: number, clients: ClientView[]): Promise<number> {
+    const session = new Session();
+    const rows = await this.db.transactional(async (em) => this.insertActions(em, await this.commandsOf(em, procedureId), clients, session, {}, 'queued'));
+    this.enqueue(rows, clients.map((c) => c.ip));
+    return session.value;
+  }
+
+  /** Fire a task: its steps in order, procedures for the task's scope; a nested task starts its own session. */
+  async runTask(taskId: number, origin: Origin = {}): Promise<void> {
+    const rows = await this.db.transactional((em) => this.expandTask(em, taskId, { ...origin, taskId }, []));
+    this.enqueue(rows, [...new Set(rows.map((r) => r.ip))]);
+  }
+
+  private async expandTask(em: EntityManager, taskId: number, origin: Origin, path: number[]): Promise<QueuedAction[]> {
+    const task = await em.findOne(TaskEntity, { id: taskId });
+    if (!task) {
+      this.log.warn({ task: taskId }, 'scheduled task no longer exists');
+      return [];
+    }
+    if (path.includes(taskId)) {
+      this.log.warn({ task: taskId, path }, 'task includes itself; the loop is not expanded');
+      return [];
+    }
+    const clients = await this.scope(em, task);
+    if (clients.length === 0) this.log.warn({ task: taskId }, 'task has no computers in its scope; nothing queued');
+    const session = new Session();
+    const out: QueuedAction[] = [];
+    const steps = await em.find(TaskStepEntity, { task: { id: taskId } }, { orderBy: { ordinal: 'asc' } });
+    for (const step of steps) {
+      if (step.subtask) out.push(...(await this.expandTask(em, step.subtask.id, { ...origin, taskId: step.subtask.id }, [...path, taskId])));
+      else if (step.procedure && clients.length > 0) out.push(...(await this.insertActions(em, await this.commandsOf(em, step.procedure.id), clients, session, origin, 'queued')));
+    }
+    return out;
+  }
+
+  private async scope(em: EntityManager, task: Task): Promise<ClientView[]> {
+    switch (task.scopeType) {
+      case 'center':
+        return this.inventory.clientsWhere('r.center_id = ?', [task.scopeId], em);
+      case 'room':
+        return this.inventory.clientsWhere('c.room_id = ?', [task.scopeId], em);
+      case 'client':
+        return this.inventory.clientsWhere('c.id = ?', [task.scopeId], em);
+      default:
+        return [];
+    }
+  }
+
+  /** Fire a procedure or command schedule: the actions of its session enter their clients' queues again. */
+  async runSession(session: number, origin: Origin): Promise<void> {
+    const now = this.clock.now();
+    const rows = await this.db.transactional(async (em) => {
+      const found = await em.find(ActionEntity, { session, state: { $in: ['waiting', 'done'] } }, { orderBy: { id: 'asc' } });
+      for (const row of found) Object.assign(row, { state: 'queued', result: '', note: '', queuedAt: now, finishedAt: null, scheduleId: origin.scheduleId ?? row.scheduleId });
+      await em.flush();
+      return found.map((r) => ({ id: r.id, ip: r.ip, queuedAt: now }));
+    });
+    if (rows.length === 0) this.log.warn({ session }, 'scheduled session has no actions; nothing queued');
+    this.enqueue(rows, [...new Set(rows.map((r) => r.ip))]);
+  }
+
+  private enqueue(rows: QueuedAction[], ips: string[]): void {
+    this.queue.add(rows);
+    if (ips.length > 0) this.queue.runSchedule(ips);
+  }
+}

@@ -1,0 +1,60 @@
+import { Type } from '@sinclair/typebox';
+import { definePlugin } from '../../core/plugin';
+import { AgentLink } from '../agents';
+import { Inventory } from '../inventory';
+import { SchedulerClock, SystemClock, type Clock } from './clock';
+import { ActionEntity } from './entities/action';
+import { ProcedureEntity, ProcedureStepEntity } from './entities/procedure';
+import { ScheduleEntity } from './entities/schedule';
+import { TaskEntity, TaskStepEntity } from './entities/task';
+import { schedulerRoutes } from './routes';
+import { Scheduler } from './service';
+
+export { Scheduler, type ScheduleView } from './service';
+export { SchedulerClock, SystemClock, ManualClock, type Clock } from './clock';
+export { nextOccurrence, occurrences, readYears, whenAt, type When } from './calendar';
+export type { Action, ActionState, ActionResult } from './entities/action';
+
+/**
+ * The legacy scheduler: procedures, tasks, schedules and the per-client queue of commands
+ * they produce. Not enabled by default; sites that still use the scheduling endpoints of
+ * earlier releases add it to `plugins`.
+ */
+export default definePlugin({
+  name: 'scheduler',
+  requires: ['inventory', 'agents'],
+  schemaVersion: 1,
+  entities: [ProcedureEntity, ProcedureStepEntity, TaskEntity, TaskStepEntity, ScheduleEntity, ActionEntity],
+  config: Type.Object(
+    {
+      /** A queued command not sent within this many seconds is marked failed (reference: 900). */
+      pending_timeout_s: Type.Number({ default: 900, exclusiveMinimum: 0 }),
+      /** How often delivery is retried to a connected client that still has commands queued. */
+      retry_interval_s: Type.Number({ default: 30, exclusiveMinimum: 0 }),
+    },
+    { additionalProperties: false },
+  ),
+  register(ctx) {
+    // Tests register a ManualClock under SchedulerClock before starting a server.
+    const clock: Clock = ctx.container.isRegistered(SchedulerClock, true) ? ctx.container.resolve<Clock>(SchedulerClock) : new SystemClock();
+    const link = ctx.use(AgentLink);
+    const inventory = ctx.use(Inventory);
+    const scheduler = new Scheduler(
+      ctx.db,
+      link,
+      inventory,
+      clock,
+      { pendingTimeoutMs: ctx.config.pending_timeout_s * 1000, retryMs: ctx.config.retry_interval_s * 1000 },
+      ctx.log,
+    );
+    ctx.provide(Scheduler, scheduler);
+    // A connecting agent is sent GET /refresh first; its queued commands follow the answer.
+    link.onConnect((ip) => setImmediate(() => scheduler.queue.connected(ip)));
+    link.onAnswer('refresh', (client) => {
+      setImmediate(() => scheduler.queue.kick(client.ip));
+    });
+    schedulerRoutes(ctx.router, scheduler, inventory);
+    ctx.onStart(() => scheduler.start());
+    ctx.onStop(() => scheduler.stop());
+  },
+});

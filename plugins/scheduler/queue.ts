@@ -1,0 +1,197 @@
+import type { Database } from '../../core/database';
+import type { Logger } from '../../core/log';
+import type { AgentLink, Dispatch } from '../agents';
+import type { Clock } from './clock';
+import { agentRequest } from './commands';
+import { ActionEntity, type ActionResult } from './entities/action';
+
+export interface QueuedAction {
+  id: number;
+  ip: string;
+  queuedAt: number;
+}
+
+export interface QueueTimings {
+  /** A queued command not sent within this long is marked failed (reference: 900 s). */
+  pendingTimeoutMs: number;
+  /** How often delivery is retried for connected clients that still have commands queued. */
+  retryMs: number;
+}
+
+/**
+ * Commands queued per client, oldest first, delivered one at a time through AgentLink
+ * when the client is connected and idle. The queue is the `actions` table (state
+ * `queued`), mirrored in memory; it survives a restart, unlike the reference's.
+ */
+export class CommandQueue {
+  private readonly byIp = new Map<string, QueuedAction[]>();
+  /** Clients a delivery loop is running for: one command at a time per client. */
+  private readonly delivering = new Set<string>();
+  private cancelSweep?: () => void;
+  private stopped = false;
+  /** Resolves at stop(): a delivery waiting for an answer gives up waiting (the row stays `sent`). */
+  private readonly stopping: Promise<void>;
+  private resolveStopping!: () => void;
+  /** Delivery loops still running, so that stop() and tests can wait for them. */
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly link: AgentLink,
+    private readonly clock: Clock,
+    private readonly timings: QueueTimings,
+    private readonly log: Logger,
+  ) {
+    this.stopping = new Promise((resolve) => (this.resolveStopping = resolve));
+  }
+
+  /** Start-up: commands sent before a restart have no answer to wait for; queued ones resume. */
+  async load(): Promise<void> {
+    const em = this.db.fork();
+    await em.nativeUpdate(ActionEntity, { state: 'sent' }, { state: 'done', result: 'failure', note: 'server restarted before the agent answered', finishedAt: this.clock.now() });
+    const rows = await em.find(ActionEntity, { state: 'queued' }, { orderBy: { id: 'asc' }, fields: ['id', 'ip', 'queuedAt'] });
+    this.add(rows.map((r) => ({ id: r.id, ip: r.ip, queuedAt: r.queuedAt ?? this.clock.now() })));
+  }
+
+  add(actions: QueuedAction[]): void {
+    for (const action of actions) {
+      const list = this.byIp.get(action.ip) ?? [];
+      list.push(action);
+      this.byIp.set(action.ip, list);
+    }
+    this.armSweep();
+  }
+
+  /** Forget queued actions (their rows were changed elsewhere, e.g. re-queued by a schedule). */
+  drop(ids: Set<number>): void {
+    for (const [ip, list] of this.byIp) {
+      const kept = list.filter((a) => !ids.has(a.id));
+      if (kept.length) this.byIp.set(ip, kept);
+      else this.byIp.delete(ip);
+    }
+  }
+
+  pendingIps(): string[] {
+    return [...this.byIp.keys()];
+  }
+
+  /** GET /run/schedule to clients; each that answers 200 gets its oldest queued command. */
+  runSchedule(ips: string[]): Dispatch {
+    const dispatch = this.link.dispatch(ips, { method: 'GET', path: 'run/schedule' });
+    for (const [ip, answer] of dispatch.answers) {
+      answer.then(
+        (a) => {
+          if (a.status === 200) this.kick(ip);
+        },
+        () => undefined,
+      );
+    }
+    return dispatch;
+  }
+
+  /** A client connected: try now, and keep retrying while it has commands queued. */
+  connected(ip: string): void {
+    this.kick(ip);
+    this.armSweep();
+  }
+
+  /** Try to deliver `ip`'s queued commands now. */
+  kick(ip: string): void {
+    if (this.stopped || this.delivering.has(ip) || !this.byIp.has(ip)) return;
+    this.delivering.add(ip);
+    const run = this.deliver(ip)
+      .catch((error: unknown) => this.log.error({ err: error, ip }, 'delivering queued commands failed'))
+      .finally(() => {
+        this.delivering.delete(ip);
+        this.running.delete(run);
+      });
+    this.running.add(run);
+  }
+
+  /** Resolves when no delivery loop is running (tests, shutdown). */
+  async settled(): Promise<void> {
+    while (this.running.size > 0) await Promise.all([...this.running]);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.resolveStopping();
+    this.cancelSweep?.();
+    await this.settled();
+  }
+
+  private async deliver(ip: string): Promise<void> {
+    for (;;) {
+      const list = this.byIp.get(ip);
+      const next = list?.[0];
+      if (!list || !next) return;
+      if (this.expired(next)) {
+        this.take(ip, next);
+        await this.finish(next.id, 'failure', 'expired before it could be sent');
+        continue;
+      }
+      if (this.stopped || !this.link.isConnected(ip)) return;
+      const row = await this.db.fork().findOne(ActionEntity, { id: next.id, state: 'queued' });
+      if (!row) {
+        this.take(ip, next);
+        continue;
+      }
+      const dispatch = this.link.dispatch([ip], agentRequest(row.command, JSON.parse(row.params) as Record<string, unknown>));
+      const answer = dispatch.answers.get(ip);
+      if (!answer) return; // busy or gone: retried on its next answer or by the sweep
+      this.take(ip, next);
+      await this.db.fork().nativeUpdate(ActionEntity, { id: next.id }, { state: 'sent' });
+      const outcome = await Promise.race([
+        answer.then(
+          ({ status }) => (status === 200 || status === 202 ? { result: 'success' as const, note: '' } : { result: 'failure' as const, note: `agent answered ${status}` }),
+          (error: Error) => ({ result: 'failure' as const, note: error.message.slice(0, 200) }),
+        ),
+        this.stopping.then(() => undefined),
+      ]);
+      // Stopping: the row stays `sent` and the next start marks it failed.
+      if (!outcome) return;
+      await this.finish(next.id, outcome.result, outcome.note);
+    }
+  }
+
+  private expired(action: QueuedAction): boolean {
+    return this.clock.now() - action.queuedAt >= this.timings.pendingTimeoutMs;
+  }
+
+  private take(ip: string, action: QueuedAction): void {
+    const list = (this.byIp.get(ip) ?? []).filter((a) => a !== action);
+    if (list.length) this.byIp.set(ip, list);
+    else this.byIp.delete(ip);
+  }
+
+  private async finish(id: number, result: ActionResult, note: string): Promise<void> {
+    await this.db.fork().nativeUpdate(ActionEntity, { id }, { state: 'done', result, note, finishedAt: this.clock.now() });
+  }
+
+  /** One timer: the earliest expiry, or the next delivery retry while a connected client waits. */
+  private armSweep(): void {
+    this.cancelSweep?.();
+    this.cancelSweep = undefined;
+    if (this.stopped) return;
+    let at = Infinity;
+    for (const [ip, list] of this.byIp) {
+      for (const action of list) at = Math.min(at, action.queuedAt + this.timings.pendingTimeoutMs);
+      if (this.link.isConnected(ip)) at = Math.min(at, this.clock.now() + this.timings.retryMs);
+    }
+    if (at !== Infinity) this.cancelSweep = this.clock.setTimer(at, () => this.sweep());
+  }
+
+  /** Mark expired commands failed (for clients not being delivered to), then retry delivery. */
+  async sweep(): Promise<void> {
+    this.cancelSweep = undefined;
+    for (const [ip, list] of [...this.byIp]) {
+      if (this.delivering.has(ip)) continue;
+      for (const action of list.filter((a) => this.expired(a))) {
+        this.take(ip, action);
+        await this.finish(action.id, 'failure', 'expired before it could be sent');
+      }
+    }
+    for (const ip of this.byIp.keys()) if (this.link.isConnected(ip)) this.kick(ip);
+    this.armSweep();
+  }
+}

@@ -1,0 +1,96 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { ErrorCode, badRequest } from '../../core/errors';
+import type { RouteRegistrar } from '../../core/http/routes';
+import { toInt } from '../../core/schema-types';
+import type { ClientView, Inventory } from '../inventory';
+import { addProcedure, addTask, deleteProcedure, requireProcedure, requireTask, updateProcedure } from './catalogue';
+import {
+  IdBody,
+  ProcedureAdd,
+  ProcedureRun,
+  ProcedureUpdate,
+  RunSchedule,
+  ScheduleCommand,
+  ScheduleCreate,
+  ScheduleGet,
+  ScheduleUpdate,
+  TaskAdd,
+  TaskRun,
+} from './schemas';
+import type { Scheduler } from './service';
+
+/** Every listed address must be a known client; refused (400 naming `clients`) otherwise. */
+async function knownClients(inventory: Inventory, ips: string[]): Promise<ClientView[]> {
+  const found = await inventory.clientsByIps(ips);
+  const known = new Set(found.map((c) => c.ip));
+  const unknown = [...new Set(ips)].filter((ip) => !known.has(ip));
+  if (unknown.length > 0) throw badRequest(ErrorCode.unknownId, `no client with ip ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ', ...' : ''}`, 'clients');
+  return found;
+}
+
+const scopeEntities = { center: 'Center', room: 'Room', client: 'Client' } as const;
+
+async function requireScope(em: EntityManager, scope: { type: keyof typeof scopeEntities; id: number }): Promise<void> {
+  if (!(await em.findOne(scopeEntities[scope.type], { id: scope.id } as never))) {
+    throw badRequest(ErrorCode.unknownId, `no ${scope.type} with id ${scope.id}`, 'scope.id');
+  }
+}
+
+/** The scheduling endpoints of earlier releases, in the reference's request shapes. */
+export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, inventory: Inventory): void {
+  router.post('/procedure/add', { body: ProcedureAdd }, async ({ body, em }) => ({
+    id: await addProcedure(em, { center: toInt(body.center), name: body.name, description: body.description ?? '', steps: body.steps ?? [] }),
+  }));
+
+  router.post('/procedure/update', { body: ProcedureUpdate }, async ({ body, em }) => {
+    await updateProcedure(em, toInt(body.procedure), { center: toInt(body.center), name: body.name, description: body.description ?? '', steps: body.steps ?? [] });
+  });
+
+  router.post('/procedure/delete', { body: IdBody }, async ({ body, em }) => {
+    await deleteProcedure(em, toInt(body.id));
+  });
+
+  router.post('/procedure/run', { body: ProcedureRun }, async ({ body, em }) => {
+    const procedure = await requireProcedure(em, toInt(body.procedure), 'procedure');
+    const clients = await knownClients(inventory, body.clients);
+    return { session: await scheduler.expander.runProcedure(procedure.id, clients) };
+  });
+
+  router.post('/task/add', { body: TaskAdd }, async ({ body, em }) => {
+    const scope = body.scope && { type: body.scope.type, id: toInt(body.scope.id) };
+    if (scope) await requireScope(em, scope);
+    return { id: await addTask(em, { center: toInt(body.center), name: body.name, description: body.description ?? '', steps: body.steps ?? [], scope }) };
+  });
+
+  router.post('/task/run', { body: TaskRun }, async ({ body, em }) => {
+    const task = await requireTask(em, toInt(body.task), 'task');
+    await scheduler.expander.runTask(task.id);
+  });
+
+  router.post('/schedule/command', { body: ScheduleCommand }, async ({ body }) => {
+    const clients = await knownClients(inventory, body.clients);
+    return scheduler.scheduleCommand(clients, body.command, body.params, body.when);
+  });
+
+  router.post('/schedule/create', { body: ScheduleCreate }, async ({ body }) => ({
+    id: await scheduler.createSchedule({ kind: body.type, target: toInt(body.task), name: body.name, when: body.when }),
+  }));
+
+  router.post('/schedule/update', { body: ScheduleUpdate }, async ({ body }) => {
+    await scheduler.updateSchedule(toInt(body.id), { kind: body.type, target: toInt(body.task), name: body.name, when: body.when });
+  });
+
+  router.post('/schedule/delete', { body: IdBody }, async ({ body }) => {
+    await scheduler.deleteSchedule(toInt(body.id));
+  });
+
+  // POST, as the reference: the filter travels in the body, which may be absent.
+  router.post('/schedule/get', { body: ScheduleGet, bodyPolicy: 'optional' }, async ({ body }) => ({
+    schedule: await scheduler.schedules({
+      id: body?.id === undefined ? undefined : toInt(body.id),
+      target: body?.task === undefined ? undefined : toInt(body.task),
+    }),
+  }));
+
+  router.post('/run/schedule', { body: RunSchedule }, ({ body }) => ({ clients: scheduler.queue.runSchedule(body.clients).outcomes }));
+}

@@ -1,0 +1,73 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { IntLike, IpList, Name } from '../../core/schema-types';
+
+/**
+ * Request bodies of the scheduling endpoints, in the reference's shapes: ids as numeric
+ * strings or integers. Which kind a step is, and what its params hold, is checked in code
+ * so that errors name the step (`steps[2].procedure`).
+ */
+const maxSteps = 1000;
+
+const Step = Type.Object({
+  command: Type.Optional(Type.String({ maxLength: 32 })),
+  params: Type.Optional(Type.Unknown()),
+  procedure: Type.Optional(IntLike()),
+  task: Type.Optional(IntLike()),
+});
+export type StepBody = Static<typeof Step>;
+
+const Description = () => Type.String({ maxLength: 10_000 });
+
+export const ProcedureAdd = Type.Object({
+  center: IntLike(),
+  name: Name(100),
+  description: Type.Optional(Description()),
+  steps: Type.Optional(Type.Array(Step, { maxItems: maxSteps })),
+});
+export const ProcedureUpdate = Type.Object({ ...ProcedureAdd.properties, procedure: IntLike() });
+export const ProcedureRun = Type.Object({ clients: IpList({ minItems: 1 }), procedure: IntLike() });
+export const IdBody = Type.Object({ id: IntLike() });
+
+export const ScopeBody = Type.Object({
+  type: Type.Union([Type.Literal('center'), Type.Literal('room'), Type.Literal('client')]),
+  id: IntLike(),
+});
+
+export const TaskAdd = Type.Object({
+  center: IntLike(),
+  name: Name(100),
+  description: Type.Optional(Description()),
+  steps: Type.Optional(Type.Array(Step, { maxItems: maxSteps })),
+  /** Not in the reference (its tasks target no computer): the computers the task's procedures run on. */
+  scope: Type.Optional(ScopeBody),
+});
+export const TaskRun = Type.Object({ task: IntLike() });
+
+/**
+ * `years` is a year (2010-9999), a list of years, or the reference's 16-bit mask (bit i =
+ * 2010 + i); the other keys are the reference's masks.
+ */
+export const WhenBody = Type.Object({
+  years: Type.Union([Type.Integer({ minimum: 0 }), Type.Array(Type.Integer(), { minItems: 1, maxItems: 1000 })]),
+  months: Type.Integer({ minimum: 0, maximum: 2 ** 12 - 1 }),
+  weeks: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 6 - 1 })),
+  week_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 7 - 1 })),
+  days: Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 }),
+  hours: Type.Integer({ minimum: 0, maximum: 2 ** 12 - 1 }),
+  am_pm: Type.Integer({ minimum: 0, maximum: 1 }),
+  minutes: Type.Integer({ minimum: 0, maximum: 59 }),
+});
+export type WhenRequest = Static<typeof WhenBody>;
+
+const Kind = () => Type.Union([Type.Literal('task'), Type.Literal('procedure'), Type.Literal('command')]);
+
+export const ScheduleCreate = Type.Object({ task: IntLike(), name: Name(100), type: Kind(), when: Type.Optional(WhenBody) });
+export const ScheduleUpdate = Type.Object({ id: IntLike(), task: IntLike(), name: Name(100), type: Type.Optional(Kind()), when: Type.Optional(WhenBody) });
+export const ScheduleGet = Type.Object({ task: Type.Optional(IntLike()), id: Type.Optional(IntLike()) });
+export const ScheduleCommand = Type.Object({
+  clients: IpList({ minItems: 1 }),
+  command: Type.String({ maxLength: 32 }),
+  params: Type.Optional(Type.Unknown()),
+  when: Type.Optional(WhenBody),
+});
+export const RunSchedule = Type.Object({ clients: IpList({ minItems: 1 }) });

@@ -1,0 +1,259 @@
+import type { Database } from '../../core/database';
+import { ErrorCode, badRequest } from '../../core/errors';
+import type { Logger } from '../../core/log';
+import type { AgentLink } from '../agents';
+import type { ClientView, Inventory } from '../inventory';
+import { readYears, requireSomeTime, whenAt, type When } from './calendar';
+import type { Clock } from './clock';
+import { checkCommand } from './commands';
+import { ActionEntity, type Action } from './entities/action';
+import { ScheduleEntity, type Schedule, type ScheduleKind } from './entities/schedule';
+import { TaskEntity } from './entities/task';
+import { Expander, Session } from './expander';
+import { CommandQueue, type QueueTimings } from './queue';
+import type { WhenRequest } from './schemas';
+import { Timeline, type TimelineEntry } from './timeline';
+
+export interface ScheduleInput {
+  kind: ScheduleKind;
+  target: number;
+  name: string;
+  when?: WhenRequest;
+}
+
+/** A schedule as POST /schedule/get shows it: the reference's keys, `years` as a list of years. */
+export interface ScheduleView {
+  id: number;
+  task: number;
+  name: string;
+  type: ScheduleKind;
+  years: number[];
+  months: number;
+  weeks: number;
+  week_days: number;
+  days: number;
+  hours: number;
+  am_pm: number;
+  minutes: number;
+  suspended: number;
+  session: number;
+  /** When it fires next (ms since 1970), if it still does. */
+  next?: number;
+}
+
+/** A request's `when` in stored form, refused (400 naming the field) when it can never fire. */
+export function readWhen(body: WhenRequest): When {
+  const when: When = {
+    years: readYears(body.years),
+    months: body.months,
+    weeks: body.weeks ?? 0,
+    weekDays: body.week_days ?? 0,
+    days: body.days,
+    hours: body.hours,
+    amPm: body.am_pm,
+    minutes: body.minutes,
+  };
+  requireSomeTime(when);
+  return when;
+}
+
+type ScheduleRow = Record<'id' | 'kind' | 'target' | 'name' | 'years' | 'months' | 'weeks' | 'week_days' | 'days' | 'hours' | 'am_pm' | 'minutes' | 'suspended' | 'session_id', unknown>;
+
+function yearsOf(stored: string): number[] {
+  return stored.split(',').filter(Boolean).map(Number);
+}
+
+function whenOf(row: Schedule): When {
+  return {
+    years: yearsOf(row.years),
+    months: row.months,
+    weeks: row.weeks,
+    weekDays: row.weekDays,
+    days: row.days,
+    hours: row.hours,
+    amPm: row.amPm,
+    minutes: row.minutes,
+  };
+}
+
+function columnsOf(when: When): Pick<Schedule, 'years' | 'months' | 'weeks' | 'weekDays' | 'days' | 'hours' | 'amPm' | 'minutes'> {
+  return {
+    years: when.years.join(','),
+    months: when.months,
+    weeks: when.weeks,
+    weekDays: when.weekDays,
+    days: when.days,
+    hours: when.hours,
+    amPm: when.amPm,
+    minutes: when.minutes,
+  };
+}
+
+/**
+ * The scheduler: schedules in the database, their next fire times in a timeline, and the
+ * per-client queue of commands they produce. Exported for tests and for plugins that
+ * want to queue work (through `expander`).
+ */
+export class Scheduler {
+  readonly queue: CommandQueue;
+  readonly expander: Expander;
+  readonly timeline: Timeline;
+
+  constructor(
+    private readonly db: Database,
+    link: AgentLink,
+    inventory: Inventory,
+    readonly clock: Clock,
+    timings: QueueTimings,
+    private readonly log: Logger,
+  ) {
+    this.queue = new CommandQueue(db, link, clock, timings, log);
+    this.expander = new Expander(db, inventory, this.queue, clock, log);
+    this.timeline = new Timeline(clock, (entry) => this.fire(entry), log);
+  }
+
+  /** Start-up: resume queued commands, then arm every schedule from now on (past times skipped). */
+  async start(): Promise<void> {
+    await this.queue.load();
+    const rows = await this.db.fork().find(ScheduleEntity, { suspended: false }, { orderBy: { id: 'asc' } });
+    const now = this.clock.now();
+    for (const row of rows) this.timeline.set({ id: row.id, kind: row.kind, target: row.target, when: whenOf(row) }, now);
+    this.log.info({ schedules: rows.length, queued: this.queue.pendingIps().length }, 'scheduler started');
+  }
+
+  async stop(): Promise<void> {
+    this.timeline.stop();
+    await this.queue.stop();
+  }
+
+  async createSchedule(input: ScheduleInput): Promise<number> {
+    await this.requireTarget(input.kind, input.target);
+    const now = this.clock.now();
+    const when = input.when ? readWhen(input.when) : whenAt(now);
+    const em = this.db.fork();
+    const row = em.create(ScheduleEntity, {
+      kind: input.kind,
+      target: input.target,
+      name: input.name,
+      ...columnsOf(when),
+      suspended: false,
+      session: input.kind === 'command' ? input.target : 0,
+    });
+    await em.flush();
+    await this.arm(row, when, input.when !== undefined);
+    return row.id;
+  }
+
+  async updateSchedule(id: number, input: Omit<ScheduleInput, 'kind'> & { kind?: ScheduleKind }): Promise<void> {
+    const em = this.db.fork();
+    const row = await em.findOne(ScheduleEntity, { id });
+    if (!row) throw badRequest(ErrorCode.unknownId, `no schedule with id ${id}`, 'id');
+    const kind = input.kind ?? row.kind;
+    await this.requireTarget(kind, input.target);
+    const when = input.when ? readWhen(input.when) : whenAt(this.clock.now());
+    Object.assign(row, { kind, target: input.target, name: input.name, ...columnsOf(when), session: kind === 'command' ? input.target : 0 });
+    await em.flush();
+    await this.arm(row, when, input.when !== undefined);
+  }
+
+  /** 200 even for an unknown id, as the reference. */
+  async deleteSchedule(id: number): Promise<void> {
+    await this.db.fork().nativeDelete(ScheduleEntity, { id });
+    this.timeline.remove(id);
+  }
+
+  /** POST /schedule/get: plain SQL, as consoles poll it and entity hydration costs most of the time. */
+  async schedules(filter: { id?: number; target?: number }): Promise<ScheduleView[]> {
+    const where: string[] = [];
+    const params: number[] = [];
+    if (filter.id !== undefined) {
+      where.push('id = ?');
+      params.push(filter.id);
+    }
+    if (filter.target !== undefined) {
+      where.push('target = ?');
+      params.push(filter.target);
+    }
+    const rows = await this.db.query<ScheduleRow>(
+      `select id, kind, target, name, years, months, weeks, week_days, days, hours, am_pm, minutes, suspended, session_id from schedules${
+        where.length ? ` where ${where.join(' and ')}` : ''
+      } order by id`,
+      params,
+    );
+    return rows.map((row) => {
+      const id = Number(row.id);
+      const next = this.timeline.nextOf(id);
+      return {
+        id,
+        task: Number(row.target),
+        name: String(row.name),
+        type: row.kind as ScheduleKind,
+        years: yearsOf(String(row.years)),
+        months: Number(row.months),
+        weeks: Number(row.weeks),
+        week_days: Number(row.week_days),
+        days: Number(row.days),
+        hours: Number(row.hours),
+        am_pm: Number(row.am_pm),
+        minutes: Number(row.minutes),
+        suspended: row.suspended ? 1 : 0,
+        session: Number(row.session_id),
+        ...(next === undefined ? {} : { next }),
+      };
+    });
+  }
+
+  /**
+   * POST /schedule/command: one waiting action per client, all with the session value of
+   * the first, and a `command` schedule whose target is that session.
+   */
+  async scheduleCommand(clients: ClientView[], command: string, params: unknown, whenBody: WhenRequest | undefined): Promise<{ id: number; session: number }> {
+    const checked = checkCommand(command, params, 'command', 'params');
+    const now = this.clock.now();
+    const when = whenBody ? readWhen(whenBody) : whenAt(now);
+    const session = new Session();
+    const row = await this.db.transactional(async (em) => {
+      await this.expander.insertActions(em, [{ command, params: JSON.stringify(checked), procedureId: 0 }], clients, session, {}, 'waiting');
+      const schedule = em.create(ScheduleEntity, { kind: 'command', target: session.value, name: command, ...columnsOf(when), suspended: false, session: session.value });
+      await em.flush();
+      await em.nativeUpdate(ActionEntity, { session: session.value }, { scheduleId: schedule.id });
+      return schedule;
+    });
+    await this.arm(row, when, whenBody !== undefined);
+    return { id: row.id, session: session.value };
+  }
+
+  /** Every action, for tests and diagnostics. */
+  async actions(where: Partial<Pick<Action, 'session' | 'ip' | 'state'>> = {}): Promise<Action[]> {
+    return this.db.fork().find(ActionEntity, where, { orderBy: { id: 'asc' } });
+  }
+
+  /**
+   * With a `when`, fire at its next occurrence from now on; without one the reference
+   * stores the current minute and fires at once.
+   */
+  private async arm(row: Schedule, when: When, hasWhen: boolean): Promise<void> {
+    const entry = { id: row.id, kind: row.kind, target: row.target, when };
+    if (hasWhen) {
+      this.timeline.set(entry, this.clock.now());
+      return;
+    }
+    this.timeline.remove(row.id);
+    await this.fire({ ...entry, at: this.clock.now() });
+  }
+
+  private async requireTarget(kind: ScheduleKind, target: number): Promise<void> {
+    const em = this.db.fork();
+    if (kind === 'task') {
+      if (!(await em.findOne(TaskEntity, { id: target }))) throw badRequest(ErrorCode.unknownId, `no task with id ${target}`, 'task');
+    } else if ((await em.count(ActionEntity, { session: target })) === 0) {
+      throw badRequest(ErrorCode.unknownId, `no queued actions with session ${target}`, 'task');
+    }
+  }
+
+  private async fire(entry: TimelineEntry): Promise<void> {
+    this.log.info({ schedule: entry.id, kind: entry.kind, target: entry.target }, 'schedule fired');
+    if (entry.kind === 'task') await this.expander.runTask(entry.target, { scheduleId: entry.id });
+    else await this.expander.runSession(entry.target, { scheduleId: entry.id });
+  }
+}

@@ -1,0 +1,105 @@
+import 'reflect-metadata';
+import { container } from 'tsyringe';
+import { AgentLink } from '../../../plugins/agents';
+import { ManualClock, Scheduler, SchedulerClock } from '../../../plugins/scheduler';
+import { FakeAgent, eventually } from '../../support/fake-agent';
+import { addCenter, addClient, addRoom, macFor } from '../../support/fixtures';
+import { startServer, type TestServer } from '../../support/server';
+
+/** Sunday 22 November 2026, 10:00 local time: "now" in these tests. */
+export const NOW = new Date(2026, 10, 22, 10, 0).getTime();
+export const PLUGINS = ['inventory', 'agents', 'scheduler'];
+
+export interface SchedulerSite {
+  s: TestServer;
+  clock: ManualClock;
+  scheduler: Scheduler;
+  link: AgentLink;
+  center: number;
+  room: number;
+  /** Client addresses known to the inventory: 127.0.2.1, 127.0.2.2, ... */
+  ips: string[];
+  connect(ip: string): Promise<FakeAgent>;
+  close(): Promise<void>;
+}
+
+export interface SiteOptions {
+  clients?: number;
+  now?: number;
+  scheduler?: Record<string, unknown>;
+  /** The server's directory: give the same one to a second site to test a restart. */
+  dir?: string;
+  /** Add a center, a room and the clients (default); false on a restart. */
+  populate?: boolean;
+}
+
+/**
+ * A server with the scheduler enabled and a ManualClock injected through the
+ * SchedulerClock token, so that tests move time instead of sleeping.
+ */
+export async function schedulerSite(options: SiteOptions = {}): Promise<SchedulerSite> {
+  const clock = new ManualClock(options.now ?? NOW);
+  container.register(SchedulerClock, { useValue: clock });
+  const s = await startServer({ dir: options.dir, config: { plugins: PLUGINS, scheduler: options.scheduler ?? {} } });
+  const agents: FakeAgent[] = [];
+  const close = async () => {
+    // The server first, so that it stops with its agents still connected, as in production.
+    await s.close();
+    for (const agent of agents) agent.destroy();
+    container.reset();
+  };
+  try {
+    const count = options.clients ?? 2;
+    const ips = Array.from({ length: count }, (_, i) => `127.0.2.${i + 1}`);
+    let center = 0;
+    let room = 0;
+    if (options.populate !== false) {
+      center = await addCenter(s);
+      room = await addRoom(s, center);
+      for (const [i, ip] of ips.entries()) await addClient(s, room, ip, macFor(i + 1));
+    }
+    const link = s.app.container.resolve(AgentLink);
+    return {
+      s,
+      clock,
+      scheduler: s.app.container.resolve(Scheduler),
+      link,
+      center,
+      room,
+      ips,
+      async connect(ip) {
+        const agent = await FakeAgent.connect({ port: link.port(), localAddress: ip });
+        agents.push(agent);
+        // The real agent answers run/schedule 200 with no body.
+        agent.on('run/schedule', { status: 200 }, true);
+        await agent.waitFor('refresh');
+        // Connected and idle once the connect refresh is answered and stored.
+        await eventually(async () => {
+          const r = await s.get('/clients');
+          const entry = (r.body?.clients as { addr: string; state: string; last_cmd: { result: string } }[] | undefined)?.find((c) => c.addr === ip);
+          return entry && entry.state !== 'BSY' && entry.last_cmd.result !== 'unknown';
+        }, `${ip} refreshed`);
+        return agent;
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** A `when` for one local minute, with `years` as given (a year, a list or a mask). */
+export function whenFor(date: Date, years: number | number[] = date.getFullYear()) {
+  const hour = date.getHours();
+  return {
+    years,
+    months: 1 << date.getMonth(),
+    weeks: 0,
+    week_days: 0,
+    days: 1 << (date.getDate() - 1),
+    hours: 1 << hour % 12,
+    am_pm: hour >= 12 ? 1 : 0,
+    minutes: date.getMinutes(),
+  };
+}
