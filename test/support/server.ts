@@ -47,6 +47,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       database: { path: path.join(dir, 'ogserve.sqlite') },
       repository: { directory: path.join(dir, 'images') },
       log: { level: 'info' },
+      ...bootDirsIn(dir, options.config?.plugins),
     },
     options.config ?? {},
   );
@@ -112,6 +113,16 @@ export function send(port: number, method: string, urlPath: string, body?: unkno
     if (payload !== undefined) req.write(payload);
     req.end();
   });
+}
+
+/** Boot files and live images go to the temp dir too, never into the checkout's var/. */
+function bootDirsIn(dir: string, plugins: unknown): Record<string, unknown> {
+  const enabled = (name: string) => !Array.isArray(plugins) || plugins.includes(name);
+  const tftp = path.join(dir, 'tftpboot');
+  return {
+    ...(enabled('pxe-modes') ? { 'pxe-modes': { bios_dir: path.join(tftp, 'menu.lst'), uefi_dir: path.join(tftp, 'grub') } } : {}),
+    ...(enabled('live') ? { live: { directory: tftp } } : {}),
+  };
 }
 
 function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
