@@ -53,7 +53,8 @@ export class App {
     const config = new Config(options.configFile, options.overrides);
     const log = createLogger(config.core.log.level, options.logStream);
     const definitions = orderPlugins(await importPlugins(config.core.plugins, config.baseDirOf('plugins')));
-    config.checkSections([...definitions.map((d) => d.name), ...config.core.plugins.filter(isBundled)]);
+    // A bundled plugin's section is known even when the plugin is disabled: config/default.json lists them all.
+    config.checkSections([...definitions.map((d) => d.name), ...Object.keys(config.raw).filter(isBundled)]);
     const sections = new Map(definitions.map((d) => [d.name, d.config ? config.section(d.name, d.config) : {}]));
     const app = new App(config, log, rootContainer.createChildContainer(), definitions, new RouteTable());
     const entities = definitions.flatMap((d) => d.entities ?? []);

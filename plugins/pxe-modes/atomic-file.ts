@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
- * Write `name` in `dir` so that a reader (the TFTP server, a booting PC) sees either the
- * old file or the whole new one: a temp file in the same directory, then rename.
+ * Write `name` in the existing `dir` so that a reader (the TFTP server, a booting PC) sees
+ * either the old file or the whole new one: a temp file in the same directory, then rename.
  */
 export async function writeAtomic(dir: string, name: string, content: string): Promise<void> {
-  await mkdir(dir, { recursive: true });
   const target = path.join(dir, name);
   const temp = path.join(dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {

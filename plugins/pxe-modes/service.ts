@@ -1,4 +1,4 @@
-import { access } from 'node:fs/promises';
+import { access, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { ErrorCode, HttpError } from '../../core/errors';
 import type { Logger } from '../../core/log';
@@ -6,7 +6,7 @@ import type { ClientView, Inventory } from '../inventory';
 import { writeAtomic, removeFile } from './atomic-file';
 import { bootParameters, paramValue } from './boot-params';
 import { biosFileName, uefiFileName } from './file-names';
-import { FIRMWARES, type Firmware, type ModeTemplates, type Templates } from './templates';
+import { FIRMWARES, type Firmware, type Renderer, type Templates } from './templates';
 
 export interface BootFilesSettings {
   biosDir: string;
@@ -50,9 +50,15 @@ export class BootFiles {
 
   /** Write the files of many clients for one mode; every file is in place when this resolves. */
   async writeMany(clients: ClientView[], mode: string): Promise<void> {
-    const catalog = await this.templates.catalog();
-    const templates = catalog.get(mode);
+    const templates = (await this.templates.catalog()).get(mode);
     if (!templates) throw new UnknownModeError(mode);
+    const renderers: Partial<Record<Firmware, Renderer>> = {};
+    for (const firmware of FIRMWARES) {
+      const template = templates[firmware];
+      if (!template) continue;
+      renderers[firmware] = await this.templates.load(template);
+      await mkdir(this.directory(firmware), { recursive: true });
+    }
     const repoIps = new Map<number, Promise<string>>();
     const repoIp = (id: number): Promise<string> => {
       if (id === 0) return Promise.resolve('');
@@ -60,7 +66,8 @@ export class BootFiles {
       if (!ip) repoIps.set(id, (ip = this.inventory.repository(id).then((r) => r?.addresses[0] ?? '')));
       return ip;
     };
-    await inBatches(clients, parallelWrites, async (client) => this.writeOne(client, mode, templates, await repoIp(client.repositoryId)));
+    await inBatches(clients, parallelWrites, async (client) => this.writeOne(client, mode, renderers, await repoIp(client.repositoryId)));
+    this.log.debug({ mode, clients: clients.length }, 'boot files written');
   }
 
   /** Remove both boot files of a client (deleted, or its MAC or IP changed). */
@@ -76,24 +83,21 @@ export class BootFiles {
     );
   }
 
-  private async writeOne(client: ClientView, mode: string, templates: ModeTemplates, repoIp: string): Promise<void> {
+  private async writeOne(client: ClientView, mode: string, renderers: Partial<Record<Firmware, Renderer>>, repoIp: string): Promise<void> {
     const { serverIp, lang, vga } = this.settings;
     const input = { mode, data: bootParameters(client, { serverIp, lang, repoIp, vga }), oglivedir: paramValue(client.livedir), serverIp, repoIp, client };
-    for (const firmware of FIRMWARES) {
-      const { dir, name } = this.location(firmware, client.mac);
-      const template = templates[firmware];
-      // A mode without a template for this firmware must not leave the previous mode's file behind.
-      if (!template) {
-        await removeFile(dir, name);
-        continue;
-      }
-      await writeAtomic(dir, name, await this.templates.render(template, input));
-    }
-    this.log.debug({ ip: client.ip, mode }, 'boot files written');
+    await Promise.all(
+      FIRMWARES.map((firmware) => {
+        const name = firmware === 'bios' ? biosFileName(client.mac) : uefiFileName(client.mac);
+        const render = renderers[firmware];
+        // A mode without a template for this firmware must not leave the previous mode's file behind.
+        return render ? writeAtomic(this.directory(firmware), name, render(input)) : removeFile(this.directory(firmware), name);
+      }),
+    );
   }
 
-  private location(firmware: Firmware, mac: string): { dir: string; name: string } {
-    return firmware === 'bios' ? { dir: this.settings.biosDir, name: biosFileName(mac) } : { dir: this.settings.uefiDir, name: uefiFileName(mac) };
+  private directory(firmware: Firmware): string {
+    return firmware === 'bios' ? this.settings.biosDir : this.settings.uefiDir;
   }
 }
 

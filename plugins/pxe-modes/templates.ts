@@ -30,6 +30,8 @@ export interface RenderInput {
   client: ClientView;
 }
 
+export type Renderer = (input: RenderInput) => string;
+
 /**
  * Mode names are template file names, so they are checked before they are offered: what
  * GET /mode lists is safe to store in the client's `boot` column and to show.
@@ -52,27 +54,29 @@ export class Templates {
     return catalog;
   }
 
-  async render(template: TemplateFile, input: RenderInput): Promise<string> {
-    const text = await readFile(template.file, 'utf8');
-    return template.format === 'ejs' ? this.renderEjs(template.file, text, input) : renderPlain(text, input);
-  }
-
-  private async renderEjs(file: string, text: string, input: RenderInput): Promise<string> {
-    const info = await stat(file);
-    const stamp = `${info.mtimeMs}:${info.size}`;
-    let entry = this.compiled.get(file);
-    if (!entry || entry.stamp !== stamp) {
-      entry = { stamp, render: ejs.compile(text, { filename: file }) as (vars: object) => string };
-      this.compiled.set(file, entry);
+  /** Read (and for ejs compile) a template once; the renderer is then used for a whole batch. */
+  async load(template: TemplateFile): Promise<Renderer> {
+    if (template.format === 'plain') {
+      const text = await readFile(template.file, 'utf8');
+      return (input) => renderPlain(text, input);
     }
-    return entry.render({
-      mode: input.mode,
-      params: input.data.trim(),
-      oglivedir: input.oglivedir,
-      server_ip: input.serverIp,
-      repo_ip: input.repoIp,
-      client: input.client,
-    });
+    const info = await stat(template.file);
+    const stamp = `${info.mtimeMs}:${info.size}`;
+    let entry = this.compiled.get(template.file);
+    if (!entry || entry.stamp !== stamp) {
+      const render = ejs.compile(await readFile(template.file, 'utf8'), { filename: template.file }) as (vars: object) => string;
+      this.compiled.set(template.file, (entry = { stamp, render }));
+    }
+    const { render } = entry;
+    return (input) =>
+      render({
+        mode: input.mode,
+        params: input.data.trim(),
+        oglivedir: input.oglivedir,
+        server_ip: input.serverIp,
+        repo_ip: input.repoIp,
+        client: input.client,
+      });
   }
 
   /** Regular files of one firmware folder, by mode name; `<mode>.ejs` wins over a plain `<mode>`. */
