@@ -44,6 +44,7 @@ export default definePlugin({
       ctx.log,
     );
     ctx.provide(BootFiles, bootFiles);
+    ctx.onStart(() => bootFiles.removeStaleTempFiles());
     modeRoutes(ctx, bootFiles, inventory);
 
     inventory.onClientRemoved((client) => bootFiles.deleteFor(client));

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { ErrorCode, HttpError } from '../../core/errors';
 import type { Logger } from '../../core/log';
 import type { ClientView, Inventory } from '../inventory';
-import { writeAtomic, removeFile } from './atomic-file';
+import { removeFile, removeStaleTempFiles, writeAtomic } from './atomic-file';
 import { bootParameters, paramValue } from './boot-params';
 import { biosFileName, uefiFileName } from './file-names';
 import { FIRMWARES, type Firmware, type Renderer, type Templates } from './templates';
@@ -73,6 +73,14 @@ export class BootFiles {
   /** Remove both boot files of a client (deleted, or its MAC or IP changed). */
   async deleteFor(client: ClientView): Promise<void> {
     await Promise.all([removeFile(this.settings.biosDir, biosFileName(client.mac)), removeFile(this.settings.uefiDir, uefiFileName(client.mac))]);
+  }
+
+  /** At startup: drop temp files an interrupted write left in the boot directories. */
+  async removeStaleTempFiles(): Promise<void> {
+    for (const firmware of FIRMWARES) {
+      const removed = await removeStaleTempFiles(this.directory(firmware));
+      if (removed > 0) this.log.warn({ dir: this.directory(firmware), removed }, 'removed temp files of interrupted boot file writes');
+    }
   }
 
   /** Whether the client has a UEFI boot file. */
