@@ -48,9 +48,9 @@ export class Templates {
   constructor(private readonly dir: string) {}
 
   async catalog(): Promise<Catalog> {
-    const [bios, uefi] = await Promise.all(FIRMWARES.map((fw) => this.scan(fw)));
+    const [bios, uefi] = await Promise.all([this.scan('bios'), this.scan('uefi')]);
     const catalog: Catalog = new Map();
-    for (const mode of [...bios!.keys()].sort()) catalog.set(mode, { bios: bios!.get(mode), uefi: uefi!.get(mode) });
+    for (const mode of [...bios.keys()].sort()) catalog.set(mode, { bios: bios.get(mode), uefi: uefi.get(mode) });
     return catalog;
   }
 
