@@ -38,7 +38,7 @@ export default async function pxeBench(): Promise<BenchRow[]> {
       body: (i: number) => ({ clients: ips, mode: modes[i % modes.length] }),
       headers,
       connections: 1,
-      requests: 8,
+      requests: 6,
       seconds: 50,
     });
     const written = ['menu.lst', 'grub'].map((d) => readdirSync(path.join(s.dir, 'tftpboot', d)).length);

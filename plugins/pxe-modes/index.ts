@@ -3,7 +3,7 @@ import { definePlugin } from '../../core/plugin';
 import { Inventory } from '../inventory';
 import { modeRoutes } from './routes';
 import { serverAddress } from './server-address';
-import { BootFiles } from './service';
+import { BootFiles, UnknownModeError } from './service';
 import { Templates } from './templates';
 
 export { BootFiles, UnknownModeError } from './service';
@@ -49,11 +49,12 @@ export default definePlugin({
 
     inventory.onClientRemoved((client) => bootFiles.deleteFor(client));
     inventory.onClientSaved(async (client) => {
-      if (!(await bootFiles.modes()).includes(client.boot)) {
+      try {
+        await bootFiles.writeFor(client);
+      } catch (error) {
+        if (!(error instanceof UnknownModeError)) throw error;
         ctx.log.warn({ ip: client.ip, boot: client.boot }, 'client boot mode has no template; boot files left unchanged');
-        return;
       }
-      await bootFiles.writeFor(client);
     });
   },
 });

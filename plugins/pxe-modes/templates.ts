@@ -39,18 +39,23 @@ export type Renderer = (input: RenderInput) => string;
 const modeName = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/;
 
 /**
- * The template folders (`<dir>/bios`, `<dir>/uefi`), read on each use so that a site can
- * edit templates without a restart; compiled ejs is cached until the file changes.
+ * The template folders (`<dir>/bios`, `<dir>/uefi`), so that a site can add, remove or edit
+ * templates without a restart. The mode list is rescanned when a folder's mtime changes (a
+ * file added, removed or renamed); compiled ejs is kept until its file changes.
  */
 export class Templates {
   private readonly compiled = new Map<string, { stamp: string; render: (vars: object) => string }>();
+  private scanned?: { stamp: string; catalog: Catalog };
 
   constructor(private readonly dir: string) {}
 
   async catalog(): Promise<Catalog> {
+    const stamp = (await Promise.all(FIRMWARES.map((fw) => stat(path.join(this.dir, fw)).then((i) => String(i.mtimeMs), () => 'none')))).join('/');
+    if (this.scanned?.stamp === stamp) return this.scanned.catalog;
     const [bios, uefi] = await Promise.all([this.scan('bios'), this.scan('uefi')]);
     const catalog: Catalog = new Map();
     for (const mode of [...bios.keys()].sort()) catalog.set(mode, { bios: bios.get(mode), uefi: uefi.get(mode) });
+    this.scanned = { stamp, catalog };
     return catalog;
   }
 
