@@ -49,6 +49,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       log: { level: 'info' },
       // Loopback and an ephemeral port, so tests never take 8889 or listen beyond this host.
       agents: { ip: '127.0.0.1', port: 0 },
+      ...bootDirsIn(dir, options.config?.plugins),
     },
     options.config ?? {},
   );
@@ -114,6 +115,16 @@ export function send(port: number, method: string, urlPath: string, body?: unkno
     if (payload !== undefined) req.write(payload);
     req.end();
   });
+}
+
+/** Boot files and live images go to the temp dir too, never into the checkout's var/. */
+function bootDirsIn(dir: string, plugins: unknown): Record<string, unknown> {
+  const enabled = (name: string) => !Array.isArray(plugins) || plugins.includes(name);
+  const tftp = path.join(dir, 'tftpboot');
+  return {
+    ...(enabled('pxe-modes') ? { 'pxe-modes': { bios_dir: path.join(tftp, 'menu.lst'), uefi_dir: path.join(tftp, 'grub') } } : {}),
+    ...(enabled('live') ? { live: { directory: tftp } } : {}),
+  };
 }
 
 function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {

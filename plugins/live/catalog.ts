@@ -1,0 +1,122 @@
+import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Database } from '../../core/database';
+import type { Logger } from '../../core/log';
+import { LIVE_PREFIX, liveDirectoryPattern, parseLiveName, type LiveEntry } from './live-names';
+
+export interface LiveList {
+  live: LiveEntry[];
+  /** Index in `live` of the default image. */
+  default: number;
+}
+
+const fields = ['distribution', 'kernel', 'architecture', 'revision', 'directory', 'iso'] as const;
+
+/**
+ * The live images a client may boot: the entries of an OpenGnsys `ogliveinfo.json` (when the
+ * site has one), the `ogLive-*` directories found in the live directory, and the entries
+ * added through POST /live/add, in that order, each directory once. Read on every call: the
+ * site installs images with its own tools.
+ */
+export class LiveCatalog {
+  constructor(
+    private readonly directory: string,
+    private readonly infoFile: string,
+    private readonly db: Database,
+    private readonly log: Logger,
+  ) {}
+
+  async list(): Promise<LiveList> {
+    const info = await this.readInfoFile();
+    const live: LiveEntry[] = [];
+    const seen = new Set<string>();
+    const add = (entry: LiveEntry): void => {
+      if (seen.has(entry.directory) || !liveDirectoryPattern.test(entry.directory)) return;
+      seen.add(entry.directory);
+      live.push(entry);
+    };
+    info?.entries.forEach(add);
+    (await this.scanDirectory()).forEach(add);
+    (await this.added()).forEach(add);
+    return { live, default: await this.defaultIndex(live, info?.default) };
+  }
+
+  /**
+   * The directory a client gets when it asks for `default` or for an image that is not
+   * listed: the `ogLive` link oglivecli keeps pointing at the default image, or the default
+   * entry's directory when the site has no such link.
+   */
+  async defaultDirectory(list?: LiveList): Promise<string> {
+    if (await exists(path.join(this.directory, LIVE_PREFIX))) return LIVE_PREFIX;
+    const { live, default: index } = list ?? (await this.list());
+    return live[index]?.directory ?? LIVE_PREFIX;
+  }
+
+  /** The directory to store for a requested name: the name itself when listed, else the default. */
+  async resolve(name: string): Promise<string> {
+    const list = await this.list();
+    if (name !== 'default' && list.live.some((e) => e.directory === name)) return name;
+    return this.defaultDirectory(list);
+  }
+
+  private async readInfoFile(): Promise<{ entries: LiveEntry[]; default?: number } | null> {
+    let text: string;
+    try {
+      text = await readFile(this.infoFile, 'utf8');
+    } catch {
+      return null;
+    }
+    try {
+      const parsed = JSON.parse(text) as { oglive?: unknown; default?: unknown };
+      const list = Array.isArray(parsed.oglive) ? parsed.oglive : [];
+      const entries = list.filter(isEntry).map((e) => Object.fromEntries(fields.map((f) => [f, e[f] ?? ''])) as unknown as LiveEntry);
+      return { entries, default: Number.isInteger(parsed.default) ? (parsed.default as number) : undefined };
+    } catch (error) {
+      this.log.warn({ file: this.infoFile, err: error }, 'live image info file is not valid JSON; ignored');
+      return null;
+    }
+  }
+
+  /** `ogLive-*` directories (or links to one), leaving out oglivecli's `.old` backups. */
+  private async scanDirectory(): Promise<LiveEntry[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.directory);
+    } catch {
+      return [];
+    }
+    const found: LiveEntry[] = [];
+    for (const name of names.sort()) {
+      if (!name.startsWith(`${LIVE_PREFIX}-`) || name.endsWith('.old')) continue;
+      const info = await stat(path.join(this.directory, name)).catch(() => null);
+      if (info?.isDirectory()) found.push(parseLiveName(name));
+    }
+    return found;
+  }
+
+  private async added(): Promise<LiveEntry[]> {
+    const rows = await this.db.query<LiveEntry>('select directory, distribution, kernel, architecture, revision, iso from live_images order by id');
+    return rows.map((r) => Object.fromEntries(fields.map((f) => [f, String(r[f] ?? '')])) as unknown as LiveEntry);
+  }
+
+  /** The info file's default; else the entry the `ogLive` link points at; else the first. */
+  private async defaultIndex(live: LiveEntry[], fromInfo: number | undefined): Promise<number> {
+    if (fromInfo !== undefined && fromInfo >= 0 && fromInfo < live.length) return fromInfo;
+    const target = await readlink(path.join(this.directory, LIVE_PREFIX)).catch(() => null);
+    const index = target === null ? -1 : live.findIndex((e) => e.directory === path.basename(target));
+    return Math.max(index, 0);
+  }
+}
+
+function isEntry(value: unknown): value is Partial<Record<(typeof fields)[number], string>> {
+  if (typeof value !== 'object' || value === null) return false;
+  const entry = value as Record<string, unknown>;
+  return typeof entry.directory === 'string' && fields.every((f) => entry[f] === undefined || typeof entry[f] === 'string');
+}
+
+async function exists(file: string): Promise<boolean> {
+  return lstat(file).then(
+    () => true,
+    () => false,
+  );
+}

@@ -1,0 +1,29 @@
+import path from 'node:path';
+import { Type } from '@sinclair/typebox';
+import { definePlugin } from '../../core/plugin';
+import { Inventory } from '../inventory';
+import { BootFiles } from '../pxe-modes';
+import { LiveCatalog } from './catalog';
+import { LiveImageEntity } from './entities/live-image';
+import { liveRoutes } from './routes';
+
+export default definePlugin({
+  name: 'live',
+  requires: ['inventory', 'pxe-modes'],
+  entities: [LiveImageEntity],
+  schemaVersion: 1,
+  config: Type.Object(
+    {
+      /** Where live images (ogLive-* directories, the ogLive default link) are found. */
+      directory: Type.String({ default: 'var/tftpboot', path: true }),
+      /** An OpenGnsys ogliveinfo.json to list as well; default: <directory>/ogliveinfo.json. */
+      info_file: Type.Optional(Type.String({ path: true })),
+    },
+    { additionalProperties: false },
+  ),
+  register(ctx) {
+    const { config } = ctx;
+    const catalog = new LiveCatalog(config.directory, config.info_file ?? path.join(config.directory, 'ogliveinfo.json'), ctx.db, ctx.log);
+    liveRoutes(ctx, catalog, ctx.use(Inventory), ctx.use(BootFiles));
+  },
+});

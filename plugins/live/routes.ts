@@ -1,0 +1,76 @@
+import { ErrorCode, badRequest } from '../../core/errors';
+import type { PluginContext } from '../../core/plugin';
+import type { ClientView, Inventory } from '../inventory';
+import { UnknownModeError, type BootFiles } from '../pxe-modes';
+import type { LiveCatalog } from './catalog';
+import { LiveImageEntity } from './entities/live-image';
+import { parseLiveName } from './live-names';
+import { LiveAddBody, LiveDeleteBody, LiveSetBody } from './schemas';
+
+export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, inventory: Inventory, bootFiles: BootFiles): void {
+  const { router, db, log } = ctx;
+
+  /** Rewrite boot files for the new live directory, one batch per boot mode. */
+  async function rewriteBootFiles(clients: ClientView[]): Promise<void> {
+    const byMode = new Map<string, ClientView[]>();
+    for (const client of clients) byMode.set(client.boot, [...(byMode.get(client.boot) ?? []), client]);
+    for (const [mode, group] of byMode) {
+      try {
+        await bootFiles.writeMany(group, mode);
+      } catch (error) {
+        if (!(error instanceof UnknownModeError)) throw error;
+        log.warn({ mode, clients: group.length }, 'boot mode has no template; boot files of these clients left unchanged');
+      }
+    }
+  }
+
+  const set = async ({ body }: { body: { clients: string[]; name: string } }) => {
+    const livedir = await catalog.resolve(body.name);
+    const clients = await inventory.clientsByIps(body.clients);
+    await inventory.setLivedir(
+      clients.map((c) => c.id),
+      livedir,
+    );
+    await rewriteBootFiles(clients.map((c) => ({ ...c, livedir })));
+    const known = new Set(clients.map((c) => c.ip));
+    return { livedir, unknown: [...new Set(body.clients)].filter((ip) => !known.has(ip)) };
+  };
+
+  router.get('/live/list', {}, () => catalog.list());
+  router.post('/live/set', { body: LiveSetBody }, set);
+
+  // The names the existing web console uses (real-clients.md), with the older list key.
+  router.get('/oglive/list', {}, async () => {
+    const list = await catalog.list();
+    return { oglive: list.live, default: list.default };
+  });
+  router.post('/oglive/set', { body: LiveSetBody }, set);
+
+  router.post('/live/add', { body: LiveAddBody }, async ({ body }) => {
+    const { live } = await catalog.list();
+    if (live.some((e) => e.directory === body.name)) throw badRequest(ErrorCode.duplicate, `live image '${body.name}' is already listed`, 'name');
+    const parsed = parseLiveName(body.name);
+    const em = db.fork();
+    const row = em.create(LiveImageEntity, {
+      directory: body.name,
+      distribution: body.distribution ?? parsed.distribution,
+      kernel: body.kernel ?? parsed.kernel,
+      architecture: body.architecture ?? parsed.architecture,
+      revision: body.revision ?? parsed.revision,
+      iso: body.iso ?? '',
+    } as never);
+    await em.flush();
+    return { id: row.id };
+  });
+
+  // Only added entries can be deleted here; images found on disk belong to the site's tools.
+  router.post('/live/delete', { body: LiveDeleteBody }, async ({ body }) => {
+    const deleted = await db.fork().nativeDelete(LiveImageEntity, { directory: body.name });
+    if (deleted > 0) return {};
+    const { live } = await catalog.list();
+    if (live.some((e) => e.directory === body.name)) {
+      throw badRequest(ErrorCode.conflict, `live image '${body.name}' was found in the live directory, not added here; remove it there`, 'name');
+    }
+    throw badRequest(ErrorCode.unknownId, `no live image '${body.name.slice(0, 64)}'`, 'name');
+  });
+}

@@ -1,0 +1,19 @@
+import { Type } from '@sinclair/typebox';
+import { IpList } from '../../core/schema-types';
+
+/** POST /live/set, POST /oglive/set: any name is accepted; an unlisted one means the default. */
+export const LiveSetBody = Type.Object({ clients: IpList(), name: Type.String({ maxLength: 256 }) });
+
+const Field = (maxLength: number) => Type.Optional(Type.String({ maxLength, pattern: '^[^\\u0000-\\u001f\\u007f]*$' }));
+
+/** POST /live/add: a live image directory (the same rule as a stored livedir) and what it holds. */
+export const LiveAddBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9][A-Za-z0-9._+-]*$' }),
+  distribution: Field(64),
+  kernel: Field(64),
+  architecture: Field(16),
+  revision: Field(64),
+  iso: Field(255),
+});
+
+export const LiveDeleteBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }) });

@@ -1,0 +1,60 @@
+import { Type } from '@sinclair/typebox';
+import { definePlugin } from '../../core/plugin';
+import { Inventory } from '../inventory';
+import { modeRoutes } from './routes';
+import { serverAddress } from './server-address';
+import { BootFiles, UnknownModeError } from './service';
+import { Templates } from './templates';
+
+export { BootFiles, UnknownModeError } from './service';
+
+export default definePlugin({
+  name: 'pxe-modes',
+  requires: ['inventory'],
+  config: Type.Object(
+    {
+      /** Legacy-firmware (grub4dos) per-client files. */
+      bios_dir: Type.String({ default: 'var/tftpboot/menu.lst', path: true }),
+      /** UEFI (GRUB) per-client files. */
+      uefi_dir: Type.String({ default: 'var/tftpboot/grub', path: true }),
+      /** Holds bios/ and uefi/ template sets; bundled ones unless a site file sets it. */
+      templates_dir: Type.String({ default: 'templates/pxe', path: true }),
+      /** Address put in boot parameters; '' = rest.ip unless 0.0.0.0, else the first non-loopback IPv4. */
+      server_ip: Type.Union([Type.String({ format: 'ipv4' }), Type.Literal('')], { default: '' }),
+      /** LANG passed to the live image; '' = this process's LANG, as the reference. */
+      lang: Type.String({ default: '', maxLength: 64 }),
+      /** Screen mode: digits give `vga=<n>`, other values `video=<value>`; '' = vga=788. */
+      vga: Type.String({ default: '', maxLength: 64 }),
+    },
+    { additionalProperties: false },
+  ),
+  register(ctx) {
+    const inventory = ctx.use(Inventory);
+    const { config } = ctx;
+    const bootFiles = new BootFiles(
+      {
+        biosDir: config.bios_dir,
+        uefiDir: config.uefi_dir,
+        serverIp: serverAddress(config.server_ip, ctx.settings.rest.ip),
+        lang: config.lang || process.env.LANG || '',
+        vga: config.vga,
+      },
+      new Templates(config.templates_dir),
+      inventory,
+      ctx.log,
+    );
+    ctx.provide(BootFiles, bootFiles);
+    ctx.onStart(() => bootFiles.removeStaleTempFiles());
+    modeRoutes(ctx, bootFiles, inventory);
+
+    inventory.onClientRemoved((client) => bootFiles.deleteFor(client));
+    inventory.onClientSaved(async (client) => {
+      try {
+        await bootFiles.writeFor(client);
+      } catch (error) {
+        if (!(error instanceof UnknownModeError)) throw error;
+        ctx.log.warn({ ip: client.ip, boot: client.boot }, 'client boot mode has no template; boot files left unchanged');
+      }
+    });
+  },
+});

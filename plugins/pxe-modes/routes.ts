@@ -1,0 +1,37 @@
+import type { PluginContext } from '../../core/plugin';
+import type { Inventory } from '../inventory';
+import { EfiQuery, ModeBody } from './schemas';
+import { UnknownModeError, type BootFiles } from './service';
+
+/** The asked addresses the inventory does not know, reported back rather than failing the batch. */
+function unknownOf(asked: string[], found: { ip: string }[]): string[] {
+  const known = new Set(found.map((c) => c.ip));
+  return [...new Set(asked)].filter((ip) => !known.has(ip));
+}
+
+export function modeRoutes(ctx: PluginContext<unknown>, bootFiles: BootFiles, inventory: Inventory): void {
+  const { router } = ctx;
+
+  router.get('/mode', {}, async () => ({ modes: await bootFiles.modes() }));
+
+  // Files first, then the boot column, as the reference does: the record never names a mode
+  // whose files were not written.
+  router.post('/mode', { body: ModeBody }, async ({ body }) => {
+    const modes = await bootFiles.modes();
+    if (!modes.includes(body.mode)) throw new UnknownModeError(body.mode);
+    const clients = await inventory.clientsByIps(body.clients);
+    await bootFiles.writeMany(clients, body.mode);
+    await inventory.setBootMode(
+      clients.map((c) => c.id),
+      body.mode,
+    );
+    return { unknown: unknownOf(body.clients, clients) };
+  });
+
+  // Which clients boot through UEFI files: the reference snapshot has no /efi and the spec
+  // leaves it open, so it answers, per known client, whether its UEFI boot file exists.
+  router.get('/efi', { body: EfiQuery }, async ({ body }) => {
+    const clients = await inventory.clientsByIps(body.clients);
+    return { clients: await Promise.all(clients.map(async (c) => ({ ip: c.ip, efi: await bootFiles.hasUefiFile(c) }))) };
+  });
+}

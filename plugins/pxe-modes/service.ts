@@ -1,0 +1,118 @@
+import { access, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { ErrorCode, HttpError } from '../../core/errors';
+import type { Logger } from '../../core/log';
+import type { ClientView, Inventory } from '../inventory';
+import { removeFile, removeStaleTempFiles, writeAtomic } from './atomic-file';
+import { bootParameters, paramValue } from './boot-params';
+import { biosFileName, uefiFileName } from './file-names';
+import { FIRMWARES, type Firmware, type Renderer, type Templates } from './templates';
+
+export interface BootFilesSettings {
+  biosDir: string;
+  uefiDir: string;
+  serverIp: string;
+  lang: string;
+  vga: string;
+}
+
+/** A boot mode that has no template: the request named something GET /mode does not list. */
+export class UnknownModeError extends HttpError {
+  constructor(mode: string) {
+    super(400, ErrorCode.invalidField, `'${mode.slice(0, 64)}' is not a boot mode (GET /mode lists them)`, 'mode');
+  }
+}
+
+/** How many boot files are written at once: enough to keep the disk busy, few enough for the fd limit. */
+const parallelWrites = 32;
+
+/**
+ * Per-client boot files of both firmware kinds. Other plugins (live) rewrite a client's
+ * files through this service after changing what goes into them.
+ */
+export class BootFiles {
+  constructor(
+    private readonly settings: BootFilesSettings,
+    private readonly templates: Templates,
+    private readonly inventory: Inventory,
+    private readonly log: Logger,
+  ) {}
+
+  /** The offered boot modes, sorted. */
+  async modes(): Promise<string[]> {
+    return [...(await this.templates.catalog()).keys()];
+  }
+
+  /** Write one client's files for `mode` (its stored boot mode by default). */
+  async writeFor(client: ClientView, mode: string = client.boot): Promise<void> {
+    await this.writeMany([client], mode);
+  }
+
+  /** Write the files of many clients for one mode; every file is in place when this resolves. */
+  async writeMany(clients: ClientView[], mode: string): Promise<void> {
+    const templates = (await this.templates.catalog()).get(mode);
+    if (!templates) throw new UnknownModeError(mode);
+    const renderers: Partial<Record<Firmware, Renderer>> = {};
+    for (const firmware of FIRMWARES) {
+      const template = templates[firmware];
+      if (!template) continue;
+      renderers[firmware] = await this.templates.load(template);
+      await mkdir(this.directory(firmware), { recursive: true });
+    }
+    const repoIps = new Map<number, Promise<string>>();
+    const repoIp = (id: number): Promise<string> => {
+      if (id === 0) return Promise.resolve('');
+      let ip = repoIps.get(id);
+      if (!ip) repoIps.set(id, (ip = this.inventory.repository(id).then((r) => r?.addresses[0] ?? '')));
+      return ip;
+    };
+    await inBatches(clients, parallelWrites, async (client) => this.writeOne(client, mode, renderers, await repoIp(client.repositoryId)));
+    this.log.debug({ mode, clients: clients.length }, 'boot files written');
+  }
+
+  /** Remove both boot files of a client (deleted, or its MAC or IP changed). */
+  async deleteFor(client: ClientView): Promise<void> {
+    await Promise.all([removeFile(this.settings.biosDir, biosFileName(client.mac)), removeFile(this.settings.uefiDir, uefiFileName(client.mac))]);
+  }
+
+  /** At startup: drop temp files an interrupted write left in the boot directories. */
+  async removeStaleTempFiles(): Promise<void> {
+    for (const firmware of FIRMWARES) {
+      const removed = await removeStaleTempFiles(this.directory(firmware));
+      if (removed > 0) this.log.warn({ dir: this.directory(firmware), removed }, 'removed temp files of interrupted boot file writes');
+    }
+  }
+
+  /** Whether the client has a UEFI boot file. */
+  async hasUefiFile(client: ClientView): Promise<boolean> {
+    return access(path.join(this.settings.uefiDir, uefiFileName(client.mac))).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  private async writeOne(client: ClientView, mode: string, renderers: Partial<Record<Firmware, Renderer>>, repoIp: string): Promise<void> {
+    const { serverIp, lang, vga } = this.settings;
+    const input = { mode, data: bootParameters(client, { serverIp, lang, repoIp, vga }), oglivedir: paramValue(client.livedir), serverIp, repoIp, client };
+    await Promise.all(
+      FIRMWARES.map((firmware) => {
+        const name = firmware === 'bios' ? biosFileName(client.mac) : uefiFileName(client.mac);
+        const render = renderers[firmware];
+        // A mode without a template for this firmware must not leave the previous mode's file behind.
+        return render ? writeAtomic(this.directory(firmware), name, render(input)) : removeFile(this.directory(firmware), name);
+      }),
+    );
+  }
+
+  private directory(firmware: Firmware): string {
+    return firmware === 'bios' ? this.settings.biosDir : this.settings.uefiDir;
+  }
+}
+
+async function inBatches<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+}
