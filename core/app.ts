@@ -20,6 +20,11 @@ export interface AppOptions {
   overrides?: Record<string, unknown>;
   /** Where log lines go; stdout by default. */
   logStream?: DestinationStream;
+  /**
+   * The container the app's own container is a child of. Embedders and tests register
+   * replacements here (a clock, say) that plugins may resolve; the global one by default.
+   */
+  parentContainer?: DependencyContainer;
 }
 
 type Hook = () => void | Promise<void>;
@@ -55,7 +60,7 @@ export class App {
     const definitions = orderPlugins(await importPlugins(config.core.plugins, config.baseDirOf('plugins')));
     config.checkSections([...definitions.map((d) => d.name), ...bundledPluginNames()]);
     const sections = new Map(definitions.map((d) => [d.name, d.config ? config.section(d.name, d.config) : {}]));
-    const app = new App(config, log, rootContainer.createChildContainer(), definitions, new RouteTable());
+    const app = new App(config, log, (options.parentContainer ?? rootContainer).createChildContainer(), definitions, new RouteTable());
     const entities = definitions.flatMap((d) => d.entities ?? []);
     const versions = new Map(definitions.map((d) => [d.name, d.schemaVersion ?? 1]));
     app.db = await openDatabase(config.core.database, entities, versions, log);

@@ -1,6 +1,6 @@
 /**
  * The scheduler's only source of time. Production uses the system clock; tests register a
- * ManualClock under the `SchedulerClock` token (tsyringe root container) before starting
+ * ManualClock under the `SchedulerClock` token in the parent container given to the app before starting
  * a server, then move time forward deterministically instead of sleeping.
  */
 export interface Clock {

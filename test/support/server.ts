@@ -3,6 +3,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import type { DependencyContainer } from 'tsyringe';
 import { App } from '../../core/app';
 
 export const TOKEN = 'test-token';
@@ -33,6 +34,8 @@ export interface StartOptions {
   config?: Record<string, unknown>;
   /** Reuse an existing temp dir (restart tests). */
   dir?: string;
+  /** Parent of the app's container: register test replacements (a clock) here. */
+  container?: DependencyContainer;
 }
 
 /**
@@ -62,7 +65,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       done();
     },
   });
-  const app = await App.create({ configFile, logStream });
+  const app = await App.create({ configFile, logStream, parentContainer: options.container });
   await app.listen();
   const port = app.restPort();
   const request = (method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}) =>

@@ -39,14 +39,14 @@ export interface SiteOptions {
  */
 export async function schedulerSite(options: SiteOptions = {}): Promise<SchedulerSite> {
   const clock = new ManualClock(options.now ?? NOW);
-  container.register(SchedulerClock, { useValue: clock });
-  const s = await startServer({ dir: options.dir, config: { plugins: PLUGINS, scheduler: options.scheduler ?? {} } });
+  const services = container.createChildContainer();
+  services.register(SchedulerClock, { useValue: clock });
+  const s = await startServer({ dir: options.dir, container: services, config: { plugins: PLUGINS, scheduler: options.scheduler ?? {} } });
   const agents: FakeAgent[] = [];
   const close = async () => {
     // The server first, so that it stops with its agents still connected, as in production.
     await s.close();
     for (const agent of agents) agent.destroy();
-    container.reset();
   };
   try {
     const count = options.clients ?? 2;
