@@ -47,6 +47,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       database: { path: path.join(dir, 'ogserve.sqlite') },
       repository: { directory: path.join(dir, 'images') },
       log: { level: 'info' },
+      // Loopback and an ephemeral port, so tests never take 8889 or listen beyond this host.
+      agents: { ip: '127.0.0.1', port: 0 },
     },
     options.config ?? {},
   );

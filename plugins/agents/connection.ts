@@ -1,0 +1,219 @@
+import type { Socket } from 'node:net';
+import type { Logger } from '../../core/log';
+import type { ClientView } from '../inventory';
+import { AnswerParser, FramingError, encodeRequest, type Frame } from './framing';
+import { AgentLinkError, type AgentAnswer, type AgentRequest, type AgentState, type LastResult } from './types';
+
+/** One request the agent has been sent (or will be sent once the probe before it is answered). */
+export interface Pending {
+  request: AgentRequest;
+  kind: 'command' | 'probe';
+  promise: Promise<AgentAnswer>;
+  resolve(answer: AgentAnswer): void;
+  reject(error: AgentLinkError): void;
+  timer?: NodeJS.Timeout;
+  /** Its answer arrived (it may still be being stored). */
+  answered: boolean;
+}
+
+/** What a connection needs from the link that owns it. */
+export interface ConnectionOwner {
+  readonly log: Logger;
+  readonly commandTimeoutMs: number;
+  readonly probeTimeoutMs: number;
+  readonly maxAnswerBytes: number;
+  /** Store a command's answer; resolves when stored. */
+  commandAnswered(conn: AgentConnection, pending: Pending, answer: AgentAnswer): Promise<void>;
+  probeAnswered(conn: AgentConnection, answer: AgentAnswer): void;
+  event(conn: AgentConnection, body: unknown): void;
+  closed(conn: AgentConnection): void;
+}
+
+/**
+ * The live link to one agent. The reference agent reads one request at a time and throws
+ * away bytes that follow it in the same read, so at most one request is on the wire: a
+ * command that arrives while a probe is outstanding waits for the probe's (immediate)
+ * answer and is then written. Answers are matched to that one request.
+ */
+export class AgentConnection {
+  state: AgentState = 'OPG';
+  speed = 0;
+  lastResult: LastResult = 'unknown';
+  /** The agent said it is busy (202 or BSY probe answer); cleared by its next idle probe answer. */
+  agentBusy = false;
+  private inFlight?: Pending;
+  private queued?: Pending;
+  private readonly parser: AnswerParser;
+  private closing = false;
+
+  constructor(
+    readonly socket: Socket,
+    readonly ip: string,
+    public client: ClientView,
+    private readonly owner: ConnectionOwner,
+  ) {
+    this.parser = new AnswerParser(owner.maxAnswerBytes);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('end', () => this.close(this.parser.idle ? 'the agent closed the connection' : 'the agent closed the connection in the middle of an answer'));
+    socket.on('close', () => this.close('connection closed'));
+    socket.on('error', (error) => this.close(`socket error: ${error.message}`));
+  }
+
+  /** A command is outstanding or queued, or the agent said it is busy. */
+  get busy(): boolean {
+    return this.inFlight?.kind === 'command' || this.queued !== undefined || this.agentBusy;
+  }
+
+  /** What GET /clients shows: BSY while busy, never because of a probe. */
+  get shownState(): AgentState {
+    return this.busy ? 'BSY' : this.state;
+  }
+
+  get isOpen(): boolean {
+    return !this.closing;
+  }
+
+  /** Send a command. `force` interrupts an outstanding one (poweroff, reboot, stop). */
+  command(request: AgentRequest): Promise<AgentAnswer> {
+    const pending = this.pending(request, 'command');
+    if (this.queued) this.fail(this.queued, 'interrupted', `replaced by ${request.path}`);
+    this.queued = undefined;
+    if (this.inFlight?.kind === 'command' && !this.inFlight.answered) this.fail(this.inFlight, 'interrupted', `interrupted by ${request.path}`);
+    if (this.inFlight) this.queued = pending;
+    else this.write(pending);
+    return pending.promise;
+  }
+
+  /** Probe unless anything is on the wire; returns false when skipped. */
+  probe(): Promise<AgentAnswer> | undefined {
+    if (this.inFlight || this.queued || this.closing) return undefined;
+    const pending = this.pending({ method: 'POST', path: 'probe' }, 'probe');
+    this.write(pending);
+    return pending.promise;
+  }
+
+  close(reason: string): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.owner.log.info({ ip: this.ip, reason }, 'agent disconnected');
+    for (const pending of [this.inFlight, this.queued]) if (pending) this.fail(pending, 'disconnected', `agent disconnected: ${reason}`);
+    this.inFlight = this.queued = undefined;
+    this.socket.destroy();
+    this.owner.closed(this);
+  }
+
+  private pending(request: AgentRequest, kind: Pending['kind']): Pending {
+    let resolve!: Pending['resolve'];
+    let reject!: Pending['reject'];
+    const promise = new Promise<AgentAnswer>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    // Callers may ignore an answer; a rejection nobody awaits must not crash the process.
+    promise.catch(() => undefined);
+    return { request, kind, promise, resolve, reject, answered: false };
+  }
+
+  private write(pending: Pending): void {
+    if (this.closing) {
+      pending.reject(new AgentLinkError('disconnected', 'agent disconnected'));
+      return;
+    }
+    this.inFlight = pending;
+    const timeout = pending.kind === 'probe' ? this.owner.probeTimeoutMs : this.owner.commandTimeoutMs;
+    if (timeout > 0) pending.timer = setTimeout(() => this.timedOut(pending), timeout);
+    this.socket.write(encodeRequest(pending.request.method, pending.request.path, pending.request.body));
+  }
+
+  private timedOut(pending: Pending): void {
+    if (pending.kind === 'probe') {
+      // A live agent answers a probe at once, even while busy: silence means the peer is
+      // gone or wedged (a half-open socket), so the connection is reaped.
+      this.close(`no answer to a probe within ${this.owner.probeTimeoutMs} ms`);
+      return;
+    }
+    this.owner.log.warn({ ip: this.ip, path: pending.request.path }, `no answer within ${this.owner.commandTimeoutMs} ms; the command failed`);
+    this.fail(pending, 'timeout', `no answer to ${pending.request.path} within ${this.owner.commandTimeoutMs} ms`);
+    this.next();
+  }
+
+  /** Settle a command as failed and free its slot. */
+  private fail(pending: Pending, reason: AgentLinkError['reason'], message: string): void {
+    clearTimeout(pending.timer);
+    if (pending.kind === 'command') this.lastResult = 'failure';
+    if (this.inFlight === pending) this.inFlight = undefined;
+    if (this.queued === pending) this.queued = undefined;
+    pending.reject(new AgentLinkError(reason, message));
+  }
+
+  private next(): void {
+    if (this.inFlight || !this.queued) return;
+    const queued = this.queued;
+    this.queued = undefined;
+    this.write(queued);
+  }
+
+  private onData(chunk: Buffer): void {
+    let frames: Frame[];
+    try {
+      frames = this.parser.push(chunk);
+    } catch (error) {
+      if (!(error instanceof FramingError)) throw error;
+      this.owner.log.warn({ ip: this.ip }, `dropping agent connection: ${error.message}`);
+      this.close(error.message);
+      return;
+    }
+    for (const frame of frames) {
+      if (this.closing) return;
+      this.onFrame(frame);
+    }
+  }
+
+  private onFrame(frame: Frame): void {
+    let body: unknown;
+    if (frame.body.length > 0) {
+      try {
+        body = JSON.parse(frame.body.toString('utf8'));
+      } catch {
+        // As the reference: a body that is not JSON drops the connection.
+        this.owner.log.warn({ ip: this.ip, status: frame.status }, 'dropping agent connection: answer body is not JSON');
+        this.close('answer body is not JSON');
+        return;
+      }
+    }
+    if (frame.status === 103) {
+      this.owner.event(this, body);
+      return;
+    }
+    const pending = this.inFlight;
+    if (!pending || pending.answered) {
+      this.owner.log.warn({ ip: this.ip, status: frame.status }, 'ignoring an answer to no outstanding request');
+      return;
+    }
+    pending.answered = true;
+    clearTimeout(pending.timer);
+    const answer: AgentAnswer = { ip: this.ip, status: frame.status, body };
+    if (pending.kind === 'probe') {
+      this.inFlight = undefined;
+      this.owner.probeAnswered(this, answer);
+      pending.resolve(answer);
+      this.next();
+      return;
+    }
+    // The slot stays taken until the answer is stored, so the client shows BSY until then
+    // and no second answer can be stored concurrently for it.
+    this.owner.commandAnswered(this, pending, answer).then(
+      () => {
+        if (this.inFlight === pending) this.inFlight = undefined;
+        pending.resolve(answer);
+        this.next();
+      },
+      (error: unknown) => {
+        this.owner.log.error({ err: error, ip: this.ip }, 'storing an agent answer failed');
+        if (this.inFlight === pending) this.inFlight = undefined;
+        pending.resolve(answer);
+        this.next();
+      },
+    );
+  }
+}

@@ -1,0 +1,25 @@
+import { EntitySchema } from '@mikro-orm/core';
+
+/**
+ * A client's hardware inventory as its agent last reported it: one row per component,
+ * keyed by the reference's 3-letter type code. Rows go with the client (cascade).
+ */
+export interface HardwareItem {
+  id: number;
+  client: { id: number };
+  type: string;
+  description: string;
+  position: number;
+}
+
+export const HardwareItemEntity = new EntitySchema<HardwareItem>({
+  name: 'HardwareItem',
+  tableName: 'client_hardware',
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: true },
+    client: { kind: 'm:1', entity: 'Client', deleteRule: 'cascade' },
+    type: { type: 'string', length: 3 },
+    description: { type: 'text' },
+    position: { type: 'integer' },
+  },
+});

@@ -1,0 +1,61 @@
+import { execute, type Database } from '../../core/database';
+import { AnswerError } from './configuration';
+import { HardwareItemEntity } from './entities/hardware';
+
+/** The reference's hardware type codes (`tipohardwares.nemonico`) and what GET /hardware shows for each. */
+export const hardwareTypes: Readonly<Record<string, string>> = {
+  boa: 'Board',
+  mul: 'Multimedia device',
+  net: 'Network card',
+  cpu: 'CPU',
+  mem: 'Memory',
+  vga: 'Graphics card',
+  dis: 'Disk',
+  aud: 'Audio device',
+  mod: 'Make and model',
+  bio: 'BIOS',
+  cdr: 'Optical drive',
+  ide: 'IDE controller',
+  fir: 'FireWire controller',
+  usb: 'USB controller',
+  bus: 'System bus',
+  cha: 'Chassis',
+  sto: 'Storage controller',
+  boo: 'Boot type',
+};
+
+/** Bounds the rows one answer can write (the reference reads 128). */
+const maxItems = 4096;
+
+/**
+ * `{"hardware": "<key>=<value>\n..."}`. As the reference, an unknown type code fails the
+ * whole update; blank lines are skipped.
+ */
+export function readHardware(body: unknown): { type: string; description: string }[] {
+  const text = (body as { hardware?: unknown } | null)?.hardware;
+  if (typeof text !== 'string') throw new AnswerError("the answer has no 'hardware' string");
+  const items: { type: string; description: string }[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/\r$/, '');
+    if (line.trim() === '') continue;
+    const eq = line.indexOf('=');
+    if (eq < 0) throw new AnswerError(`hardware line without '=': ${JSON.stringify(line.slice(0, 60))}`);
+    const type = line.slice(0, eq).trim();
+    if (!Object.hasOwn(hardwareTypes, type)) throw new AnswerError(`unknown hardware type '${type.slice(0, 20)}'`);
+    items.push({ type, description: line.slice(eq + 1).trim() });
+    if (items.length > maxItems) throw new AnswerError(`more than ${maxItems} hardware items`);
+  }
+  return items;
+}
+
+export async function storeHardware(db: Database, clientId: number, items: { type: string; description: string }[]): Promise<void> {
+  await db.transactional(async (em) => {
+    await execute(em, 'delete from client_hardware where client_id = ?', [clientId]);
+    if (items.length > 0) await em.insertMany(HardwareItemEntity, items.map((item, position) => ({ client: clientId, ...item, position })) as never[]);
+  });
+}
+
+export async function storedHardware(db: Database, clientId: number): Promise<{ description: string; type: string }[]> {
+  const rows = await db.query<{ type: string; description: string }>('select type, description from client_hardware where client_id = ? order by position', [clientId]);
+  return rows.map((r) => ({ description: r.description, type: hardwareTypes[r.type] ?? r.type }));
+}

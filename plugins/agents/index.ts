@@ -1,0 +1,74 @@
+import { Type } from '@sinclair/typebox';
+import { definePlugin } from '../../core/plugin';
+import { Inventory } from '../inventory';
+import { AnswerError, readConfiguration } from './configuration';
+import { HardwareItemEntity } from './entities/hardware';
+import { SoftwareItemEntity } from './entities/software';
+import { readHardware, storeHardware } from './hardware';
+import { AgentLink } from './link';
+import { agentRoutes } from './routes';
+import { readSoftware, storeSoftware } from './software';
+
+export { AgentLink } from './link';
+export type { AnswerHandler } from './link';
+export { AgentLinkError, type AgentAnswer, type AgentRequest, type AgentState, type ClientListing, type Dispatch, type LastResult, type Outcome } from './types';
+
+export default definePlugin({
+  name: 'agents',
+  requires: ['inventory'],
+  schemaVersion: 1,
+  entities: [HardwareItemEntity, SoftwareItemEntity],
+  config: Type.Object(
+    {
+      ip: Type.String({ default: '0.0.0.0', format: 'ipv4' }),
+      port: Type.Integer({ default: 8889, minimum: 0, maximum: 65535 }),
+      /** Periodic probe of every connected agent, for sites without a console; 0 = off (the reference). */
+      probe_interval_s: Type.Number({ default: 0, minimum: 0 }),
+      /** A probe is answered at once even by a busy agent: silence this long drops the connection. */
+      probe_timeout_s: Type.Number({ default: 30, exclusiveMinimum: 0 }),
+      /**
+       * How long a relayed command may run before it fails; 0 = never (the reference). The
+       * default, 4 hours, outlasts an image create or restore of a large disk over a slow
+       * link, yet a wedged agent does not stay busy forever.
+       */
+      command_timeout_s: Type.Number({ default: 14400, minimum: 0 }),
+      /** Largest answer read from an agent (the reference drops at 128 KiB; software lists and shell output grow past that). */
+      max_answer_bytes: Type.Integer({ default: 16 * 1024 * 1024, minimum: 1024, maximum: 1024 * 1024 * 1024 }),
+    },
+    { additionalProperties: false },
+  ),
+  register(ctx) {
+    const inventory = ctx.use(Inventory);
+    const link = new AgentLink(ctx.config, inventory, ctx.log);
+    ctx.provide(AgentLink, link);
+
+    // The configuration answer (refresh, setup): the agent kind of Linux/Windows agents,
+    // or the disks and partitions of a live agent, stored in one transaction.
+    const storeConfiguration = async (client: { id: number; ip: string }, body: unknown) => {
+      const configuration = readConfiguration(body);
+      const conn = link.connection(client.ip);
+      if (configuration.speed !== undefined && conn) conn.speed = configuration.speed;
+      if (configuration.kind === 'os') {
+        if (conn) conn.state = configuration.state;
+        return;
+      }
+      await inventory.storeDiskSetup(client.id, configuration.entries, configuration.serialNumber);
+    };
+    link.onAnswer('refresh', (client, answer) => storeConfiguration(client, answer.body));
+    link.onAnswer('setup', (client, answer) => storeConfiguration(client, answer.body));
+    link.onAnswer('hardware', (client, answer) => storeHardware(ctx.db, client.id, readHardware(answer.body)));
+    const softwareDisks = new Map<string, number>();
+    link.onAnswer('software', async (client, answer) => {
+      const disk = softwareDisks.get(client.ip);
+      softwareDisks.delete(client.ip);
+      if (disk === undefined) throw new AnswerError('a software answer to no software request');
+      const { partition, lines } = readSoftware(answer.body);
+      await storeSoftware(ctx.db, client.id, disk, partition, lines);
+    });
+    link.onDisconnect((ip) => softwareDisks.delete(ip));
+
+    agentRoutes(ctx, link, inventory, softwareDisks);
+    ctx.onStart(() => link.start());
+    ctx.onStop(() => link.stop());
+  },
+});

@@ -1,0 +1,254 @@
+import net, { type AddressInfo, type Server, type Socket } from 'node:net';
+import type { Logger } from '../../core/log';
+import type { ClientView, Inventory } from '../inventory';
+import { AgentConnection, type ConnectionOwner, type Pending } from './connection';
+import { readEvent, readProbe } from './states';
+import type { AgentAnswer, AgentRequest, ClientListing, Dispatch } from './types';
+
+export interface AgentLinkSettings {
+  ip: string;
+  port: number;
+  probe_interval_s: number;
+  probe_timeout_s: number;
+  command_timeout_s: number;
+  max_answer_bytes: number;
+}
+
+export type AnswerHandler = (client: ClientView, answer: AgentAnswer) => void | Promise<void>;
+
+/** The request every agent gets on connect, as the reference. */
+const refreshRequest: AgentRequest = { method: 'GET', path: 'refresh' };
+/** Linux keepalive idle time of the reference (60 s). */
+const keepAliveMs = 60_000;
+
+/**
+ * The live link to every client's agent: the agent listener, the connection per client,
+ * the states shown by GET /clients, and the service other plugins send commands through.
+ * It knows no domain: plugins register what they store from each answer.
+ */
+export class AgentLink {
+  private readonly connections = new Map<string, AgentConnection>();
+  private readonly handlers = new Map<string, AnswerHandler[]>();
+  private readonly connectListeners: ((ip: string) => void)[] = [];
+  private readonly disconnectListeners: ((ip: string) => void)[] = [];
+  private readonly listings: (() => Iterable<ClientListing>)[] = [];
+  private readonly owner: ConnectionOwner;
+  private server?: Server;
+  private probeTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly settings: AgentLinkSettings,
+    private readonly inventory: Inventory,
+    private readonly log: Logger,
+  ) {
+    this.owner = {
+      log,
+      commandTimeoutMs: settings.command_timeout_s * 1000,
+      probeTimeoutMs: settings.probe_timeout_s * 1000,
+      maxAnswerBytes: settings.max_answer_bytes,
+      commandAnswered: (conn, pending, answer) => this.commandAnswered(conn, pending, answer),
+      probeAnswered: (conn, answer) => this.probeAnswered(conn, answer),
+      event: (conn, body) => this.event(conn, body),
+      closed: (conn) => this.closed(conn),
+    };
+  }
+
+  /** The bound agent port (tests bind port 0). */
+  port(): number {
+    return (this.server?.address() as AddressInfo | null)?.port ?? 0;
+  }
+
+  isConnected(ip: string): boolean {
+    return this.connections.has(ip);
+  }
+
+  connectedIps(): string[] {
+    return [...this.connections.keys()];
+  }
+
+  /** Send one request to each client; returns at once with a per-client outcome. */
+  dispatch(ips: string[], request: AgentRequest): Dispatch {
+    const outcomes: Dispatch['outcomes'] = [];
+    const answers = new Map<string, Promise<AgentAnswer>>();
+    for (const ip of new Set(ips)) {
+      const conn = this.connections.get(ip);
+      if (!conn) {
+        outcomes.push({ addr: ip, outcome: 'not_connected' });
+        continue;
+      }
+      const sent = request.path === 'probe' ? conn.probe() : conn.busy && !request.force ? undefined : conn.command(request);
+      if (!sent) {
+        outcomes.push({ addr: ip, outcome: 'busy' });
+        continue;
+      }
+      outcomes.push({ addr: ip, outcome: 'sent' });
+      answers.set(ip, sent);
+    }
+    return { outcomes, answers };
+  }
+
+  /** What to store from a 200 answer (with a body) to requests of `path`; throwing makes last_cmd.result 'failure'. */
+  onAnswer(path: string, handler: AnswerHandler): void {
+    this.handlers.set(path, [...(this.handlers.get(path) ?? []), handler]);
+  }
+
+  onConnect(fn: (ip: string) => void): void {
+    this.connectListeners.push(fn);
+  }
+
+  onDisconnect(fn: (ip: string) => void): void {
+    this.disconnectListeners.push(fn);
+  }
+
+  /** Extra entries for GET /clients (the wol plugin's WOL_SENT entries), listed first. */
+  addListing(provider: () => Iterable<ClientListing>): void {
+    this.listings.push(provider);
+  }
+
+  /** GET /clients: listing entries first, then agents, most recently connected first. */
+  listing(): ClientListing[] {
+    const out: ClientListing[] = [];
+    for (const provider of this.listings) {
+      for (const entry of provider()) if (!this.connections.has(entry.addr)) out.push(entry);
+    }
+    const agents = [...this.connections.values()];
+    for (let i = agents.length - 1; i >= 0; i--) {
+      const conn = agents[i]!;
+      out.push({ addr: conn.ip, state: conn.shownState, speed: conn.speed, last_cmd: { result: conn.lastResult } });
+    }
+    return out;
+  }
+
+  /** The connection of a client, for this plugin's own answer handlers. */
+  connection(ip: string): AgentConnection | undefined {
+    return this.connections.get(ip);
+  }
+
+  async start(): Promise<void> {
+    const server = net.createServer({ noDelay: true, keepAlive: true, keepAliveInitialDelay: keepAliveMs }, (socket) => this.accept(socket));
+    server.maxConnections = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ port: this.settings.port, host: this.settings.ip, backlog: 4096 }, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (error) => this.log.error({ err: error }, 'agent listener error'));
+    this.server = server;
+    this.log.info(`agent listener on ${this.settings.ip}:${this.port()}`);
+    this.inventory.onClientRemoved((client) => this.clientRemoved(client));
+    this.inventory.onClientSaved((client) => {
+      const conn = this.connections.get(client.ip);
+      if (conn && conn.client.id === client.id) conn.client = client;
+    });
+    if (this.settings.probe_interval_s > 0) {
+      this.probeTimer = setInterval(() => this.dispatch(this.connectedIps(), { method: 'POST', path: 'probe' }), this.settings.probe_interval_s * 1000);
+      this.probeTimer.unref();
+    }
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.probeTimer);
+    const server = this.server;
+    this.server = undefined;
+    const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+    for (const conn of [...this.connections.values()]) conn.close('server stopping');
+    await closed;
+  }
+
+  private accept(socket: Socket): void {
+    // Nothing is read until the peer is known to be a client.
+    socket.pause();
+    socket.setKeepAlive(true, keepAliveMs);
+    socket.on('error', () => undefined);
+    const ip = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    this.inventory.clientByIp(ip).then(
+      (client) => {
+        if (socket.destroyed) return;
+        if (!client) {
+          this.log.warn({ ip }, 'agent connection from an address no client has; closed');
+          socket.destroy();
+          return;
+        }
+        this.attach(socket, ip, client);
+      },
+      (error: unknown) => {
+        this.log.error({ err: error, ip }, 'agent connection refused: client lookup failed');
+        socket.destroy();
+      },
+    );
+  }
+
+  private attach(socket: Socket, ip: string, client: ClientView): void {
+    const old = this.connections.get(ip);
+    if (old) {
+      this.connections.delete(ip);
+      old.close('replaced by a new connection from the same address');
+    }
+    const conn = new AgentConnection(socket, ip, client, this.owner);
+    this.connections.set(ip, conn);
+    this.log.info({ ip, client: client.name }, 'agent connected');
+    for (const fn of this.connectListeners) this.safely(() => fn(ip), 'connect listener');
+    socket.resume();
+    conn.command(refreshRequest);
+  }
+
+  private closed(conn: AgentConnection): void {
+    if (this.connections.get(conn.ip) !== conn) return;
+    this.connections.delete(conn.ip);
+    for (const fn of this.disconnectListeners) this.safely(() => fn(conn.ip), 'disconnect listener');
+  }
+
+  private clientRemoved(client: ClientView): void {
+    const conn = this.connections.get(client.ip);
+    if (conn && conn.client.id === client.id) conn.close('the client was removed from the inventory');
+  }
+
+  private async commandAnswered(conn: AgentConnection, pending: Pending, answer: AgentAnswer): Promise<void> {
+    let ok = answer.status === 200 || answer.status === 202;
+    if (answer.status === 200 && answer.body !== undefined) {
+      for (const handler of this.handlers.get(pending.request.path) ?? []) {
+        try {
+          await handler(conn.client, answer);
+        } catch (error) {
+          ok = false;
+          this.log.warn({ ip: conn.ip, path: pending.request.path, err: error }, `answer to ${pending.request.path} not stored: ${(error as Error).message}`);
+        }
+      }
+    } else if (!ok) {
+      this.log.warn({ ip: conn.ip, path: pending.request.path, status: answer.status }, `agent answered ${answer.status} to ${pending.request.path}`);
+    }
+    conn.lastResult = ok ? 'success' : 'failure';
+  }
+
+  private probeAnswered(conn: AgentConnection, answer: AgentAnswer): void {
+    const outcome = readProbe(answer.status, answer.body);
+    if (!outcome) {
+      this.log.warn({ ip: conn.ip, status: answer.status }, 'unusable probe answer ignored');
+      return;
+    }
+    conn.agentBusy = outcome.busy;
+    if (outcome.state) conn.state = outcome.state;
+    if (outcome.speed !== undefined) conn.speed = outcome.speed;
+  }
+
+  private event(conn: AgentConnection, body: unknown): void {
+    if (body === undefined) return;
+    const outcome = readEvent(conn.state, body);
+    if (!outcome.ok) {
+      this.log.warn({ ip: conn.ip }, `agent event ignored: ${outcome.why}`);
+      return;
+    }
+    conn.state = outcome.state;
+    this.log.info({ ip: conn.ip, user: outcome.user, os: outcome.os }, `User ${outcome.action}: ip=${conn.ip}, user=${outcome.user}, os=${outcome.os}`);
+  }
+
+  private safely(fn: () => void, what: string): void {
+    try {
+      fn();
+    } catch (error) {
+      this.log.error({ err: error }, `${what} failed`);
+    }
+  }
+}

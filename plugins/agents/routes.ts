@@ -1,0 +1,86 @@
+import { ErrorCode, badRequest } from '../../core/errors';
+import type { PluginContext } from '../../core/plugin';
+import { toInt } from '../../core/schema-types';
+import type { ClientView, Inventory } from '../inventory';
+import { storedHardware } from './hardware';
+import type { AgentLink } from './link';
+import { ClientQuery, ClientsBody, DiskPartitionCommand, SessionQuery, SetupCommand, SoftwareQuery } from './schemas';
+import { storedSoftware } from './software';
+import type { AgentRequest, Dispatch } from './types';
+
+/** The REST body relayed to agents: everything but `clients`, in the caller's key order (as the reference). */
+function relayed(body: object): object {
+  const { clients: _clients, ...rest } = body as { clients?: unknown };
+  return rest;
+}
+
+const respond = (dispatch: Dispatch) => ({ clients: dispatch.outcomes });
+
+/**
+ * The REST side of the agent link: GET/POST /clients, the relayed commands (which answer
+ * at once with who was sent the command, who was busy and who is not connected) and the
+ * read-backs of what agents reported.
+ */
+export function agentRoutes(ctx: PluginContext, link: AgentLink, inventory: Inventory, softwareDisks: Map<string, number>): void {
+  const { router, db } = ctx;
+
+  // Consoles poll these two: kept out of the request log, as the reference.
+  router.get('/clients', { log: false }, () => ({ clients: link.listing() }));
+  router.post('/clients', { body: ClientsBody, log: false }, ({ body }) => respond(link.dispatch(body.clients, { method: 'POST', path: 'probe' })));
+
+  const simple = (path: string, request: AgentRequest) =>
+    router.post(path, { body: ClientsBody }, ({ body }) => respond(link.dispatch(body.clients, request)));
+  simple('/poweroff', { method: 'POST', path: 'poweroff', force: true });
+  simple('/reboot', { method: 'POST', path: 'reboot', force: true });
+  simple('/stop', { method: 'POST', path: 'stop', force: true });
+  simple('/refresh', { method: 'GET', path: 'refresh' });
+  simple('/hardware', { method: 'GET', path: 'hardware' });
+
+  router.post('/session', { body: DiskPartitionCommand }, ({ body }) =>
+    respond(link.dispatch(body.clients, { method: 'POST', path: 'session', body: relayed(body) })),
+  );
+
+  router.post('/software', { body: DiskPartitionCommand }, ({ body }) => {
+    const dispatch = link.dispatch(body.clients, { method: 'GET', path: 'software', body: relayed(body) });
+    // The agent's answer names the partition but not the disk: remember which was asked.
+    for (const ip of dispatch.answers.keys()) softwareDisks.set(ip, toInt(body.disk));
+    return respond(dispatch);
+  });
+
+  // A missing `type` is refused (400 naming it): repartitioning is destructive and the
+  // label type must not be guessed. The reference refuses it too.
+  router.post('/setup', { body: SetupCommand }, ({ body }) => respond(link.dispatch(body.clients, { method: 'POST', path: 'setup', body: relayed(body) })));
+
+  async function known(ip: string, field: string): Promise<ClientView> {
+    const client = await inventory.clientByIp(ip);
+    if (!client) throw badRequest(ErrorCode.unknownId, `no client with ip ${ip}`, field);
+    return client;
+  }
+
+  // One client: {sessions}. Several: the same, for the first, plus {clients:[{addr, sessions}]}
+  // for all of them in the order asked; the key is always there, so callers need one shape.
+  router.get('/session', { body: SessionQuery }, async ({ body }) => {
+    const field = body.client ? 'client' : 'clients';
+    const ips = [...new Set(body.client ?? body.clients ?? [])];
+    if (ips.length === 0) throw badRequest(ErrorCode.missingField, "'client' (or 'clients') must list an address", 'client');
+    const clients: { addr: string; sessions: { disk: number; partition: number; name: string }[] }[] = [];
+    for (const ip of ips) {
+      const client = await known(ip, field);
+      const sessions = (await inventory.diskSetup(client.id))
+        .filter((p) => p.partition > 0 && p.os !== '')
+        .map((p) => ({ disk: p.disk, partition: p.partition, name: p.os }));
+      clients.push({ addr: ip, sessions });
+    }
+    return { sessions: clients[0]!.sessions, clients };
+  });
+
+  router.get('/hardware', { body: ClientQuery }, async ({ body }) => {
+    const client = await known(body.client[0]!, 'client');
+    return { hardware: await storedHardware(db, client.id) };
+  });
+
+  router.get('/software', { body: SoftwareQuery }, async ({ body }) => {
+    const client = await known(body.client[0]!, 'client');
+    return { software: await storedSoftware(db, client.id, toInt(body.disk), toInt(body.partition)) };
+  });
+}
