@@ -105,19 +105,19 @@ export class ImageStore {
             filesystem: capture.filesystem,
           };
           const existing = await this.byName(em, capture.name);
+          // Native statements: the 64-bit columns are written as decimal strings, exact.
           if (existing) {
-            em.assign(existing, {
+            await em.nativeUpdate(ImageEntity, { id: existing.id }, {
               ...fields,
               ...(capture.description === undefined ? {} : { description: capture.description }),
               // 0 is what consoles send when they mean "unchanged"; /image/update sets 0 explicitly.
               ...(capture.centerId ? { centerId: capture.centerId } : {}),
               ...(capture.groupId ? { groupId: capture.groupId } : {}),
               revision: existing.revision + 1,
-            });
-            await em.flush();
+            } as never);
             return existing.id;
           }
-          const image = em.create(ImageEntity, {
+          return (await em.insert(ImageEntity, {
             ...fields,
             name: capture.name,
             description: capture.description ?? '',
@@ -126,9 +126,7 @@ export class ImageStore {
             softwareId: 0,
             type: MONOLITHIC,
             revision: 1,
-          } as never) as Image;
-          await em.flush();
-          return image.id;
+          } as never)) as number;
         });
       } catch (error) {
         if (!(error instanceof UniqueConstraintViolationException) || attempt > 0) throw error;
