@@ -11,7 +11,7 @@ export interface ImageSite {
   ips: string[];
   center: number;
   room: number;
-  /** A repository with the addresses 10.99.0.1 and 127.0.1.250 (the clients' network). */
+  /** A repository with the addresses 10.99.0.1, 127.0.1.250 (the clients' network) and 127.0.2.250. */
   repository: number;
   /** The repository directory (config repository.directory). */
   directory: string;
@@ -22,7 +22,7 @@ export interface ImageSite {
   close(): Promise<void>;
 }
 
-export const repositoryAddresses = ['10.99.0.1', '127.0.1.250'];
+export const repositoryAddresses = ['10.99.0.1', '127.0.1.250', '127.0.2.250'];
 
 export async function imageSite(count = 1, config: Record<string, unknown> = {}): Promise<ImageSite> {
   const s = await startServer({ config });
