@@ -2,6 +2,7 @@ import net, { type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Logger } from '../../core/log';
 import type { ClientView, Inventory } from '../inventory';
 import { AgentConnection, type ConnectionOwner, type Pending } from './connection';
+import { LookupBatch } from './lookup-batch';
 import { readEvent, readProbe } from './states';
 import type { AgentAnswer, AgentRequest, ClientListing, Dispatch } from './types';
 
@@ -33,14 +34,21 @@ export class AgentLink {
   private readonly disconnectListeners: ((ip: string) => void)[] = [];
   private readonly listings: (() => Iterable<ClientListing>)[] = [];
   private readonly owner: ConnectionOwner;
+  private readonly lookups: LookupBatch;
   private server?: Server;
   private probeTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly settings: AgentLinkSettings,
-    private readonly inventory: Inventory,
+    inventory: Inventory,
     private readonly log: Logger,
   ) {
+    this.lookups = new LookupBatch(inventory);
+    inventory.onClientRemoved((client) => this.clientRemoved(client));
+    inventory.onClientSaved((client) => {
+      const conn = this.connections.get(client.ip);
+      if (conn && conn.client.id === client.id) conn.client = client;
+    });
     this.owner = {
       log,
       commandTimeoutMs: settings.command_timeout_s * 1000,
@@ -137,11 +145,6 @@ export class AgentLink {
     server.on('error', (error) => this.log.error({ err: error }, 'agent listener error'));
     this.server = server;
     this.log.info(`agent listener on ${this.settings.ip}:${this.port()}`);
-    this.inventory.onClientRemoved((client) => this.clientRemoved(client));
-    this.inventory.onClientSaved((client) => {
-      const conn = this.connections.get(client.ip);
-      if (conn && conn.client.id === client.id) conn.client = client;
-    });
     if (this.settings.probe_interval_s > 0) {
       this.probeTimer = setInterval(() => this.dispatch(this.connectedIps(), { method: 'POST', path: 'probe' }), this.settings.probe_interval_s * 1000);
       this.probeTimer.unref();
@@ -163,9 +166,13 @@ export class AgentLink {
     socket.setKeepAlive(true, keepAliveMs);
     socket.on('error', () => undefined);
     const ip = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
-    this.inventory.clientByIp(ip).then(
+    this.lookups.clientByIp(ip).then(
       (client) => {
-        if (socket.destroyed) return;
+        // The peer left, or the service stopped while the lookup ran.
+        if (socket.destroyed || !this.server) {
+          socket.destroy();
+          return;
+        }
         if (!client) {
           this.log.warn({ ip }, 'agent connection from an address no client has; closed');
           socket.destroy();

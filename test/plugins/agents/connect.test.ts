@@ -201,12 +201,17 @@ test('deleting the client drops its agent; deleting its center deletes the store
   try {
     const agent = await x.connect(x.ips[0]!);
     await x.connect(x.ips[1]!);
-    const before = await x.s.app.database.query<{ n: number }>('select count(*) as n from partitions');
-    assert.equal(Number(before[0]!.n), 6, 'three rows per refreshed client');
+    await x.s.post('/hardware', { clients: [x.ips[0]] });
+    await x.s.post('/software', { clients: [x.ips[1]], disk: 1, partition: 2 });
+    await eventually(async () => (await x.s.get('/software', { client: [x.ips[1]], disk: 1, partition: 2 })).body.software.length === 2, 'software stored');
+    await eventually(async () => (await x.s.get('/hardware', { client: [x.ips[0]] })).body.hardware.length === 3, 'hardware stored');
+    const count = async (table: string) => Number((await x.s.app.database.query<{ n: number }>(`select count(*) as n from ${table}`))[0]!.n);
+    assert.equal(await count('partitions'), 6, 'three rows per refreshed client');
     const r = await x.s.post('/center/delete', { id: x.center });
     assert.equal(r.status, 200, r.text);
-    const after = await x.s.app.database.query<{ n: number }>('select count(*) as n from partitions');
-    assert.equal(Number(after[0]!.n), 0, 'partitions cascade with the center');
+    assert.equal(await count('partitions'), 0, 'partitions cascade with the center');
+    assert.equal(await count('client_hardware'), 0, 'hardware inventory cascades');
+    assert.equal(await count('client_software'), 0, 'software inventory cascades');
     await within(agent.closed, 5000, 'agent of a deleted client is dropped');
     assert.deepEqual(x.link.connectedIps(), [], 'nobody listed');
   } finally {
