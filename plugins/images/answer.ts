@@ -58,6 +58,14 @@ export function readImageAnswer(body: unknown): ImageAnswer {
   };
 }
 
+/** The answer to POST /image/restore: the reference's `{disk, partition, image_id}`, echoed strings. */
+export function readRestoreAnswer(body: unknown): { disk: number; partition: number; imageId: number } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ImageAnswerError('the answer is not a JSON object');
+  const a = body as Record<string, unknown>;
+  for (const key of ['disk', 'partition', 'image_id']) if (a[key] === undefined) throw new ImageAnswerError(`'${key}' is missing`);
+  return { disk: small(a.disk, 'disk'), partition: small(a.partition, 'partition'), imageId: small(a.image_id, 'image_id') };
+}
+
 /**
  * A non-negative 64-bit integer: a JSON integer the parser kept exact, or a decimal string
  * (the only exact form past 2^53, since answers are parsed as plain JSON).

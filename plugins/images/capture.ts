@@ -1,6 +1,6 @@
 import type { AnswerHandler } from '../agents';
 import type { Inventory } from '../inventory';
-import { ImageAnswerError, readImageAnswer } from './answer';
+import { ImageAnswerError, readImageAnswer, readRestoreAnswer } from './answer';
 import { imageFileStat } from './files';
 import type { PendingCreates } from './pending';
 import { isImageName } from './schemas';
@@ -13,7 +13,7 @@ export function permissionDigits(mode: number): string {
 
 /**
  * Store a 200 answer to POST /image/create: create the image record, or refresh it when
- * the name exists. Throwing makes the client's last command a failure and stores nothing.
+ * the name exists, and link the source partition to it. Throwing makes the client's last command a failure and stores nothing.
  * Answers to requests this plugin did not send (the scheduler's) name their repository
  * by address.
  */
@@ -32,7 +32,7 @@ export function captureHandler(store: ImageStore, inventory: Inventory, pending:
     // Older agents leave out size, mode and time: read them from the file when it is here.
     const file = a.size === undefined || a.perms === undefined || a.lastupdate === undefined ? await imageFileStat(directory, a.name) : undefined;
     const perms = a.perms ?? file?.mode;
-    await store.saveCapture({
+    const imageId = await store.saveCapture({
       name: a.name,
       repositoryId,
       description: request?.description,
@@ -51,5 +51,16 @@ export function captureHandler(store: ImageStore, inventory: Inventory, pending:
       compressor: a.compressor,
       filesystem: a.filesystem,
     });
+    await inventory.setPartitionImage(client.id, a.disk, a.partition, imageId);
+  };
+}
+
+/** Store a 200 answer to POST /image/restore: the partition now holds the image. */
+export function restoreHandler(store: ImageStore, inventory: Inventory): AnswerHandler {
+  return async (client, answer) => {
+    const a = readRestoreAnswer(answer.body);
+    const image = await store.byId(store.fork(), a.imageId);
+    if (!image) throw new ImageAnswerError(`the answer names image ${a.imageId}, which does not exist`);
+    await inventory.setPartitionImage(client.id, a.disk, a.partition, image.id);
   };
 }

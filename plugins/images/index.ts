@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/plugin';
 import { AgentLink } from '../agents';
 import { Inventory } from '../inventory';
-import { captureHandler } from './capture';
+import { captureHandler, restoreHandler } from './capture';
 import { ImageEntity } from './entities/image';
 import { ImageScopeEntity } from './entities/image-scope';
 import { PendingCreates } from './pending';
@@ -31,6 +31,7 @@ export default definePlugin({
     const pending = new PendingCreates();
     ctx.provide(ImageStore, store);
     link.onAnswer('image/create', captureHandler(store, inventory, pending, ctx.settings.repository.directory));
+    link.onAnswer('image/restore', restoreHandler(store, inventory));
     listRoutes(ctx, store, inventory);
     createRoutes(ctx, store, inventory, link, pending);
     recordRoutes(ctx, store, inventory);

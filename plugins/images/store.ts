@@ -71,6 +71,11 @@ export class ImageStore {
     }));
   }
 
+  /** A unit of work for reads outside a request (agent answers). */
+  fork(): EntityManager {
+    return this.db.fork();
+  }
+
   byId(em: EntityManager, id: number): Promise<Image | null> {
     return em.findOne(ImageEntity, { id });
   }

@@ -31,6 +31,7 @@ export function recordRoutes(ctx: PluginContext, store: ImageStore, inventory: I
     const id = toInt(body.image);
     const name = await store.delete(id);
     if (name === undefined) throw badRequest(ErrorCode.unknownId, `no image with id ${id}`, 'image');
+    await inventory.forgetImage(id);
     const files = await removeImageFiles(directory, name);
     for (const failure of files.failed) log.warn({ image: name, file: failure.file }, `image file not removed: ${failure.error}`);
     log.info({ image: name, removed: files.removed }, 'image deleted');
