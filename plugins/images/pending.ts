@@ -26,4 +26,10 @@ export class PendingCreates {
   get(ip: string): PendingCreate | undefined {
     return this.byIp.get(ip);
   }
+
+  /** The client an image of this name is being taken from, if any. */
+  creating(name: string): string | undefined {
+    for (const [ip, request] of this.byIp) if (request.name === name) return ip;
+    return undefined;
+  }
 }

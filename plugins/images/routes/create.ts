@@ -47,6 +47,9 @@ export function createRoutes(ctx: PluginContext, store: ImageStore, inventory: I
   ctx.router.post('/image/create', { body: ImageCreate }, async ({ body, em }) => {
     if (new Set(body.clients).size > 1) throw badRequest(ErrorCode.invalidField, 'an image is created from one client', 'clients');
     const ip = body.clients[0]!;
+    // Two agents writing one image file at once would corrupt it.
+    const busyWith = pending.creating(body.name);
+    if (busyWith !== undefined) throw badRequest(ErrorCode.conflict, `image '${body.name}' is being created from ${busyWith}`, 'name');
     const [client] = await inventory.clientsByIps([ip]);
     const image = await existingImage(store, em, body);
     const repository = await targetRepository(inventory, body, image, client);

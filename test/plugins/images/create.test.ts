@@ -209,6 +209,33 @@ test("repo_ip follows the repository's addresses; repo_id stays", async () => {
   }
 });
 
+test('a second create of a name being created is refused until the first is answered', async () => {
+  const x = await imageSite(2);
+  try {
+    const [first, second] = x.ips as [string, string];
+    const a = await x.connect(first);
+    const b = await x.connect(second);
+    a.on('image/create', { none: true });
+    const body = { disk: '1', partition: '1', code: '7', name: 'shared', id: '0' };
+    assert.equal((await x.s.post('/image/create', { ...body, clients: [first] })).status, 200, 'first create sent');
+    await a.waitFor('image/create');
+    const refused = await x.s.post('/image/create', { ...body, clients: [second] });
+    assert.equal(refused.status, 400, refused.text);
+    assert.deepEqual([refused.body.error, refused.body.field], ['conflict', 'name'], 'conflict on the name');
+    assert.equal(b.requests.filter((q) => q.path === 'image/create').length, 0, 'the second agent got nothing');
+    // Once the first agent is gone, the name is free again.
+    a.destroy();
+    await eventually(async () => !(await x.s.get('/clients')).body.clients.some((c: any) => c.addr === first), 'first agent gone');
+    b.on('image/create', (request) => ({ body: createAnswer(request) }));
+    assert.equal((await x.s.post('/image/create', { ...body, clients: [second] })).status, 200, 'second create sent');
+    await b.waitFor('image/create');
+    assert.equal((await x.settled(second)).last_cmd.result, 'success', 'stored');
+    assert.equal((await x.images()).length, 1, 'one image');
+  } finally {
+    await x.close();
+  }
+});
+
 test('create refuses what it cannot do: several clients, unknown ids, a name that differs, no repository', async () => {
   const x = await imageSite(2);
   try {
