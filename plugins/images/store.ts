@@ -44,11 +44,38 @@ export interface ImageCapture {
 
 export type ImageChanges = Partial<Pick<Image, 'description' | 'centerId' | 'groupId' | 'repositoryId' | 'softwareId' | 'type'>>;
 
-/** The images table: every multi-row change is one transaction. */
+/**
+ * The images table: every multi-row change is one transaction. Every write goes through
+ * here, so the list consoles poll is kept in memory and dropped after each write.
+ */
 export class ImageStore {
+  private listed?: Promise<ImageRow[]>;
+
   constructor(private readonly db: Database) {}
 
-  async list(): Promise<ImageRow[]> {
+  /** Every image, by id. */
+  list(): Promise<ImageRow[]> {
+    if (!this.listed) {
+      const query = this.query();
+      this.listed = query;
+      // A failed query is not remembered.
+      query.catch(() => {
+        if (this.listed === query) this.listed = undefined;
+      });
+    }
+    return this.listed;
+  }
+
+  /** Run a write and drop the remembered list once it is done (committed or not). */
+  private async writing<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } finally {
+      this.listed = undefined;
+    }
+  }
+
+  private async query(): Promise<ImageRow[]> {
     const big = (column: string) => `${this.db.bigintAsText(column)} as ${column}`;
     const rows = await this.db.query(
       `select id, name, description, ${big('size')}, ${big('datasize')}, checksum, permissions, ${big('last_update')}, software_id, image_type,
@@ -90,7 +117,11 @@ export class ImageStore {
    * concurrent writer inserted the name first, the insert fails on the unique index and
    * the second attempt refreshes that row instead.
    */
-  async saveCapture(capture: ImageCapture): Promise<number> {
+  saveCapture(capture: ImageCapture): Promise<number> {
+    return this.writing(() => this.upsert(capture));
+  }
+
+  private async upsert(capture: ImageCapture): Promise<number> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.db.transactional(async (em) => {
@@ -140,25 +171,25 @@ export class ImageStore {
   }
 
   /** Change an image's record; false when there is no such image. */
-  async update(id: number, changes: ImageChanges): Promise<boolean> {
-    return this.db.transactional(async (em) => {
+  update(id: number, changes: ImageChanges): Promise<boolean> {
+    return this.writing(() => this.db.transactional(async (em) => {
       const image = await this.byId(em, id);
       if (!image) return false;
       em.assign(image, changes);
       await em.flush();
       return true;
-    });
+    }));
   }
 
   /** Delete an image's record (and its restriction); its name, or undefined when there was none. */
-  async delete(id: number): Promise<string | undefined> {
-    return this.db.transactional(async (em) => {
+  delete(id: number): Promise<string | undefined> {
+    return this.writing(() => this.db.transactional(async (em) => {
       const image = await this.byId(em, id);
       if (!image) return undefined;
       await em.nativeDelete(ImageScopeEntity, { image: id });
       await em.nativeDelete(ImageEntity, { id });
       return image.name;
-    });
+    }));
   }
 
   /** The centers an image is restricted to; empty = unrestricted. */
