@@ -242,6 +242,10 @@ test('create refuses what it cannot do: several clients, unknown ids, a name tha
     const base = { clients: [x.ips[0]], disk: '1', partition: '1', code: '7', name: 'img', id: '0' };
     const cases: [Record<string, unknown>, string][] = [
       [{ clients: x.ips }, 'clients'],
+      [{ clients: [] }, 'clients'],
+      [{ clients: ['127.0.1'] }, 'clients[0]'],
+      [{ id: 1.5 }, 'id'],
+      [{ name: 7 }, 'name'],
       [{ id: '77' }, 'id'],
       [{ repository_id: 99 }, 'repository_id'],
       [{ repository_id: 'x' }, 'repository_id'],
@@ -253,6 +257,12 @@ test('create refuses what it cannot do: several clients, unknown ids, a name tha
       [{ disk: 'one' }, 'disk'],
       [{ code: -1 }, 'code'],
     ];
+    for (const field of ['clients', 'disk', 'partition', 'code', 'id', 'name']) {
+      const { [field]: _gone, ...missing } = base as Record<string, unknown>;
+      const r = await x.s.post('/image/create', missing);
+      assert.equal(r.status, 400, `without ${field}: ${r.text}`);
+      assert.deepEqual([r.body.error, r.body.field], ['missing_field', field], `missing ${field} named`);
+    }
     for (const [change, field] of cases) {
       const r = await x.s.post('/image/create', { ...base, ...change });
       assert.equal(r.status, 400, `${JSON.stringify(change)}: ${r.text}`);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { test } from 'uvu';
 import { ImageStore } from '../../../plugins/images';
 import { fileInside, removeImageFiles } from '../../../plugins/images/files';
@@ -102,6 +103,20 @@ test('fileInside accepts only names that stay directly in the directory; a symli
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('fileInside never yields a path outside the directory, whatever the name (fuzz)', () => {
+  const repo = path.resolve('/srv/images');
+  fc.assert(
+    fc.property(fc.oneof(fc.string(), fc.fullUnicodeString(), fc.constantFrom('..', '../', '/..', 'a/../..', '.', '\u0000')), fc.constantFrom('.img', '.img.full.sum'), (name, suffix) => {
+      const file = fileInside(repo, name, suffix);
+      if (file !== undefined) {
+        assert.equal(path.dirname(file), repo, `${JSON.stringify(name)} stays directly in the directory`);
+        assert.equal(path.basename(file), name + suffix, `${JSON.stringify(name)} is the file's own name`);
+      }
+    }),
+    { numRuns: 2000 },
+  );
 });
 
 test('GET /images refuses a body and creates a missing repository directory', async () => {
