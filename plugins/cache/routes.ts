@@ -46,9 +46,9 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
     return { clients: dispatch.outcomes };
   });
 
-  router.post('/cache/fetch', { body: CacheFetch }, async ({ body }) => fetch(body));
+  router.post('/cache/fetch', { body: CacheFetch }, async ({ body }) => fetchIntoCaches(body));
 
-  async function fetch(body: Static<typeof CacheFetch>): Promise<{ clients: Dispatch['outcomes'] }> {
+  async function fetchIntoCaches(body: Static<typeof CacheFetch>): Promise<{ clients: Dispatch['outcomes'] }> {
     const named =
       body.repository_id !== undefined
         ? await inventory.repository(toInt(body.repository_id))

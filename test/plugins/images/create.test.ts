@@ -209,6 +209,28 @@ test("repo_ip follows the repository's addresses; repo_id stays", async () => {
   }
 });
 
+test("an image/create another plugin sent (the scheduler's) is stored from the answer alone", async () => {
+  const x = await imageSite();
+  try {
+    const ip = x.ips[0]!;
+    const agent = await x.connect(ip);
+    agent.on('image/create', (request) => ({ body: createAnswer(request) }), true);
+    const body = { disk: '1', partition: '2', code: '131', id: '0', name: 'scheduled', repository: repositoryAddresses[2] };
+    const sent = x.link.dispatch([ip], { method: 'POST', path: 'image/create', body });
+    assert.equal((await sent.answers.get(ip))?.status, 200, 'answered');
+    assert.equal((await x.settled(ip)).last_cmd.result, 'success', 'stored');
+    const [image] = await x.images();
+    assert.deepEqual([image.name, image.repo_id, image.center_id], ['scheduled', x.repository, x.center], 'repository found by the answered address, center from the client');
+    // An answer naming an address no repository has: failure, nothing stored.
+    const other = x.link.dispatch([ip], { method: 'POST', path: 'image/create', body: { ...body, name: 'stray', repository: '192.0.2.1' } });
+    await other.answers.get(ip);
+    assert.equal((await x.settled(ip)).last_cmd.result, 'failure', 'unknown repository address: failure');
+    assert.equal((await x.images()).length, 1, 'nothing more stored');
+  } finally {
+    await x.close();
+  }
+});
+
 test('a second create of a name being created is refused until the first is answered', async () => {
   const x = await imageSite(2);
   try {
