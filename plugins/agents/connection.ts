@@ -84,7 +84,7 @@ export class AgentConnection {
     return pending.promise;
   }
 
-  /** Probe unless anything is on the wire; returns false when skipped. */
+  /** Probe unless anything is on the wire; undefined when skipped. */
   probe(): Promise<AgentAnswer> | undefined {
     if (this.inFlight || this.queued || this.closing) return undefined;
     const pending = this.pending({ method: 'POST', path: 'probe' }, 'probe');

@@ -191,7 +191,7 @@ test('AgentLink.dispatch: answer promises, onAnswer handlers, failure when a han
 });
 
 test('a command without an answer fails after agents.command_timeout_s; the client is usable again', async () => {
-  const x = await site(1, { command_timeout_s: 0.3 });
+  const x = await site(1, { command_timeout_s: 1 });
   try {
     const ip = x.ips[0]!;
     const agent = await x.connect(ip);
@@ -217,6 +217,38 @@ test('a disconnect mid-command rejects the answer promise (disconnected), never 
     await assert.rejects(within(d.answers.get(ip)!, 5000, 'reject'), (e: unknown) => e instanceof AgentLinkError && e.reason === 'disconnected', 'rejects as disconnected');
     assert.equal(x.link.isConnected(ip), false, 'gone from the link');
     assert.ok(x.s.logs.some((l) => /in the middle of an answer/.test(String(l.reason))), 'truncated answer logged');
+  } finally {
+    await x.close();
+  }
+});
+
+test('poweroff over a running command interrupts it: its promise rejects, the poweroff is written alone', async () => {
+  const x = await site(1);
+  try {
+    const ip = x.ips[0]!;
+    const agent = await x.connect(ip);
+    agent.on('hardware', { none: true });
+    const running = x.link.dispatch([ip], { method: 'GET', path: 'hardware' });
+    await agent.waitFor('hardware');
+    const off = x.link.dispatch([ip], { method: 'POST', path: 'poweroff', force: true });
+    assert.deepEqual(off.outcomes, [{ addr: ip, outcome: 'sent' }], 'forced through');
+    await assert.rejects(within(running.answers.get(ip)!, 5000, 'interrupted'), (e: unknown) => e instanceof AgentLinkError && e.reason === 'interrupted', 'the running command is interrupted');
+    assert.equal((await within(off.answers.get(ip)!, 5000, 'poweroff answer')).status, 202, 'poweroff answered 202');
+    assert.equal(agent.discardedBytes, 0, 'one request per write');
+  } finally {
+    await x.close();
+  }
+});
+
+test('a client updated to another IP loses its agent connection', async () => {
+  const x = await site(1);
+  try {
+    const agent = await x.connect(x.ips[0]!);
+    const info = await x.s.get('/client/info', { client: [x.ips[0]] });
+    const r = await x.s.post('/client/update', { id: info.body.id, ip: '127.0.2.1' });
+    assert.equal(r.status, 200, r.text);
+    await within(agent.closed, 5000, 'dropped after the IP change');
+    assert.equal(x.link.isConnected(x.ips[0]!), false, 'not listed under the old address');
   } finally {
     await x.close();
   }

@@ -106,7 +106,7 @@ test('a probe while a command runs is skipped (busy)', async () => {
 });
 
 test('agents.probe_interval_s probes periodically; a probe left unanswered drops the half-open connection', async () => {
-  const x = await site(2, { probe_interval_s: 0.2, probe_timeout_s: 0.3 });
+  const x = await site(2, { probe_interval_s: 0.2, probe_timeout_s: 1 });
   try {
     const good = await x.connect(x.ips[0]!);
     const silent = await x.connect(x.ips[1]!);
