@@ -155,6 +155,16 @@ export class Inventory {
     }));
   }
 
+  /** Record the image a client's partition now holds (an agent created or restored it there). */
+  async setPartitionImage(clientId: number, disk: number, partition: number, imageId: number): Promise<void> {
+    await this.db.query('update partitions set image = ? where client_id = ? and disk = ? and part_number = ?', [imageId, clientId, disk, partition]);
+  }
+
+  /** Forget a deleted image on every partition that held it: consoles look every non-zero image id up. */
+  async forgetImage(imageId: number): Promise<void> {
+    await this.db.query('update partitions set image = 0 where image = ?', [imageId]);
+  }
+
   private async updateColumn(column: 'boot' | 'livedir', clientIds: number[], value: string): Promise<void> {
     for (let i = 0; i < clientIds.length; i += inChunk) {
       const chunk = clientIds.slice(i, i + inChunk);

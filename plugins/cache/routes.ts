@@ -1,0 +1,81 @@
+import type { Static } from '@sinclair/typebox';
+import { ErrorCode, badRequest } from '../../core/errors';
+import type { PluginContext } from '../../core/plugin';
+import { toInt } from '../../core/schema-types';
+import type { AgentLink, Dispatch } from '../agents';
+import type { ClientView, Inventory, StoredDiskEntry } from '../inventory';
+import { repositoryAddressFor } from './repository-address';
+import { CacheDelete, CacheFetch, CacheList } from './schemas';
+import type { CacheStore } from './store';
+
+/** The cache partition: the one the agent formatted with the CACHE file system. */
+export function cachePartitionSize(setup: StoredDiskEntry[]): bigint {
+  return setup.find((p) => p.partition > 0 && p.filesystem.toUpperCase() === 'CACHE')?.size ?? 0n;
+}
+
+/**
+ * GET /cache/list reads what agents last reported; POST /cache/delete and /cache/fetch
+ * are relayed, and their answers replace the stored contents.
+ */
+export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: Inventory, link: AgentLink): void {
+  const { router } = ctx;
+
+  // Unknown addresses are left out, as commands skip them; the order is the one asked.
+  router.get('/cache/list', { body: CacheList }, async ({ body }) => {
+    const clients = await inventory.clientsByIps(body.clients);
+    const contents = await store.contents(clients.map((c) => c.id));
+    const out = [];
+    for (const client of clients) {
+      const cacheSize = cachePartitionSize(await inventory.diskSetup(client.id));
+      const images = cacheSize === 0n ? [] : contents.get(client.id)!;
+      const used = images.reduce((sum, image) => sum + image.size, 0n);
+      out.push({
+        ip: client.ip,
+        cache_size: cacheSize,
+        used_size: used,
+        free_size: used < cacheSize ? cacheSize - used : 0n,
+        images: images.map((i) => ({ name: i.name, size: i.size, checksum: i.checksum })),
+      });
+    }
+    return { clients: out };
+  });
+
+  // Each client gets only `images`; it deletes those it holds and answers with the rest.
+  router.post('/cache/delete', { body: CacheDelete }, ({ body }) => {
+    const dispatch = link.dispatch(body.clients, { method: 'POST', path: 'cache/delete', body: { images: body.images } });
+    return { clients: dispatch.outcomes };
+  });
+
+  router.post('/cache/fetch', { body: CacheFetch }, async ({ body }) => fetchIntoCaches(body));
+
+  async function fetchIntoCaches(body: Static<typeof CacheFetch>): Promise<{ clients: Dispatch['outcomes'] }> {
+    const named =
+      body.repository_id !== undefined
+        ? await inventory.repository(toInt(body.repository_id))
+        : body.repository !== undefined
+          ? await inventory.repositoryByAddress(body.repository)
+          : null;
+    if (body.repository_id !== undefined && !named) throw badRequest(ErrorCode.unknownId, `no repository with id ${body.repository_id}`, 'repository_id');
+    const clients = new Map((await inventory.clientsByIps(body.clients)).map((c) => [c.ip, c]));
+    const byAddress = new Map<string, string[]>();
+    for (const ip of new Set(body.clients)) {
+      const address = await addressFor(clients.get(ip), named?.addresses, body.repository);
+      if (!address) throw badRequest(ErrorCode.missingField, `'repository_id' is required: client ${ip} has no repository with an address`, 'repository_id');
+      byAddress.set(address, [...(byAddress.get(address) ?? []), ip]);
+    }
+    const outcomes = new Map<string, Dispatch['outcomes'][number]>();
+    for (const [address, ips] of byAddress) {
+      const dispatch = link.dispatch(ips, { method: 'POST', path: 'cache/fetch', body: { name: body.image, repository: address } });
+      for (const outcome of dispatch.outcomes) outcomes.set(outcome.addr, outcome);
+    }
+    return { clients: [...new Set(body.clients)].map((ip) => outcomes.get(ip)!) };
+  }
+
+  /** The named repository's address for this client; without one, the client's own repository's. */
+  async function addressFor(client: ClientView | undefined, addresses: string[] | undefined, asked: string | undefined): Promise<string | undefined> {
+    if (addresses) return repositoryAddressFor(client, addresses, asked);
+    if (asked !== undefined) return asked;
+    const own = client?.repositoryId ? await inventory.repository(client.repositoryId) : null;
+    return own ? repositoryAddressFor(client, own.addresses) : undefined;
+  }
+}

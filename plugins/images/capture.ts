@@ -1,0 +1,66 @@
+import type { AnswerHandler } from '../agents';
+import type { Inventory } from '../inventory';
+import { ImageAnswerError, readImageAnswer, readRestoreAnswer } from './answer';
+import { imageFileStat } from './files';
+import type { PendingCreates } from './pending';
+import { isImageName } from './schemas';
+import type { ImageStore } from './store';
+
+/** Octal permission digits of a file mode, without a leading zero: 420 -> "644". */
+export function permissionDigits(mode: number): string {
+  return (mode & 0o777).toString(8);
+}
+
+/**
+ * Store a 200 answer to POST /image/create: create the image record, or refresh it when
+ * the name exists, and link the source partition to it. Throwing makes the client's last command a failure and stores nothing.
+ * Answers to requests this plugin did not send (the scheduler's) name their repository
+ * by address.
+ */
+export function captureHandler(store: ImageStore, inventory: Inventory, pending: PendingCreates, directory: string): AnswerHandler {
+  return async (client, answer) => {
+    const a = readImageAnswer(answer.body);
+    const request = pending.get(client.ip);
+    if (request && request.name !== a.name) throw new ImageAnswerError(`the answer is about image '${a.name}', the request was '${request.name}'`);
+    if (!isImageName(a.name)) throw new ImageAnswerError(`'${a.name.slice(0, 60)}' is not a valid image name`);
+    let repositoryId = request?.repositoryId;
+    if (repositoryId === undefined) {
+      const repository = a.repository ? await inventory.repositoryByAddress(a.repository) : null;
+      if (!repository) throw new ImageAnswerError(`no repository has the address '${String(a.repository).slice(0, 40)}'`);
+      repositoryId = repository.id;
+    }
+    // Older agents leave out size, mode and time: read them from the file when it is here.
+    const file = a.size === undefined || a.perms === undefined || a.lastupdate === undefined ? await imageFileStat(directory, a.name) : undefined;
+    const perms = a.perms ?? file?.mode;
+    const imageId = await store.saveCapture({
+      name: a.name,
+      repositoryId,
+      description: request?.description,
+      centerId: request ? request.centerId : client.room.centerId,
+      groupId: request?.groupId,
+      clientId: client.id,
+      disk: a.disk,
+      partition: a.partition,
+      code: a.code,
+      size: a.size ?? file?.size ?? 0n,
+      datasize: a.datasize,
+      checksum: a.checksum ?? '',
+      permissions: perms === undefined ? '0' : permissionDigits(perms),
+      lastUpdate: a.lastupdate ?? file?.mtime ?? BigInt(Math.floor(Date.now() / 1000)),
+      clonator: a.clonator,
+      compressor: a.compressor,
+      filesystem: a.filesystem,
+    });
+    await inventory.setPartitionImage(client.id, a.disk, a.partition, imageId);
+  };
+}
+
+/** Store a 200 answer to POST /image/restore: the partition now holds the image. */
+export function restoreHandler(store: ImageStore, inventory: Inventory): AnswerHandler {
+  return async (client, answer) => {
+    const a = readRestoreAnswer(answer.body);
+    const image = await store.byId(store.fork(), a.imageId);
+    if (!image) throw new ImageAnswerError(`the answer names image ${a.imageId}, which does not exist`);
+    await inventory.setPartitionImage(client.id, a.disk, a.partition, image.id);
+  };
+}

@@ -1,0 +1,53 @@
+import { ErrorCode, badRequest } from '../../../core/errors';
+import type { PluginContext } from '../../../core/plugin';
+import { toInt } from '../../../core/schema-types';
+import type { Inventory } from '../../inventory';
+import { removeImageFiles } from '../files';
+import { ImageDelete, ImageQuery, ImageRestrict, ImageUpdate } from '../schemas';
+import type { ImageChanges, ImageStore } from '../store';
+import { requireImage, requireRepository } from './lookups';
+
+/** POST /image/update, POST /image/delete and GET/POST /image/restrict: the image records themselves. */
+export function recordRoutes(ctx: PluginContext, store: ImageStore, inventory: Inventory): void {
+  const { router, log } = ctx;
+  const directory = ctx.settings.repository.directory;
+
+  router.post('/image/update', { body: ImageUpdate }, async ({ body }) => {
+    const id = toInt(body.id);
+    const changes: ImageChanges = {};
+    if (body.description !== undefined) changes.description = body.description;
+    if (body.center_id !== undefined) changes.centerId = toInt(body.center_id);
+    if (body.group_id !== undefined) changes.groupId = toInt(body.group_id);
+    if (body.software_id !== undefined) changes.softwareId = toInt(body.software_id);
+    if (body.type !== undefined) changes.type = toInt(body.type);
+    if (body.repository_id !== undefined) changes.repositoryId = (await requireRepository(inventory, toInt(body.repository_id), 'repository_id')).id;
+    if (!(await store.update(id, changes))) throw badRequest(ErrorCode.unknownId, `no image with id ${id}`, 'id');
+    return {};
+  });
+
+  // The record goes first; its files follow. A file that cannot be removed is logged, not
+  // an error: the image may live in another repository (the spec).
+  router.post('/image/delete', { body: ImageDelete }, async ({ body }) => {
+    const id = toInt(body.image);
+    const name = await store.delete(id);
+    if (name === undefined) throw badRequest(ErrorCode.unknownId, `no image with id ${id}`, 'image');
+    await inventory.forgetImage(id);
+    const files = await removeImageFiles(directory, name);
+    for (const failure of files.failed) log.warn({ image: name, file: failure.file }, `image file not removed: ${failure.error}`);
+    log.info({ image: name, removed: files.removed }, 'image deleted');
+    return {};
+  });
+
+  // An image may be restricted to a set of centers: it is then restored only on clients of
+  // those centers. An empty list lifts the restriction.
+  router.get('/image/restrict', { body: ImageQuery }, async ({ body, em }) => {
+    const image = await requireImage(store, em, toInt(body.image), 'image');
+    return { image: image.id, scopes: await store.scopes(image.id) };
+  });
+
+  router.post('/image/restrict', { body: ImageRestrict }, async ({ body, em }) => {
+    const image = await requireImage(store, em, toInt(body.image), 'image');
+    await store.setScopes(image.id, body.scopes.map(toInt));
+    return {};
+  });
+}

@@ -1,0 +1,78 @@
+import { Type } from '@sinclair/typebox';
+import { IntLike, IpList, Ipv4 } from '../../core/schema-types';
+
+/**
+ * Request bodies of the images endpoints. Both existing consoles are accepted: numbers as
+ * JSON integers or numeric strings, the repository as an id or an address.
+ */
+
+/** Disk and partition numbers: existing clients send strings ("1"), the spec integers. */
+const Number16 = () =>
+  Type.Union([
+    Type.Integer({ minimum: 0, maximum: 65535 }),
+    Type.String({ maxLength: 5, pattern: '^0*([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$' }),
+  ]);
+
+/**
+ * An image name, which is also its file name `<name>.img` in the repository and a word
+ * in the agent's commands: letters, digits, '.', '_' and '-', not starting with a dot or
+ * dash, no '..'. So no '/', no NUL, nothing a shell or a path could read twice.
+ */
+const imageNamePattern = '^(?!.*\\.\\.)[A-Za-z0-9_][A-Za-z0-9._-]{0,49}$';
+export const ImageName = () => Type.String({ minLength: 1, maxLength: 50, pattern: imageNamePattern });
+export const isImageName = (name: string): boolean => new RegExp(imageNamePattern).test(name);
+
+const Description = () => Type.String({ maxLength: 250 });
+
+export const ImageCreate = Type.Object({
+  /** An image is taken from one client. */
+  clients: IpList({ minItems: 1 }),
+  disk: Number16(),
+  partition: Number16(),
+  /** The partition type code, decimal ("131" for 0x83). */
+  code: IntLike(),
+  /** "0" for a new image, or the id of the image to refresh. */
+  id: IntLike(),
+  name: ImageName(),
+  description: Type.Optional(Description()),
+  repository_id: Type.Optional(IntLike({ minimum: 1 })),
+  /** The repository by one of its addresses (the web console's update form). */
+  repository: Type.Optional(Ipv4()),
+  center_id: Type.Optional(IntLike()),
+  group_id: Type.Optional(IntLike()),
+  /** Relayed: the agent keeps the previous image file as a backup. */
+  backup: Type.Optional(Type.Boolean()),
+});
+
+export const ImageUpdate = Type.Object({
+  id: IntLike(),
+  description: Type.Optional(Description()),
+  center_id: Type.Optional(IntLike()),
+  group_id: Type.Optional(IntLike()),
+  repository_id: Type.Optional(IntLike({ minimum: 1 })),
+  software_id: Type.Optional(IntLike()),
+  type: Type.Optional(IntLike()),
+});
+
+export const ImageDelete = Type.Object({ image: IntLike() });
+
+/** The restore methods the agent knows; ogCLI sends them upper-cased, ogCP only TIPTORRENT. */
+export const restoreTypes = ['UNICAST', 'UNICAST-DIRECT', 'TIPTORRENT'] as const;
+
+export const ImageRestore = Type.Object({
+  clients: IpList({ minItems: 1 }),
+  disk: Number16(),
+  partition: Number16(),
+  id: IntLike(),
+  /** When sent it must be the image's name. */
+  name: Type.Optional(Type.String({ maxLength: 255 })),
+  /** Sent to the agent as is when it is not one of the image repository's addresses (ogCLI sends its server). */
+  repository: Type.Optional(Ipv4()),
+  /** One of restoreTypes, in any case (checked by the route). */
+  type: Type.String({ minLength: 1, maxLength: 32 }),
+  /** Software profile; the image's own when absent. */
+  profile: Type.Optional(IntLike()),
+});
+
+export const ImageQuery = Type.Object({ image: IntLike() });
+export const ImageRestrict = Type.Object({ image: IntLike(), scopes: Type.Array(IntLike({ minimum: 1 }), { maxItems: 4096 }) });

@@ -1,0 +1,209 @@
+import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
+import { execute, type Database } from '../../core/database';
+import { ImageEntity, MONOLITHIC, type Image } from './entities/image';
+import { ImageScopeEntity } from './entities/image-scope';
+
+/** An image row as listed: 64-bit values exact (bigint). */
+export interface ImageRow {
+  id: number;
+  name: string;
+  description: string;
+  size: bigint;
+  datasize: bigint;
+  checksum: string;
+  permissions: string;
+  lastUpdate: bigint;
+  softwareId: number;
+  type: number;
+  repositoryId: number;
+  centerId: number;
+  groupId: number;
+}
+
+/** What an agent's image/create answer, with the request behind it, stores. */
+export interface ImageCapture {
+  name: string;
+  repositoryId: number;
+  /** Only when the request carried them: a refresh keeps what it does not say. */
+  description?: string;
+  centerId?: number;
+  groupId?: number;
+  clientId: number;
+  disk: number;
+  partition: number;
+  code: number;
+  size: bigint;
+  datasize: bigint;
+  checksum: string;
+  permissions: string;
+  lastUpdate: bigint;
+  clonator: string;
+  compressor: string;
+  filesystem: string;
+}
+
+export type ImageChanges = Partial<Pick<Image, 'description' | 'centerId' | 'groupId' | 'repositoryId' | 'softwareId' | 'type'>>;
+
+/**
+ * The images table: every multi-row change is one transaction. Every write goes through
+ * here, so the list consoles poll is kept in memory and dropped after each write.
+ */
+export class ImageStore {
+  private listed?: Promise<ImageRow[]>;
+
+  constructor(private readonly db: Database) {}
+
+  /** Every image, by id. */
+  list(): Promise<ImageRow[]> {
+    if (!this.listed) {
+      const query = this.query();
+      this.listed = query;
+      // A failed query is not remembered.
+      query.catch(() => {
+        if (this.listed === query) this.listed = undefined;
+      });
+    }
+    return this.listed;
+  }
+
+  /** Run a write and drop the remembered list once it is done (committed or not). */
+  private async writing<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } finally {
+      this.listed = undefined;
+    }
+  }
+
+  private async query(): Promise<ImageRow[]> {
+    const big = (column: string) => `${this.db.bigintAsText(column)} as ${column}`;
+    const rows = await this.db.query(
+      `select id, name, description, ${big('size')}, ${big('datasize')}, checksum, permissions, ${big('last_update')}, software_id, image_type,
+        repository_id, center_id, group_id from images order by id`,
+    );
+    return rows.map((r) => ({
+      id: Number(r.id),
+      name: String(r.name),
+      description: String(r.description ?? ''),
+      size: BigInt(String(r.size)),
+      datasize: BigInt(String(r.datasize)),
+      checksum: String(r.checksum ?? ''),
+      permissions: String(r.permissions),
+      lastUpdate: BigInt(String(r.last_update)),
+      softwareId: Number(r.software_id),
+      type: Number(r.image_type),
+      repositoryId: Number(r.repository_id),
+      centerId: Number(r.center_id),
+      groupId: Number(r.group_id),
+    }));
+  }
+
+  /** A unit of work for reads outside a request (agent answers). */
+  fork(): EntityManager {
+    return this.db.fork();
+  }
+
+  byId(em: EntityManager, id: number): Promise<Image | null> {
+    return em.findOne(ImageEntity, { id });
+  }
+
+  byName(em: EntityManager, name: string): Promise<Image | null> {
+    return em.findOne(ImageEntity, { name });
+  }
+
+  /**
+   * Create the image named in the capture, or refresh it if it exists: one transaction
+   * keyed on the unique name, so two answers for one name never make two rows. When a
+   * concurrent writer inserted the name first, the insert fails on the unique index and
+   * the second attempt refreshes that row instead.
+   */
+  saveCapture(capture: ImageCapture): Promise<number> {
+    return this.writing(() => this.upsert(capture));
+  }
+
+  private async upsert(capture: ImageCapture): Promise<number> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.db.transactional(async (em) => {
+          const fields = {
+            repositoryId: capture.repositoryId,
+            clientId: capture.clientId,
+            disk: capture.disk,
+            partition: capture.partition,
+            code: capture.code,
+            size: capture.size.toString(),
+            datasize: capture.datasize.toString(),
+            checksum: capture.checksum,
+            permissions: capture.permissions,
+            lastUpdate: capture.lastUpdate.toString(),
+            clonator: capture.clonator,
+            compressor: capture.compressor,
+            filesystem: capture.filesystem,
+          };
+          const existing = await this.byName(em, capture.name);
+          // Native statements: the 64-bit columns are written as decimal strings, exact.
+          if (existing) {
+            await em.nativeUpdate(ImageEntity, { id: existing.id }, {
+              ...fields,
+              ...(capture.description === undefined ? {} : { description: capture.description }),
+              // 0 is what consoles send when they mean "unchanged"; /image/update sets 0 explicitly.
+              ...(capture.centerId ? { centerId: capture.centerId } : {}),
+              ...(capture.groupId ? { groupId: capture.groupId } : {}),
+              revision: existing.revision + 1,
+            } as never);
+            return existing.id;
+          }
+          return (await em.insert(ImageEntity, {
+            ...fields,
+            name: capture.name,
+            description: capture.description ?? '',
+            centerId: capture.centerId ?? 0,
+            groupId: capture.groupId ?? 0,
+            softwareId: 0,
+            type: MONOLITHIC,
+            revision: 1,
+          } as never)) as number;
+        });
+      } catch (error) {
+        if (!(error instanceof UniqueConstraintViolationException) || attempt > 0) throw error;
+      }
+    }
+  }
+
+  /** Change an image's record; false when there is no such image. */
+  update(id: number, changes: ImageChanges): Promise<boolean> {
+    return this.writing(() => this.db.transactional(async (em) => {
+      const image = await this.byId(em, id);
+      if (!image) return false;
+      em.assign(image, changes);
+      await em.flush();
+      return true;
+    }));
+  }
+
+  /** Delete an image's record (and its restriction); its name, or undefined when there was none. */
+  delete(id: number): Promise<string | undefined> {
+    return this.writing(() => this.db.transactional(async (em) => {
+      const image = await this.byId(em, id);
+      if (!image) return undefined;
+      await em.nativeDelete(ImageScopeEntity, { image: id });
+      await em.nativeDelete(ImageEntity, { id });
+      return image.name;
+    }));
+  }
+
+  /** The centers an image is restricted to; empty = unrestricted. */
+  async scopes(imageId: number): Promise<number[]> {
+    const rows = await this.db.query<{ center_id: number }>('select center_id from image_scopes where image_id = ? order by center_id', [imageId]);
+    return rows.map((r) => Number(r.center_id));
+  }
+
+  /** Replace an image's restriction in one transaction. */
+  async setScopes(imageId: number, centers: number[]): Promise<void> {
+    await this.db.transactional(async (em) => {
+      await execute(em, 'delete from image_scopes where image_id = ?', [imageId]);
+      for (const centerId of new Set(centers)) em.create(ImageScopeEntity, { image: imageId, centerId } as never);
+      await em.flush();
+    });
+  }
+}

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import { createAnswer, imageSite, repositoryAddresses } from './helpers';
+
+test("an image's life against fake agents: create, list, restore, delete; partitions link to it", async () => {
+  const x = await imageSite(2);
+  try {
+    const [source, target] = x.ips as [string, string];
+    const a = await x.connect(source);
+    const b = await x.connect(target);
+    const partitionImage = async (ip: string, partition: number) =>
+      (await x.s.get('/client/setup', { client: [ip] })).body.partitions.find((p: any) => p.disk === 1 && p.partition === partition)?.image;
+
+    // Create: the agent writes the files and answers; the record appears and partition 2 links to it.
+    a.on('image/create', (request) => {
+      mkdirSync(x.directory, { recursive: true });
+      writeFileSync(path.join(x.directory, `${request.body.name}.img`), 'image bytes');
+      writeFileSync(path.join(x.directory, `${request.body.name}.img.full.sum`), 'd41d8cd98f00b204e9800998ecf8427e');
+      return { body: createAnswer(request) };
+    });
+    const created = await x.s.post('/image/create', { clients: [source], disk: '1', partition: '2', code: '131', name: 'lab', id: '0', description: 'lab image', repository_id: x.repository });
+    assert.equal(created.status, 200, created.text);
+    await a.waitFor('image/create');
+    assert.equal((await x.settled(source)).last_cmd.result, 'success', 'create stored');
+    const [image] = await x.images();
+    assert.equal(image.name, 'lab', 'listed');
+    assert.equal(await partitionImage(source, 2), image.id, 'the source partition links to the image');
+
+    // Restore on another client (ogCLI: the repository given as the server's address).
+    b.on('image/restore', (request) => ({ body: { disk: request.body.disk, partition: request.body.partition, image_id: request.body.id } }));
+    const restored = await x.s.post('/image/restore', { disk: '1', partition: '1', id: String(image.id), name: 'lab', repository: repositoryAddresses[0], type: 'UNICAST', profile: '0', clients: [target] });
+    assert.equal(restored.status, 200, restored.text);
+    await b.waitFor('image/restore');
+    assert.equal((await x.settled(target)).last_cmd.result, 'success', 'restore answer stored');
+    assert.equal(await partitionImage(target, 1), image.id, 'the restored partition links to the image');
+
+    // A restore answer naming an image that does not exist fails.
+    b.on('image/restore', { body: { disk: '1', partition: '1', image_id: '999' } });
+    await x.s.post('/image/restore', { disk: '1', partition: '1', id: String(image.id), type: 'UNICAST', clients: [target] });
+    await b.waitFor('image/restore', 1);
+    assert.equal((await x.settled(target)).last_cmd.result, 'failure', 'unknown image in the answer: failure');
+
+    // Delete: record, files and partition links go.
+    const deleted = await x.s.post('/image/delete', { image: String(image.id) });
+    assert.equal(deleted.status, 200, deleted.text);
+    assert.deepEqual(await x.images(), [], 'record gone');
+    assert.ok(!existsSync(path.join(x.directory, 'lab.img')), 'image file gone');
+    assert.ok(!existsSync(path.join(x.directory, 'lab.img.full.sum')), 'checksum file gone');
+    assert.equal(await partitionImage(source, 2), 0, 'source partition no longer links to it');
+    assert.equal(await partitionImage(target, 1), 0, 'restored partition no longer links to it');
+  } finally {
+    await x.close();
+  }
+});
+
+test.run();
