@@ -24,9 +24,10 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
   router.get('/cache/list', { body: CacheList }, async ({ body }) => {
     const clients = await inventory.clientsByIps(body.clients);
     const contents = await store.contents(clients.map((c) => c.id));
+    const setups = await inventory.diskSetups(clients.map((c) => c.id));
     const out = [];
     for (const client of clients) {
-      const cacheSize = cachePartitionSize(await inventory.diskSetup(client.id));
+      const cacheSize = cachePartitionSize(setups.get(client.id)!);
       const images = cacheSize === 0n ? [] : contents.get(client.id)!;
       const used = images.reduce((sum, image) => sum + image.size, 0n);
       out.push({

@@ -135,25 +135,40 @@ export class Inventory {
   }
 
   async diskSetup(clientId: number): Promise<StoredDiskEntry[]> {
-    const rows = await this.db.query(
-      `select disk, part_number as part, disk_type, code, ${this.db.bigintAsText('size')} as size, ${this.db.bigintAsText('used_size')} as used_size,
-        ${this.db.bigintAsText('free_size')} as free_size, filesystem, os, image, software from partitions where client_id = ? order by disk, part_number`,
-      [clientId],
-    );
-    return rows.map((r) => ({
-      disk: Number(r.disk),
-      partition: Number(r.part),
-      diskType: String(r.disk_type),
-      code: Number(r.code),
-      size: BigInt(r.size as string),
-      usedSize: BigInt(r.used_size as string),
-      freeSize: BigInt(r.free_size as string),
-      filesystem: String(r.filesystem),
-      os: String(r.os),
-      image: Number(r.image),
-      software: Number(r.software),
-    }));
+    return (await this.diskSetups([clientId])).get(clientId) ?? [];
   }
+
+  /** The stored disks and partitions of many clients in one query per 500 clients. */
+  async diskSetups(clientIds: number[]): Promise<Map<number, StoredDiskEntry[]>> {
+    const out = new Map<number, StoredDiskEntry[]>(clientIds.map((id) => [id, []]));
+    const text = (column: string) => this.db.bigintAsText(column);
+    for (let i = 0; i < clientIds.length; i += inChunk) {
+      const chunk = clientIds.slice(i, i + inChunk);
+      const rows = await this.db.query(
+        `select client_id, disk, part_number as part, disk_type, code, ${text('size')} as size, ${text('used_size')} as used_size,
+          ${text('free_size')} as free_size, filesystem, os, image, software from partitions
+          where client_id in (${chunk.map(() => '?').join(',')}) order by client_id, disk, part_number`,
+        chunk,
+      );
+      for (const r of rows) {
+        out.get(Number(r.client_id))?.push({
+          disk: Number(r.disk),
+          partition: Number(r.part),
+          diskType: String(r.disk_type),
+          code: Number(r.code),
+          size: BigInt(r.size as string),
+          usedSize: BigInt(r.used_size as string),
+          freeSize: BigInt(r.free_size as string),
+          filesystem: String(r.filesystem),
+          os: String(r.os),
+          image: Number(r.image),
+          software: Number(r.software),
+        });
+      }
+    }
+    return out;
+  }
+
 
   /** Record the image a client's partition now holds (an agent created or restored it there). */
   async setPartitionImage(clientId: number, disk: number, partition: number, imageId: number): Promise<void> {
