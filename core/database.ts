@@ -90,6 +90,11 @@ export async function openDatabase(
       password: settings.pass || undefined,
     });
   }
+  if (settings.type === 'mariadb' || settings.type === 'mysql') {
+    // MySQL's default collations ignore case ('Lab' = 'lab'); SQLite and PostgreSQL do not.
+    // A binary collation makes names and unique keys compare the same on every engine.
+    Object.assign(options, { charset: 'utf8mb4', collate: 'utf8mb4_bin' });
+  }
   let orm: MikroORM;
   try {
     orm = await driver.MikroORM.init(options);
