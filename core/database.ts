@@ -4,7 +4,7 @@ import type { EntityManager, MikroORM, Options } from '@mikro-orm/core';
 import type { CoreSettings } from './config';
 import { StartupError } from './errors';
 import type { Logger } from './log';
-import { migrate, recordNew, refuseNewer, storedVersions, type PluginSchema } from './migrations';
+import { migrate, recordNew, refuseNewer, schemaChanged, storedVersions, type PluginSchema } from './migrations';
 
 type Driver = { MikroORM: typeof MikroORM };
 
@@ -95,18 +95,24 @@ export async function openDatabase(
     // A binary collation makes names and unique keys compare the same on every engine.
     Object.assign(options, { charset: 'utf8mb4', collate: 'utf8mb4_bin' });
   }
-  let orm: MikroORM;
+  let orm: MikroORM | undefined;
   try {
     orm = await driver.MikroORM.init(options);
     // A server engine's database is created when missing (its user needs the right to).
     await orm.schema.ensureDatabase();
   } catch (error) {
+    await orm?.close(true);
     throw new StartupError(`database: cannot open ${settings.type} database: ${(error as Error).message}`);
   }
   const db = new Database(orm, settings.type);
   if (settings.type === 'sqlite') {
-    // WAL lets readers run beside the writer; synchronous=NORMAL is durable across a
-    // process crash (the WAL is fsynced at checkpoints) and much faster than FULL.
+    // WAL lets readers run beside the writer, and a commit is one append to the WAL.
+    // synchronous=NORMAL fsyncs the WAL at checkpoints rather than at every commit: a
+    // killed process loses nothing committed (the OS holds the written WAL), and a power
+    // cut or kernel crash can only lose the last commits before the latest fsync, never
+    // leave a half-written transaction or a corrupt file. FULL would fsync every commit,
+    // several times slower for agent reports, for durability an appliance rarely needs.
+    // These pragmas hold per connection; the SQLite pool keeps exactly one.
     await db.query('pragma journal_mode = WAL');
     await db.query('pragma synchronous = NORMAL');
     await db.query('pragma busy_timeout = 5000');
@@ -117,7 +123,7 @@ export async function openDatabase(
     await migrate({ type: db.type, log, query: (sql, params) => db.query(sql, params), transactional: (fn) => db.transactional(fn), execute }, stored, schemas);
     // Tables of plugins seen for the first time (and anything a migration left out) are
     // created from the entities; `safe` never drops a table or a column.
-    await orm.schema.updateSchema({ safe: true });
+    if (schemaChanged(stored, schemas)) await orm.schema.updateSchema({ safe: true });
     await recordNew(db, stored, schemas);
   } catch (error) {
     await db.close();

@@ -77,7 +77,7 @@ export function refuseNewer(stored: Map<string, number>, schemas: PluginSchema[]
 export async function migrate(db: Runner, stored: Map<string, number>, schemas: PluginSchema[]): Promise<void> {
   for (const schema of schemas) {
     const from = stored.get(schema.name);
-    if (from === undefined) continue;
+    if (from === undefined || from === schema.version) continue;
     for (const step of schema.migrations) {
       if (step.version <= from) continue;
       db.log.info({ plugin: schema.name, version: step.version }, 'migrating database schema');
@@ -93,8 +93,17 @@ export async function migrate(db: Runner, stored: Map<string, number>, schemas: 
       }
     }
     // Versions without a step (a version bump that only adds tables) are reached here.
-    if (from < schema.version) await db.query(`update ${versionTable} set version = ? where component = ?`, [schema.version, schema.name]);
+    await db.query(`update ${versionTable} set version = ? where component = ?`, [schema.version, schema.name]);
   }
+}
+
+/**
+ * Whether the entities' tables must be (re)generated: a plugin is new, or was upgraded. When
+ * every recorded version matches, the tables are current by definition and the schema
+ * generator is not run, so a routine restart never alters a production table.
+ */
+export function schemaChanged(stored: Map<string, number>, schemas: PluginSchema[]): boolean {
+  return schemas.some((schema) => stored.get(schema.name) !== schema.version);
 }
 
 /** Plugins seen for the first time: their tables were just created at the current version. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/core';
 
@@ -41,27 +42,74 @@ function databaseNameFor(dir: string): string {
   return `ogt_${suffix}`.slice(0, 60);
 }
 
-/** Drop the server-engine database that belongs to `dir` (nothing to do for SQLite). */
-export async function dropTestDatabase(dir: string): Promise<void> {
-  if (testEngine === 'sqlite') return;
-  const section = testDatabaseSection(dir) as { name: string; ip: string; port: number; user: string; pass: string };
-  const pkg = testEngine === 'postgresql' ? '@mikro-orm/postgresql' : `@mikro-orm/${testEngine}`;
-  const driver = (await import(pkg)) as { MikroORM: typeof MikroORM };
+/** A plain connection of the test's own, beside the server's: for probes and checks. */
+export interface SideConnection {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Whether another connection holds an open transaction that has written something. */
+  writerActive(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Connect to the database of `dir`, or to the server's maintenance database with `admin`. */
+export async function connectSide(dir: string, admin = false): Promise<SideConnection> {
+  const section = testDatabaseSection(dir) as { type: TestEngine; path: string; name: string; ip: string; port: number; user: string; pass: string };
+  const driver = (await import(`@mikro-orm/${testEngine}`)) as { MikroORM: typeof MikroORM };
+  const dbName = testEngine === 'sqlite' ? section.path : !admin ? section.name : testEngine === 'postgresql' ? 'postgres' : 'information_schema';
   const orm = await driver.MikroORM.init({
     entities: [],
     discovery: { warnWhenNoEntities: false },
-    dbName: testEngine === 'postgresql' ? 'postgres' : 'information_schema',
-    host: section.ip,
-    port: section.port,
-    user: section.user,
-    password: section.pass,
+    dbName,
+    ...(testEngine === 'sqlite' ? {} : { host: section.ip, port: section.port, user: section.user, password: section.pass }),
     allowGlobalContext: true,
   });
+  const query = async <T>(sql: string, params: unknown[] = []) => (await orm.em.getConnection().execute(sql, params, 'all')) as T[];
+  return {
+    query,
+    async writerActive() {
+      if (testEngine === 'postgresql') {
+        const rows = await query('select 1 from pg_stat_activity where datname = current_database() and backend_xid is not null and pid <> pg_backend_pid()');
+        return rows.length > 0;
+      }
+      if (testEngine !== 'sqlite') {
+        // Needs the PROCESS privilege (.ci/run grants it to the test user).
+        const rows = await query('select 1 from information_schema.innodb_trx where trx_rows_modified > 0 and trx_mysql_thread_id <> connection_id()');
+        return rows.length > 0;
+      }
+      return sqliteWriteLocked(section.path);
+    },
+    close: () => orm.close(true),
+  };
+}
+
+/** Drop the server-engine database that belongs to `dir` (nothing to do for SQLite). */
+export async function dropTestDatabase(dir: string): Promise<void> {
+  if (testEngine === 'sqlite') return;
+  const name = (testDatabaseSection(dir) as { name: string }).name;
+  const side = await connectSide(dir, true);
   try {
-    const sql =
-      testEngine === 'postgresql' ? `drop database if exists "${section.name}" with (force)` : `drop database if exists \`${section.name}\``;
-    await orm.em.getConnection().execute(sql);
+    await side.query(testEngine === 'postgresql' ? `drop database if exists "${name}" with (force)` : `drop database if exists \`${name}\``);
   } finally {
-    await orm.close(true);
+    await side.close();
   }
+}
+
+/**
+ * Whether some process holds SQLite's WAL write lock on `file`: an exclusive POSIX lock on
+ * byte 120 of the -shm file, held from a transaction's first write to its end. Read from
+ * /proc/locks, so the probe never takes a lock itself (Linux only).
+ */
+function sqliteWriteLocked(file: string): boolean {
+  let inode: number;
+  try {
+    inode = statSync(`${file}-shm`).ino;
+  } catch {
+    return false;
+  }
+  return readFileSync('/proc/locks', 'utf8')
+    .split('\n')
+    .some((line) => {
+      const f = line.trim().split(/\s+/);
+      // "1: POSIX  ADVISORY  WRITE 1234 08:01:5678 120 120"
+      return f[1] === 'POSIX' && f[3] === 'WRITE' && Number(f[5]?.split(':')[2]) === inode && f[6] === '120' && f[7] === '120';
+    });
 }
