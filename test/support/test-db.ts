@@ -47,6 +47,12 @@ export interface SideConnection {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   /** Whether another connection holds an open transaction that has written something. */
   writerActive(): Promise<boolean>;
+  /**
+   * Server engines: lock the rows `select` finds (for update) in a transaction of this
+   * connection until `release`, so that a writer reaching them waits there, mid-transaction.
+   * SQLite locks the whole file, not rows: there this does nothing.
+   */
+  lockRows(select: string, params?: unknown[]): Promise<{ release(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -71,11 +77,35 @@ export async function connectSide(dir: string, admin = false): Promise<SideConne
         return rows.length > 0;
       }
       if (testEngine !== 'sqlite') {
-        // Needs the PROCESS privilege (.ci/run grants it to the test user).
-        const rows = await query('select 1 from information_schema.innodb_trx where trx_rows_modified > 0 and trx_mysql_thread_id <> connection_id()');
+        // A statement of another connection that writes, running or waiting on a lock. The
+        // test user sees its own threads, which include the server's.
+        const rows = await query(
+          "select 1 from information_schema.processlist where db = database() and id <> connection_id() and command = 'Query' and (info like 'delete%' or info like 'update%' or info like 'insert%')",
+        );
         return rows.length > 0;
       }
       return sqliteWriteLocked(section.path);
+    },
+    async lockRows(select, params = []) {
+      if (testEngine === 'sqlite') return { release: async () => undefined };
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const ready = new Promise<void>((resolve) => (locked = resolve));
+      const holder = orm.em.fork().transactional(async (em) => {
+        await em.getConnection().execute(`${select} for update`, params, 'all', em.getTransactionContext());
+        locked();
+        await released;
+        throw new Error('rollback'); // release the locks without committing anything
+      });
+      const failed = holder.catch((error: Error) => error);
+      await Promise.race([ready, failed.then((error) => Promise.reject(error))]);
+      return {
+        async release() {
+          release();
+          await failed;
+        },
+      };
     },
     close: () => orm.close(true),
   };

@@ -56,13 +56,18 @@ test('SIGKILL during a cascading center delete leaves all of it or none of it', 
     const configFile = path.join(dir, 'config.json');
     const server = await spawnServer(configFile);
     const side = await connectSide(dir);
+    // On server engines the delete will wait on the last client's partitions, mid-transaction.
+    const lock = await side.lockRows('select id from partitions where client_id = ?', [clients]);
     let killedMidway: boolean;
     try {
       const reply = send(server.port, 'POST', '/center/delete', { id: 1 }, { Authorization: TOKEN });
       killedMidway = await killWhileWriting(server, side, reply);
+      await lock.release();
       await reply.catch(() => undefined); // the connection dies with the process
+      assert.ok(killedMidway, 'the process was killed while its delete transaction was open');
     } finally {
       await server.kill();
+      await lock.release();
     }
     try {
       const restarted = await spawnServer(configFile);
@@ -107,13 +112,17 @@ test('SIGKILL while storing an agent disk report leaves the old report or the ne
     }
     const side = await connectSide(dir);
     try {
+      // On server engines the store will wait on the last partition it updates, mid-transaction.
+      const lock = await side.lockRows('select id from partitions where disk = ? and part_number = ?', [30, 99]);
       const store = runNode(path.join(__dirname, '..', '..', 'support', 'store-disks-child.js'), [path.join(dir, 'config.json'), '1', String(newCount), '2000']);
       let killedMidway: boolean;
       try {
         await store.waitFor(/^storing$/);
         killedMidway = await killWhileWriting(store, side, store.waitFor(/^stored$/, 120_000));
+        assert.ok(killedMidway, 'the process was killed while its store transaction was open');
       } finally {
         await store.kill();
+        await lock.release();
       }
       const restarted = await spawnServer(path.join(dir, 'config.json'));
       await restarted.kill();
