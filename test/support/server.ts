@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { App } from '../../core/app';
-import { dropTestDatabase, testDatabaseSection } from './test-db';
+import { dropTestDatabase, testDatabaseSection, testEngine, type TestEngine } from './test-db';
 
 export const TOKEN = 'test-token';
 
@@ -37,6 +37,8 @@ export interface StartOptions {
    * then owns both: release them with removeTestStore(dir).
    */
   dir?: string;
+  /** The database engine; OGSERVE_TEST_DB's by default (benches compare several). */
+  engine?: TestEngine;
 }
 
 /**
@@ -49,7 +51,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const config = deepMerge(
     {
       rest: { ip: '127.0.0.1', port: 0, api_token: TOKEN },
-      database: testDatabaseSection(dir),
+      database: testDatabaseSection(dir, options.engine),
       repository: { directory: path.join(dir, 'images') },
       log: { level: 'info' },
     },
@@ -70,7 +72,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     await app.listen();
   } catch (error) {
     await app?.close();
-    if (!options.dir) await removeTestStore(dir);
+    if (!options.dir) await removeTestStore(dir, options.engine);
     throw error;
   }
   const started = app;
@@ -87,7 +89,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     post: (p, body) => request('POST', p, body),
     async close() {
       await started.close();
-      if (!options.dir) await removeTestStore(dir);
+      if (!options.dir) await removeTestStore(dir, options.engine);
     },
   };
 }
@@ -98,9 +100,9 @@ export function makeTestDir(): string {
 }
 
 /** Remove a test's temp dir and drop the database that belongs to it. */
-export async function removeTestStore(dir: string): Promise<void> {
+export async function removeTestStore(dir: string, engine: TestEngine = testEngine): Promise<void> {
   rmSync(dir, { recursive: true, force: true });
-  await dropTestDatabase(dir);
+  await dropTestDatabase(dir, engine);
 }
 
 /** A raw HTTP request; GET may carry a JSON body, as the existing clients send it. */

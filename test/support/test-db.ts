@@ -24,12 +24,12 @@ const defaultPorts = { mariadb: 3306, mysql: 3306, postgresql: 5432 } as const;
  * The `database` config section of a test server whose files live in `dir`. Server engines
  * get a database named after the temp dir, so a restart with the same dir finds its data.
  */
-export function testDatabaseSection(dir: string): Record<string, unknown> {
-  if (testEngine === 'sqlite') return { type: 'sqlite', path: path.join(dir, 'ogserve.sqlite') };
+export function testDatabaseSection(dir: string, engine: TestEngine = testEngine): Record<string, unknown> {
+  if (engine === 'sqlite') return { type: 'sqlite', path: path.join(dir, 'ogserve.sqlite') };
   return {
-    type: testEngine,
+    type: engine,
     ip: '127.0.0.1',
-    port: Number(process.env.OGSERVE_TEST_DB_PORT ?? defaultPorts[testEngine]),
+    port: Number(process.env.OGSERVE_TEST_DB_PORT ?? defaultPorts[engine]),
     name: databaseNameFor(dir),
     user: process.env.OGSERVE_TEST_DB_USER ?? 'ogserve_test',
     pass: process.env.OGSERVE_TEST_DB_PASS ?? 'ogserve_test',
@@ -57,26 +57,26 @@ export interface SideConnection {
 }
 
 /** Connect to the database of `dir`, or to the server's maintenance database with `admin`. */
-export async function connectSide(dir: string, admin = false): Promise<SideConnection> {
-  const section = testDatabaseSection(dir) as { type: TestEngine; path: string; name: string; ip: string; port: number; user: string; pass: string };
-  const driver = (await import(`@mikro-orm/${testEngine}`)) as { MikroORM: typeof MikroORM };
-  const dbName = testEngine === 'sqlite' ? section.path : !admin ? section.name : testEngine === 'postgresql' ? 'postgres' : 'information_schema';
+export async function connectSide(dir: string, admin = false, engine: TestEngine = testEngine): Promise<SideConnection> {
+  const section = testDatabaseSection(dir, engine) as { type: TestEngine; path: string; name: string; ip: string; port: number; user: string; pass: string };
+  const driver = (await import(`@mikro-orm/${engine}`)) as { MikroORM: typeof MikroORM };
+  const dbName = engine === 'sqlite' ? section.path : !admin ? section.name : engine === 'postgresql' ? 'postgres' : 'information_schema';
   const orm = await driver.MikroORM.init({
     entities: [],
     discovery: { warnWhenNoEntities: false },
     dbName,
-    ...(testEngine === 'sqlite' ? {} : { host: section.ip, port: section.port, user: section.user, password: section.pass }),
+    ...(engine === 'sqlite' ? {} : { host: section.ip, port: section.port, user: section.user, password: section.pass }),
     allowGlobalContext: true,
   });
   const query = async <T>(sql: string, params: unknown[] = []) => (await orm.em.getConnection().execute(sql, params, 'all')) as T[];
   return {
     query,
     async writerActive() {
-      if (testEngine === 'postgresql') {
+      if (engine === 'postgresql') {
         const rows = await query('select 1 from pg_stat_activity where datname = current_database() and backend_xid is not null and pid <> pg_backend_pid()');
         return rows.length > 0;
       }
-      if (testEngine !== 'sqlite') {
+      if (engine !== 'sqlite') {
         // A statement of another connection that writes, running or waiting on a lock. The
         // test user sees its own threads, which include the server's.
         const rows = await query(
@@ -87,7 +87,7 @@ export async function connectSide(dir: string, admin = false): Promise<SideConne
       return sqliteWriteLocked(section.path);
     },
     async lockRows(select, params = []) {
-      if (testEngine === 'sqlite') return { release: async () => undefined };
+      if (engine === 'sqlite') return { release: async () => undefined };
       let release!: () => void;
       const released = new Promise<void>((resolve) => (release = resolve));
       let locked!: () => void;
@@ -112,12 +112,12 @@ export async function connectSide(dir: string, admin = false): Promise<SideConne
 }
 
 /** Drop the server-engine database that belongs to `dir` (nothing to do for SQLite). */
-export async function dropTestDatabase(dir: string): Promise<void> {
-  if (testEngine === 'sqlite') return;
-  const name = (testDatabaseSection(dir) as { name: string }).name;
-  const side = await connectSide(dir, true);
+export async function dropTestDatabase(dir: string, engine: TestEngine = testEngine): Promise<void> {
+  if (engine === 'sqlite') return;
+  const name = (testDatabaseSection(dir, engine) as { name: string }).name;
+  const side = await connectSide(dir, true, engine);
   try {
-    await side.query(testEngine === 'postgresql' ? `drop database if exists "${name}" with (force)` : `drop database if exists \`${name}\``);
+    await side.query(engine === 'postgresql' ? `drop database if exists "${name}" with (force)` : `drop database if exists \`${name}\``);
   } finally {
     await side.close();
   }
