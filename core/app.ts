@@ -11,6 +11,8 @@ import { RouteTable } from './http/routes';
 import { createRestServer } from './http/server';
 import { bundledPluginNames, importPlugins, orderPlugins } from './loader';
 import { createLogger, type Logger } from './log';
+import { checkMigrationList } from './migrations';
+import { versionRoute } from './version';
 import type { PluginContext, PluginDefinition } from './plugin';
 
 export interface AppOptions {
@@ -62,8 +64,10 @@ export class App {
     const sections = new Map(definitions.map((d) => [d.name, d.config ? config.section(d.name, d.config) : {}]));
     const app = new App(config, log, (options.parentContainer ?? rootContainer).createChildContainer(), definitions, new RouteTable());
     const entities = definitions.flatMap((d) => d.entities ?? []);
-    const versions = new Map(definitions.map((d) => [d.name, d.schemaVersion ?? 1]));
-    app.db = await openDatabase(config.core.database, entities, versions, log);
+    const schemas = definitions.map((d) => ({ name: d.name, version: d.schemaVersion ?? 1, migrations: d.migrations ?? [] }));
+    schemas.forEach(checkMigrationList);
+    app.db = await openDatabase(config.core.database, entities, schemas, log);
+    versionRoute(app.routes.registrarFor('core'), app.database);
     try {
       for (const definition of definitions) await definition.register(app.contextFor(definition, sections.get(definition.name)) as PluginContext<never>);
     } catch (error) {

@@ -4,6 +4,7 @@ import type { EntityManager, MikroORM, Options } from '@mikro-orm/core';
 import type { CoreSettings } from './config';
 import { StartupError } from './errors';
 import type { Logger } from './log';
+import { migrate, recordNew, refuseNewer, schemaChanged, storedVersions, type PluginSchema } from './migrations';
 
 type Driver = { MikroORM: typeof MikroORM };
 
@@ -58,7 +59,7 @@ export class Database {
 export async function openDatabase(
   settings: CoreSettings['database'],
   entities: unknown[],
-  versions: Map<string, number>,
+  schemas: PluginSchema[],
   log: Logger,
 ): Promise<Database> {
   const pkg = driverPackages[settings.type];
@@ -89,25 +90,41 @@ export async function openDatabase(
       password: settings.pass || undefined,
     });
   }
-  let orm: MikroORM;
+  if (settings.type === 'mariadb' || settings.type === 'mysql') {
+    // MySQL's default collations ignore case ('Lab' = 'lab'); SQLite and PostgreSQL do not.
+    // A binary collation makes names and unique keys compare the same on every engine.
+    Object.assign(options, { charset: 'utf8mb4', collate: 'utf8mb4_bin' });
+  }
+  let orm: MikroORM | undefined;
   try {
     orm = await driver.MikroORM.init(options);
+    // A server engine's database is created when missing (its user needs the right to).
+    await orm.schema.ensureDatabase();
   } catch (error) {
+    await orm?.close(true);
     throw new StartupError(`database: cannot open ${settings.type} database: ${(error as Error).message}`);
   }
   const db = new Database(orm, settings.type);
   if (settings.type === 'sqlite') {
-    // WAL lets readers run beside the writer; synchronous=NORMAL is durable across a
-    // process crash (the WAL is fsynced at checkpoints) and much faster than FULL.
+    // WAL lets readers run beside the writer, and a commit is one append to the WAL.
+    // synchronous=NORMAL fsyncs the WAL at checkpoints rather than at every commit: a
+    // killed process loses nothing committed (the OS holds the written WAL), and a power
+    // cut or kernel crash can only lose the last commits before the latest fsync, never
+    // leave a half-written transaction or a corrupt file. FULL would fsync every commit,
+    // several times slower for agent reports, for durability an appliance rarely needs.
+    // These pragmas hold per connection; the SQLite pool keeps exactly one.
     await db.query('pragma journal_mode = WAL');
     await db.query('pragma synchronous = NORMAL');
     await db.query('pragma busy_timeout = 5000');
   }
   try {
-    await orm.schema.ensureDatabase();
-    await checkSchemaVersions(db, versions);
-    await orm.schema.updateSchema({ safe: true });
-    await recordSchemaVersions(db, versions);
+    const stored = await storedVersions(db);
+    refuseNewer(stored, schemas);
+    await migrate({ type: db.type, log, query: (sql, params) => db.query(sql, params), transactional: (fn) => db.transactional(fn), execute }, stored, schemas);
+    // Tables of plugins seen for the first time (and anything a migration left out) are
+    // created from the entities; `safe` never drops a table or a column.
+    if (schemaChanged(stored, schemas)) await orm.schema.updateSchema({ safe: true });
+    await recordNew(db, stored, schemas);
   } catch (error) {
     await db.close();
     throw error;
@@ -116,36 +133,9 @@ export async function openDatabase(
   return db;
 }
 
-async function storedSchemaVersions(db: Database): Promise<Map<string, number>> {
-  await db.query('create table if not exists ogserve_schema (component varchar(100) primary key, version integer not null)');
-  const rows = await db.query<{ component: string; version: number }>('select component, version from ogserve_schema');
-  return new Map(rows.map((r) => [r.component, Number(r.version)]));
-}
-
-async function checkSchemaVersions(db: Database, versions: Map<string, number>): Promise<void> {
-  const stored = await storedSchemaVersions(db);
-  for (const [component, version] of versions) {
-    const found = stored.get(component);
-    if (found !== undefined && found > version) {
-      throw new StartupError(
-        `database: the schema of '${component}' is version ${found}, newer than this ogserve knows (${version}); run a newer ogserve`,
-      );
-    }
-  }
-}
-
-async function recordSchemaVersions(db: Database, versions: Map<string, number>): Promise<void> {
-  const stored = await storedSchemaVersions(db);
-  for (const [component, version] of versions) {
-    const found = stored.get(component);
-    if (found === undefined) await db.query('insert into ogserve_schema (component, version) values (?, ?)', [component, version]);
-    else if (found < version) await db.query('update ogserve_schema set version = ? where component = ?', [version, component]);
-  }
-}
-
 /** The recorded schema versions, for display. */
 export async function schemaVersions(db: Database): Promise<Record<string, number>> {
-  return Object.fromEntries(await storedSchemaVersions(db));
+  return Object.fromEntries(await storedVersions(db));
 }
 
 /** Plain SQL inside a unit of work: runs in `em`'s transaction when it has one. */

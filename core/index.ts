@@ -4,6 +4,7 @@ export { HttpError, ErrorCode, badRequest, StartupError } from './errors';
 export { Type, type Static } from '@sinclair/typebox';
 export type { RequestContext, RouteRegistrar, RouteSpec, BodyPolicy } from './http/routes';
 export type { Database } from './database';
+export type { Migration, MigrationContext } from './migrations';
 export type { Logger } from './log';
 export { isIpv4, isMac, isNetmask, normalizeMac, ipv4ToInt, intToIpv4 } from './formats';
 export { App, type AppOptions } from './app';

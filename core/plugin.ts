@@ -3,6 +3,7 @@ import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { CoreSettings } from './config';
 import type { Database } from './database';
 import type { Logger } from './log';
+import type { Migration } from './migrations';
 import type { RouteRegistrar } from './http/routes';
 
 /**
@@ -18,8 +19,13 @@ export interface PluginDefinition<C extends TObject = TObject> {
   entities?: unknown[];
   /** TypeBox schema of `config.<name>`, with defaults; validated at startup. */
   config?: C;
-  /** Version of this plugin's tables; startup refuses a database that is newer. */
+  /** Version of this plugin's tables (default 1); startup refuses a database that is newer. */
   schemaVersion?: number;
+  /**
+   * Steps that upgrade a database written at an older `schemaVersion`, in increasing
+   * version order; each runs in a transaction with the new version record.
+   */
+  migrations?: Migration[];
   register(ctx: PluginContext<Static<C>>): void | Promise<void>;
 }
 

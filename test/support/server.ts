@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { DependencyContainer } from 'tsyringe';
 import { App } from '../../core/app';
+import { dropTestDatabase, testDatabaseSection, testEngine, type TestEngine } from './test-db';
 
 export const TOKEN = 'test-token';
 
@@ -32,22 +33,28 @@ export interface TestServer {
 export interface StartOptions {
   /** Config merged over config/default.json (written to a file in the temp dir). */
   config?: Record<string, unknown>;
-  /** Reuse an existing temp dir (restart tests). */
+  /**
+   * Reuse an existing temp dir, and with it the same database (restart tests). The caller
+   * then owns both: release them with removeTestStore(dir).
+   */
   dir?: string;
   /** Parent of the app's container: register test replacements (a clock) here. */
   container?: DependencyContainer;
+  /** The database engine; OGSERVE_TEST_DB's by default (benches compare several). */
+  engine?: TestEngine;
 }
 
 /**
- * A real ogserve on an ephemeral port, with its SQLite file in a temp dir. Config goes
- * through a real config file, as a site's would.
+ * A real ogserve on an ephemeral port, on the engine OGSERVE_TEST_DB selects: SQLite in a
+ * temp dir, or a fresh database on the MariaDB/PostgreSQL server, dropped on close. Config
+ * goes through a real config file, as a site's would.
  */
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
-  const dir = options.dir ?? mkdtempSync(path.join(tmpdir(), 'ogserve-test-'));
+  const dir = options.dir ?? makeTestDir();
   const config = deepMerge(
     {
       rest: { ip: '127.0.0.1', port: 0, api_token: TOKEN },
-      database: { path: path.join(dir, 'ogserve.sqlite') },
+      database: testDatabaseSection(dir, options.engine),
       repository: { directory: path.join(dir, 'images') },
       log: { level: 'info' },
       // Loopback and an ephemeral port, so tests never take 8889 or listen beyond this host.
@@ -65,13 +72,21 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       done();
     },
   });
-  const app = await App.create({ configFile, logStream, parentContainer: options.container });
-  await app.listen();
-  const port = app.restPort();
+  let app: App | undefined;
+  try {
+    app = await App.create({ configFile, logStream, parentContainer: options.container });
+    await app.listen();
+  } catch (error) {
+    await app?.close();
+    if (!options.dir) await removeTestStore(dir, options.engine);
+    throw error;
+  }
+  const started = app;
+  const port = started.restPort();
   const request = (method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}) =>
     send(port, method, urlPath, body, { Authorization: TOKEN, ...headers });
   return {
-    app,
+    app: started,
     port,
     dir,
     logs,
@@ -79,10 +94,21 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     get: (p, body) => request('GET', p, body),
     post: (p, body) => request('POST', p, body),
     async close() {
-      await app.close();
-      if (!options.dir) rmSync(dir, { recursive: true, force: true });
+      await started.close();
+      if (!options.dir) await removeTestStore(dir, options.engine);
     },
   };
+}
+
+/** A fresh temp dir for tests that restart servers on the same data (startServer({dir})). */
+export function makeTestDir(): string {
+  return mkdtempSync(path.join(tmpdir(), 'ogserve-test-'));
+}
+
+/** Remove a test's temp dir and drop the database that belongs to it. */
+export async function removeTestStore(dir: string, engine: TestEngine = testEngine): Promise<void> {
+  rmSync(dir, { recursive: true, force: true });
+  await dropTestDatabase(dir, engine);
 }
 
 /** A raw HTTP request; GET may carry a JSON body, as the existing clients send it. */
