@@ -4,7 +4,7 @@ import type { EntityManager, MikroORM, Options } from '@mikro-orm/core';
 import type { CoreSettings } from './config';
 import { StartupError } from './errors';
 import type { Logger } from './log';
-import { migrate, recordNew, refuseNewer, schemaChanged, storedVersions, type PluginSchema } from './migrations';
+import { migrate, recordCurrent, refuseNewer, schemaChanged, storedVersions, type PluginSchema } from './migrations';
 
 type Driver = { MikroORM: typeof MikroORM };
 
@@ -124,7 +124,7 @@ export async function openDatabase(
     // Tables of plugins seen for the first time (and anything a migration left out) are
     // created from the entities; `safe` never drops a table or a column.
     if (schemaChanged(stored, schemas)) await orm.schema.updateSchema({ safe: true });
-    await recordNew(db, stored, schemas);
+    await recordCurrent(db, stored, schemas);
   } catch (error) {
     await db.close();
     throw error;

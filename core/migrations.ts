@@ -92,8 +92,6 @@ export async function migrate(db: Runner, stored: Map<string, number>, schemas: 
         );
       }
     }
-    // Versions without a step (a version bump that only adds tables) are reached here.
-    await db.query(`update ${versionTable} set version = ? where component = ?`, [schema.version, schema.name]);
   }
 }
 
@@ -106,9 +104,15 @@ export function schemaChanged(stored: Map<string, number>, schemas: PluginSchema
   return schemas.some((schema) => stored.get(schema.name) !== schema.version);
 }
 
-/** Plugins seen for the first time: their tables were just created at the current version. */
-export async function recordNew(db: Pick<Runner, 'query'>, stored: Map<string, number>, schemas: PluginSchema[]): Promise<void> {
+/**
+ * Record every plugin at its current version once its tables exist: plugins seen for the
+ * first time, and versions reached without a step of their own (a bump that only adds
+ * tables). Done last, so that a crash before it makes the next start create them again.
+ */
+export async function recordCurrent(db: Pick<Runner, 'query'>, stored: Map<string, number>, schemas: PluginSchema[]): Promise<void> {
   for (const schema of schemas) {
-    if (!stored.has(schema.name)) await db.query(`insert into ${versionTable} (component, version) values (?, ?)`, [schema.name, schema.version]);
+    const from = stored.get(schema.name);
+    if (from === undefined) await db.query(`insert into ${versionTable} (component, version) values (?, ?)`, [schema.name, schema.version]);
+    else if (from < schema.version) await db.query(`update ${versionTable} set version = ? where component = ?`, [schema.version, schema.name]);
   }
 }

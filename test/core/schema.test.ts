@@ -3,8 +3,9 @@ import path from 'node:path';
 import { test } from 'uvu';
 import { makeTestDir, removeTestStore, startServer } from '../support/server';
 
-const notes = (version: 'v1' | 'v2' | 'broken') => path.join(__dirname, '..', 'fixtures', 'notes', `${version}.js`);
-const withNotes = (version: 'v1' | 'v2' | 'broken') => ({ config: { plugins: ['inventory', notes(version)] } });
+type NotesVersion = 'v1' | 'v2' | 'v3' | 'broken';
+const notes = (version: NotesVersion) => path.join(__dirname, '..', 'fixtures', 'notes', `${version}.js`);
+const withNotes = (version: NotesVersion) => ({ config: { plugins: ['inventory', notes(version)] } });
 
 test('a fresh database gets the current tables and records each plugin at its latest version', async () => {
   const s = await startServer(withNotes('v2'));
@@ -51,6 +52,29 @@ test('an older recorded version is upgraded by the plugin migrations, data kept'
       assert.ok(!again.logs.some((l) => l.msg === 'migrating database schema'), 'a second start runs no migration');
     } finally {
       await again.close();
+    }
+  } finally {
+    await removeTestStore(dir);
+  }
+});
+
+test('an upgrade across two versions runs the step it has and creates the table the next adds', async () => {
+  const dir = makeTestDir();
+  try {
+    const old = await startServer({ dir, ...withNotes('v1') });
+    try {
+      assert.equal((await old.post('/notes', { body: 'four' })).status, 200, 'v1 stores a note');
+    } finally {
+      await old.close();
+    }
+    const upgraded = await startServer({ dir, ...withNotes('v3') });
+    try {
+      assert.equal((await upgraded.get('/version')).body.schema.notes, 3, 'notes now at version 3');
+      assert.deepEqual((await upgraded.get('/notes')).body.notes, [{ body: 'four', chars: 4 }], 'the version 2 step ran');
+      const tag = await upgraded.post('/tags');
+      assert.equal(tag.status, 200, `the version 3 table exists: ${tag.text}`);
+    } finally {
+      await upgraded.close();
     }
   } finally {
     await removeTestStore(dir);
