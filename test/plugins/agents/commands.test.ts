@@ -30,7 +30,8 @@ test('poweroff, reboot, stop, refresh and hardware are relayed with the referenc
     }
     // poweroff and reboot answer 202 and close; stop closes without answering.
     for (const i of [0, 1, 2]) await within(x.agents[i]!.closed, 5000, `agent ${i} disconnected after its power command`);
-    await eventually(async () => (await x.entry(x.ips[4]!))?.last_cmd.result === 'success', 'hardware answer stored');
+    // last_cmd.result is already 'success' from the connect refresh: wait for the rows themselves.
+    await eventually(async () => (await x.s.get('/hardware', { client: [x.ips[4]] })).body.hardware.length > 0, 'hardware answer stored');
     const hw = await x.s.get('/hardware', { client: [x.ips[4]] });
     assert.deepEqual(
       hw.body.hardware,
