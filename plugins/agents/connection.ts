@@ -73,6 +73,11 @@ export class AgentConnection {
     return this.busy ? 'BSY' : this.state;
   }
 
+  /** Bytes held for this connection's unfinished answers (parser and socket): back to 0 after each answer, however large. */
+  get bufferedBytes(): number {
+    return this.parser.bufferedBytes + this.socket.readableLength;
+  }
+
   get isOpen(): boolean {
     return !this.closing;
   }

@@ -200,6 +200,25 @@ test('an agent that never answers its connect refresh is dropped after connect_t
   }
 });
 
+test('a connection holds no buffer after a large answer', async () => {
+  const x = await site(1, { max_answer_bytes: 16 * 1024 * 1024 });
+  try {
+    const ip = x.ips[0]!;
+    const agent = await x.connect(ip);
+    agent.on('hardware', { body: { hardware: `cpu=${'x'.repeat(8 * 1024 * 1024)}\n` } });
+    await x.s.post('/hardware', { clients: [ip] });
+    await eventually(async () => (await x.entry(ip))?.state === 'OPG' && (await x.entry(ip))?.last_cmd.result !== 'unknown', 'the 8 MiB answer is read', 20_000);
+    const conn = x.link.connection(ip);
+    assert.ok(conn, 'still connected');
+    assert.equal(conn.bufferedBytes, 0, 'the connection keeps no bytes of the answer');
+    await x.s.post('/refresh', { clients: [ip] });
+    await eventually(async () => (await x.entry(ip))?.state !== 'BSY', 'the next answer is read as usual');
+    assert.equal(conn.bufferedBytes, 0, 'and nothing after it');
+  } finally {
+    await x.close();
+  }
+});
+
 /** 127.2.x.y: the 1,000 reconnecting clients, apart from the site's 127.0.1.x. */
 const loopAddress = (i: number) => `127.2.${Math.floor(i / 200)}.${(i % 200) + 1}`;
 
