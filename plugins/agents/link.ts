@@ -158,11 +158,6 @@ export class AgentLink {
     return new Promise((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
   }
 
-  /** The most agent connections held at once (from the descriptor limit). */
-  get maxConnections(): number {
-    return this.connectionCap;
-  }
-
   async start(): Promise<void> {
     const server = net.createServer({ noDelay: true, keepAlive: true, keepAliveInitialDelay: keepAliveMs }, (socket) => this.accept(socket));
     // Beyond the cap Node accepts and at once closes (the 'drop' event), so the backlog
@@ -246,7 +241,8 @@ export class AgentLink {
   /**
    * The connect refresh is what makes a connection an agent: a peer that connects and
    * never answers it (a wedged agent, a port scanner with a client's address) is dropped
-   * after agents.connect_timeout_s instead of holding a descriptor and a BSY entry.
+   * after agents.connect_timeout_s instead of holding a descriptor and a BSY entry. The
+   * timer stops however the refresh settles: answered, timed out, interrupted or closed.
    */
   private refreshOnConnect(conn: AgentConnection): void {
     const timeoutMs = this.settings.connect_timeout_s * 1000;
@@ -259,7 +255,6 @@ export class AgentLink {
         : undefined;
     const settled = () => clearTimeout(timer);
     conn.command(refreshRequest).then(settled, settled);
-    // A closed connection fails its refresh at once, which clears the timer too.
   }
 
   private closed(conn: AgentConnection): void {
