@@ -29,6 +29,9 @@ export function readConfiguration(body: unknown): Configuration {
     if (answer.status.startsWith('WIN')) return { kind: 'os', state: 'WIN', speed };
     throw new AnswerError(`unknown agent status '${answer.status.slice(0, 40)}'`);
   }
+  // `{}` (or any answer naming neither) says nothing about the disks: storing it would erase
+  // the client's known partitions. A live agent with no disk sends empty lists.
+  if (answer.disk_setup === undefined && answer.partition_setup === undefined) throw new AnswerError("the answer has neither 'status' nor 'disk_setup'/'partition_setup'");
   if (answer.serial_number !== undefined && typeof answer.serial_number !== 'string') throw new AnswerError("'serial_number' is not a string");
   const disks = listOf(answer.disk_setup, 'disk_setup');
   const partitions = listOf(answer.partition_setup, 'partition_setup');

@@ -21,6 +21,8 @@ export interface ConnectionOwner {
   readonly log: Logger;
   readonly commandTimeoutMs: number;
   readonly probeTimeoutMs: number;
+  /** From an answer's first byte to its last; 0 = no limit. */
+  readonly answerTimeoutMs: number;
   readonly maxAnswerBytes: number;
   /** Store a command's answer; resolves when stored. */
   commandAnswered(conn: AgentConnection, pending: Pending, answer: AgentAnswer): Promise<void>;
@@ -45,6 +47,8 @@ export class AgentConnection {
   private queued?: Pending;
   private readonly parser: AnswerParser;
   private closing = false;
+  /** Runs while an answer is half-read: a peer trickling bytes must not hold the connection forever. */
+  private answerTimer?: NodeJS.Timeout;
 
   constructor(
     readonly socket: Socket,
@@ -67,6 +71,11 @@ export class AgentConnection {
   /** What GET /clients shows: BSY while busy, never because of a probe. */
   get shownState(): AgentState {
     return this.busy ? 'BSY' : this.state;
+  }
+
+  /** Bytes held for this connection's unfinished answers (parser and socket): back to 0 after each answer, however large. */
+  get bufferedBytes(): number {
+    return this.parser.bufferedBytes + this.socket.readableLength;
   }
 
   get isOpen(): boolean {
@@ -98,6 +107,7 @@ export class AgentConnection {
     this.owner.log.info({ ip: this.ip, reason }, 'agent disconnected');
     for (const pending of [this.inFlight, this.queued]) if (pending) this.fail(pending, 'disconnected', `agent disconnected: ${reason}`);
     this.inFlight = this.queued = undefined;
+    clearTimeout(this.answerTimer);
     this.socket.destroy();
     this.owner.closed(this);
   }
@@ -163,10 +173,29 @@ export class AgentConnection {
       this.close(error.message);
       return;
     }
+    this.watchPartialAnswer(frames.length > 0);
     for (const frame of frames) {
       if (this.closing) return;
       this.onFrame(frame);
     }
+  }
+
+  /**
+   * An agent writes its answer at once when its work is done, so a started answer arrives
+   * within seconds. The deadline runs from the first byte of each answer (restarted after
+   * every complete one); bytes trickled one a minute do not move it.
+   */
+  private watchPartialAnswer(completedOne: boolean): void {
+    if (this.parser.idle || completedOne) {
+      clearTimeout(this.answerTimer);
+      this.answerTimer = undefined;
+    }
+    if (this.parser.idle || this.answerTimer || this.owner.answerTimeoutMs <= 0) return;
+    this.answerTimer = setTimeout(() => {
+      const why = `answer not complete within ${this.owner.answerTimeoutMs} ms of its first byte`;
+      this.owner.log.warn({ ip: this.ip }, `dropping agent connection: ${why}`);
+      this.close(why);
+    }, this.owner.answerTimeoutMs);
   }
 
   private onFrame(frame: Frame): void {

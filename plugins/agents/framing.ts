@@ -51,6 +51,11 @@ export class AnswerParser {
     return this.current === undefined && this.head.length === 0;
   }
 
+  /** Bytes held for answers not yet complete: nothing once the last answer is read, however large it was. */
+  get bufferedBytes(): number {
+    return this.head.length + (this.current?.have ?? 0);
+  }
+
   push(chunk: Buffer): Frame[] {
     const frames: Frame[] = [];
     let rest = chunk;

@@ -34,6 +34,17 @@ export default definePlugin({
       command_timeout_s: Type.Number({ default: 14400, minimum: 0 }),
       /** Largest answer read from an agent (the reference drops at 128 KiB; software lists and shell output grow past that). */
       max_answer_bytes: Type.Integer({ default: 16 * 1024 * 1024, minimum: 1024, maximum: 1024 * 1024 * 1024 }),
+      /** A started answer must be complete within this (slowloris peers trickling bytes are dropped); 0 = no limit. */
+      answer_timeout_s: Type.Number({ default: 120, minimum: 0 }),
+      /** A new connection whose connect refresh is not answered within this is dropped; 0 = never. */
+      connect_timeout_s: Type.Number({ default: 300, minimum: 0 }),
+      /**
+       * Descriptors kept free for REST, the database, logs and boot services: the agent
+       * listener holds at most (ulimit -n) - fd_reserve agents and refuses the rest until room frees.
+       */
+      fd_reserve: Type.Integer({ default: 256, minimum: 16 }),
+      /** A refused-connection warning is logged at most once per this many seconds. */
+      saturation_log_interval_s: Type.Number({ default: 60, exclusiveMinimum: 0 }),
     },
     { additionalProperties: false },
   ),

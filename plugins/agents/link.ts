@@ -2,8 +2,10 @@ import net, { type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Logger } from '../../core/log';
 import type { ClientView, Inventory } from '../inventory';
 import { AgentConnection, type ConnectionOwner, type Pending } from './connection';
+import { agentConnectionCap, descriptorLimit } from './descriptors';
 import { LookupBatch } from './lookup-batch';
 import { readEvent, readProbe } from './states';
+import { ThrottledWarning } from './throttled-warning';
 import type { AgentAnswer, AgentRequest, ClientListing, Dispatch } from './types';
 
 export interface AgentLinkSettings {
@@ -13,6 +15,10 @@ export interface AgentLinkSettings {
   probe_timeout_s: number;
   command_timeout_s: number;
   max_answer_bytes: number;
+  answer_timeout_s: number;
+  connect_timeout_s: number;
+  fd_reserve: number;
+  saturation_log_interval_s: number;
 }
 
 export type AnswerHandler = (client: ClientView, answer: AgentAnswer) => void | Promise<void>;
@@ -37,6 +43,9 @@ export class AgentLink {
   private readonly lookups: LookupBatch;
   private server?: Server;
   private probeTimer?: NodeJS.Timeout;
+  private readonly refused: ThrottledWarning;
+  private readonly acceptFailed: ThrottledWarning;
+  private connectionCap = 0;
 
   constructor(
     private readonly settings: AgentLinkSettings,
@@ -44,6 +53,15 @@ export class AgentLink {
     private readonly log: Logger,
   ) {
     this.lookups = new LookupBatch(inventory);
+    const intervalMs = settings.saturation_log_interval_s * 1000;
+    this.refused = new ThrottledWarning(
+      log,
+      intervalMs,
+      (count) =>
+        `agent listener full: ${count} connection(s) refused at the cap of ${this.connectionCap} agents (descriptor limit less agents.fd_reserve); ` +
+        'agents retry; raise the limit (LimitNOFILE) to hold more',
+    );
+    this.acceptFailed = new ThrottledWarning(log, intervalMs, (count) => `agent listener could not accept ${count} connection(s): out of file descriptors`);
     inventory.onClientRemoved((client) => this.clientRemoved(client));
     inventory.onClientSaved((client) => {
       const conn = this.connections.get(client.ip);
@@ -53,6 +71,7 @@ export class AgentLink {
       log,
       commandTimeoutMs: settings.command_timeout_s * 1000,
       probeTimeoutMs: settings.probe_timeout_s * 1000,
+      answerTimeoutMs: settings.answer_timeout_s * 1000,
       maxAnswerBytes: settings.max_answer_bytes,
       commandAnswered: (conn, pending, answer) => this.commandAnswered(conn, pending, answer),
       probeAnswered: (conn, answer) => this.probeAnswered(conn, answer),
@@ -132,9 +151,20 @@ export class AgentLink {
     return this.connections.get(ip);
   }
 
+  /** Agent sockets open (connected agents and connections still being identified). */
+  socketCount(): Promise<number> {
+    const server = this.server;
+    if (!server) return Promise.resolve(0);
+    return new Promise((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+  }
+
   async start(): Promise<void> {
     const server = net.createServer({ noDelay: true, keepAlive: true, keepAliveInitialDelay: keepAliveMs }, (socket) => this.accept(socket));
-    server.maxConnections = 65_000;
+    // Beyond the cap Node accepts and at once closes (the 'drop' event), so the backlog
+    // drains, descriptors stay free for REST and the agents' retries find room later.
+    this.connectionCap = agentConnectionCap(descriptorLimit(), this.settings.fd_reserve);
+    server.maxConnections = this.connectionCap;
+    server.on('drop', () => this.refused.hit());
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen({ port: this.settings.port, host: this.settings.ip, backlog: 4096 }, () => {
@@ -142,9 +172,14 @@ export class AgentLink {
         resolve();
       });
     });
-    server.on('error', (error) => this.log.error({ err: error }, 'agent listener error'));
+    server.on('error', (error: NodeJS.ErrnoException) => {
+      // Out of descriptors anyway (other parts of the process used them): libuv drops the
+      // pending connection and the listener keeps going; say so once per interval.
+      if (error.code === 'EMFILE' || error.code === 'ENFILE') this.acceptFailed.hit();
+      else this.log.error({ err: error }, 'agent listener error');
+    });
     this.server = server;
-    this.log.info(`agent listener on ${this.settings.ip}:${this.port()}`);
+    this.log.info(`agent listener on ${this.settings.ip}:${this.port()}, at most ${this.connectionCap} agents`);
     if (this.settings.probe_interval_s > 0) {
       this.probeTimer = setInterval(() => this.dispatch(this.connectedIps(), { method: 'POST', path: 'probe' }), this.settings.probe_interval_s * 1000);
       this.probeTimer.unref();
@@ -153,6 +188,8 @@ export class AgentLink {
 
   async stop(): Promise<void> {
     clearInterval(this.probeTimer);
+    this.refused.stop();
+    this.acceptFailed.stop();
     const server = this.server;
     this.server = undefined;
     const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
@@ -198,7 +235,26 @@ export class AgentLink {
     this.log.info({ ip, client: client.name }, 'agent connected');
     for (const fn of this.connectListeners) this.safely(() => fn(ip), 'connect listener');
     socket.resume();
-    conn.command(refreshRequest);
+    this.refreshOnConnect(conn);
+  }
+
+  /**
+   * The connect refresh is what makes a connection an agent: a peer that connects and
+   * never answers it (a wedged agent, a port scanner with a client's address) is dropped
+   * after agents.connect_timeout_s instead of holding a descriptor and a BSY entry. The
+   * timer stops however the refresh settles: answered, timed out, interrupted or closed.
+   */
+  private refreshOnConnect(conn: AgentConnection): void {
+    const timeoutMs = this.settings.connect_timeout_s * 1000;
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => {
+            this.log.warn({ ip: conn.ip }, `dropping agent connection: no answer to the connect refresh within ${timeoutMs} ms`);
+            conn.close('no answer to the connect refresh');
+          }, timeoutMs)
+        : undefined;
+    const settled = () => clearTimeout(timer);
+    conn.command(refreshRequest).then(settled, settled);
   }
 
   private closed(conn: AgentConnection): void {

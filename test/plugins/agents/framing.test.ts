@@ -111,4 +111,25 @@ test('fuzz: valid answers split at arbitrary points come out whole and in order'
   );
 });
 
+test('nothing stays buffered after a large answer, and a partial one holds only what arrived', () => {
+  const parser = new AnswerParser(16 << 20);
+  const body = JSON.stringify({ hardware: 'x'.repeat(8 << 20) });
+  const bytes = Buffer.from(answerBytes(200, JSON.parse(body)), 'latin1');
+  const chunk = 64 * 1024;
+  let frames = 0;
+  let peak = 0;
+  for (let i = 0; i < bytes.length; i += chunk) {
+    frames += parser.push(bytes.subarray(i, i + chunk)).length;
+    peak = Math.max(peak, parser.bufferedBytes);
+  }
+  assert.equal(frames, 1, 'the 8 MiB answer is read');
+  assert.ok(peak > (8 << 20) - chunk, `it was held while incomplete (${peak} bytes)`);
+  assert.equal(parser.bufferedBytes, 0, 'nothing is kept once it is complete');
+  assert.ok(parser.idle, 'the parser is idle');
+  parser.push(Buffer.from('HTTP/1.0 200 OK\r\nContent-Le', 'latin1'));
+  assert.equal(parser.bufferedBytes, 'HTTP/1.0 200 OK\r\nContent-Le'.length, 'a partial header holds only its own bytes');
+  assert.equal(parser.push(Buffer.from('ngth: 2\r\n\r\n{}', 'latin1')).length, 1, 'and completes');
+  assert.equal(parser.bufferedBytes, 0, 'nothing kept after a small answer either');
+});
+
 test.run();
