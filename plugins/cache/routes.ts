@@ -4,7 +4,7 @@ import type { PluginContext } from '../../core/plugin';
 import { toInt } from '../../core/schema-types';
 import type { AgentLink, Dispatch } from '../agents';
 import type { ClientView, Inventory, StoredDiskEntry } from '../inventory';
-import { repositoryAddressFor } from './repository-address';
+import { repositoryAddressFor } from '../inventory';
 import { CacheDelete, CacheFetch, CacheList } from './schemas';
 import type { CacheStore } from './store';
 

@@ -21,6 +21,7 @@ export { Inventory } from './service';
 export type { ClientView } from './client-view';
 export type { DiskEntry, StoredDiskEntry, RepositoryView, ClientListener } from './service';
 export { COMPUTER_FOLDER_MARKER, parseFolderId } from './folder-ids';
+export { repositoryAddressFor } from './repository-address';
 
 export default definePlugin({
   name: 'inventory',

@@ -3,7 +3,7 @@ import type { PluginContext } from '../../../core/plugin';
 import { toInt } from '../../../core/schema-types';
 import type { AgentLink, Dispatch } from '../../agents';
 import type { Inventory } from '../../inventory';
-import { repositoryAddressFor } from '../repository-address';
+import { repositoryAddressFor } from '../../inventory';
 import { ImageRestore, restoreTypes } from '../schemas';
 import type { ImageStore } from '../store';
 import { requireImage } from './lookups';

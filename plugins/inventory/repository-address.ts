@@ -1,8 +1,8 @@
 import { ipv4ToInt } from '../../core/formats';
-import type { ClientView } from '../inventory';
+import type { ClientView } from './client-view';
 
 /**
- * The repository address to give one client. A repository may answer on several
+ * The repository address to give one client (images and caches use it). A repository may answer on several
  * addresses (one per network): a client gets the one on its own network. An address the
  * caller named that is not the repository's is sent as it is: ogCLI names its own server.
  */
