@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { ProcedureStepEntity } from '../../../plugins/scheduler/entities/procedure';
 import { startServer } from '../../support/server';
-import { schedulerSite, type SchedulerSite } from './helpers';
+import { schedulerSite, type SchedulerSite, ENDPOINTS } from './helpers';
 
 async function withSite(fn: (site: SchedulerSite) => Promise<void>): Promise<void> {
   const site = await schedulerSite();
@@ -18,20 +18,6 @@ function expect400(r: { status: number; text: string; body: any }, field: string
   assert.equal(r.body.field, field, `${what}: field named (${r.text})`);
 }
 
-const ENDPOINTS = [
-  '/procedure/add',
-  '/procedure/update',
-  '/procedure/run',
-  '/procedure/delete',
-  '/task/add',
-  '/task/run',
-  '/schedule/command',
-  '/schedule/create',
-  '/schedule/update',
-  '/schedule/delete',
-  '/schedule/get',
-  '/run/schedule',
-];
 
 test('with the plugin disabled (the default) every scheduling endpoint answers 404', async () => {
   const s = await startServer();

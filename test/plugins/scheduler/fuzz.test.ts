@@ -1,22 +1,8 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { test } from 'uvu';
-import { schedulerSite } from './helpers';
+import { schedulerSite, ENDPOINTS } from './helpers';
 
-const ENDPOINTS = [
-  '/procedure/add',
-  '/procedure/update',
-  '/procedure/run',
-  '/procedure/delete',
-  '/task/add',
-  '/task/run',
-  '/schedule/command',
-  '/schedule/create',
-  '/schedule/update',
-  '/schedule/delete',
-  '/schedule/get',
-  '/run/schedule',
-];
 
 /** Values near the real shapes, so that requests get past the schema now and then. */
 const id = fc.oneof(fc.nat(5), fc.constantFrom('1', '2', '0', '-1', 'x', '1e3', ''), fc.double());

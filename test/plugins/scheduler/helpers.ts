@@ -103,3 +103,19 @@ export function whenFor(date: Date, years: number | number[] = date.getFullYear(
     minutes: date.getMinutes(),
   };
 }
+
+/** Every endpoint of the scheduler plugin. */
+export const ENDPOINTS = [
+  '/procedure/add',
+  '/procedure/update',
+  '/procedure/run',
+  '/procedure/delete',
+  '/task/add',
+  '/task/run',
+  '/schedule/command',
+  '/schedule/create',
+  '/schedule/update',
+  '/schedule/delete',
+  '/schedule/get',
+  '/run/schedule',
+];
