@@ -25,7 +25,7 @@ export interface ConnectionOwner {
   readonly answerTimeoutMs: number;
   readonly maxAnswerBytes: number;
   /** Store a command's answer; resolves when stored. */
-  commandAnswered(conn: AgentConnection, pending: Pending, answer: AgentAnswer): Promise<void>;
+  commandAnswered(conn: AgentConnection, pending: Pending, answer: AgentAnswer): Promise<LastResult>;
   probeAnswered(conn: AgentConnection, answer: AgentAnswer): void;
   event(conn: AgentConnection, body: unknown): void;
   closed(conn: AgentConnection): void;
@@ -232,15 +232,15 @@ export class AgentConnection {
     // The slot stays taken until the answer is stored, so the client shows BSY until then
     // and no second answer can be stored concurrently for it.
     this.owner.commandAnswered(this, pending, answer).then(
-      () => {
+      (result) => {
         if (this.inFlight === pending) this.inFlight = undefined;
-        pending.resolve(answer);
+        pending.resolve({ ...answer, result });
         this.next();
       },
       (error: unknown) => {
         this.owner.log.error({ err: error, ip: this.ip }, 'storing an agent answer failed');
         if (this.inFlight === pending) this.inFlight = undefined;
-        pending.resolve(answer);
+        pending.resolve({ ...answer, result: 'failure' });
         this.next();
       },
     );

@@ -68,17 +68,15 @@ export default definePlugin({
     link.onAnswer('refresh', (client, answer) => storeConfiguration(client, answer.body));
     link.onAnswer('setup', (client, answer) => storeConfiguration(client, answer.body));
     link.onAnswer('hardware', (client, answer) => storeHardware(ctx.db, client.id, readHardware(answer.body)));
-    const softwareDisks = new Map<string, number>();
-    link.onAnswer('software', async (client, answer) => {
-      const disk = softwareDisks.get(client.ip);
-      softwareDisks.delete(client.ip);
-      if (disk === undefined) throw new AnswerError('a software answer to no software request');
+    // The agent's answer names the partition but not the disk: the request says which.
+    link.onAnswer('software', async (client, answer, request) => {
+      const disk = Number((request.body as { disk?: unknown } | undefined)?.disk);
+      if (!Number.isInteger(disk) || disk < 0) throw new AnswerError('a software answer to a request naming no disk');
       const { partition, lines } = readSoftware(answer.body);
       await storeSoftware(ctx.db, client.id, disk, partition, lines);
     });
-    link.onDisconnect((ip) => softwareDisks.delete(ip));
 
-    agentRoutes(ctx, link, inventory, softwareDisks);
+    agentRoutes(ctx, link, inventory);
     ctx.onStart(() => link.start());
     ctx.onStop(() => link.stop());
   },

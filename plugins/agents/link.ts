@@ -6,7 +6,7 @@ import { agentConnectionCap, descriptorLimit } from './descriptors';
 import { LookupBatch } from './lookup-batch';
 import { readEvent, readProbe } from './states';
 import { ThrottledWarning } from './throttled-warning';
-import type { AgentAnswer, AgentRequest, ClientListing, Dispatch } from './types';
+import type { AgentAnswer, AgentRequest, ClientListing, Dispatch, LastResult } from './types';
 
 export interface AgentLinkSettings {
   ip: string;
@@ -21,7 +21,8 @@ export interface AgentLinkSettings {
   saturation_log_interval_s: number;
 }
 
-export type AnswerHandler = (client: ClientView, answer: AgentAnswer) => void | Promise<void>;
+/** Stores what a 200 answer says; `request` is what was sent (the answer may not echo it). */
+export type AnswerHandler = (client: ClientView, answer: AgentAnswer, request: AgentRequest) => void | Promise<void>;
 
 /** The request every agent gets on connect, as the reference. */
 const refreshRequest: AgentRequest = { method: 'GET', path: 'refresh' };
@@ -268,12 +269,12 @@ export class AgentLink {
     if (conn && conn.client.id === client.id) conn.close('the client was removed from the inventory');
   }
 
-  private async commandAnswered(conn: AgentConnection, pending: Pending, answer: AgentAnswer): Promise<void> {
+  private async commandAnswered(conn: AgentConnection, pending: Pending, answer: AgentAnswer): Promise<LastResult> {
     let ok = answer.status === 200 || answer.status === 202;
     if (answer.status === 200 && answer.body !== undefined) {
       for (const handler of this.handlers.get(pending.request.path) ?? []) {
         try {
-          await handler(conn.client, answer);
+          await handler(conn.client, answer, pending.request);
         } catch (error) {
           ok = false;
           this.log.warn({ ip: conn.ip, path: pending.request.path, err: error }, `answer to ${pending.request.path} not stored: ${(error as Error).message}`);
@@ -283,6 +284,7 @@ export class AgentLink {
       this.log.warn({ ip: conn.ip, path: pending.request.path, status: answer.status }, `agent answered ${answer.status} to ${pending.request.path}`);
     }
     conn.lastResult = ok ? 'success' : 'failure';
+    return conn.lastResult;
   }
 
   private probeAnswered(conn: AgentConnection, answer: AgentAnswer): void {

@@ -21,7 +21,7 @@ const respond = (dispatch: Dispatch) => ({ clients: dispatch.outcomes });
  * at once with who was sent the command, who was busy and who is not connected) and the
  * read-backs of what agents reported.
  */
-export function agentRoutes(ctx: PluginContext, link: AgentLink, inventory: Inventory, softwareDisks: Map<string, number>): void {
+export function agentRoutes(ctx: PluginContext, link: AgentLink, inventory: Inventory): void {
   const { router, db } = ctx;
 
   // Consoles poll these two: kept out of the request log, as the reference.
@@ -40,12 +40,7 @@ export function agentRoutes(ctx: PluginContext, link: AgentLink, inventory: Inve
     respond(link.dispatch(body.clients, { method: 'POST', path: 'session', body: relayed(body) })),
   );
 
-  router.post('/software', { body: DiskPartitionCommand }, ({ body }) => {
-    const dispatch = link.dispatch(body.clients, { method: 'GET', path: 'software', body: relayed(body) });
-    // The agent's answer names the partition but not the disk: remember which was asked.
-    for (const ip of dispatch.answers.keys()) softwareDisks.set(ip, toInt(body.disk));
-    return respond(dispatch);
-  });
+  router.post('/software', { body: DiskPartitionCommand }, ({ body }) => respond(link.dispatch(body.clients, { method: 'GET', path: 'software', body: relayed(body) })));
 
   // A missing `type` is refused (400 naming it): repartitioning is destructive and the
   // label type must not be guessed. The reference refuses it too.

@@ -24,6 +24,11 @@ export interface AgentAnswer {
   status: number;
   /** The parsed JSON body; undefined when the answer had none. */
   body: unknown;
+  /**
+   * Commands only: 'success' when the agent answered 200 or 202 and every answer handler
+   * stored what it reads from the answer; 'failure' otherwise (as GET /clients shows it).
+   */
+  result?: LastResult;
 }
 
 export type LastResult = 'success' | 'failure' | 'unknown';

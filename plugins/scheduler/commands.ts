@@ -9,7 +9,6 @@ import type { AgentRequest } from '../agents';
  */
 export const SchedulerError = {
   unknownCommand: 'unknown_command',
-  unsupportedCommand: 'unsupported_command',
   cycle: 'cycle',
 } as const;
 
@@ -22,7 +21,8 @@ const Word = () => Type.String({ minLength: 1, maxLength: 32, pattern: '^[A-Za-z
 
 interface CommandKind {
   params: TObject;
-  request(params: Record<string, unknown>): AgentRequest;
+  /** The agent request it becomes; none for `wol`, which is sent when queued (wake-steps.ts). */
+  request?(params: Record<string, unknown>): AgentRequest;
 }
 
 const none = Type.Object({});
@@ -30,6 +30,8 @@ const body = (params: Record<string, unknown>, keys: string[]): Record<string, u
   Object.fromEntries(keys.filter((k) => params[k] !== undefined).map((k) => [k, params[k]]));
 
 const kinds: Record<string, CommandKind> = {
+  // The reference stores `broadcast` as mar=1 and anything else as 2; its legacy digits are accepted.
+  wol: { params: Type.Object({ type: Type.Optional(Type.Union(['broadcast', 'unicast', '1', '2'].map((t) => Type.Literal(t)))) }) },
   poweroff: { params: none, request: () => ({ method: 'POST', path: 'poweroff' }) },
   reboot: { params: none, request: () => ({ method: 'POST', path: 'reboot' }) },
   stop: { params: none, request: () => ({ method: 'POST', path: 'stop' }) },
@@ -79,11 +81,6 @@ const kinds: Record<string, CommandKind> = {
   },
 };
 
-/** Commands of the reference this scheduler refuses, and why. */
-const unsupported: Record<string, string> = {
-  wol: 'wol steps are not supported: the scheduler cannot wake clients (use POST /wol)',
-};
-
 export const commandNames = Object.keys(kinds);
 
 /**
@@ -91,7 +88,6 @@ export const commandNames = Object.keys(kinds);
  * command sits in the request (`command`, `steps[2].command`).
  */
 export function checkCommand(command: string, params: unknown, field: string, paramsField: string): Record<string, unknown> {
-  if (unsupported[command]) throw badRequest(SchedulerError.unsupportedCommand, unsupported[command]!, field);
   const kind = kinds[command];
   if (!kind) throw badRequest(SchedulerError.unknownCommand, `'${field}' must be one of ${commandNames.join(', ')}`, field);
   const value = params ?? {};
@@ -110,6 +106,11 @@ export function checkCommand(command: string, params: unknown, field: string, pa
 /** The agent request a stored command becomes when delivered. */
 export function agentRequest(command: string, params: Record<string, unknown>): AgentRequest {
   const kind = kinds[command];
-  if (!kind) throw new Error(`unknown stored command '${command}'`);
+  if (!kind?.request) throw new Error(`'${command}' is not sent to agents`);
   return kind.request(params);
+}
+
+/** The packet kind of a stored `wol` step (broadcast unless it says unicast). */
+export function wakeType(params: Record<string, unknown>): 'broadcast' | 'unicast' {
+  return params.type === 'unicast' || params.type === '2' ? 'unicast' : 'broadcast';
 }

@@ -7,6 +7,7 @@ import { ActionEntity, type Action } from './entities/action';
 import { ProcedureStepEntity } from './entities/procedure';
 import { TaskEntity, TaskStepEntity, type Task } from './entities/task';
 import type { CommandQueue, QueuedAction } from './queue';
+import type { WakeSteps } from './wake-steps';
 
 /** Where queued actions came from, stored on each row. */
 export interface Origin {
@@ -18,6 +19,12 @@ interface Command {
   command: string;
   params: string;
   procedureId: number;
+}
+
+/** An action just queued, with what it is: wake steps leave at once, the rest wait for the agent. */
+export interface NewAction extends QueuedAction {
+  command: string;
+  params: string;
 }
 
 /**
@@ -37,6 +44,7 @@ export class Expander {
     private readonly db: Database,
     private readonly inventory: Inventory,
     private readonly queue: CommandQueue,
+    private readonly wakes: WakeSteps,
     private readonly clock: Clock,
     private readonly log: Logger,
   ) {}
@@ -49,7 +57,7 @@ export class Expander {
     session: Session,
     origin: Origin,
     state: 'queued' | 'waiting',
-  ): Promise<QueuedAction[]> {
+  ): Promise<NewAction[]> {
     const now = this.clock.now();
     const rows: Action[] = [];
     for (const command of commands) {
@@ -77,7 +85,7 @@ export class Expander {
       }
     }
     await em.flush();
-    return rows.map((r) => ({ id: r.id, ip: r.ip, queuedAt: now }));
+    return rows.map((r) => ({ id: r.id, ip: r.ip, queuedAt: now, command: r.command, params: r.params }));
   }
 
   /** The commands of a procedure in execution order, included procedures expanded in place. */
@@ -100,17 +108,17 @@ export class Expander {
   async runProcedure(procedureId: number, clients: ClientView[]): Promise<number> {
     const session = new Session();
     const rows = await this.db.transactional(async (em) => this.insertActions(em, await this.commandsOf(em, procedureId), clients, session, {}, 'queued'));
-    this.enqueue(rows, clients.map((c) => c.ip));
+    await this.enqueue(rows, clients.map((c) => c.ip));
     return session.value;
   }
 
   /** Fire a task: its steps in order, procedures for the task's scope; a nested task starts its own session. */
   async runTask(taskId: number, origin: Origin = {}): Promise<void> {
     const rows = await this.db.transactional((em) => this.expandTask(em, taskId, { ...origin, taskId }, []));
-    this.enqueue(rows, [...new Set(rows.map((r) => r.ip))]);
+    await this.enqueue(rows, [...new Set(rows.map((r) => r.ip))]);
   }
 
-  private async expandTask(em: EntityManager, taskId: number, origin: Origin, path: number[]): Promise<QueuedAction[]> {
+  private async expandTask(em: EntityManager, taskId: number, origin: Origin, path: number[]): Promise<NewAction[]> {
     const task = await em.findOne(TaskEntity, { id: taskId });
     if (!task) {
       this.log.warn({ task: taskId }, 'scheduled task no longer exists');
@@ -123,7 +131,7 @@ export class Expander {
     const clients = await this.scope(em, task);
     if (clients.length === 0) this.log.warn({ task: taskId }, 'task has no computers in its scope; nothing queued');
     const session = new Session();
-    const out: QueuedAction[] = [];
+    const out: NewAction[] = [];
     const steps = await em.find(TaskStepEntity, { task: { id: taskId } }, { orderBy: { ordinal: 'asc' } });
     for (const step of steps) {
       if (step.subtask) out.push(...(await this.expandTask(em, step.subtask.id, { ...origin, taskId: step.subtask.id }, [...path, taskId])));
@@ -152,14 +160,16 @@ export class Expander {
       const found = await em.find(ActionEntity, { session, state: { $in: ['waiting', 'done'] } }, { orderBy: { id: 'asc' } });
       for (const row of found) Object.assign(row, { state: 'queued', result: '', note: '', queuedAt: now, finishedAt: null, scheduleId: origin.scheduleId ?? row.scheduleId });
       await em.flush();
-      return found.map((r) => ({ id: r.id, ip: r.ip, queuedAt: now }));
+      return found.map((r) => ({ id: r.id, ip: r.ip, queuedAt: now, command: r.command, params: r.params }));
     });
     if (rows.length === 0) this.log.warn({ session }, 'scheduled session has no actions; nothing queued');
-    this.enqueue(rows, [...new Set(rows.map((r) => r.ip))]);
+    await this.enqueue(rows, [...new Set(rows.map((r) => r.ip))]);
   }
 
-  private enqueue(rows: QueuedAction[], ips: string[]): void {
-    this.queue.add(rows);
+  /** As the reference: wake packets first, then run/schedule to start the agents' queues. */
+  private async enqueue(rows: NewAction[], ips: string[]): Promise<void> {
+    await this.wakes.send(rows.filter((r) => r.command === 'wol'));
+    this.queue.add(rows.filter((r) => r.command !== 'wol').map(({ id, ip, queuedAt }) => ({ id, ip, queuedAt })));
     if (ips.length > 0) this.queue.runSchedule(ips);
   }
 }

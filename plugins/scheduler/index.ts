@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/plugin';
 import { AgentLink } from '../agents';
 import { Inventory } from '../inventory';
+import { Waker } from '../wol';
 import { SchedulerClock, SystemClock, type Clock } from './clock';
 import { ActionEntity } from './entities/action';
 import { ProcedureEntity, ProcedureStepEntity } from './entities/procedure';
@@ -22,7 +23,7 @@ export type { Action, ActionState, ActionResult } from './entities/action';
  */
 export default definePlugin({
   name: 'scheduler',
-  requires: ['inventory', 'agents'],
+  requires: ['inventory', 'agents', 'wol'],
   schemaVersion: 1,
   entities: [ProcedureEntity, ProcedureStepEntity, TaskEntity, TaskStepEntity, ScheduleEntity, ActionEntity],
   config: Type.Object(
@@ -43,6 +44,7 @@ export default definePlugin({
       ctx.db,
       link,
       inventory,
+      ctx.use(Waker),
       clock,
       { pendingTimeoutMs: ctx.config.pending_timeout_s * 1000, retryMs: ctx.config.retry_interval_s * 1000 },
       ctx.log,

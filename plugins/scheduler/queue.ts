@@ -1,8 +1,8 @@
 import type { Database } from '../../core/database';
 import type { Logger } from '../../core/log';
 import type { AgentLink, Dispatch } from '../agents';
+import type { AgentRequests } from './agent-requests';
 import type { Clock } from './clock';
-import { agentRequest } from './commands';
 import { ActionEntity, type ActionResult } from './entities/action';
 
 export interface QueuedAction {
@@ -38,6 +38,7 @@ export class CommandQueue {
   constructor(
     private readonly db: Database,
     private readonly link: AgentLink,
+    private readonly requests: AgentRequests,
     private readonly clock: Clock,
     private readonly timings: QueueTimings,
     private readonly log: Logger,
@@ -45,10 +46,16 @@ export class CommandQueue {
     this.stopping = new Promise((resolve) => (this.resolveStopping = resolve));
   }
 
-  /** Start-up: commands sent before a restart have no answer to wait for; queued ones resume. */
+  /**
+   * Start-up: commands sent before a restart have no answer to wait for; queued ones resume.
+   * A wake step still queued was never sent (they leave as they are queued); waking a lab
+   * at some later restart would surprise whoever planned it, so it fails instead.
+   */
   async load(): Promise<void> {
     const em = this.db.fork();
-    await em.nativeUpdate(ActionEntity, { state: 'sent' }, { state: 'done', result: 'failure', note: 'server restarted before the agent answered', finishedAt: this.clock.now() });
+    const finishedAt = this.clock.now();
+    await em.nativeUpdate(ActionEntity, { state: 'sent' }, { state: 'done', result: 'failure', note: 'server restarted before the agent answered', finishedAt });
+    await em.nativeUpdate(ActionEntity, { state: 'queued', command: 'wol' }, { state: 'done', result: 'failure', note: 'server restarted before the wake-on-LAN packet was sent', finishedAt });
     const rows = await em.find(ActionEntity, { state: 'queued' }, { orderBy: { id: 'asc' }, fields: ['id', 'ip', 'queuedAt'] });
     this.add(rows.map((r) => ({ id: r.id, ip: r.ip, queuedAt: r.queuedAt ?? this.clock.now() })));
   }
@@ -136,14 +143,25 @@ export class CommandQueue {
         this.take(ip, next);
         continue;
       }
-      const dispatch = this.link.dispatch([ip], agentRequest(row.command, JSON.parse(row.params) as Record<string, unknown>));
+      let request;
+      try {
+        request = await this.requests.for(row);
+      } catch (error) {
+        this.take(ip, next);
+        await this.finish(next.id, 'failure', (error as Error).message.slice(0, 200));
+        continue;
+      }
+      const dispatch = this.link.dispatch([ip], request);
       const answer = dispatch.answers.get(ip);
       if (!answer) return; // busy or gone: retried on its next answer or by the sweep
       this.take(ip, next);
       await this.db.fork().nativeUpdate(ActionEntity, { id: next.id }, { state: 'sent' });
       const outcome = await Promise.race([
         answer.then(
-          ({ status }) => (status === 200 || status === 202 ? { result: 'success' as const, note: '' } : { result: 'failure' as const, note: `agent answered ${status}` }),
+          ({ status, result }) =>
+            result === 'success'
+              ? { result: 'success' as const, note: '' }
+              : { result: 'failure' as const, note: status === 200 || status === 202 ? 'the answer could not be stored' : `agent answered ${status}` },
           (error: Error) => ({ result: 'failure' as const, note: error.message.slice(0, 200) }),
         ),
         this.stopping.then(() => undefined),

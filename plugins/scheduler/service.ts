@@ -3,6 +3,8 @@ import { ErrorCode, badRequest } from '../../core/errors';
 import type { Logger } from '../../core/log';
 import type { AgentLink } from '../agents';
 import type { ClientView, Inventory } from '../inventory';
+import type { Waker } from '../wol';
+import { AgentRequests } from './agent-requests';
 import { readYears, requireSomeTime, whenAt, type When } from './calendar';
 import type { Clock } from './clock';
 import { checkCommand } from './commands';
@@ -13,6 +15,7 @@ import { Expander, Session } from './expander';
 import { CommandQueue, type QueueTimings } from './queue';
 import type { WhenRequest } from './schemas';
 import { Timeline, type TimelineEntry } from './timeline';
+import { WakeSteps } from './wake-steps';
 
 export interface ScheduleInput {
   kind: ScheduleKind;
@@ -103,12 +106,13 @@ export class Scheduler {
     private readonly db: Database,
     link: AgentLink,
     inventory: Inventory,
+    waker: Pick<Waker, 'wake'>,
     readonly clock: Clock,
     timings: QueueTimings,
     private readonly log: Logger,
   ) {
-    this.queue = new CommandQueue(db, link, clock, timings, log);
-    this.expander = new Expander(db, inventory, this.queue, clock, log);
+    this.queue = new CommandQueue(db, link, new AgentRequests(inventory), clock, timings, log);
+    this.expander = new Expander(db, inventory, this.queue, new WakeSteps(db, waker, clock, log), clock, log);
     this.timeline = new Timeline(clock, (entry) => this.fire(entry), log);
   }
 

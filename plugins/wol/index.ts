@@ -6,13 +6,17 @@ import { WolBody, WolConfig } from './schemas';
 import { WakeSocket } from './sender';
 import { Waker } from './waker';
 
+export { Waker, type WakeReport, type Skipped } from './waker';
+export type { WakeType } from './addresses';
+
 function* wolSentEntries(pending: PendingWakes): Iterable<ClientListing> {
   for (const addr of pending.ips()) yield { addr, state: 'WOL_SENT', last_cmd: { result: 'unknown' } };
 }
 
 /**
  * Wake-on-LAN: POST /wol sends magic packets and shows each woken client as WOL_SENT in
- * GET /clients until its agent connects or `pending_timeout_s` passes.
+ * GET /clients until its agent connects or `pending_timeout_s` passes. Provides `Waker`
+ * for plugins that wake clients themselves (the scheduler's wol steps).
  */
 export default definePlugin({
   name: 'wol',
@@ -29,6 +33,7 @@ export default definePlugin({
       return socket;
     });
 
+    ctx.provide(Waker, waker);
     link.addListing(() => wolSentEntries(pending));
     link.onConnect((ip) => pending.release(ip));
     inventory.onClientRemoved((client) => {

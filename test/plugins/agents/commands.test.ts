@@ -168,23 +168,25 @@ test('AgentLink.dispatch: answer promises, onAnswer handlers, failure when a han
     const agentA = await x.connect(a);
     const agentB = await x.connect(b);
     const stored: unknown[] = [];
-    x.link.onAnswer('shell/run', (client, answer) => {
+    x.link.onAnswer('shell/run', (client, answer, request) => {
       if ((answer.body as { out?: string }).out === 'bad') throw new Error('refused');
-      stored.push([client.ip, answer.body]);
+      stored.push([client.ip, answer.body, request.body]);
     });
     agentA.on('shell/run', { body: { out: 'hello' } });
     agentB.on('shell/run', { status: 500 });
     const d = x.link.dispatch([a, b, '127.0.1.77'], { method: 'POST', path: 'shell/run', body: { run: 'echo hello', echo: true } });
     assert.deepEqual(d.outcomes.map((o) => o.outcome), ['sent', 'sent', 'not_connected'], 'outcomes');
     const answerA = await within(d.answers.get(a)!, 5000, 'answer a');
-    assert.deepEqual(answerA, { ip: a, status: 200, body: { out: 'hello' } }, 'answer a');
-    assert.deepEqual(stored, [[a, { out: 'hello' }]], 'handler stored before the promise settled');
-    assert.equal((await within(d.answers.get(b)!, 5000, 'answer b')).status, 500, 'a 500 answer resolves with its status');
+    assert.deepEqual(answerA, { ip: a, status: 200, body: { out: 'hello' }, result: 'success' }, 'answer a, stored');
+    assert.deepEqual(stored, [[a, { out: 'hello' }, { run: 'echo hello', echo: true }]], 'handler given the request, and stored before the promise settled');
+    const answerB = await within(d.answers.get(b)!, 5000, 'answer b');
+    assert.deepEqual([answerB.status, answerB.result], [500, 'failure'], 'a 500 answer resolves with its status, as a failure');
     assert.equal((await x.entry(a))?.last_cmd.result, 'success', 'a success');
     assert.equal((await x.entry(b))?.last_cmd.result, 'failure', 'b failure');
     assert.equal((await agentA.waitFor('shell/run')).raw, head('POST', 'shell/run', '{"run":"echo hello","echo":true}'), 'bytes');
     agentA.on('shell/run', { body: { out: 'bad' } });
-    await x.link.dispatch([a], { method: 'POST', path: 'shell/run', body: { run: 'x', echo: true } }).answers.get(a);
+    const refused = await x.link.dispatch([a], { method: 'POST', path: 'shell/run', body: { run: 'x', echo: true } }).answers.get(a);
+    assert.deepEqual([refused?.status, refused?.result], [200, 'failure'], 'a 200 answer a handler refused resolves as a failure');
     assert.equal((await x.entry(a))?.last_cmd.result, 'failure', 'a throwing handler makes the result failure');
   } finally {
     await x.close();

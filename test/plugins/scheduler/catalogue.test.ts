@@ -82,7 +82,7 @@ test('procedure/add validates every step before writing anything', () =>
   withSite(async ({ s, center }) => {
     expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'hardware' }, { task: '1' }] }), 'steps[1].task', 'a task step');
     expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'format_everything' }] }), 'steps[0].command', 'unknown command');
-    expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'wol', params: { type: 'broadcast' } }] }), 'steps[0].command', 'wol');
+    expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'wol', params: { type: 'multicast' } }] }), 'steps[0].params.type', 'wol with an unknown packet type');
     expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'run', params: {} }] }), 'steps[0].params.run', 'missing param');
     expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'session', params: { disk: 1 } }] }), 'steps[0].params.part', 'session without part');
     expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'software', params: { disk: 'x', partition: 1 } }] }), 'steps[0].params.disk', 'bad disk');

@@ -8,7 +8,7 @@ import { startServer, type TestServer } from '../../support/server';
 
 /** Sunday 22 November 2026, 10:00 local time: "now" in these tests. */
 export const NOW = new Date(2026, 10, 22, 10, 0).getTime();
-export const PLUGINS = ['inventory', 'agents', 'scheduler'];
+export const PLUGINS = ['inventory', 'agents', 'wol', 'scheduler'];
 
 export interface SchedulerSite {
   s: TestServer;
@@ -17,6 +17,8 @@ export interface SchedulerSite {
   link: AgentLink;
   center: number;
   room: number;
+  /** The id of the clients' repository when `repository` was given, else 0. */
+  repository: number;
   /** Client addresses known to the inventory: 127.0.2.1, 127.0.2.2, ... */
   ips: string[];
   connect(ip: string): Promise<FakeAgent>;
@@ -31,6 +33,12 @@ export interface SiteOptions {
   dir?: string;
   /** Add a center, a room and the clients (default); false on a restart. */
   populate?: boolean;
+  /** Plugins enabled besides PLUGINS (images, for image steps). */
+  plugins?: string[];
+  /** wol.port: where wake steps send (a UdpReceiver's port). */
+  wolPort?: number;
+  /** Addresses of a repository every client is given (`repository` in the site). */
+  repository?: string[];
 }
 
 /**
@@ -41,7 +49,12 @@ export async function schedulerSite(options: SiteOptions = {}): Promise<Schedule
   const clock = new ManualClock(options.now ?? NOW);
   const services = container.createChildContainer();
   services.register(SchedulerClock, { useValue: clock });
-  const s = await startServer({ dir: options.dir, container: services, config: { plugins: PLUGINS, scheduler: options.scheduler ?? {} } });
+  const config = {
+    plugins: [...PLUGINS, ...(options.plugins ?? [])],
+    scheduler: options.scheduler ?? {},
+    ...(options.wolPort === undefined ? {} : { wol: { port: options.wolPort } }),
+  };
+  const s = await startServer({ dir: options.dir, container: services, config });
   const agents: FakeAgent[] = [];
   const close = async () => {
     // The server first, so that it stops with its agents still connected, as in production.
@@ -53,10 +66,12 @@ export async function schedulerSite(options: SiteOptions = {}): Promise<Schedule
     const ips = Array.from({ length: count }, (_, i) => `127.0.2.${i + 1}`);
     let center = 0;
     let room = 0;
+    let repository = 0;
     if (options.populate !== false) {
       center = await addCenter(s);
       room = await addRoom(s, center);
-      for (const [i, ip] of ips.entries()) await addClient(s, room, ip, macFor(i + 1));
+      if (options.repository) repository = (await s.post('/repository/add', { name: 'repo', ip: options.repository })).body.id;
+      for (const [i, ip] of ips.entries()) await addClient(s, room, ip, macFor(i + 1), repository ? { repo_id: repository } : {});
     }
     const link = s.app.container.resolve(AgentLink);
     return {
@@ -66,6 +81,7 @@ export async function schedulerSite(options: SiteOptions = {}): Promise<Schedule
       link,
       center,
       room,
+      repository,
       ips,
       async connect(ip) {
         const agent = await FakeAgent.connect({ port: link.port(), localAddress: ip });
