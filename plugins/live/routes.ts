@@ -26,12 +26,16 @@ export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, in
 
   const set = async ({ body }: { body: { clients: string[]; name: string } }) => {
     const livedir = await catalog.resolve(body.name);
-    const clients = await inventory.clientsByIps(body.clients);
-    await inventory.setLivedir(
-      clients.map((c) => c.id),
-      livedir,
-    );
-    await rewriteBootFiles(clients.map((c) => ({ ...c, livedir })));
+    // Alone among boot-file changes, with the clients' boot modes read inside.
+    const clients = await bootFiles.exclusive(async () => {
+      const found = await inventory.clientsByIps(body.clients);
+      await inventory.setLivedir(
+        found.map((c) => c.id),
+        livedir,
+      );
+      await rewriteBootFiles(found.map((c) => ({ ...c, livedir })));
+      return found;
+    });
     const known = new Set(clients.map((c) => c.ip));
     return { livedir, unknown: [...new Set(body.clients)].filter((ip) => !known.has(ip)) };
   };

@@ -47,14 +47,19 @@ export default definePlugin({
     ctx.onStart(() => bootFiles.removeStaleTempFiles());
     modeRoutes(ctx, bootFiles, inventory);
 
-    inventory.onClientRemoved((client) => bootFiles.deleteFor(client));
-    inventory.onClientSaved(async (client) => {
-      try {
-        await bootFiles.writeFor(client);
-      } catch (error) {
-        if (!(error instanceof UnknownModeError)) throw error;
-        ctx.log.warn({ ip: client.ip, boot: client.boot }, 'client boot mode has no template; boot files left unchanged');
-      }
-    });
+    // Under the lock of POST /mode: a save racing it must not leave the other mode's files.
+    inventory.onClientRemoved((client) => bootFiles.exclusive(() => bootFiles.deleteFor(client)));
+    inventory.onClientSaved((saved) =>
+      bootFiles.exclusive(async () => {
+        const client = await inventory.clientById(saved.id);
+        if (!client) return;
+        try {
+          await bootFiles.writeFor(client);
+        } catch (error) {
+          if (!(error instanceof UnknownModeError)) throw error;
+          ctx.log.warn({ ip: client.ip, boot: client.boot }, 'client boot mode has no template; boot files left unchanged');
+        }
+      }),
+    );
   },
 });

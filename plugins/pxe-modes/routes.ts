@@ -19,13 +19,15 @@ export function modeRoutes(ctx: PluginContext<unknown>, bootFiles: BootFiles, in
   router.post('/mode', { body: ModeBody }, async ({ body }) => {
     const modes = await bootFiles.modes();
     if (!modes.includes(body.mode)) throw new UnknownModeError(body.mode);
-    const clients = await inventory.clientsByIps(body.clients);
-    await bootFiles.writeMany(clients, body.mode);
-    await inventory.setBootMode(
-      clients.map((c) => c.id),
-      body.mode,
-    );
-    return { unknown: unknownOf(body.clients, clients) };
+    return bootFiles.exclusive(async () => {
+      const clients = await inventory.clientsByIps(body.clients);
+      await bootFiles.writeMany(clients, body.mode);
+      await inventory.setBootMode(
+        clients.map((c) => c.id),
+        body.mode,
+      );
+      return { unknown: unknownOf(body.clients, clients) };
+    });
   });
 
   // Which clients boot through UEFI files: the reference snapshot has no /efi and the spec

@@ -31,12 +31,26 @@ const parallelWrites = 32;
  * files through this service after changing what goes into them.
  */
 export class BootFiles {
+  /** The end of the chain of boot-file changes: each runs after the previous one ends. */
+  private tail: Promise<unknown> = Promise.resolve();
+
   constructor(
     private readonly settings: BootFilesSettings,
     private readonly templates: Templates,
     private readonly inventory: Inventory,
     private readonly log: Logger,
   ) {}
+
+  /**
+   * Run a change of boot files (and of the records they follow) alone. Files are written
+   * from records read earlier, so two changes running interleaved can leave a client with
+   * the files of one and the record of the other; callers read the clients inside `change`.
+   */
+  exclusive<T>(change: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(change, change);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
 
   /** The offered boot modes, sorted. */
   async modes(): Promise<string[]> {
