@@ -83,6 +83,10 @@ const kinds: Record<string, CommandKind> = {
 
 export const commandNames = Object.keys(kinds);
 
+/** Two agents writing one image file at once would corrupt it: POST /image/create takes one client too. */
+export const oneClientOnly = (command: string): boolean => command === 'image_create';
+export const oneClientMessage = 'an image is created from one client';
+
 /**
  * Check a command and its params; returns the params to store. `field` names where the
  * command sits in the request (`command`, `steps[2].command`).

@@ -1,8 +1,10 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Database } from '../../core/database';
+import { ErrorCode, badRequest } from '../../core/errors';
 import type { Logger } from '../../core/log';
 import type { ClientView, Inventory } from '../inventory';
 import type { Clock } from './clock';
+import { oneClientMessage, oneClientOnly } from './commands';
 import { ActionEntity, type Action } from './entities/action';
 import { ProcedureStepEntity } from './entities/procedure';
 import { TaskEntity, TaskStepEntity, type Task } from './entities/task';
@@ -49,7 +51,11 @@ export class Expander {
     private readonly log: Logger,
   ) {}
 
-  /** Insert one action per (command, client), commands outer, with the session rule applied. */
+  /**
+   * Insert one action per (command, client), commands outer, with the session rule applied.
+   * An image_create step for several clients (a task for a room) goes to the first only;
+   * the others' rows are written failed, saying so.
+   */
   async insertActions(
     em: EntityManager,
     commands: Command[],
@@ -61,17 +67,19 @@ export class Expander {
     const now = this.clock.now();
     const rows: Action[] = [];
     for (const command of commands) {
-      for (const client of clients) {
+      for (const [index, client] of clients.entries()) {
+        const refused = index > 0 && oneClientOnly(command.command);
         const row = em.create(ActionEntity, {
           client: em.getReference('Client', client.id) as never,
           ip: client.ip,
           session: session.value,
           command: command.command,
           params: command.params,
-          state,
-          result: '',
-          note: '',
+          state: refused ? 'done' : state,
+          result: refused ? 'failure' : '',
+          note: refused ? `${oneClientMessage}: only ${clients[0]!.ip} was sent this step` : '',
           queuedAt: state === 'queued' ? now : null,
+          finishedAt: refused ? now : null,
           taskId: origin.taskId ?? 0,
           procedureId: command.procedureId,
           scheduleId: origin.scheduleId ?? 0,
@@ -81,7 +89,7 @@ export class Expander {
           session.value = row.id;
           row.session = row.id;
         }
-        rows.push(row);
+        if (!refused) rows.push(row);
       }
     }
     await em.flush();
@@ -104,10 +112,19 @@ export class Expander {
     return out;
   }
 
-  /** POST /procedure/run: queue the procedure for each client, one session, then start delivery. */
+  /**
+   * POST /procedure/run: queue the procedure for each client, one session, then start
+   * delivery. Refused, writing nothing, when it would create an image from several clients.
+   */
   async runProcedure(procedureId: number, clients: ClientView[]): Promise<number> {
     const session = new Session();
-    const rows = await this.db.transactional(async (em) => this.insertActions(em, await this.commandsOf(em, procedureId), clients, session, {}, 'queued'));
+    const rows = await this.db.transactional(async (em) => {
+      const commands = await this.commandsOf(em, procedureId);
+      if (clients.length > 1 && commands.some((c) => oneClientOnly(c.command))) {
+        throw badRequest(ErrorCode.invalidField, `${oneClientMessage}; procedure ${procedureId} has an image_create step`, 'clients');
+      }
+      return this.insertActions(em, commands, clients, session, {}, 'queued');
+    });
     await this.enqueue(rows, clients.map((c) => c.ip));
     return session.value;
   }

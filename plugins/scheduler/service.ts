@@ -7,7 +7,7 @@ import type { Waker } from '../wol';
 import { AgentRequests } from './agent-requests';
 import { readYears, requireSomeTime, whenAt, type When } from './calendar';
 import type { Clock } from './clock';
-import { checkCommand } from './commands';
+import { checkCommand, oneClientMessage, oneClientOnly } from './commands';
 import { ActionEntity, type Action } from './entities/action';
 import { ScheduleEntity, type Schedule, type ScheduleKind } from './entities/schedule';
 import { TaskEntity } from './entities/task';
@@ -213,6 +213,7 @@ export class Scheduler {
    */
   async scheduleCommand(clients: ClientView[], command: string, params: unknown, whenBody: WhenRequest | undefined): Promise<{ id: number; session: number }> {
     const checked = checkCommand(command, params, 'command', 'params');
+    if (clients.length > 1 && oneClientOnly(command)) throw badRequest(ErrorCode.invalidField, oneClientMessage, 'clients');
     const now = this.clock.now();
     const when = whenBody ? readWhen(whenBody) : whenAt(now);
     const session = new Session();

@@ -219,6 +219,43 @@ test("image steps: create names the client's repository on its network, and both
     { clients: 2, plugins: ['images'], repository: ['10.99.0.1', '127.0.2.250'] },
   ));
 
+test('an image is created from one client: runs for several are refused, and a task for a room sends the step to its first client only', () =>
+  withSite(
+    async (site) => {
+      const { s, scheduler, ips, center, room } = site;
+      const [first, second] = [await site.connect(ips[0]!), await site.connect(ips[1]!)];
+      first.on('image/create', (request) => ({ body: createAnswer(request) }));
+      const capture = { command: 'image_create', params: { disk: '1', partition: '1', code: '131', id: '0', name: 'lab' } };
+      const p = (await s.post('/procedure/add', { center, name: 'capture', steps: [capture, { command: 'hardware' }] })).body.id;
+      const outer = (await s.post('/procedure/add', { center, name: 'outer', steps: [{ procedure: p }] })).body.id;
+      for (const [what, r] of [
+        ['procedure/run', await s.post('/procedure/run', { clients: ips, procedure: p })],
+        ['procedure/run of an including procedure', await s.post('/procedure/run', { clients: ips, procedure: outer })],
+        ['schedule/command', await s.post('/schedule/command', { clients: ips, ...capture })],
+      ] as const) {
+        assert.equal(r.status, 400, `${what}: ${r.text}`);
+        assert.equal(r.body.field, 'clients', `${what}: ${r.text}`);
+      }
+      assert.equal((await scheduler.actions()).length, 0, 'the refused runs wrote nothing');
+
+      const task = (await s.post('/task/add', { center, name: 't', steps: [{ procedure: p }], scope: { type: 'room', id: room } })).body.id;
+      assert.equal((await s.post('/task/run', { task })).status, 200, 'task run');
+      const rows = await done(site, 4);
+      assert.deepEqual(
+        rows.map((a) => [a.command, a.ip, a.result, a.note]),
+        [
+          ['image_create', ips[0], 'success', ''],
+          ['image_create', ips[1], 'failure', `an image is created from one client: only ${ips[0]} was sent this step`],
+          ['hardware', ips[0], 'success', ''],
+          ['hardware', ips[1], 'success', ''],
+        ],
+        'one client creates the image; the other is told why not; the other steps run everywhere',
+      );
+      assert.ok(!second.requests.some((q) => q.path === 'image/create'), 'the second client was not sent the create');
+    },
+    { clients: 2, plugins: ['images'], repository: ['127.0.2.250'] },
+  ));
+
 test('an image_create step for a client without a repository fails with why, and is not sent', () =>
   withSite(
     async (site) => {
