@@ -83,6 +83,9 @@ const kinds: Record<string, CommandKind> = {
 
 export const commandNames = Object.keys(kinds);
 
+/** The agent answers `stop` by closing the connection and exiting (reference 3.7): that is its success. */
+export const endsWithDisconnect = (command: string): boolean => command === 'stop';
+
 /** Two agents writing one image file at once would corrupt it: POST /image/create takes one client too. */
 export const oneClientOnly = (command: string): boolean => command === 'image_create';
 export const oneClientMessage = 'an image is created from one client';

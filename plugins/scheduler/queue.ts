@@ -1,8 +1,9 @@
 import type { Database } from '../../core/database';
 import type { Logger } from '../../core/log';
-import type { AgentLink, Dispatch } from '../agents';
+import { AgentLinkError, type AgentLink, type Dispatch } from '../agents';
 import type { AgentRequests } from './agent-requests';
 import type { Clock } from './clock';
+import { endsWithDisconnect } from './commands';
 import { ActionEntity, type ActionResult } from './entities/action';
 
 export interface QueuedAction {
@@ -162,7 +163,10 @@ export class CommandQueue {
             result === 'success'
               ? { result: 'success' as const, note: '' }
               : { result: 'failure' as const, note: status === 200 || status === 202 ? 'the answer could not be stored' : `agent answered ${status}` },
-          (error: Error) => ({ result: 'failure' as const, note: error.message.slice(0, 200) }),
+          (error: Error) =>
+            error instanceof AgentLinkError && error.reason === 'disconnected' && endsWithDisconnect(row.command)
+              ? { result: 'success' as const, note: '' }
+              : { result: 'failure' as const, note: error.message.slice(0, 200) },
         ),
         this.stopping.then(() => undefined),
       ]);

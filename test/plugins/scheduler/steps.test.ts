@@ -183,6 +183,31 @@ test("a queued software step's answer is stored for the disk the step named", ()
     assert.deepEqual((await s.get('/software', { client: [ips[0]], disk: 2, partition: 3 })).body, { software: ['bash 5.1', 'coreutils 8.32'] }, 'unchanged');
   }));
 
+test('a stop step succeeds when the agent closes the connection, as it answers stop; another command cut off that way fails', () =>
+  withSite(
+    async (site) => {
+      const { s, ips, center } = site;
+      const stopped = await site.connect(ips[0]!);
+      const cut = await site.connect(ips[1]!);
+      cut.on('hardware', { none: true, closeAfter: true });
+      const stop = (await s.post('/procedure/add', { center, name: 'purge', steps: [{ command: 'stop' }] })).body.id;
+      const hardware = (await s.post('/procedure/add', { center, name: 'inventory', steps: [{ command: 'hardware' }] })).body.id;
+      assert.equal((await s.post('/procedure/run', { clients: [ips[0]], procedure: stop })).status, 200, 'stop queued');
+      assert.equal((await s.post('/procedure/run', { clients: [ips[1]], procedure: hardware })).status, 200, 'hardware queued');
+      await Promise.all([stopped.closed, cut.closed]);
+      const rows = await done(site, 2);
+      assert.deepEqual(
+        rows.map((a) => [a.command, a.result, a.note]),
+        [
+          ['stop', 'success', ''],
+          ['hardware', 'failure', 'agent disconnected: the agent closed the connection'],
+        ],
+        'stop: success; hardware without an answer: failure',
+      );
+    },
+    { clients: 2 },
+  ));
+
 const partitionImage = async (site: SchedulerSite, ip: string, disk: number, partition: number) =>
   ((await site.s.get('/client/setup', { client: [ip] })).body.partitions as any[]).find((p) => p.disk === disk && p.partition === partition)?.image;
 
