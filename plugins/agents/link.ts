@@ -4,6 +4,7 @@ import type { ClientView, Inventory } from '../inventory';
 import { AgentConnection, type ConnectionOwner, type Pending } from './connection';
 import { agentConnectionCap, descriptorLimit } from './descriptors';
 import { LookupBatch } from './lookup-batch';
+import { ProbeSweep } from './probe-sweep';
 import { readEvent, readProbe } from './states';
 import { ThrottledWarning } from './throttled-warning';
 import type { AgentAnswer, AgentRequest, ClientListing, Dispatch, LastResult } from './types';
@@ -43,7 +44,7 @@ export class AgentLink {
   private readonly owner: ConnectionOwner;
   private readonly lookups: LookupBatch;
   private server?: Server;
-  private probeTimer?: NodeJS.Timeout;
+  private probeSweep?: ProbeSweep;
   private readonly refused: ThrottledWarning;
   private readonly acceptFailed: ThrottledWarning;
   private connectionCap = 0;
@@ -182,13 +183,17 @@ export class AgentLink {
     this.server = server;
     this.log.info(`agent listener on ${this.settings.ip}:${this.port()}, at most ${this.connectionCap} agents`);
     if (this.settings.probe_interval_s > 0) {
-      this.probeTimer = setInterval(() => this.dispatch(this.connectedIps(), { method: 'POST', path: 'probe' }), this.settings.probe_interval_s * 1000);
-      this.probeTimer.unref();
+      this.probeSweep = new ProbeSweep(
+        this.settings.probe_interval_s * 1000,
+        () => this.connectedIps(),
+        (ips) => this.dispatch(ips, { method: 'POST', path: 'probe' }),
+      );
+      this.probeSweep.start();
     }
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.probeTimer);
+    this.probeSweep?.stop();
     this.refused.stop();
     this.acceptFailed.stop();
     const server = this.server;
