@@ -35,6 +35,11 @@ export default definePlugin({
       default_livedir: Type.String({ default: 'ogLive', minLength: 1 }),
       /** How long GET /scopes may be served from memory when nothing was written through this server. */
       scopes_cache_ms: Type.Integer({ default: 2000, minimum: 0 }),
+      /**
+       * Unit of the sizes GET /client/setup answers: bytes (the spec), or KiB as the reference
+       * answered and as ogCP reads them (its setup form shows size / 1024 as MB).
+       */
+      setup_size_unit: Type.Union([Type.Literal('bytes'), Type.Literal('KiB')], { default: 'bytes' }),
     },
     { additionalProperties: false },
   ),

@@ -1,20 +1,29 @@
+import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/plugin';
 import { epochSeconds, memoryFigures, secondsSinceBoot, swapFigures } from './system';
 
 /**
  * GET /stats: server clock, uptime and memory, as the web console's dashboard reads them.
- * `time.start` is the epoch second the service started (the spec's meaning; the older
- * reference sent the elapsed seconds instead).
+ * `time.start` is the epoch second the service started (the spec's meaning); with
+ * `stats.start: "uptime"` it is the seconds since then, as the reference sent it and as
+ * ogCP's dashboard shows it.
  */
 export default definePlugin({
   name: 'stats',
+  config: Type.Object(
+    {
+      start: Type.Union([Type.Literal('epoch'), Type.Literal('uptime')], { default: 'epoch' }),
+    },
+    { additionalProperties: false },
+  ),
   register(ctx) {
+    const uptime = ctx.config.start === 'uptime';
     let startedAt = epochSeconds();
     ctx.onStart(() => {
       startedAt = epochSeconds();
     });
     ctx.router.get('/stats', { bodyPolicy: 'forbidden' }, async () => ({
-      time: { now: epochSeconds(), boot: secondsSinceBoot(), start: startedAt },
+      time: { now: epochSeconds(), boot: secondsSinceBoot(), start: uptime ? epochSeconds() - startedAt : startedAt },
       memory: memoryFigures(),
       swap: await swapFigures(),
     }));

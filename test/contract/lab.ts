@@ -35,13 +35,16 @@ export interface Lab {
 
 export const labNetmask = '255.255.255.0';
 
-export async function lab(count: number): Promise<Lab> {
+/** What a site running ogCP sets so that its pages read sizes and uptime as it expects (README). */
+export const ogcpSettings = { inventory: { setup_size_unit: 'KiB' }, stats: { start: 'uptime' } };
+
+export async function lab(count: number, config: Record<string, unknown> = {}): Promise<Lab> {
   const broadcast = await UdpReceiver.bind('127.0.1.255');
   const receivers = [broadcast];
   const agents: FakeAgent[] = [];
   let s: TestServer | undefined;
   try {
-    s = await startServer({ config: { wol: { port: broadcast.port } } });
+    s = await startServer({ config: { ...config, wol: { port: broadcast.port } } });
     const server = s;
     const py = new PythonClient(s.port);
     await ogcp.addCenter(py, 'Escuela', 'main building');

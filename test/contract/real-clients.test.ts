@@ -7,7 +7,7 @@ import { addClient, macFor } from '../support/fixtures';
 import { startServer, TOKEN } from '../support/server';
 import { createAnswer } from '../plugins/images/helpers';
 import { expectedPacket } from '../plugins/wol/helpers';
-import { lab, labNetmask } from './lab';
+import { lab, labNetmask, ogcpSettings } from './lab';
 import * as ogcli from './ogcli';
 import * as ogcp from './ogcp';
 import { PythonClient, requestBytes, userAgent } from './python-client';
@@ -465,13 +465,11 @@ test('images, ogCLI: create with id "0" with and without --desc and --repo-id, r
   }
 });
 
-test('KNOWN INCOMPATIBILITY (reported, not fixed): ogCP reads /client/setup `size` in KB, as the agent reports it', async () => {
-  // ogCP shows size // 1024 as MB in its setup form and sends the form's figures back
-  // times 1024 as KB; the reference answers the agent's KB. ogserve answers bytes, as the
-  // service spec says ("Disk and partition sizes are 64-bit integers in bytes"), so ogCP
-  // shows every size 1024 times too large and a resubmitted form asks for 1024 times larger
-  // partitions. The two specs disagree; the choice is left to the project.
-  const x = await lab(1);
+test("with ogCP's settings, /client/setup sizes are KB and /stats time.start is the uptime, as ogCP reads them", async () => {
+  // ogCP shows size // 1024 as MB in its setup form and sends the form's figures back times
+  // 1024 as KB, and shows time.start as a duration: it was written against the reference,
+  // which answered both that way. The spec says bytes and an epoch second, the default.
+  const x = await lab(1, ogcpSettings);
   try {
     const ip = x.ips[0]!;
     await x.connect(ip);
@@ -485,6 +483,8 @@ test('KNOWN INCOMPATIBILITY (reported, not fixed): ogCP reads /client/setup `siz
       ],
       'sizes in KB, as the agent reported them',
     );
+    const { time } = await x.py.read('/stats');
+    assert.ok(time.start >= 0 && time.start < 600, `time.start is seconds since the service started: ${time.start}`);
   } finally {
     await x.close();
   }

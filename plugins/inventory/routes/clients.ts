@@ -19,6 +19,7 @@ import type { Inventory } from '../service';
 export interface InventoryConfig {
   default_boot: string;
   default_livedir: string;
+  setup_size_unit: 'bytes' | 'KiB';
 }
 
 type ClientFields = Partial<Static<typeof ClientUpdate>>;
@@ -180,15 +181,17 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
   router.get('/client/setup', { body: ClientQuery }, async ({ body }) => {
     const client = await oneClient(body.client);
     const entries = await inventory.diskSetup(client.id);
+    // Agents report KiB and sizes are stored in bytes, so the KiB figures are exact.
+    const unit = config.setup_size_unit === 'KiB' ? 1024n : 1n;
     return {
       partitions: entries.map((p) => ({
         disk: p.disk,
         partition: p.partition,
         disk_type: p.diskType,
         code: p.code,
-        size: p.size,
-        used_size: p.usedSize,
-        free_size: p.freeSize,
+        size: p.size / unit,
+        used_size: p.usedSize / unit,
+        free_size: p.freeSize / unit,
         filesystem: filesystemId(p.filesystem),
         filesystem_name: p.filesystem,
         os: p.os,

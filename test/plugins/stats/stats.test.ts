@@ -48,6 +48,24 @@ test('GET /stats keeps time.start fixed while time.now moves on', async () => {
   }
 });
 
+test('with stats.start "uptime" (as the reference and ogCP) time.start counts the seconds since the service started', async () => {
+  const s = await startServer({ config: { ...config, stats: { start: 'uptime' } } });
+  try {
+    const first = await s.get('/stats');
+    assert.ok(Number.isSafeInteger(first.body.time.start) && first.body.time.start >= 0 && first.body.time.start < 5, `just started: ${first.body.time.start}`);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const second = await s.get('/stats');
+    assert.ok(second.body.time.start >= first.body.time.start + 1, `it grows: ${first.body.time.start} then ${second.body.time.start}`);
+    const bad = await startServer({ config: { ...config, stats: { start: 'since' } } }).then(
+      async (x) => (await x.close(), 'started'),
+      (error: Error) => error.message,
+    );
+    assert.match(bad, /stats\.start/, 'an unknown value is a config error naming the key');
+  } finally {
+    await s.close();
+  }
+});
+
 test('GET /stats with a body is refused', async () => {
   const s = await startServer({ config });
   try {
