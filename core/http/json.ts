@@ -1,12 +1,19 @@
 /**
- * JSON in and out of the REST interface: bodies are parsed strictly (prototype keys refused),
- * responses escape every non-ASCII character as the reference does, and 64-bit sizes
- * (BigInt) are written as plain JSON integers without losing precision.
+ * JSON in and out of the REST interface: bodies are parsed strictly (prototype keys dropped,
+ * NUL characters refused), responses escape every non-ASCII character as the reference
+ * does, and 64-bit sizes (BigInt) are written as plain JSON integers without losing precision.
  */
-const forbiddenKey = /"(?:__proto__|constructor|prototype)"\s*:/;
+const prototypeKey = /"(?:__proto__|constructor|prototype)"\s*:/;
+const isPrototypeKey = (key: string) => key === '__proto__' || key === 'constructor' || key === 'prototype';
 
 export class JsonSyntaxError extends Error {}
-export class ForbiddenKeyError extends Error {}
+
+/** A string of the body holds U+0000, which SQLite and PostgreSQL cannot store; `field` is its path. */
+export class NulCharacterError extends Error {
+  constructor(readonly field: string) {
+    super(`'${field}' must not contain a NUL character`);
+  }
+}
 
 export function parseJson(text: string): unknown {
   let value: unknown;
@@ -15,20 +22,36 @@ export function parseJson(text: string): unknown {
   } catch (error) {
     throw new JsonSyntaxError((error as Error).message);
   }
-  // Only walk the value when the text mentions a dangerous key at all: the common case costs one regex.
-  if (forbiddenKey.test(text)) rejectPrototypeKeys(value);
+  // Walk the value only when the text could hold either: the common case costs two scans.
+  const hasPrototypeKey = prototypeKey.test(text);
+  const hasNul = text.includes('\\u0000');
+  if (hasPrototypeKey || hasNul) clean(value, '', hasPrototypeKey, hasNul);
   return value;
 }
 
-function rejectPrototypeKeys(value: unknown): void {
-  if (typeof value !== 'object' || value === null) return;
-  if (Array.isArray(value)) {
-    value.forEach(rejectPrototypeKeys);
+/**
+ * Unknown keys are ignored (the spec), and prototype keys are dropped before any code can
+ * merge them into an object; a NUL in a key or a string is refused, naming where it is.
+ */
+function clean(value: unknown, path: string, dropKeys: boolean, refuseNul: boolean): void {
+  if (typeof value === 'string') {
+    if (refuseNul && value.includes('\u0000')) throw new NulCharacterError(path || 'body');
     return;
   }
-  for (const key of Object.keys(value)) {
-    if (key === '__proto__' || key === 'constructor' || key === 'prototype') throw new ForbiddenKeyError(key);
-    rejectPrototypeKeys((value as Record<string, unknown>)[key]);
+  if (typeof value !== 'object' || value === null) return;
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => clean(item, `${path}[${i}]`, dropKeys, refuseNul));
+    return;
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const at = path ? `${path}.${key}` : key;
+    if (dropKeys && isPrototypeKey(key)) {
+      delete record[key];
+      continue;
+    }
+    if (refuseNul && key.includes('\u0000')) throw new NulCharacterError(at.replace(/\u0000/g, '\\u0000'));
+    clean(record[key], at, dropKeys, refuseNul);
   }
 }
 

@@ -5,7 +5,7 @@ import getRawBody from 'raw-body';
 import type { Database } from '../database';
 import { ErrorCode, HttpError, badRequest } from '../errors';
 import type { Logger } from '../log';
-import { ForbiddenKeyError, JsonSyntaxError, parseJson } from './json';
+import { JsonSyntaxError, NulCharacterError, parseJson } from './json';
 import { sendError, sendJson } from './reply';
 import { RequestContext, type Route } from './routes';
 
@@ -19,6 +19,8 @@ export interface RestOptions {
 }
 
 const noBody = Symbol('no body');
+/** Requests whose log line was written. */
+const logged = new WeakSet<IncomingMessage>();
 
 /**
  * The REST listener. Order of checks for every request: X-Sequence echo, authorization,
@@ -30,7 +32,13 @@ export function createRestServer(options: RestOptions): http.Server {
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
 
-  const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
+  // The spec logs every request but these polled reads; a request refused before its route
+  // ran (401, 404, 405) is logged here, without the clients it may have named.
+  const unlogged = new Set(routes.filter((r) => !r.log).map((r) => `${r.method} ${r.path}`));
+  const fail = (req: IncomingMessage & { path?: string }, res: ServerResponse, error: unknown): void => {
+    const method = req.method ?? '';
+    const path = req.path ?? (req.url ?? '').split('?')[0]!;
+    if (!logged.has(req) && !unlogged.has(`${method} ${path}`)) logRequest(log, req, method, path, noBody);
     const known = toHttpError(error);
     if (known.status >= 500) log.error({ err: error, method: req.method, url: req.url }, 'request failed');
     const headers: Record<string, string> = sequenceHeader(req);
@@ -72,12 +80,18 @@ export function createRestServer(options: RestOptions): http.Server {
 
 async function handle(route: Route, req: IncomingMessage, res: ServerResponse, options: RestOptions): Promise<void> {
   let body: unknown = noBody;
-  if (route.policy !== 'ignored') {
-    const raw = await readBody(req, options.maxRequestBytes);
-    if (raw.length > 0) {
-      if (route.policy === 'forbidden') throw badRequest(ErrorCode.bodyNotAllowed, `${route.method} ${route.path} takes no request body`);
-      body = parseBody(raw);
+  try {
+    if (route.policy !== 'ignored') {
+      const raw = await readBody(req, options.maxRequestBytes);
+      if (raw.length > 0) {
+        if (route.policy === 'forbidden') throw badRequest(ErrorCode.bodyNotAllowed, `${route.method} ${route.path} takes no request body`);
+        body = parseBody(raw);
+      }
     }
+  } finally {
+    // Logged whether or not the body was acceptable: refused requests are the ones worth seeing.
+    if (route.log) logRequest(options.log, req, route.method, route.path, body);
+    else logged.add(req);
   }
   if (body === noBody) {
     if (route.policy === 'required') throw badRequest(ErrorCode.bodyRequired, `${route.method} ${route.path} needs a JSON body`);
@@ -90,7 +104,6 @@ async function handle(route: Route, req: IncomingMessage, res: ServerResponse, o
       throw badRequest(missing ? ErrorCode.missingField : ErrorCode.invalidField, message, field || undefined);
     }
   }
-  if (route.log) options.log.info(requestLine(req, route, body));
   const ctx = new RequestContext(req, body, options.log, options.db);
   const result = await route.handler(ctx);
   sendJson(res, 200, result ?? {}, options.maxResponseBytes, sequenceHeader(req));
@@ -110,18 +123,19 @@ function parseBody(raw: string): unknown {
   try {
     return parseJson(raw);
   } catch (error) {
-    if (error instanceof ForbiddenKeyError) throw badRequest(ErrorCode.invalidField, `the key '${error.message}' is not allowed`, error.message);
+    if (error instanceof NulCharacterError) throw badRequest(ErrorCode.invalidField, error.message, error.field);
     if (error instanceof JsonSyntaxError) throw badRequest(ErrorCode.invalidJson, `the request body is not valid JSON: ${error.message}`);
     throw error;
   }
 }
 
 /** `<source ip>:<port> <METHOD> /<path> clients=<ip>,<ip>`, as the spec's request log. */
-function requestLine(req: IncomingMessage, route: Route, body: unknown): string {
+function logRequest(log: Logger, req: IncomingMessage, method: string, path: string, body: unknown): void {
+  logged.add(req);
   const source = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
   const record = (typeof body === 'object' && body !== null ? body : {}) as { clients?: unknown; client?: unknown };
   const list = Array.isArray(record.clients) ? record.clients : Array.isArray(record.client) ? record.client : [];
-  return `${source}:${req.socket.remotePort} ${route.method} ${route.path} clients=${list.filter((c) => typeof c === 'string').join(',')}`;
+  log.info(`${source}:${req.socket.remotePort} ${method} ${path} clients=${list.filter((c) => typeof c === 'string').join(',')}`);
 }
 
 function sequenceHeader(req: IncomingMessage): Record<string, string> {

@@ -39,7 +39,8 @@ export interface ConnectionOwner {
  */
 export class AgentConnection {
   state: AgentState = 'OPG';
-  speed = 0;
+  /** Link speed in Mbit/s; undefined until the agent reports a non-zero one (0 means it could not read it). */
+  speed?: number;
   lastResult: LastResult = 'unknown';
   /** The agent said it is busy (202 or BSY probe answer); cleared by its next idle probe answer. */
   agentBusy = false;

@@ -58,7 +58,7 @@ export default definePlugin({
     const storeConfiguration = async (client: { id: number; ip: string }, body: unknown) => {
       const configuration = readConfiguration(body);
       const conn = link.connection(client.ip);
-      if (configuration.speed !== undefined && conn) conn.speed = configuration.speed;
+      if (configuration.speed && conn) conn.speed = configuration.speed;
       if (configuration.kind === 'os') {
         if (conn) conn.state = configuration.state;
         return;

@@ -143,7 +143,9 @@ export class AgentLink {
     const agents = [...this.connections.values()];
     for (let i = agents.length - 1; i >= 0; i--) {
       const conn = agents[i]!;
-      out.push({ addr: conn.ip, state: conn.shownState, speed: conn.speed, last_cmd: { result: conn.lastResult } });
+      const last_cmd = { result: conn.lastResult };
+      // The spec: `speed` only when the client reported it.
+      out.push(conn.speed === undefined ? { addr: conn.ip, state: conn.shownState, last_cmd } : { addr: conn.ip, state: conn.shownState, speed: conn.speed, last_cmd });
     }
     return out;
   }
@@ -300,7 +302,7 @@ export class AgentLink {
     }
     conn.agentBusy = outcome.busy;
     if (outcome.state) conn.state = outcome.state;
-    if (outcome.speed !== undefined) conn.speed = outcome.speed;
+    if (outcome.speed) conn.speed = outcome.speed;
   }
 
   private event(conn: AgentConnection, body: unknown): void {

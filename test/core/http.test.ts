@@ -87,14 +87,36 @@ test('JSON that is not an object answers 400 naming the body', () =>
     }
   }));
 
-test('prototype keys in a body answer 400', () =>
+test('prototype keys in a body are ignored like any unknown key, and pollute nothing', () =>
   withServer(async (s) => {
-    for (const body of ['{"__proto__":{"admin":true},"name":"x"}', '{"name":"x","constructor":{"prototype":{}}}']) {
+    const bodies = ['{"__proto__":{"admin":true},"name":"a"}', '{"name":"b","constructor":{"prototype":{"admin":true}}}', '{"name":"c","comment":"x","prototype":1}'];
+    for (const body of bodies) {
       const r = await s.post('/center/add', body);
-      assert.equal(r.status, 400, `status for ${body}`);
+      assert.equal(r.status, 200, `status for ${body}: ${r.text}`);
     }
     const scopes = await s.get('/scopes');
-    assert.deepEqual(scopes.body, { scope: [] }, 'nothing was created');
+    assert.deepEqual(scopes.body.scope.map((c: { name: string }) => c.name), ['a', 'b', 'c'], 'created from the known keys');
+    assert.equal(({} as { admin?: unknown }).admin, undefined, 'Object.prototype untouched');
+    const nested = await s.post('/client/delete', '{"clients":["10.9.9.9"],"x":[{"__proto__":{"polluted":1}}]}');
+    assert.equal(nested.status, 200, nested.text);
+    assert.equal(({} as { polluted?: unknown }).polluted, undefined, 'nested ones too');
+  }));
+
+test('a NUL character anywhere in a body answers 400 naming where, and writes nothing', () =>
+  withServer(async (s) => {
+    const cases: [string, string][] = [
+      ['{"name":"a\\u0000b"}', 'name'],
+      ['{"name":"ok","comment":"\\u0000"}', 'comment'],
+      ['{"name":"ok","list":[1,{"deep":["x","y\\u0000"]}]}', 'list[1].deep[1]'],
+      ['{"name":"ok","k\\u0000":1}', 'k\\u0000'],
+    ];
+    for (const [body, field] of cases) {
+      const r = await s.post('/center/add', body);
+      assert.equal(r.status, 400, `status for ${body}: ${r.text}`);
+      assert.deepEqual([r.body.error, r.body.field], ['invalid_field', field], `error for ${body}: ${r.text}`);
+    }
+    assert.deepEqual((await s.get('/scopes')).body, { scope: [] }, 'nothing was created');
+    assert.equal((await s.post('/center/add', '{"name":"a\\\\u0000b"}')).status, 200, 'an escaped backslash before u0000 is no NUL');
   }));
 
 test('responses escape every non-ASCII character', () =>
@@ -139,6 +161,26 @@ test('requests are logged as "<ip>:<port> <METHOD> /<path> clients=..." except t
       `log line present: ${JSON.stringify(lines)}`,
     );
     assert.ok(!lines.some((m) => m.includes('/scopes')), 'GET /scopes is not logged');
+  }));
+
+test('refused requests are logged too, once each: 401, 404, 405, bad JSON, schema errors', () =>
+  withServer(async (s) => {
+    await send(s.port, 'POST', '/center/add', '{"name":"x"}');
+    await s.get('/no/such/path');
+    await s.request('PUT', '/clients');
+    await s.post('/client/delete', '{"clients":');
+    await s.post('/client/delete', { clients: ['10.1.1.1', 7] });
+    await send(s.port, 'GET', '/scopes');
+    const lines = s.logs.map((l) => l.msg).filter((m) => /^127\.0\.0\.1:\d+ /.test(m));
+    const expected = [
+      /^127\.0\.0\.1:\d+ POST \/center\/add clients=$/,
+      /^127\.0\.0\.1:\d+ GET \/no\/such\/path clients=$/,
+      /^127\.0\.0\.1:\d+ PUT \/clients clients=$/,
+      /^127\.0\.0\.1:\d+ POST \/client\/delete clients=$/,
+      /^127\.0\.0\.1:\d+ POST \/client\/delete clients=10\.1\.1\.1$/,
+    ];
+    assert.equal(lines.length, expected.length, `one line each, none for GET /scopes: ${JSON.stringify(lines)}`);
+    lines.forEach((line, i) => assert.match(line, expected[i]!, `line ${i}`));
   }));
 
 test('GET /scopes with a body is refused', () =>

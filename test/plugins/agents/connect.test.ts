@@ -95,8 +95,9 @@ test('until the connect refresh is answered the client shows BSY', async () => {
     x.agents.push(agent);
     agent.on('refresh', { delayMs: 300, body: { status: 'LINUX' } });
     await agent.waitFor('refresh');
-    assert.deepEqual(await x.entry(x.ips[0]!), { addr: x.ips[0], state: 'BSY', speed: 0, last_cmd: { result: 'unknown' } }, 'busy while refreshing');
+    assert.deepEqual(await x.entry(x.ips[0]!), { addr: x.ips[0], state: 'BSY', last_cmd: { result: 'unknown' } }, 'busy while refreshing, no speed reported yet');
     await eventually(async () => (await x.entry(x.ips[0]!))?.state === 'LNX', 'LNX after the answer');
+    assert.deepEqual(await x.entry(x.ips[0]!), { addr: x.ips[0], state: 'LNX', last_cmd: { result: 'success' } }, 'a Linux agent that reports no link speed is listed without one');
   } finally {
     await x.close();
   }
