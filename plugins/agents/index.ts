@@ -7,9 +7,10 @@ import { SoftwareItemEntity } from './entities/software';
 import { readHardware, storeHardware } from './hardware';
 import { AgentLink } from './link';
 import { agentRoutes } from './routes';
-import { readSoftware, storeSoftware } from './software';
+import { SoftwareInventory, readSoftware, storeSoftware } from './software';
 
 export { AgentLink } from './link';
+export { SoftwareInventory } from './software';
 export type { AnswerHandler } from './link';
 export { AgentLinkError, type AgentAnswer, type AgentRequest, type AgentState, type ClientListing, type Dispatch, type LastResult, type Outcome } from './types';
 
@@ -52,6 +53,7 @@ export default definePlugin({
     const inventory = ctx.use(Inventory);
     const link = new AgentLink(ctx.config, inventory, ctx.log);
     ctx.provide(AgentLink, link);
+    ctx.provide(SoftwareInventory, new SoftwareInventory(ctx.db));
 
     // The configuration answer (refresh, setup): the agent kind of Linux/Windows agents,
     // or the disks and partitions of a live agent, stored in one transaction.

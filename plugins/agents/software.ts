@@ -16,12 +16,30 @@ export function readSoftware(body: unknown): { partition: number; lines: string[
   if (typeof partition !== 'number' || !Number.isInteger(partition) || partition < 0 || partition > 0xffff) {
     throw new AnswerError("the answer's 'partition' is not a partition number");
   }
-  const lines = answer.software
+  return { partition, lines: softwareLines(answer.software) };
+}
+
+/** The agent's software text: the OS name, then one package per line. */
+export function softwareLines(text: string): string[] {
+  const lines = text
     .split('\n')
     .map((l) => l.replace(/\r$/, '').trim())
     .filter((l) => l !== '');
   if (lines.length > maxLines) throw new AnswerError(`more than ${maxLines} software lines`);
-  return { partition, lines };
+  return lines;
+}
+
+/**
+ * The software lists the agents reported, per client partition, for plugins whose agent
+ * answers carry one too (an image create answer lists the software of the imaged partition).
+ */
+export class SoftwareInventory {
+  constructor(private readonly db: Database) {}
+
+  /** Replace one partition's list with the agent's text; throws AnswerError before writing when it is unusable. */
+  async store(clientId: number, disk: number, partition: number, text: string): Promise<void> {
+    await storeSoftware(this.db, clientId, disk, partition, softwareLines(text));
+  }
 }
 
 /** Replace the stored software list of one partition, in one transaction. */

@@ -24,6 +24,8 @@ export interface ImageAnswer {
   clonator: string;
   compressor: string;
   filesystem: string;
+  /** The imaged partition's software list (OS name first), when the agent sent one. */
+  software?: string;
 }
 
 const maxBigint = 2n ** 63n - 1n;
@@ -55,6 +57,7 @@ export function readImageAnswer(body: unknown): ImageAnswer {
     clonator: text(a.clonator),
     compressor: text(a.compressor),
     filesystem: text(a.filesystem),
+    software: typeof a.software === 'string' ? a.software : undefined,
   };
 }
 

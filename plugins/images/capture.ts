@@ -1,4 +1,4 @@
-import type { AnswerHandler } from '../agents';
+import type { AnswerHandler, SoftwareInventory } from '../agents';
 import type { Inventory } from '../inventory';
 import { ImageAnswerError, readImageAnswer, readRestoreAnswer } from './answer';
 import { imageFileStat } from './files';
@@ -12,12 +12,19 @@ export function permissionDigits(mode: number): string {
 }
 
 /**
- * Store a 200 answer to POST /image/create: create the image record, or refresh it when
- * the name exists, and link the source partition to it. Throwing makes the client's last command a failure and stores nothing.
+ * Store a 200 answer to POST /image/create: the partition's software list (first, as the
+ * reference), then create the image record, or refresh it when the name exists, and link
+ * the source partition to it. Throwing makes the client's last command a failure.
  * Answers to requests this plugin did not send (the scheduler's) name their repository
  * by address.
  */
-export function captureHandler(store: ImageStore, inventory: Inventory, pending: PendingCreates, directory: string): AnswerHandler {
+export function captureHandler(
+  store: ImageStore,
+  inventory: Inventory,
+  software: Pick<SoftwareInventory, 'store'>,
+  pending: PendingCreates,
+  directory: string,
+): AnswerHandler {
   return async (client, answer) => {
     const a = readImageAnswer(answer.body);
     const request = pending.get(client.ip);
@@ -29,6 +36,7 @@ export function captureHandler(store: ImageStore, inventory: Inventory, pending:
       if (!repository) throw new ImageAnswerError(`no repository has the address '${String(a.repository).slice(0, 40)}'`);
       repositoryId = repository.id;
     }
+    if (a.software !== undefined) await software.store(client.id, a.disk, a.partition, a.software);
     // Older agents leave out size, mode and time: read them from the file when it is here.
     const file = a.size === undefined || a.perms === undefined || a.lastupdate === undefined ? await imageFileStat(directory, a.name) : undefined;
     const perms = a.perms ?? file?.mode;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/plugin';
-import { AgentLink } from '../agents';
+import { AgentLink, SoftwareInventory } from '../agents';
 import { Inventory } from '../inventory';
 import { captureHandler, restoreHandler } from './capture';
 import { ImageEntity } from './entities/image';
@@ -30,7 +30,7 @@ export default definePlugin({
     const store = new ImageStore(ctx.db);
     const pending = new PendingCreates();
     ctx.provide(ImageStore, store);
-    link.onAnswer('image/create', captureHandler(store, inventory, pending, ctx.settings.repository.directory));
+    link.onAnswer('image/create', captureHandler(store, inventory, ctx.use(SoftwareInventory), pending, ctx.settings.repository.directory));
     link.onAnswer('image/restore', restoreHandler(store, inventory));
     listRoutes(ctx, store, inventory);
     createRoutes(ctx, store, inventory, link, pending);

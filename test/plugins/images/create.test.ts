@@ -43,6 +43,9 @@ test('create a new image (web console body): relayed with the repository address
       'every field of the new image',
     );
     assert.equal(parseCtime(image.modified), 1664897550, `modified '${image.modified}' is lastupdate in ctime form`);
+    // The answer's software list is the imaged partition's, as a software inventory would store it.
+    const software = await x.s.get('/software', { client: [ip], disk: 1, partition: 2 });
+    assert.deepEqual(software.body, { software: ['bash 5.1'] }, 'the partition software from the create answer');
   } finally {
     await x.close();
   }
