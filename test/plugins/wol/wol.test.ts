@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { Inventory } from '../../../plugins/inventory';
 import { PendingWakes } from '../../../plugins/wol/pending';
-import { WakeSocket } from '../../../plugins/wol/sender';
+import { WakeSocket, type Datagram } from '../../../plugins/wol/sender';
 import { Waker } from '../../../plugins/wol/waker';
 import { eventually } from '../../support/fake-agent';
 import { macFor } from '../../support/fixtures';
@@ -202,6 +202,41 @@ test('a stored MAC or room netmask that cannot address a packet is skipped as in
     assert.deepEqual(broadcast.body, { sent: [], skipped: { ...noSkips, invalid_record: [x.ips[1]] } }, 'bad room netmask');
     assert.equal((await x.broadcast.flush()).length, 0, 'nothing sent to a broadcast address');
   } finally {
+    await x.close();
+  }
+});
+
+test('records that would wake through 255.255.255.255 are skipped as invalid_record unless wol.limited_broadcast is on', async () => {
+  const x = await wolSite({ count: 3 });
+  // Datagrams are only recorded: even a broken guard sends nothing beyond loopback.
+  const sent: Datagram[] = [];
+  const recorder = { sendAll: async (datagrams: Datagram[]) => (sent.push(...datagrams), datagrams.map(() => undefined)) } as unknown as WakeSocket;
+  const pending = new PendingWakes(60_000);
+  const waker = (limitedBroadcast: boolean) => new Waker(x.s.app.container.resolve(Inventory), x.link, pending, { port: x.port, limitedBroadcast }, () => recorder);
+  try {
+    // Records imported from the reference, bypassing the REST validation.
+    const db = x.s.app.database;
+    await db.query("update clients set ip = '255.255.255.255' where ip = ?", [x.ips[0]]);
+    await db.query("update clients set ip = '0.0.0.0' where ip = ?", [x.ips[1]]);
+    for (const type of ['unicast', 'broadcast'] as const) {
+      const report = await waker(false).wake(['255.255.255.255', '0.0.0.0'], type);
+      assert.deepEqual(report, { sent: [], skipped: { ...noSkips, invalid_record: ['255.255.255.255', '0.0.0.0'] } }, `${type}: client addresses no host can hold`);
+    }
+    await db.query("update rooms set netmask = '0.0.0.0'", []);
+    let report = await waker(false).wake([x.ips[2]!], 'broadcast');
+    assert.deepEqual(report, { sent: [], skipped: { ...noSkips, invalid_record: [x.ips[2]] } }, 'room netmask 0.0.0.0');
+    await db.query("update rooms set netmask = '255.255.255.0'", []);
+    await db.query("update clients set ip = '255.255.255.7' where ip = ?", [x.ips[2]]);
+    report = await waker(false).wake(['255.255.255.7'], 'broadcast');
+    assert.deepEqual(report, { sent: [], skipped: { ...noSkips, invalid_record: ['255.255.255.7'] } }, 'a /24 whose directed broadcast is 255.255.255.255');
+    assert.equal(sent.length, 0, 'no packet handed to the socket');
+    assert.deepEqual([...pending.ips()], [], 'no WOL_SENT entry');
+
+    report = await waker(true).wake(['255.255.255.7'], 'broadcast');
+    assert.deepEqual(report.sent, ['255.255.255.7'], 'woken when wol.limited_broadcast is on');
+    assert.deepEqual(sent.map((d) => d.address), ['255.255.255.255'], 'to the limited broadcast');
+  } finally {
+    pending.clear();
     await x.close();
   }
 });
