@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
+import { ManualClock } from '../../../core/clock';
 import { Inventory } from '../../../plugins/inventory';
 import { PendingWakes } from '../../../plugins/wol/pending';
 import { WakeSocket, type Datagram } from '../../../plugins/wol/sender';
@@ -127,6 +128,22 @@ test('a WOL_SENT entry is released after wol.pending_timeout_s', async () => {
     await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
     assert.equal((await x.clients()).length, 1, 'shown at first');
     await eventually(async () => (await x.clients()).length === 0, 'WOL_SENT released');
+  } finally {
+    await x.close();
+  }
+});
+
+test('with the default configuration a woken client stays WOL_SENT until 60 s have passed, then is released', async () => {
+  const clock = new ManualClock(Date.now());
+  const x = await wolSite({ count: 1, clock }); // wol.pending_timeout_s left to config/default.json and the schema
+  try {
+    const start = clock.now();
+    assert.deepEqual((await x.s.post('/wol', { clients: x.ips, type: 'broadcast' })).body.sent, x.ips, 'woken');
+    assert.deepEqual(clock.pendingTimers(), [start + 60_000], 'its expiry is armed 60 s ahead on the injected clock');
+    await clock.advance(59_999);
+    assert.deepEqual((await x.clients()).map((c) => c.state), ['WOL_SENT'], 'still WOL_SENT 1 ms before 60 s');
+    await clock.advance(1);
+    assert.deepEqual(await x.clients(), [], 'released at 60 s');
   } finally {
     await x.close();
   }
