@@ -19,11 +19,20 @@ export function intToIpv4(value: number): string {
   return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.');
 }
 
-/** A netmask is a dotted quad whose bits are ones then zeros (255.255.254.0, not 255.0.255.0). */
+/**
+ * A netmask is a dotted quad whose bits are ones then zeros (255.255.254.0, not 255.0.255.0),
+ * with at least one network bit: under 0.0.0.0 every address is one subnet, whose broadcast
+ * is the limited broadcast 255.255.255.255.
+ */
 export function isNetmask(value: string): boolean {
-  if (!isIpv4(value)) return false;
+  if (!isIpv4(value) || value === '0.0.0.0') return false;
   const inverted = ~ipv4ToInt(value) >>> 0;
   return (inverted & (inverted + 1)) === 0;
+}
+
+/** An address a host can hold: not the unspecified 0.0.0.0 nor the limited broadcast 255.255.255.255. */
+export function isHostIpv4(value: string): boolean {
+  return isIpv4(value) && value !== '0.0.0.0' && value !== '255.255.255.255';
 }
 
 export function isMac(value: string): boolean {

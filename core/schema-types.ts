@@ -8,6 +8,8 @@ export const IntLike = (options: { minimum?: number } = {}): TUnion<[TInteger, T
   Type.Union([Type.Integer({ minimum: options.minimum ?? 0 }), Type.String({ pattern: '^[0-9]{1,15}$' })]);
 
 export const Ipv4 = (): TString => Type.String({ format: 'ipv4', maxLength: 15 });
+/** An IPv4 address a host can hold: not 0.0.0.0 nor 255.255.255.255. */
+export const HostIpv4 = (): TString => Type.String({ format: 'host address', maxLength: 15 });
 export const Mac = (): TString => Type.String({ format: 'mac', maxLength: 17 });
 export const Netmask = (): TString => Type.String({ format: 'netmask', maxLength: 15 });
 

@@ -1,6 +1,6 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { isIpv4, isMac, isNetmask } from './formats';
+import { isHostIpv4, isIpv4, isMac, isNetmask } from './formats';
 
 /**
  * The one validator of the service: request bodies and config sections are checked
@@ -8,6 +8,7 @@ import { isIpv4, isMac, isNetmask } from './formats';
  */
 const ajv = new Ajv({ allErrors: false, useDefaults: true, coerceTypes: false, strict: false });
 ajv.addFormat('ipv4', { type: 'string', validate: isIpv4 });
+ajv.addFormat('host address', { type: 'string', validate: isHostIpv4 });
 ajv.addFormat('mac', { type: 'string', validate: isMac });
 ajv.addFormat('netmask', { type: 'string', validate: isNetmask });
 

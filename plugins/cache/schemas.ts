@@ -1,18 +1,23 @@
 import { Type } from '@sinclair/typebox';
-import { IntLike, IpList, Ipv4, Name } from '../../core/schema-types';
+import { IntLike, IpList, Ipv4 } from '../../core/schema-types';
+
+/**
+ * An image name, as the repository holds `<name>.img`; the same rule as image creation. The
+ * agent joins it into a path in its cache, so `..` and `/` never reach it.
+ */
+const ImageName = () => Type.String({ minLength: 1, maxLength: 50, pattern: '^(?!.*\\.\\.)[A-Za-z0-9_][A-Za-z0-9._-]*$' });
 
 /** Request bodies of the cache endpoints. */
 export const CacheList = Type.Object({ clients: IpList({ minItems: 1 }) });
 
 export const CacheDelete = Type.Object({
   clients: IpList({ minItems: 1 }),
-  images: Type.Array(Name(255), { minItems: 1, maxItems: 4096 }),
+  images: Type.Array(ImageName(), { minItems: 1, maxItems: 4096 }),
 });
 
 export const CacheFetch = Type.Object({
   clients: IpList({ minItems: 1 }),
-  /** The image name, as the repository holds `<name>.img`; the same rule as image creation. */
-  image: Type.String({ minLength: 1, maxLength: 50, pattern: '^(?!.*\\.\\.)[A-Za-z0-9_][A-Za-z0-9._-]*$' }),
+  image: ImageName(),
   /** The repository by id; else by one of its addresses (any other address is sent as it is); else each client's own. */
   repository_id: Type.Optional(IntLike({ minimum: 1 })),
   repository: Type.Optional(Ipv4()),

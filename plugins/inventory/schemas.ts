@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IntLike, IpList, Ipv4, Mac, Name, Netmask } from '../../core/schema-types';
+import { HostIpv4, IntLike, IpList, Ipv4, Mac, Name, Netmask } from '../../core/schema-types';
 
 /** Request bodies of the inventory endpoints. Unknown keys are ignored, as the reference does. */
 const Text = (maxLength: number) => Type.String({ maxLength });
@@ -54,10 +54,10 @@ const clientFields = {
   maintenance: Type.Optional(Type.Boolean()),
 };
 
-export const ClientAdd = Type.Object({ ip: Ipv4(), mac: Mac(), room: IntLike({ minimum: 1 }), ...clientFields });
+export const ClientAdd = Type.Object({ ip: HostIpv4(), mac: Mac(), room: IntLike({ minimum: 1 }), ...clientFields });
 export const ClientUpdate = Type.Object({
   id: IntLike(),
-  ip: Type.Optional(Ipv4()),
+  ip: Type.Optional(HostIpv4()),
   mac: Type.Optional(Mac()),
   room: Type.Optional(IntLike({ minimum: 1 })),
   ...clientFields,

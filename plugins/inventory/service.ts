@@ -1,10 +1,18 @@
 import type { EntityManager } from '@mikro-orm/core';
+import type { Static } from '@sinclair/typebox';
 import { execute, type Database } from '../../core/database';
 import type { Logger } from '../../core/log';
 import { clientViewSelect, toClientView, type ClientView } from './client-view';
 import { DiskSetupWriter } from './disk-setup-writer';
+import type { ClientUpdate } from './schemas';
 
 export type ClientListener = (client: ClientView) => void | Promise<void>;
+
+/** The fields a /client/add or /client/update request sets, as it sent them. */
+export type ClientRequestFields = Readonly<Partial<Static<typeof ClientUpdate>>>;
+
+/** Refuses a client request by throwing (an HttpError answers with its status and field). */
+export type ClientCheck = (fields: ClientRequestFields) => void | Promise<void>;
 
 /** One disk (partition 0) or partition of a client, as an agent reports it; sizes in bytes. */
 export interface DiskEntry {
@@ -43,6 +51,7 @@ const inChunk = 500;
 export class Inventory {
   private readonly removedListeners: ClientListener[] = [];
   private readonly savedListeners: ClientListener[] = [];
+  private readonly checks: ClientCheck[] = [];
   private readonly diskWriter: DiskSetupWriter;
 
   constructor(
@@ -60,6 +69,19 @@ export class Inventory {
   /** Fired after a client is added or updated through the REST interface. */
   onClientSaved(listener: ClientListener): void {
     this.savedListeners.push(listener);
+  }
+
+  /**
+   * Run by /client/add and /client/update before anything is written, so a plugin can refuse
+   * a value only it can judge (pxe-modes: a boot mode without a template).
+   */
+  onClientCheck(check: ClientCheck): void {
+    this.checks.push(check);
+  }
+
+  /** Every registered check in turn; the first refusal stops the request. */
+  async checkClient(fields: ClientRequestFields): Promise<void> {
+    for (const check of this.checks) await check(fields);
   }
 
   async notifyRemoved(clients: ClientView[]): Promise<void> {

@@ -47,6 +47,10 @@ export default definePlugin({
     ctx.onStart(() => bootFiles.removeStaleTempFiles());
     modeRoutes(ctx, bootFiles, inventory);
 
+    // A client saved with a mode that has no template would be left without boot files.
+    inventory.onClientCheck(async ({ boot }) => {
+      if (boot !== undefined && !(await bootFiles.modes()).includes(boot)) throw new UnknownModeError(boot, 'boot');
+    });
     // Under the lock of POST /mode: a save racing it must not leave the other mode's files.
     inventory.onClientRemoved((client) => bootFiles.exclusive(() => bootFiles.deleteFor(client)));
     inventory.onClientSaved((saved) =>

@@ -18,8 +18,8 @@ export interface BootFilesSettings {
 
 /** A boot mode that has no template: the request named something GET /mode does not list. */
 export class UnknownModeError extends HttpError {
-  constructor(mode: string) {
-    super(400, ErrorCode.invalidField, `'${mode.slice(0, 64)}' is not a boot mode (GET /mode lists them)`, 'mode');
+  constructor(mode: string, field = 'mode') {
+    super(400, ErrorCode.invalidField, `'${mode.slice(0, 64)}' is not a boot mode (GET /mode lists them)`, field);
   }
 }
 

@@ -40,9 +40,13 @@ export function sharedBroadcasts(interfaceName: string | undefined, allowLimited
 /**
  * Destinations of one client's magic packet. Unicast: the client's IP. Broadcast: the
  * shared broadcasts (the `wol.interface` one, as the reference) and the client's directed
- * broadcast from its room netmask, each once.
+ * broadcast from its room netmask, each once. Undefined when the client's own address is
+ * 255.255.255.255 and `allowLimited` is off, whatever the record says: a client at
+ * 255.255.255.x in a /24 gives it, and a database imported from the reference may hold
+ * records the REST interface refuses (a room netmask 0.0.0.0, a client at 255.255.255.255).
  */
-export function destinations(client: { ip: string; netmask: string }, type: WakeType, shared: string[]): string[] {
-  if (type === 'unicast') return [client.ip];
-  return [...new Set([...shared, directedBroadcast(client.ip, client.netmask)])];
+export function destinations(client: { ip: string; netmask: string }, type: WakeType, shared: string[], allowLimited: boolean): string[] | undefined {
+  const own = type === 'unicast' ? client.ip : directedBroadcast(client.ip, client.netmask);
+  if (own === limitedBroadcast && !allowLimited) return undefined;
+  return type === 'unicast' ? [own] : [...new Set([...shared, own])];
 }

@@ -1,3 +1,4 @@
+import { SystemClock, type Clock } from '../../core/clock';
 import { definePlugin } from '../../core/plugin';
 import { AgentLink, type ClientListing } from '../agents';
 import { Inventory } from '../inventory';
@@ -8,6 +9,9 @@ import { Waker } from './waker';
 
 export { Waker, type WakeReport, type Skipped } from './waker';
 export type { WakeType } from './addresses';
+
+/** Tests register a ManualClock under this token to move WOL_SENT lifetimes instead of sleeping. */
+export const WolClock = Symbol('WolClock');
 
 function* wolSentEntries(pending: PendingWakes): Iterable<ClientListing> {
   for (const addr of pending.ips()) yield { addr, state: 'WOL_SENT', last_cmd: { result: 'unknown' } };
@@ -25,7 +29,8 @@ export default definePlugin({
   register(ctx) {
     const inventory = ctx.use(Inventory);
     const link = ctx.use(AgentLink);
-    const pending = new PendingWakes(ctx.config.pending_timeout_s * 1000);
+    const clock: Clock = ctx.container.isRegistered(WolClock, true) ? ctx.container.resolve<Clock>(WolClock) : new SystemClock();
+    const pending = new PendingWakes(ctx.config.pending_timeout_s * 1000, clock);
     let socket: WakeSocket | undefined;
     const settings = { port: ctx.config.port, interfaceName: ctx.config.interface || undefined, limitedBroadcast: ctx.config.limited_broadcast };
     const waker = new Waker(inventory, link, pending, settings, () => {

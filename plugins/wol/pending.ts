@@ -1,38 +1,47 @@
+import { SystemClock, type Clock } from '../../core/clock';
+
 /**
  * Clients woken but not yet connected (state WOL_SENT), by IP, oldest first. Each entry
- * lives `lifetimeMs` unless released earlier (its agent connected, or the client was removed).
+ * lives `lifetimeMs` on `clock` unless released earlier (its agent connected, or the client
+ * was removed).
  */
 export class PendingWakes {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Each entry's expiry timer, by IP, as the function that cancels it. */
+  private readonly expiries = new Map<string, () => void>();
 
-  constructor(private readonly lifetimeMs: number) {}
+  constructor(
+    private readonly lifetimeMs: number,
+    private readonly clock: Clock = new SystemClock(),
+  ) {}
 
   /** Add an entry, or restart the lifetime of an existing one (it keeps its place). */
   mark(ip: string): void {
-    const previous = this.timers.get(ip);
-    if (previous) clearTimeout(previous);
-    const timer = setTimeout(() => this.timers.delete(ip), this.lifetimeMs);
-    timer.unref();
-    this.timers.set(ip, timer);
+    this.expiries.get(ip)?.();
+    this.expiries.set(
+      ip,
+      this.clock.setTimer(this.clock.now() + this.lifetimeMs, () => {
+        this.expiries.delete(ip);
+      }),
+    );
   }
 
   release(ip: string): boolean {
-    const timer = this.timers.get(ip);
-    if (!timer) return false;
-    clearTimeout(timer);
-    return this.timers.delete(ip);
+    const cancel = this.expiries.get(ip);
+    if (!cancel) return false;
+    cancel();
+    return this.expiries.delete(ip);
   }
 
   has(ip: string): boolean {
-    return this.timers.has(ip);
+    return this.expiries.has(ip);
   }
 
   ips(): IterableIterator<string> {
-    return this.timers.keys();
+    return this.expiries.keys();
   }
 
   clear(): void {
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
+    for (const cancel of this.expiries.values()) cancel();
+    this.expiries.clear();
   }
 }

@@ -1,4 +1,4 @@
-import { isIpv4, isNetmask } from '../../core/formats';
+import { isHostIpv4, isIpv4, isNetmask } from '../../core/formats';
 import type { AgentLink } from '../agents';
 import type { ClientView, Inventory } from '../inventory';
 import { destinations, sharedBroadcasts, type WakeType } from './addresses';
@@ -14,7 +14,7 @@ export interface Skipped {
   not_found: string[];
   /** its agent is connected: it is awake, and keeps its state */
   connected: string[];
-  /** its stored MAC or its room's netmask cannot address a packet */
+  /** its stored MAC, IP or room netmask cannot address a packet (or only to 255.255.255.255, not allowed) */
   invalid_record: string[];
   /** the kernel refused every packet for it */
   send_failed: string[];
@@ -63,11 +63,11 @@ export class Waker {
       else if (this.agents.isConnected(ip)) report.skipped.connected.push(ip);
       else {
         const packet = packetFor(client, type);
-        if (!packet) {
+        const to = destinations({ ip, netmask: client.room.netmask }, type, shared, this.settings.limitedBroadcast);
+        if (!packet || !to) {
           report.skipped.invalid_record.push(ip);
           continue;
         }
-        const to = destinations({ ip, netmask: client.room.netmask }, type, shared);
         targets.push({ ip, first: datagrams.length, count: to.length });
         for (const address of to) datagrams.push({ address, packet });
       }
@@ -89,7 +89,7 @@ export class Waker {
 
 /** The client's magic packet, or undefined when its record cannot address one. */
 function packetFor(client: ClientView, type: WakeType): Buffer | undefined {
-  if (type === 'broadcast' && !isNetmask(client.room.netmask)) return undefined;
+  if (!isHostIpv4(client.ip) || (type === 'broadcast' && !isNetmask(client.room.netmask))) return undefined;
   try {
     return magicPacket(client.mac);
   } catch {

@@ -74,6 +74,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
   }
 
   router.post('/client/add', { body: ClientAdd }, async ({ body }) => {
+    await inventory.checkClient(body);
     const mac = normalizeMac(body.mac);
     const id = await db.transactional(async (em) => {
       const roomId = toInt(body.room);
@@ -98,6 +99,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     const id = toInt(body.id);
     const before = await inventory.clientById(id);
     if (!before) throw badRequest(ErrorCode.unknownId, `no client with id ${id}`, 'id');
+    await inventory.checkClient(body);
     const mac = body.mac === undefined ? undefined : normalizeMac(body.mac);
     await db.transactional(async (em) => {
       const client = await requireRow(em, ClientEntity, id, 'id');

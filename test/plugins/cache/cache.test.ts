@@ -104,6 +104,34 @@ test('cache delete: each client gets only images; its answer replaces the stored
   }
 });
 
+test('cache delete refuses image names /cache/fetch refuses, naming the entry, and relays nothing', async () => {
+  const x = await imageSite();
+  try {
+    const ip = x.ips[0]!;
+    const agent = await x.connect(ip, { configuration: withCache([ubuntu, win]) });
+    for (const [images, field] of [
+      [['../../../etc/passwd', '/abs/path.img'], 'images[0]'],
+      [['ubuntu22', '/abs/path.img'], 'images[1]'],
+      [['win10', 'ubuntu22', 'a/b'], 'images[2]'],
+      [['x..y'], 'images[0]'],
+      [['.hidden'], 'images[0]'],
+      [['n'.repeat(51)], 'images[0]'],
+    ] as const) {
+      const bad = await x.s.post('/cache/delete', { clients: [ip], images });
+      assert.equal(bad.status, 400, `${JSON.stringify(images)}: ${bad.text}`);
+      assert.equal(bad.body.field, field, `${JSON.stringify(images)} names ${field}`);
+      const fetch = await x.s.post('/cache/fetch', { clients: [ip], image: images[images.length - 1] });
+      assert.equal(fetch.status, 400, `/cache/fetch refuses ${images[images.length - 1]} too`);
+    }
+    agent.on('cache/delete', { body: { cache: [ubuntu] } });
+    assert.equal((await x.s.post('/cache/delete', { clients: [ip], images: ['win10'] })).status, 200, 'a valid name is relayed');
+    assert.deepEqual((await agent.waitFor('cache/delete')).body, { images: ['win10'] }, 'the first cache/delete the agent sees is the valid one');
+    assert.equal(agent.requests.filter((r) => r.path === 'cache/delete' || r.path === 'cache/fetch').length, 1, 'nothing else was relayed');
+  } finally {
+    await x.close();
+  }
+});
+
 test('cache sizes past 2^53 keep every digit', async () => {
   const x = await imageSite();
   try {

@@ -78,18 +78,19 @@ test('room names are unique within a center, not across centers', () =>
     assert.equal((await s.post('/room/update', { id: first, name: 'Lab' })).status, 200, 'keeping its own name');
   }));
 
-test('room add refuses an unknown center and a non-contiguous netmask', () =>
+test('room add refuses an unknown center, a non-contiguous netmask and the /0 netmask', () =>
   withServer(async (s) => {
     const unknown = await s.post('/room/add', { center: 77, name: 'x', netmask: '255.255.255.0' });
     assert.equal(unknown.status, 400, 'unknown center');
     assert.equal(unknown.body.field, 'center', 'field');
     const center = await addCenter(s);
-    for (const netmask of ['255.0.255.0', '255.255.255.1', '0.255.255.255', '255.255.256.0', '255.255.255', 'abc']) {
+    // 0.0.0.0 makes the room's directed broadcast 255.255.255.255, which Wake-on-LAN must not reach.
+    for (const netmask of ['255.0.255.0', '255.255.255.1', '0.255.255.255', '255.255.256.0', '255.255.255', 'abc', '0.0.0.0']) {
       const r = await s.post('/room/add', { center, name: 'x', netmask });
       assert.equal(r.status, 400, `netmask ${netmask}`);
       assert.equal(r.body.field, 'netmask', `field for ${netmask}`);
     }
-    for (const netmask of ['255.255.255.255', '0.0.0.0', '255.128.0.0', '255.255.255.252']) {
+    for (const netmask of ['255.255.255.255', '128.0.0.0', '255.128.0.0', '255.255.255.252']) {
       const r = await s.post('/room/add', { center, name: `ok-${netmask}`, netmask });
       assert.equal(r.status, 200, `valid netmask ${netmask}`);
     }

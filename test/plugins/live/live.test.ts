@@ -144,13 +144,14 @@ test('POST /live/set with `default`, an unknown name or a path trick applies the
 });
 
 test('POST /live/set keeps going for a client whose boot mode has no template', async () => {
-  const s = await startServer();
+  // client/add refuses such a mode; a configured default can still name one.
+  const s = await startServer({ config: { inventory: { default_boot: 'retired-mode' } } });
   try {
     installImages(s, images);
     const center = await addCenter(s);
     const room = await addRoom(s, center);
-    await addClient(s, room, '192.168.1.10', 'aa:bb:cc:dd:ee:01', { boot: 'retired-mode' });
-    await addClient(s, room, '192.168.1.11', 'aa:bb:cc:dd:ee:02');
+    await addClient(s, room, '192.168.1.10', 'aa:bb:cc:dd:ee:01');
+    await addClient(s, room, '192.168.1.11', 'aa:bb:cc:dd:ee:02', { boot: 'ogLive' });
     const r = await s.post('/live/set', { clients: ['192.168.1.10', '192.168.1.11'], name: images[1] });
     assert.equal(r.status, 200, r.text);
     const info = await s.get('/client/info', { client: ['192.168.1.10'] });

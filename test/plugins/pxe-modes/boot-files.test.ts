@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import { addCenter, addClient, addRoom } from '../../support/fixtures';
 import { startServer, type TestServer } from '../../support/server';
@@ -191,7 +192,8 @@ test('GET /efi tells per known client whether its UEFI boot file exists', async 
     const center = await addCenter(s);
     const room = await addRoom(s, center);
     await addClient(s, room, '192.168.1.10', 'aa:bb:cc:dd:ee:01');
-    await addClient(s, room, '192.168.1.11', 'aa:bb:cc:dd:ee:02', { boot: 'no-such-mode' });
+    await addClient(s, room, '192.168.1.11', 'aa:bb:cc:dd:ee:02');
+    rmSync(uefiFile(s, '01-aa:bb:cc:dd:ee:02'));
     const r = await s.get('/efi', { clients: ['192.168.1.10', '192.168.1.11', '10.1.1.1'] });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(r.body, { clients: [{ ip: '192.168.1.10', efi: true }, { ip: '192.168.1.11', efi: false }] }, 'unknown address left out');
@@ -202,14 +204,63 @@ test('GET /efi tells per known client whether its UEFI boot file exists', async 
   }
 });
 
-test('a client saved with a boot mode that has no template gets no files, and a warning', async () => {
+test('client/add and client/update refuse a boot mode GET /mode does not list, before anything is written', async () => {
   const s = await startServer({ config });
   try {
     const center = await addCenter(s);
     const room = await addRoom(s, center);
-    await addClient(s, room, '192.168.1.10', 'aa:bb:cc:dd:ee:01', { boot: '../../etc/passwd' });
+    for (const boot of ['bogus', '../../etc/passwd', '']) {
+      const r = await s.post('/client/add', { name: 'pc', ip: '192.168.1.20', mac: 'aa:bb:cc:dd:ee:20', room, boot });
+      assert.equal(r.status, 400, `add with boot ${JSON.stringify(boot)}: ${r.text}`);
+      assert.equal(r.body.field, 'boot', 'the error names boot');
+    }
+    assert.equal((await s.get('/client/info', { client: ['192.168.1.20'] })).status, 400, 'no client was added');
+    assert.equal(readIfExists(biosFile(s, '01-AA-BB-CC-DD-EE-20')), null, 'no BIOS file written');
+    assert.equal(readIfExists(uefiFile(s, '01-aa:bb:cc:dd:ee:20')), null, 'no UEFI file written');
+
+    const id = await addClient(s, room, '192.168.1.10', 'aa:bb:cc:dd:ee:01');
+    const files = [readIfExists(biosFile(s, BIOS)), readIfExists(uefiFile(s, UEFI))];
+    const r = await s.post('/client/update', { id, ip: '192.168.1.11', boot: 'bogus2' });
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.body.field, 'boot', 'the error names boot');
+    const info = await s.get('/client/info', { client: ['192.168.1.10'] });
+    assert.equal(info.status, 200, 'the client keeps its IP');
+    assert.equal(info.body.boot, 'ogLive', 'and its boot mode');
+    assert.deepEqual([readIfExists(biosFile(s, BIOS)), readIfExists(uefiFile(s, UEFI))], files, 'both boot files kept as they were');
+  } finally {
+    await s.close();
+  }
+});
+
+test('a client whose stored boot mode has no template (a configured default) gets no files, and a warning', async () => {
+  const s = await startServer({ config: { ...config, inventory: { default_boot: 'retired-mode' } } });
+  try {
+    const center = await addCenter(s);
+    const room = await addRoom(s, center);
+    await addClient(s, room, '192.168.1.10', 'aa:bb:cc:dd:ee:01');
+    assert.equal((await s.get('/client/info', { client: ['192.168.1.10'] })).body.boot, 'retired-mode', 'the default is stored');
     assert.equal(readIfExists(biosFile(s, BIOS)), null, 'no BIOS file');
     assert.ok(s.logs.some((l) => l.level === 40 && l.msg.includes('no template')), 'a warning is logged');
+  } finally {
+    await s.close();
+  }
+});
+
+test('client/update with a new boot mode rewrites both boot files with that mode', async () => {
+  const s = await startServer({ config });
+  try {
+    const id = await fixture(s, { boot: '10' });
+    const before = [readIfExists(biosFile(s, BIOS)), readIfExists(uefiFile(s, UEFI))];
+    const r = await s.post('/client/update', { id, boot: 'pxe' });
+    assert.equal(r.status, 200, r.text);
+    assert.equal((await s.get('/client/info', { client: ['192.168.1.10'] })).body.boot, 'pxe', 'boot stored');
+    const after = [readIfExists(biosFile(s, BIOS)), readIfExists(uefiFile(s, UEFI))];
+    assert.notDeepEqual(after[0], before[0], 'the BIOS file changed');
+    assert.notDeepEqual(after[1], before[1], 'the UEFI file changed');
+    // What POST /mode writes for pxe is the reference for the pxe template's output.
+    assert.equal((await s.post('/mode', { clients: ['192.168.1.10'], mode: '10' })).status, 200);
+    assert.equal((await s.post('/mode', { clients: ['192.168.1.10'], mode: 'pxe' })).status, 200);
+    assert.deepEqual(after, [readIfExists(biosFile(s, BIOS)), readIfExists(uefiFile(s, UEFI))], 'both files are the pxe ones');
   } finally {
     await s.close();
   }

@@ -21,4 +21,18 @@ test('with pxe-modes and live disabled the service starts, their paths are unkno
   }
 });
 
+test('with pxe-modes disabled client/add and client/update store any boot mode', async () => {
+  const s = await startServer({ config: { plugins: ['inventory'] } });
+  try {
+    const room = await addRoom(s, await addCenter(s));
+    const id = await addClient(s, room, '192.168.1.10', 'aa:bb:cc:dd:ee:01', { boot: 'bogus' });
+    assert.equal((await s.get('/client/info', { client: ['192.168.1.10'] })).body.boot, 'bogus', 'stored on add');
+    const r = await s.post('/client/update', { id, boot: 'bogus2' });
+    assert.equal(r.status, 200, r.text);
+    assert.equal((await s.get('/client/info', { client: ['192.168.1.10'] })).body.boot, 'bogus2', 'stored on update');
+  } finally {
+    await s.close();
+  }
+});
+
 test.run();

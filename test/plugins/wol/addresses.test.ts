@@ -50,10 +50,30 @@ test('limited broadcast 255.255.255.255 only when enabled and no interface broad
 
 test('destinations: unicast is the client IP; broadcast adds the shared ones, each once', () => {
   const client = { ip: '192.168.2.7', netmask: '255.255.255.0' };
-  assert.deepEqual(destinations(client, 'unicast', ['192.168.2.255']), ['192.168.2.7'], 'unicast ignores shared broadcasts');
-  assert.deepEqual(destinations(client, 'broadcast', []), ['192.168.2.255'], 'directed only');
-  assert.deepEqual(destinations(client, 'broadcast', ['10.1.255.255']), ['10.1.255.255', '192.168.2.255'], 'interface then directed');
-  assert.deepEqual(destinations(client, 'broadcast', ['192.168.2.255']), ['192.168.2.255'], 'the same address once');
+  assert.deepEqual(destinations(client, 'unicast', ['192.168.2.255'], false), ['192.168.2.7'], 'unicast ignores shared broadcasts');
+  assert.deepEqual(destinations(client, 'broadcast', [], false), ['192.168.2.255'], 'directed only');
+  assert.deepEqual(destinations(client, 'broadcast', ['10.1.255.255'], false), ['10.1.255.255', '192.168.2.255'], 'interface then directed');
+  assert.deepEqual(destinations(client, 'broadcast', ['192.168.2.255'], false), ['192.168.2.255'], 'the same address once');
+});
+
+test('destinations never hold 255.255.255.255 unless the limited broadcast is allowed, whatever the record', () => {
+  const cases: [{ ip: string; netmask: string }, 'unicast' | 'broadcast', string][] = [
+    [{ ip: '10.0.0.1', netmask: '0.0.0.0' }, 'broadcast', 'room netmask 0.0.0.0'],
+    [{ ip: '255.255.255.7', netmask: '255.255.255.0' }, 'broadcast', 'a /24 at the top of the address space'],
+    [{ ip: '255.255.255.255', netmask: '255.255.255.255' }, 'broadcast', 'client at 255.255.255.255, /32'],
+    [{ ip: '255.255.255.255', netmask: '255.255.255.0' }, 'unicast', 'client at 255.255.255.255'],
+  ];
+  for (const [client, type, label] of cases) {
+    assert.equal(destinations(client, type, [], false), undefined, `${label}: refused`);
+    assert.deepEqual(destinations(client, type, [], true), [limitedBroadcast], `${label}: sent when wol.limited_broadcast is on`);
+  }
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 0, max: 32 }), fc.constantFrom('unicast' as const, 'broadcast' as const), (ip, prefix, type) => {
+      const netmask = intToIpv4(prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0);
+      const to = destinations({ ip: intToIpv4(ip), netmask }, type, sharedBroadcasts(undefined, false, table), false);
+      return to === undefined || !to.includes(limitedBroadcast);
+    }),
+  );
 });
 
 test.run();

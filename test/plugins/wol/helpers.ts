@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import 'reflect-metadata';
+import { container } from 'tsyringe';
+import type { Clock } from '../../../core/clock';
 import { AgentLink } from '../../../plugins/agents';
+import { WolClock } from '../../../plugins/wol';
 import { FakeAgent, eventually } from '../../support/fake-agent';
 import { addCenter, addClient, addRoom, macFor } from '../../support/fixtures';
 import { startServer, type TestServer } from '../../support/server';
@@ -34,6 +38,8 @@ export interface SiteOptions {
   wol?: Record<string, unknown>;
   /** Extra fields of every client/add (e.g. its own `netmask`). */
   client?: Record<string, unknown>;
+  /** The wol plugin's clock (a ManualClock), injected through WolClock; the system clock by default. */
+  clock?: Clock;
 }
 
 /** A server with the wol plugin, `count` clients on 127.0.2.x in one room, and loopback receivers. */
@@ -44,7 +50,9 @@ export async function wolSite(options: SiteOptions = {}): Promise<WolSite> {
   const agents: FakeAgent[] = [];
   let s: TestServer | undefined;
   try {
-    s = await startServer({ config: { plugins: ['inventory', 'agents', 'wol'], wol: { port, ...options.wol } } });
+    const services = container.createChildContainer();
+    if (options.clock) services.register(WolClock, { useValue: options.clock });
+    s = await startServer({ container: services, config: { plugins: ['inventory', 'agents', 'wol'], wol: { port, ...options.wol } } });
     const server = s;
     const room = await addRoom(s, await addCenter(s), 'Lab', options.netmask ?? '255.0.0.0');
     const ips: string[] = [];

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
+import { ManualClock } from '../../../core/clock';
 import { PendingWakes } from '../../../plugins/wol/pending';
 
 const until = async (condition: () => boolean, timeoutMs = 5000): Promise<void> => {
@@ -37,6 +38,30 @@ test('an entry expires after its lifetime; marking again restarts it', async () 
     assert.ok(pending.has('127.0.0.2'), 'the restarted entry outlives the other one');
     await until(() => !pending.has('127.0.0.2'));
     assert.deepEqual([...pending.ips()], [], 'both expired');
+  } finally {
+    pending.clear();
+  }
+});
+
+test('on an injected clock an entry lives exactly its lifetime, counted again from each mark', async () => {
+  const clock = new ManualClock(1_000_000);
+  const pending = new PendingWakes(60_000, clock);
+  try {
+    pending.mark('127.0.0.1');
+    pending.mark('127.0.0.2');
+    await clock.advance(30_000);
+    pending.mark('127.0.0.2');
+    await clock.advance(29_999);
+    assert.deepEqual([...pending.ips()], ['127.0.0.1', '127.0.0.2'], 'both present 1 ms before the first expires');
+    await clock.advance(1);
+    assert.deepEqual([...pending.ips()], ['127.0.0.2'], 'the first expires at its lifetime');
+    await clock.advance(29_999);
+    assert.ok(pending.has('127.0.0.2'), 'the re-marked one counts from its second mark');
+    await clock.advance(1);
+    assert.deepEqual([...pending.ips()], [], 'then it expires too');
+    pending.mark('127.0.0.3');
+    pending.release('127.0.0.3');
+    assert.deepEqual(clock.pendingTimers(), [], 'a released entry leaves no timer armed');
   } finally {
     pending.clear();
   }

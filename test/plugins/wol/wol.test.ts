@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
+import { ManualClock } from '../../../core/clock';
 import { Inventory } from '../../../plugins/inventory';
 import { PendingWakes } from '../../../plugins/wol/pending';
-import { WakeSocket } from '../../../plugins/wol/sender';
+import { WakeSocket, type Datagram } from '../../../plugins/wol/sender';
 import { Waker } from '../../../plugins/wol/waker';
 import { eventually } from '../../support/fake-agent';
 import { macFor } from '../../support/fixtures';
@@ -132,6 +133,22 @@ test('a WOL_SENT entry is released after wol.pending_timeout_s', async () => {
   }
 });
 
+test('with the default configuration a woken client stays WOL_SENT until 60 s have passed, then is released', async () => {
+  const clock = new ManualClock(Date.now());
+  const x = await wolSite({ count: 1, clock }); // wol.pending_timeout_s left to config/default.json and the schema
+  try {
+    const start = clock.now();
+    assert.deepEqual((await x.s.post('/wol', { clients: x.ips, type: 'broadcast' })).body.sent, x.ips, 'woken');
+    assert.deepEqual(clock.pendingTimers(), [start + 60_000], 'its expiry is armed 60 s ahead on the injected clock');
+    await clock.advance(59_999);
+    assert.deepEqual((await x.clients()).map((c) => c.state), ['WOL_SENT'], 'still WOL_SENT 1 ms before 60 s');
+    await clock.advance(1);
+    assert.deepEqual(await x.clients(), [], 'released at 60 s');
+  } finally {
+    await x.close();
+  }
+});
+
 test('waking a WOL_SENT client again sends the packet again and keeps one entry', async () => {
   const x = await wolSite({ count: 1 });
   try {
@@ -202,6 +219,41 @@ test('a stored MAC or room netmask that cannot address a packet is skipped as in
     assert.deepEqual(broadcast.body, { sent: [], skipped: { ...noSkips, invalid_record: [x.ips[1]] } }, 'bad room netmask');
     assert.equal((await x.broadcast.flush()).length, 0, 'nothing sent to a broadcast address');
   } finally {
+    await x.close();
+  }
+});
+
+test('records that would wake through 255.255.255.255 are skipped as invalid_record unless wol.limited_broadcast is on', async () => {
+  const x = await wolSite({ count: 3 });
+  // Datagrams are only recorded: even a broken guard sends nothing beyond loopback.
+  const sent: Datagram[] = [];
+  const recorder = { sendAll: async (datagrams: Datagram[]) => (sent.push(...datagrams), datagrams.map(() => undefined)) } as unknown as WakeSocket;
+  const pending = new PendingWakes(60_000);
+  const waker = (limitedBroadcast: boolean) => new Waker(x.s.app.container.resolve(Inventory), x.link, pending, { port: x.port, limitedBroadcast }, () => recorder);
+  try {
+    // Records imported from the reference, bypassing the REST validation.
+    const db = x.s.app.database;
+    await db.query("update clients set ip = '255.255.255.255' where ip = ?", [x.ips[0]]);
+    await db.query("update clients set ip = '0.0.0.0' where ip = ?", [x.ips[1]]);
+    for (const type of ['unicast', 'broadcast'] as const) {
+      const report = await waker(false).wake(['255.255.255.255', '0.0.0.0'], type);
+      assert.deepEqual(report, { sent: [], skipped: { ...noSkips, invalid_record: ['255.255.255.255', '0.0.0.0'] } }, `${type}: client addresses no host can hold`);
+    }
+    await db.query("update rooms set netmask = '0.0.0.0'", []);
+    let report = await waker(false).wake([x.ips[2]!], 'broadcast');
+    assert.deepEqual(report, { sent: [], skipped: { ...noSkips, invalid_record: [x.ips[2]] } }, 'room netmask 0.0.0.0');
+    await db.query("update rooms set netmask = '255.255.255.0'", []);
+    await db.query("update clients set ip = '255.255.255.7' where ip = ?", [x.ips[2]]);
+    report = await waker(false).wake(['255.255.255.7'], 'broadcast');
+    assert.deepEqual(report, { sent: [], skipped: { ...noSkips, invalid_record: ['255.255.255.7'] } }, 'a /24 whose directed broadcast is 255.255.255.255');
+    assert.equal(sent.length, 0, 'no packet handed to the socket');
+    assert.deepEqual([...pending.ips()], [], 'no WOL_SENT entry');
+
+    report = await waker(true).wake(['255.255.255.7'], 'broadcast');
+    assert.deepEqual(report.sent, ['255.255.255.7'], 'woken when wol.limited_broadcast is on');
+    assert.deepEqual(sent.map((d) => d.address), ['255.255.255.255'], 'to the limited broadcast');
+  } finally {
+    pending.clear();
     await x.close();
   }
 });
