@@ -83,6 +83,8 @@ const cases: Case[] = [
   ]),
   ['POST', '/client/update', { id: 1, hardware_id: 2 ** 31 }, 'hardware_id'],
   ['POST', '/client/update', { id: 1, hardware_id: '2147483648' }, 'hardware_id'],
+  // The query parameter takes plain decimal digits only, as the body does; parseInt forgave these.
+  ...['1abc', '1.5', '%201', '1e0', '0x1', '', '-1', '2147483648'].map((id): Case => ['GET', `/repositories?id=${id}`, undefined, 'id']),
   ['POST', '/server', { ip: 'x' }, 'ip'],
   ['POST', '/server', { ip: '10.0.0.1', port: 70000 }, 'port'],
   ['DELETE', '/server', {}, 'id'],
@@ -101,6 +103,7 @@ test('bad input to every inventory endpoint answers 400 naming the field, and wr
       const label = `${method} ${path} ${(JSON.stringify(body) ?? '').slice(0, 80)}`;
       assert.equal(r.status, 400, `${label}: status ${r.status} ${r.text.slice(0, 200)}`);
       assert.equal(r.body.field, field, `${label}: field in ${r.text.slice(0, 200)}`);
+      assert.ok(['invalid_field', 'missing_field'].includes(r.body.error), `${label}: refused as malformed, not looked up: ${r.text.slice(0, 200)}`);
       assert.ok(typeof r.body.message === 'string' && r.body.message.length > 0, `${label}: message`);
     }
     assert.equal(await snapshot(s), before, 'nothing written');
