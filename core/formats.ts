@@ -1,6 +1,7 @@
 /**
- * Generic network address formats shared by every plugin's request schemas.
- * Kept strict on purpose: what passes here is safe to use in file names and packets.
+ * Generic value formats shared by every plugin's request schemas: network addresses and
+ * decimal integers. Kept strict on purpose: what passes here is safe to use in file names,
+ * packets and database columns.
  */
 const octet = '(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
 const ipv4Pattern = new RegExp(`^${octet}(\\.${octet}){3}$`);
@@ -42,4 +43,15 @@ export function isMac(value: string): boolean {
 /** The stored form of a MAC: 12 lower-case hex digits, no separators (as the reference stores it). */
 export function normalizeMac(value: string): string {
   return value.replace(/[:-]/g, '').toLowerCase();
+}
+
+/**
+ * The largest id, code or count a request may carry: every engine stores these in signed
+ * 32-bit columns, and a larger value fails there (PostgreSQL, MariaDB) or is kept mangled (SQLite).
+ */
+export const MAX_INT = 2 ** 31 - 1;
+
+/** A non-negative integer up to MAX_INT written as plain decimal digits: no sign, space, point or exponent. */
+export function isDecimalInt(value: string): boolean {
+  return /^[0-9]{1,15}$/.test(value) && Number(value) <= MAX_INT;
 }

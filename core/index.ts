@@ -6,7 +6,7 @@ export type { RequestContext, RouteRegistrar, RouteSpec, BodyPolicy } from './ht
 export type { Database } from './database';
 export type { Migration, MigrationContext } from './migrations';
 export type { Logger } from './log';
-export { isIpv4, isHostIpv4, isMac, isNetmask, normalizeMac, ipv4ToInt, intToIpv4 } from './formats';
+export { isIpv4, isHostIpv4, isMac, isNetmask, normalizeMac, ipv4ToInt, intToIpv4, isDecimalInt, MAX_INT } from './formats';
 export { App, type AppOptions } from './app';
 export { SystemClock, ManualClock, type Clock } from './clock';
 export { IntLike, Ipv4, HostIpv4, Mac, Netmask, IpList, Name, toInt } from './schema-types';

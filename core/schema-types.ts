@@ -1,11 +1,13 @@
 import { Type, type TString, type TUnion, type TInteger } from '@sinclair/typebox';
+import { MAX_INT } from './formats';
 
 /**
  * Reusable request-schema pieces. Existing clients send ids both as JSON integers and as
- * numeric strings (`{"id": "10"}`), so ids accept both; `toInt` reads either.
+ * numeric strings (`{"id": "10"}`), so ids accept both; `toInt` reads either. Either form
+ * stops at MAX_INT (2^31-1), what the database columns hold; sizes have their own types.
  */
 export const IntLike = (options: { minimum?: number } = {}): TUnion<[TInteger, TString]> =>
-  Type.Union([Type.Integer({ minimum: options.minimum ?? 0 }), Type.String({ pattern: '^[0-9]{1,15}$' })]);
+  Type.Union([Type.Integer({ minimum: options.minimum ?? 0, maximum: MAX_INT }), Type.String({ format: 'decimal-int', maxLength: 15 })]);
 
 export const Ipv4 = (): TString => Type.String({ format: 'ipv4', maxLength: 15 });
 /** An IPv4 address a host can hold: not 0.0.0.0 nor 255.255.255.255. */

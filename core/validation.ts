@@ -1,6 +1,6 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { isHostIpv4, isIpv4, isMac, isNetmask } from './formats';
+import { isDecimalInt, isHostIpv4, isIpv4, isMac, isNetmask } from './formats';
 
 /**
  * The one validator of the service: request bodies and config sections are checked
@@ -11,6 +11,7 @@ ajv.addFormat('ipv4', { type: 'string', validate: isIpv4 });
 ajv.addFormat('host address', { type: 'string', validate: isHostIpv4 });
 ajv.addFormat('mac', { type: 'string', validate: isMac });
 ajv.addFormat('netmask', { type: 'string', validate: isNetmask });
+ajv.addFormat('decimal-int', { type: 'string', validate: isDecimalInt });
 
 export interface Violation {
   field: string;

@@ -1,5 +1,6 @@
 import { Type, type TObject } from '@sinclair/typebox';
 import { ErrorCode, badRequest } from '../../core/errors';
+import { IntLike } from '../../core/schema-types';
 import { compile } from '../../core/validation';
 import type { AgentRequest } from '../agents';
 
@@ -14,7 +15,6 @@ export const SchedulerError = {
 
 /** Disk and partition numbers: existing clients send strings ("1"), the spec integers. */
 const Number16 = () => Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.String({ pattern: '^[0-9]{1,5}$' })]);
-const Id = () => Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: '^[0-9]{1,15}$' })]);
 const Text = (maxLength: number) => Type.String({ maxLength });
 const Digits = (maxLength: number) => Type.String({ pattern: `^[0-9]{1,${maxLength}}$` });
 const Word = () => Type.String({ minLength: 1, maxLength: 32, pattern: '^[A-Za-z0-9_-]+$' });
@@ -51,18 +51,18 @@ const kinds: Record<string, CommandKind> = {
     request: (p) => ({ method: 'POST', path: 'shell/run', body: { run: p.run, echo: false } }),
   },
   image_create: {
-    params: Type.Object({ disk: Number16(), partition: Number16(), code: Text(16), id: Id(), name: Text(100), repository: Type.Optional(Text(15)) }),
+    params: Type.Object({ disk: Number16(), partition: Number16(), code: Text(16), id: IntLike(), name: Text(100), repository: Type.Optional(Text(15)) }),
     request: (p) => ({ method: 'POST', path: 'image/create', body: body(p, ['disk', 'partition', 'code', 'id', 'name', 'repository']) }),
   },
   image_restore: {
     params: Type.Object({
       disk: Number16(),
       partition: Number16(),
-      id: Id(),
+      id: IntLike(),
       name: Text(100),
       repository: Text(15),
       type: Text(16),
-      profile: Type.Optional(Id()),
+      profile: Type.Optional(IntLike()),
     }),
     request: (p) => ({ method: 'POST', path: 'image/restore', body: body(p, ['disk', 'partition', 'id', 'name', 'repository', 'type', 'profile']) }),
   },

@@ -28,7 +28,7 @@ type ClientFields = Partial<Static<typeof ClientUpdate>>;
 async function computerFolder(em: EntityManager, publicId: number | string, roomId: number): Promise<number | null> {
   const id = toInt(publicId);
   if (id === 0) return null;
-  const ref = parseFolderId(id);
+  const ref = parseFolderId(id, 'folder_id');
   if (ref.kind !== 'computer') throw badRequest(ErrorCode.invalidField, `folder ${id} is a room folder; clients go in computer folders`, 'folder_id');
   const folder = await requireRow(em, ComputerFolderEntity, ref.id, 'folder_id');
   if (folder.room.id !== roomId) throw badRequest(ErrorCode.invalidField, `folder ${id} belongs to another room`, 'folder_id');

@@ -7,7 +7,7 @@ import { toInt } from '../../../core/schema-types';
 import { CenterEntity } from '../entities/center';
 import { ComputerFolderEntity, RoomFolderEntity } from '../entities/folder';
 import { RoomEntity } from '../entities/room';
-import { COMPUTER_FOLDER_MARKER, computerFolderPublicId, parseFolderId } from '../folder-ids';
+import { MAX_FOLDER_ROW_ID, computerFolderPublicId, parseFolderId, type FolderRef } from '../folder-ids';
 import { deleteWithClients } from '../cascade';
 import { requireRow } from '../lookups';
 import { FolderAdd, FolderUpdate, IdBody } from '../schemas';
@@ -32,37 +32,37 @@ export function folderRoutes(ctx: PluginContext, inventory: Inventory): void {
     if (given.length !== 1) throw badRequest(ErrorCode.invalidField, "give exactly one of 'center', 'room' or 'folder_id'", given[1] ?? 'center');
     if (body.center !== undefined) {
       const center = await requireRow(em, CenterEntity, toInt(body.center), 'center');
-      return { id: await addRoomFolder(center.id, null) };
+      return { id: await addFolder('room', { center: center.id, parent: null }) };
     }
     if (body.room !== undefined) {
       const room = await requireRow(em, RoomEntity, toInt(body.room), 'room');
-      const folder = em.create(ComputerFolderEntity, { name: body.name, room: room.id, parent: null } as never);
-      await em.flush();
-      return { id: computerFolderPublicId(folder.id) };
+      return { id: computerFolderPublicId(await addFolder('computer', { room: room.id, parent: null })) };
     }
-    const parent = parseFolderId(toInt(body.folder_id!));
+    const parent = parseFolderId(toInt(body.folder_id!), 'folder_id');
     if (parent.kind === 'room') {
       const folder = await requireRow(em, RoomFolderEntity, parent.id, 'folder_id');
-      return { id: await addRoomFolder(folder.center.id, folder.id) };
+      return { id: await addFolder('room', { center: folder.center.id, parent: folder.id }) };
     }
     const folder = await requireRow(em, ComputerFolderEntity, parent.id, 'folder_id');
-    const child = em.create(ComputerFolderEntity, { name: body.name, room: folder.room.id, parent: folder.id } as never);
-    await em.flush();
-    return { id: computerFolderPublicId(child.id) };
+    return { id: computerFolderPublicId(await addFolder('computer', { room: folder.room.id, parent: folder.id })) };
 
-    async function addRoomFolder(centerId: number, parentId: number | null): Promise<number> {
-      // Room folder ids must stay below the computer-folder marker; refuse rather than collide.
+    /**
+     * Insert a folder and return its table id. Past MAX_FOLDER_ROW_ID its public id would
+     * leave its kind's range and collide with another folder's: refused, and rolled back.
+     */
+    async function addFolder(kind: FolderRef['kind'], owner: Record<string, number | null>): Promise<number> {
+      const entity = kind === 'room' ? RoomFolderEntity : ComputerFolderEntity;
       return db.transactional(async (tx) => {
-        const folder = tx.create(RoomFolderEntity, { name: body.name, center: centerId, parent: parentId } as never);
+        const folder = tx.create(entity as typeof RoomFolderEntity, { name: body.name, ...owner } as never);
         await tx.flush();
-        if (folder.id >= COMPUTER_FOLDER_MARKER) throw badRequest(ErrorCode.conflict, 'no more room folders can be created (at most 65535)');
+        if (folder.id > MAX_FOLDER_ROW_ID) throw badRequest(ErrorCode.conflict, `no more ${kind} folders can be created (at most ${MAX_FOLDER_ROW_ID})`);
         return folder.id;
       });
     }
   });
 
   router.post('/folder/update', { body: FolderUpdate }, async ({ body, em }) => {
-    const ref = parseFolderId(toInt(body.id));
+    const ref = parseFolderId(toInt(body.id), 'id');
     const entity = ref.kind === 'room' ? RoomFolderEntity : ComputerFolderEntity;
     const folder = await requireRow<{ name: string }>(em, entity as never, ref.id, 'id');
     folder.name = body.name;
@@ -70,9 +70,10 @@ export function folderRoutes(ctx: PluginContext, inventory: Inventory): void {
     return {};
   });
 
-  // Deleting a folder deletes what it holds, sub-folders included; unknown ids answer 200.
+  // Deleting a folder deletes what it holds, sub-folders included; unknown ids answer 200,
+  // ids no folder can have a 400.
   router.post('/folder/delete', { body: IdBody }, async ({ body }) => {
-    const ref = parseFolderId(toInt(body.id));
+    const ref = parseFolderId(toInt(body.id), 'id');
     const [tree, column, entity] =
       ref.kind === 'room' ? [roomFolderTree, 'r.folder_id', RoomFolderEntity] : [computerFolderTree, 'c.folder_id', ComputerFolderEntity];
     await deleteWithClients(

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { ErrorCode, badRequest } from '../../../core/errors';
+import { MAX_INT, isDecimalInt } from '../../../core/formats';
 import type { PluginContext } from '../../../core/plugin';
 import { toInt } from '../../../core/schema-types';
 import { RepositoryAddressEntity, RepositoryEntity } from '../entities/repository';
@@ -22,10 +23,11 @@ export function repositoryRoutes(ctx: PluginContext): void {
   const { router, db } = ctx;
 
   router.get('/repositories', { body: RepositoryQuery, bodyPolicy: 'optional' }, async ({ body, req }) => {
+    // The query string gets the body's rule: plain decimal digits, nothing parseInt would forgive.
     const query = new URL(req.url ?? '/', 'http://x').searchParams.get('id');
+    if (query !== null && !isDecimalInt(query)) throw badRequest(ErrorCode.invalidField, `'id' must be a decimal integer up to ${MAX_INT}`, 'id');
     const raw = body.id ?? (query === null ? undefined : query);
     const id = raw === undefined ? undefined : toInt(raw);
-    if (id !== undefined && !Number.isInteger(id)) throw badRequest(ErrorCode.invalidField, "'id' must be an integer", 'id');
     const rows = await db.query<{ id: number; name: string; center: number; ip: string | null }>(
       `select r.id, r.name, r.center, a.ip from repositories r left join repository_addresses a on a.repository_id = r.id
        ${id === undefined ? '' : 'where r.id = ?'} order by r.id, a.id`,

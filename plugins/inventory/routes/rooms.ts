@@ -18,7 +18,7 @@ async function roomFolderFor(em: EntityManager, body: { folder_id?: number | str
   const publicId = toInt(raw);
   if (publicId === 0) return null;
   const field = body.folder_id !== undefined ? 'folder_id' : 'group';
-  const ref = parseFolderId(publicId);
+  const ref = parseFolderId(publicId, field);
   if (ref.kind !== 'room') throw badRequest(ErrorCode.invalidField, `folder ${publicId} is a computer folder; rooms go in room folders`, field);
   const folder = await requireRow(em, RoomFolderEntity, ref.id, field);
   if (folder.center.id !== centerId) throw badRequest(ErrorCode.invalidField, `room folder ${publicId} belongs to another center`, field);

@@ -153,4 +153,39 @@ test('POST /image/update changes the record; unknown ids and repositories are re
   }
 });
 
+test('integers past 2^31-1 (numbers or strings) are refused naming the field: nothing stored, nothing sent', async () => {
+  const x = await imageSite();
+  try {
+    const ip = x.ips[0]!;
+    const agent = await x.connect(ip);
+    const store = x.s.app.container.resolve(ImageStore);
+    const id = await store.saveCapture({ ...capture('big', x.repository), centerId: x.center });
+    const create = { clients: [ip], disk: '1', partition: '1', code: '7', name: 'big', id: String(id) };
+    const cases: [path: string, body: Record<string, unknown>, field: string][] = [];
+    for (const big of [99_999_999_999, '99999999999']) {
+      cases.push(
+        ['/image/update', { id, center_id: big }, 'center_id'],
+        ['/image/update', { id, group_id: big }, 'group_id'],
+        ['/image/update', { id, software_id: big }, 'software_id'],
+        ['/image/update', { id, type: big }, 'type'],
+        ['/image/restrict', { image: id, scopes: [x.center, big] }, 'scopes[1]'],
+        ['/image/create', { ...create, code: big }, 'code'],
+        ['/image/create', { ...create, center_id: big }, 'center_id'],
+        ['/image/create', { ...create, group_id: big }, 'group_id'],
+      );
+    }
+    const before = JSON.stringify([await x.images(), (await x.s.get('/image/restrict', { image: id })).body]);
+    for (const [path, body, field] of cases) {
+      const r = await x.s.post(path, body);
+      assert.equal(r.status, 400, `${path} ${JSON.stringify(body)}: ${r.text}`);
+      assert.deepEqual([r.body.error, r.body.field], ['invalid_field', field], `${path} ${JSON.stringify(body)} names ${field}`);
+    }
+    const after = JSON.stringify([await x.images(), (await x.s.get('/image/restrict', { image: id })).body]);
+    assert.equal(after, before, 'nothing stored');
+    assert.deepEqual(agent.requests.filter((r) => r.path === 'image/create'), [], 'nothing relayed to the agent');
+  } finally {
+    await x.close();
+  }
+});
+
 test.run();

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
-import { addCenter, addRoom } from '../../support/fixtures';
-import { withServer } from '../../support/server';
+import { addCenter, addClient, addRoom } from '../../support/fixtures';
+import { withServer, type TestServer } from '../../support/server';
 
 type Case = [method: string, path: string, body: unknown, field: string];
 
 const long = 'x'.repeat(10_000);
+const tooBig = 99_999_999_999;
 
 /** Every inventory endpoint with wrong types, missing fields, huge and malformed values: 400 naming the field. */
 const cases: Case[] = [
@@ -41,6 +42,11 @@ const cases: Case[] = [
   ['POST', '/folder/add', { name: 'f', center: 'x' }, 'center'],
   ['POST', '/folder/update', { id: 1 }, 'name'],
   ['POST', '/folder/delete', {}, 'id'],
+  ['POST', '/folder/delete', { id: 0 }, 'id'],
+  ['POST', '/folder/delete', { id: 65536 }, 'id'],
+  ['POST', '/folder/update', { id: '131072', name: 'x' }, 'id'],
+  ['POST', '/folder/add', { name: 'f', folder_id: 65536 }, 'folder_id'],
+  ['POST', '/client/update', { id: 1, folder_id: 131072 }, 'folder_id'],
   ['POST', '/client/add', { mac: '020000000001', room: 1 }, 'ip'],
   ['POST', '/client/add', { ip: '10.0.0.1', room: 1 }, 'mac'],
   ['POST', '/client/add', { ip: '10.0.0.1', mac: '020000000001' }, 'room'],
@@ -82,6 +88,16 @@ const cases: Case[] = [
   ['POST', '/repository/add', { name: 'r', ip: ['10.0.0.1', 'x'] }, 'ip'],
   ['POST', '/repository/update', { name: 'r', ip: '10.0.0.1' }, 'repo_id'],
   ['POST', '/repository/delete', { id: 'x' }, 'id'],
+  // Integers past 2^31-1, as numbers and as strings: the database columns cannot hold them.
+  ...([tooBig, String(tooBig)] as const).flatMap((big): Case[] => [
+    ['POST', '/client/add', { ip: '10.0.0.1', mac: '020000000001', room: 1, hardware_id: big }, 'hardware_id'],
+    ['POST', '/client/update', { id: 1, hardware_id: big }, 'hardware_id'],
+    ['POST', '/repository/update', { repo_id: 1, name: 'r', ip: '10.9.0.1', center: big }, 'center'],
+  ]),
+  ['POST', '/client/update', { id: 1, hardware_id: 2 ** 31 }, 'hardware_id'],
+  ['POST', '/client/update', { id: 1, hardware_id: '2147483648' }, 'hardware_id'],
+  // The query parameter takes plain decimal digits only, as the body does; parseInt forgave these.
+  ...['1abc', '1.5', '%201', '1e0', '0x1', '', '-1', '2147483648'].map((id): Case => ['GET', `/repositories?id=${id}`, undefined, 'id']),
   ['POST', '/server', { ip: 'x' }, 'ip'],
   ['POST', '/server', { ip: '10.0.0.1', port: 70000 }, 'port'],
   ['DELETE', '/server', {}, 'id'],
@@ -89,17 +105,27 @@ const cases: Case[] = [
 
 test('bad input to every inventory endpoint answers 400 naming the field, and writes nothing', () =>
   withServer(async (s) => {
+    // Id 1 of each exists, so a value misread as 1 would be acted on rather than refused.
     const center = await addCenter(s, 'Existing');
-    await addRoom(s, center, 'Room');
-    const before = (await s.get('/scopes')).text;
+    const room = await addRoom(s, center, 'Room');
+    await addClient(s, room, '10.9.9.9', '02000000ffff');
+    assert.equal((await s.post('/repository/add', { name: 'repo', ip: '10.9.9.1' })).status, 200, 'repository added');
+    const before = await snapshot(s);
     for (const [method, path, body, field] of cases) {
       const r = await s.request(method, path, body);
-      const label = `${method} ${path} ${JSON.stringify(body).slice(0, 80)}`;
+      const label = `${method} ${path} ${(JSON.stringify(body) ?? '').slice(0, 80)}`;
       assert.equal(r.status, 400, `${label}: status ${r.status} ${r.text.slice(0, 200)}`);
       assert.equal(r.body.field, field, `${label}: field in ${r.text.slice(0, 200)}`);
+      assert.ok(['invalid_field', 'missing_field'].includes(r.body.error), `${label}: refused as malformed, not looked up: ${r.text.slice(0, 200)}`);
       assert.ok(typeof r.body.message === 'string' && r.body.message.length > 0, `${label}: message`);
     }
-    assert.equal((await s.get('/scopes')).text, before, 'nothing written');
+    assert.equal(await snapshot(s), before, 'nothing written');
   }));
+
+/** What the table's requests could change: the tree, the client's record and the repositories. */
+async function snapshot(s: TestServer): Promise<string> {
+  const reads = [s.get('/scopes'), s.get('/client/info', { client: ['10.9.9.9'] }), s.get('/repositories')];
+  return (await Promise.all(reads)).map((r) => r.text).join('\n');
+}
 
 test.run();

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
+import { execute } from '../../../core/database';
+import { parseFolderId } from '../../../plugins/inventory';
 import { addCenter, addClient, addRoom } from '../../support/fixtures';
 import { withServer, type TestServer } from '../../support/server';
 
@@ -125,6 +127,88 @@ test('deleting a computer folder deletes the clients in it and its sub-folders, 
     assert.equal((await s.get('/room/info', { id: room })).status, 200, 'room kept');
     assert.equal((await s.post('/folder/delete', { id: rows })).status, 200, 'deleting again answers 200');
   }));
+
+test('ids no folder can have are refused naming the field: wrapped past 2^32, 0, 65536, past 131071; nothing deleted or changed', () =>
+  withServer(async (s) => {
+    const center = await addCenter(s);
+    const room = await addRoom(s, center);
+    const roomFolder = await addFolder(s, { name: 'Rooms', center });
+    const pcFolder = await addFolder(s, { name: 'Row 1', room });
+    assert.equal(pcFolder, MARKER + 1, 'the first computer folder is 65537');
+    await addClient(s, room, '10.0.0.1', macOf(1), { folder_id: pcFolder });
+    const before = (await s.get('/scopes')).text;
+    // 2^32 + 65537 once read as 65537; 196609 (0x30001) as computer folder 131073; 65536 as computer folder 0.
+    const ids = [2 ** 32 + pcFolder, String(2 ** 32 + pcFolder), 2 ** 32 + roomFolder, 0, MARKER, String(MARKER), 2 * MARKER, 0x30001, 2 ** 31 - 1];
+    for (const id of ids) {
+      const cases: [string, Record<string, unknown>, string][] = [
+        ['/folder/delete', { id }, 'id'],
+        ['/folder/update', { id, name: 'Renamed' }, 'id'],
+        ['/client/move', { clients: ['10.0.0.1'], room, folder_id: id }, 'folder_id'],
+        ['/folder/add', { name: 'Sub', folder_id: id }, 'folder_id'],
+        ['/room/add', { center, name: 'R', netmask: '255.255.255.0', folder_id: id }, 'folder_id'],
+      ];
+      for (const [path, body, field] of cases) {
+        if (id === 0 && (path === '/client/move' || path === '/room/add')) continue; // there 0 means no folder
+        const r = await s.post(path, body);
+        assert.equal(r.status, 400, `${path} ${JSON.stringify(body)}: ${r.text}`);
+        assert.deepEqual([r.body.error, r.body.field], ['invalid_field', field], `${path} ${JSON.stringify(body)}: ${r.text}`);
+      }
+    }
+    assert.equal((await s.get('/scopes')).text, before, 'no folder deleted, renamed or added; the client not moved');
+    assert.equal((await s.get('/client/info', { client: ['10.0.0.1'] })).body.folder_id, pcFolder, 'the client is still in its folder');
+  }));
+
+test('a computer folder past table id 65535 is refused, nothing written; table id 65535 is public id 131071', () =>
+  withServer(async (s) => {
+    const room = await addRoom(s, await addCenter(s));
+    await insertLastFolderRow(s, 'computer_folders', 'room_id', room);
+    const last = 2 * MARKER - 1;
+    assert.equal((await s.post('/folder/update', { id: last, name: 'Last row' })).status, 200, 'the last computer folder is reachable as 131071');
+    for (const body of [{ name: 'One more', room }, { name: 'One more', folder_id: last }]) {
+      const r = await s.post('/folder/add', body);
+      assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
+      assert.equal(r.body.error, 'conflict', 'refused as exhausted');
+      assert.match(r.body.message, /no more computer folders can be created \(at most 65535\)/, 'the message says why');
+    }
+    assert.equal(await rowCount(s, 'computer_folders'), 1, 'no row written');
+  }));
+
+test('a room folder past table id 65535 is refused, nothing written', () =>
+  withServer(async (s) => {
+    const center = await addCenter(s);
+    await insertLastFolderRow(s, 'room_folders', 'center_id', center);
+    assert.equal((await s.post('/folder/update', { id: MARKER - 1, name: 'Last' })).status, 200, 'the last room folder is reachable as 65535');
+    for (const body of [{ name: 'One more', center }, { name: 'One more', folder_id: MARKER - 1 }]) {
+      const r = await s.post('/folder/add', body);
+      assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
+      assert.equal(r.body.error, 'conflict', 'refused as exhausted');
+      assert.match(r.body.message, /no more room folders can be created \(at most 65535\)/, 'the message says why');
+    }
+    assert.equal(await rowCount(s, 'room_folders'), 1, 'no row written');
+  }));
+
+test('parseFolderId reads by arithmetic and range, so no id wraps onto another folder', () => {
+  assert.deepEqual(parseFolderId(1, 'id'), { kind: 'room', id: 1 }, 'first room folder');
+  assert.deepEqual(parseFolderId(MARKER - 1, 'id'), { kind: 'room', id: MARKER - 1 }, 'last room folder');
+  assert.deepEqual(parseFolderId(MARKER + 1, 'id'), { kind: 'computer', id: 1 }, 'first computer folder');
+  assert.deepEqual(parseFolderId(2 * MARKER - 1, 'id'), { kind: 'computer', id: MARKER - 1 }, 'last computer folder');
+  for (const id of [0, -1, MARKER, 2 * MARKER, 0x30001, 2 ** 32 + MARKER + 1, 2 ** 32 + 1, 2 ** 53 + 2, 1.5, Number.NaN]) {
+    assert.throws(() => parseFolderId(id, 'folder_id'), (e: any) => e.status === 400 && e.field === 'folder_id', `${id} refused`);
+  }
+});
+
+/**
+ * A folder row with table id 65535, so the next one gets 65536. Inserted with an explicit
+ * id, which moves the counter on SQLite and MariaDB; PostgreSQL's sequence is moved by hand.
+ */
+async function insertLastFolderRow(s: TestServer, table: string, ownerColumn: string, owner: number): Promise<void> {
+  await s.app.database.transactional((em) => execute(em, `insert into ${table} (id, name, ${ownerColumn}) values (?, ?, ?)`, [MARKER - 1, 'Last', owner]));
+  if (s.app.database.type === 'postgresql') await s.app.database.query(`select setval(pg_get_serial_sequence('${table}', 'id'), ${MARKER - 1})`);
+}
+
+async function rowCount(s: TestServer, table: string): Promise<number> {
+  return Number((await s.app.database.query<{ n: number }>(`select count(*) as n from ${table}`))[0]!.n);
+}
 
 function macOf(n: number): string {
   return `02:00:00:00:00:${n.toString(16).padStart(2, '0')}`;
