@@ -9,4 +9,4 @@ export type { Logger } from './log';
 export { isIpv4, isHostIpv4, isMac, isNetmask, normalizeMac, ipv4ToInt, intToIpv4, isDecimalInt, MAX_INT } from './formats';
 export { App, type AppOptions } from './app';
 export { SystemClock, ManualClock, type Clock } from './clock';
-export { IntLike, Ipv4, HostIpv4, Mac, Netmask, IpList, Name, toInt } from './schema-types';
+export { IntLike, Number16, Ipv4, HostIpv4, Mac, Netmask, IpList, Name, toInt } from './schema-types';

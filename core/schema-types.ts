@@ -9,6 +9,13 @@ import { MAX_INT } from './formats';
 export const IntLike = (options: { minimum?: number } = {}): TUnion<[TInteger, TString]> =>
   Type.Union([Type.Integer({ minimum: options.minimum ?? 0, maximum: MAX_INT }), Type.String({ format: 'decimal-int', maxLength: 15 })]);
 
+/** Disk and partition numbers (0-65535): existing clients send strings ("1"), the spec integers. */
+export const Number16 = (): TUnion<[TInteger, TString]> =>
+  Type.Union([
+    Type.Integer({ minimum: 0, maximum: 65535 }),
+    Type.String({ maxLength: 5, pattern: '^0*([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$' }),
+  ]);
+
 export const Ipv4 = (): TString => Type.String({ format: 'ipv4', maxLength: 15 });
 /** An IPv4 address a host can hold: not 0.0.0.0 nor 255.255.255.255. */
 export const HostIpv4 = (): TString => Type.String({ format: 'host address', maxLength: 15 });

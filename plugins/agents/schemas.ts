@@ -1,11 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { IntLike, IpList, Ipv4 } from '../../core/schema-types';
+import { IntLike, IpList, Ipv4, Number16 } from '../../core/schema-types';
 
 /** Request bodies of the agents endpoints. Unknown keys are ignored and relayed, as the reference does. */
 export const ClientsBody = Type.Object({ clients: IpList() });
-
-/** Disk and partition numbers: existing clients send strings ("1"), the spec integers. */
-const Number16 = () => Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.String({ pattern: '^[0-9]{1,5}$' })]);
 
 export const DiskPartitionCommand = Type.Object({ clients: IpList(), disk: Number16(), partition: Number16() });
 

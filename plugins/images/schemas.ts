@@ -1,17 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { IntLike, IpList, Ipv4 } from '../../core/schema-types';
+import { IntLike, IpList, Ipv4, Number16 } from '../../core/schema-types';
 
 /**
  * Request bodies of the images endpoints. Both existing consoles are accepted: numbers as
  * JSON integers or numeric strings, the repository as an id or an address.
  */
-
-/** Disk and partition numbers: existing clients send strings ("1"), the spec integers. */
-const Number16 = () =>
-  Type.Union([
-    Type.Integer({ minimum: 0, maximum: 65535 }),
-    Type.String({ maxLength: 5, pattern: '^0*([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$' }),
-  ]);
 
 /**
  * An image name, which is also its file name `<name>.img` in the repository and a word

@@ -1,6 +1,6 @@
 import { Type, type TObject } from '@sinclair/typebox';
 import { ErrorCode, badRequest } from '../../core/errors';
-import { IntLike } from '../../core/schema-types';
+import { IntLike, Number16 } from '../../core/schema-types';
 import { compile } from '../../core/validation';
 import type { AgentRequest } from '../agents';
 
@@ -13,8 +13,6 @@ export const SchedulerError = {
   cycle: 'cycle',
 } as const;
 
-/** Disk and partition numbers: existing clients send strings ("1"), the spec integers. */
-const Number16 = () => Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.String({ pattern: '^[0-9]{1,5}$' })]);
 const Text = (maxLength: number) => Type.String({ maxLength });
 const Digits = (maxLength: number) => Type.String({ pattern: `^[0-9]{1,${maxLength}}$` });
 const Word = () => Type.String({ minLength: 1, maxLength: 32, pattern: '^[A-Za-z0-9_-]+$' });

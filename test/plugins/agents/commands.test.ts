@@ -83,6 +83,11 @@ test('POST /software relays {disk, partition} and stores the list per client, di
     const missing = await x.s.post('/software', { clients: [ip], disk: '1' });
     assert.equal(missing.status, 400, 'partition required');
     assert.equal(missing.body.field, 'partition', missing.text);
+    for (const [disk, partition, field] of [['65536', '1', 'disk'], ['1', '99999', 'partition'], [1, 70000, 'partition'], ['-1', '1', 'disk']] as const) {
+      const bad = await x.s.post('/software', { clients: [ip], disk, partition });
+      assert.deepEqual([bad.status, bad.body.field], [400, field], `disk ${disk}, partition ${partition}: ${bad.text}`);
+    }
+    assert.equal(agent.requests.filter((q) => q.path === 'software').length, 1, 'no refused request reached the agent');
   } finally {
     await x.close();
   }

@@ -86,6 +86,7 @@ test('procedure/add validates every step before writing anything', () =>
     expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'run', params: {} }] }), 'steps[0].params.run', 'missing param');
     expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'session', params: { disk: 1 } }] }), 'steps[0].params.part', 'session without part');
     expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'software', params: { disk: 'x', partition: 1 } }] }), 'steps[0].params.disk', 'bad disk');
+    expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'software', params: { disk: '1', partition: '99999' } }] }), 'steps[0].params.partition', 'partition past 65535');
     const imageStep = { disk: '1', partition: '1', code: '131', name: 'img', repository: '10.0.0.9' };
     expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'image_create', params: { ...imageStep, id: '99999999999' } }] }), 'steps[0].params.id', 'image id past 2^31-1');
     expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'image_restore', params: { ...imageStep, id: 1, type: 'UNICAST', profile: 99_999_999_999 } }] }), 'steps[0].params.profile', 'profile past 2^31-1');
