@@ -6,8 +6,12 @@ import { MAX_INT } from './formats';
  * numeric strings (`{"id": "10"}`), so ids accept both; `toInt` reads either. Either form
  * stops at MAX_INT (2^31-1), what the database columns hold; sizes have their own types.
  */
-export const IntLike = (options: { minimum?: number } = {}): TUnion<[TInteger, TString]> =>
-  Type.Union([Type.Integer({ minimum: options.minimum ?? 0, maximum: MAX_INT }), Type.String({ format: 'decimal-int', maxLength: 15 })]);
+export const IntLike = (options: { minimum?: 0 | 1 } = {}): TUnion<[TInteger, TString]> =>
+  Type.Union([
+    Type.Integer({ minimum: options.minimum ?? 0, maximum: MAX_INT }),
+    // Digits only (the format); with minimum 1, at least one of them not zero.
+    Type.String({ format: 'decimal-int', maxLength: 15, ...(options.minimum === 1 ? { pattern: '[1-9]' } : {}) }),
+  ]);
 
 /** Disk and partition numbers (0-65535): existing clients send strings ("1"), the spec integers. */
 export const Number16 = (): TUnion<[TInteger, TString]> =>
