@@ -174,7 +174,10 @@ export class Expander {
   async runSession(session: number, origin: Origin): Promise<void> {
     const now = this.clock.now();
     const rows = await this.db.transactional(async (em) => {
-      const found = await em.find(ActionEntity, { session, state: { $in: ['waiting', 'done'] } }, { orderBy: { id: 'asc' } });
+      const rows = await em.find(ActionEntity, { session, state: { $in: ['waiting', 'done'] } }, { orderBy: { id: 'asc' } });
+      // A session from a task for a room holds image_create rows refused for all clients but one: they stay refused.
+      const imageSource = rows.find((r) => oneClientOnly(r.command))?.ip;
+      const found = rows.filter((r) => !oneClientOnly(r.command) || r.ip === imageSource);
       for (const row of found) Object.assign(row, { state: 'queued', result: '', note: '', queuedAt: now, finishedAt: null, scheduleId: origin.scheduleId ?? row.scheduleId });
       await em.flush();
       return found.map((r) => ({ id: r.id, ip: r.ip, queuedAt: now, command: r.command, params: r.params }));

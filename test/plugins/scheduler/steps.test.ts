@@ -277,6 +277,14 @@ test('an image is created from one client: runs for several are refused, and a t
         'one client creates the image; the other is told why not; the other steps run everywhere',
       );
       assert.ok(!second.requests.some((q) => q.path === 'image/create'), 'the second client was not sent the create');
+
+      // A procedure schedule replaying that session keeps the refusal.
+      assert.equal((await s.post('/schedule/create', { task: rows[0]!.session, name: 'again', type: 'procedure' })).status, 200, 'replayed');
+      await first.waitFor('image/create', 1);
+      await eventually(async () => (await scheduler.actions()).every((a) => a.state === 'done'), 'replay done');
+      const replayed = await scheduler.actions();
+      assert.deepEqual(replayed[1]!.note, rows[1]!.note, 'the refused row stays refused');
+      assert.ok(!second.requests.some((q) => q.path === 'image/create'), 'still no create for the second client');
     },
     { clients: 2, plugins: ['images'], repository: ['127.0.2.250'] },
   ));
