@@ -21,6 +21,10 @@ interface CommandKind {
   params: TObject;
   /** The agent request it becomes; none for `wol`, which is sent when queued (wake-steps.ts). */
   request?(params: Record<string, unknown>): AgentRequest;
+  /** The agent answers by closing the connection and exiting (reference 3.7): that is its success. */
+  endsWithDisconnect?: boolean;
+  /** Two agents writing one image file at once would corrupt it: POST /image/create takes one client too. */
+  oneClientOnly?: boolean;
 }
 
 const none = Type.Object({});
@@ -32,7 +36,7 @@ const kinds: Record<string, CommandKind> = {
   wol: { params: Type.Object({ type: Type.Optional(Type.Union(['broadcast', 'unicast', '1', '2'].map((t) => Type.Literal(t)))) }) },
   poweroff: { params: none, request: () => ({ method: 'POST', path: 'poweroff' }) },
   reboot: { params: none, request: () => ({ method: 'POST', path: 'reboot' }) },
-  stop: { params: none, request: () => ({ method: 'POST', path: 'stop' }) },
+  stop: { params: none, request: () => ({ method: 'POST', path: 'stop' }), endsWithDisconnect: true },
   refresh: { params: none, request: () => ({ method: 'GET', path: 'refresh' }) },
   hardware: { params: none, request: () => ({ method: 'GET', path: 'hardware' }) },
   software: {
@@ -50,6 +54,7 @@ const kinds: Record<string, CommandKind> = {
   },
   image_create: {
     params: Type.Object({ disk: Number16(), partition: Number16(), code: Text(16), id: IntLike(), name: Text(100), repository: Type.Optional(Text(15)) }),
+    oneClientOnly: true,
     request: (p) => ({ method: 'POST', path: 'image/create', body: body(p, ['disk', 'partition', 'code', 'id', 'name', 'repository']) }),
   },
   image_restore: {
@@ -81,11 +86,8 @@ const kinds: Record<string, CommandKind> = {
 
 export const commandNames = Object.keys(kinds);
 
-/** The agent answers `stop` by closing the connection and exiting (reference 3.7): that is its success. */
-export const endsWithDisconnect = (command: string): boolean => command === 'stop';
-
-/** Two agents writing one image file at once would corrupt it: POST /image/create takes one client too. */
-export const oneClientOnly = (command: string): boolean => command === 'image_create';
+export const endsWithDisconnect = (command: string): boolean => kinds[command]?.endsWithDisconnect === true;
+export const oneClientOnly = (command: string): boolean => kinds[command]?.oneClientOnly === true;
 export const oneClientMessage = 'an image is created from one client';
 
 /**
