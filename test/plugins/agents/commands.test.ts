@@ -54,8 +54,10 @@ test('a hardware answer with an unknown type code fails as a whole and keeps the
     const agent = await x.connect(ip);
     await x.s.post('/hardware', { clients: [ip] });
     await eventually(async () => (await x.s.get('/hardware', { client: [ip] })).body.hardware.length === 3, 'first inventory');
+    // The rows are visible to other database connections a moment before the agent is idle again.
+    await eventually(async () => (await x.entry(ip))?.state === 'OPG', 'idle after the first answer');
     agent.on('hardware', { body: { hardware: 'cpu=new\nzzz=what' } });
-    await x.s.post('/hardware', { clients: [ip] });
+    assert.deepEqual((await x.s.post('/hardware', { clients: [ip] })).body.clients, [{ addr: ip, outcome: 'sent' }], 'second request sent');
     await agent.waitFor('hardware', 1);
     await eventually(async () => (await x.entry(ip))?.last_cmd.result === 'failure', 'failure recorded');
     assert.equal((await x.s.get('/hardware', { client: [ip] })).body.hardware.length, 3, 'old inventory kept');
