@@ -48,17 +48,29 @@ async function fleet(size: number): Promise<BenchRow[]> {
     const perChild = 5000;
     const reports: Promise<{ connected: number; failed: number }>[] = [];
     for (let i = 0; i < ips.length; i += perChild) {
-      const child = fork(path.join(__dirname, 'support', 'agent-swarm.js'), [String(link.port()), ...ips.slice(i, i + perChild)], { stdio: 'inherit' });
+      const child = fork(path.join(__dirname, 'support', 'agent-swarm.js'), [String(link.port()), ...ips.slice(i, i + perChild)], {
+        stdio: 'inherit',
+      });
       swarm.push(child);
       reports.push(new Promise((resolve) => child.once('message', (m) => resolve(m as { connected: number; failed: number }))));
     }
     const connected = (await Promise.all(reports)).reduce((sum, r) => sum + r.connected, 0);
-    const ready = await until(() => link.listing().filter((c) => c.last_cmd.result === 'success' && c.state !== 'BSY').length >= connected, 120_000);
+    const ready = await until(
+      () => link.listing().filter((c) => c.last_cmd.result === 'success' && c.state !== 'BSY').length >= connected,
+      120_000,
+    );
     const readySeconds = (Date.now() - t0) / 1000;
     const heapConnected = heapMiB();
     const rssConnected = rssMiB();
 
-    const clients = await load({ port: s.port, method: 'GET', path: '/clients', headers: { Authorization: TOKEN }, connections: 4, seconds: 5 });
+    const clients = await load({
+      port: s.port,
+      method: 'GET',
+      path: '/clients',
+      headers: { Authorization: TOKEN },
+      connections: 4,
+      seconds: 5,
+    });
 
     const targets = ips.slice(0, Math.min(1000, ips.length));
     const t1 = Date.now();
@@ -71,7 +83,15 @@ async function fleet(size: number): Promise<BenchRow[]> {
     return [
       {
         workload: `agents: ${size} connect+refresh`,
-        figures: { connected, all_refreshed: ready ? 'yes' : 'NO', seconds: fmt(readySeconds, 2), server_rss_mib: rssConnected, rss_before_mib: rssBefore, live_heap_mib: heapConnected, heap_before_mib: heapBefore },
+        figures: {
+          connected,
+          all_refreshed: ready ? 'yes' : 'NO',
+          seconds: fmt(readySeconds, 2),
+          server_rss_mib: rssConnected,
+          rss_before_mib: rssBefore,
+          live_heap_mib: heapConnected,
+          heap_before_mib: heapBefore,
+        },
       },
       {
         workload: `agents: GET /clients with ${size} connected`,

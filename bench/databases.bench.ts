@@ -39,7 +39,15 @@ async function measure(engine: TestEngine): Promise<EngineFigures> {
       seconds: 20,
     });
     const added = add.requests - add.errors;
-    const info = await load({ port: s.port, method: 'GET', path: '/client/info', body: (i: number) => ({ client: [ipFor((i % added) + 1)] }), headers, connections, seconds: 4 });
+    const info = await load({
+      port: s.port,
+      method: 'GET',
+      path: '/client/info',
+      body: (i: number) => ({ client: [ipFor((i % added) + 1)] }),
+      headers,
+      connections,
+      seconds: 4,
+    });
     // The tree is read with thousands of clients in it, as a console polls it.
     await bulkInsert(
       s.app.database,
@@ -73,10 +81,12 @@ export default async (): Promise<BenchRow[]> => {
   }
   const row = (workload: string, pick: (f: EngineFigures) => LoadResult): BenchRow => ({
     workload,
-    figures: Object.fromEntries(engines.map((e) => {
-      const r = results.get(e)!;
-      return [e, typeof r === 'string' ? r : cell(pick(r))];
-    })),
+    figures: Object.fromEntries(
+      engines.map((e) => {
+        const r = results.get(e)!;
+        return [e, typeof r === 'string' ? r : cell(pick(r))];
+      }),
+    ),
   });
   return [
     row(`POST /client/add x${adds} c=${connections}`, (f) => f.add),

@@ -24,7 +24,8 @@ async function populate(s: TestServer): Promise<void> {
   const rooms: number[] = [];
   for (let c = 0; c < CENTERS; c++) {
     const center = (await s.post('/center/add', { name: `center-${c}` })).body.id;
-    for (let r = 0; r < ROOMS_PER_CENTER; r++) rooms.push((await s.post('/room/add', { center, name: `room-${r}`, netmask: '255.255.255.0' })).body.id);
+    for (let r = 0; r < ROOMS_PER_CENTER; r++)
+      rooms.push((await s.post('/room/add', { center, name: `room-${r}`, netmask: '255.255.255.0' })).body.id);
   }
   for (let i = 1; i <= CLIENTS; i++) {
     const r = await s.post('/client/add', { name: `pc-${i}`, ip: ipOf(i), mac: macOf(i), room: rooms[i % rooms.length] });
@@ -50,7 +51,14 @@ async function bareCeiling(): Promise<LoadResult> {
 function row(workload: string, r: LoadResult, ceiling: LoadResult): BenchRow {
   return {
     workload,
-    figures: { 'req/s': fmt(r.rps, 0), p50_ms: fmt(r.p50ms, 2), p99_ms: fmt(r.p99ms, 2), errors: r.errors, rss_MiB: rssMiB(), 'ratio_to_bare': fmt(r.rps / ceiling.rps, 3) },
+    figures: {
+      'req/s': fmt(r.rps, 0),
+      p50_ms: fmt(r.p50ms, 2),
+      p99_ms: fmt(r.p99ms, 2),
+      errors: r.errors,
+      rss_MiB: rssMiB(),
+      ratio_to_bare: fmt(r.rps / ceiling.rps, 3),
+    },
   };
 }
 
@@ -63,7 +71,15 @@ export default async function inventoryBench(): Promise<BenchRow[]> {
     const populateSeconds = (Date.now() - t0) / 1000;
     const headers = { Authorization: TOKEN };
     const scopes = await load({ port: s.port, method: 'GET', path: '/scopes', headers, connections: CONNECTIONS, seconds: SECONDS });
-    const info = await load({ port: s.port, method: 'GET', path: '/client/info', headers, connections: CONNECTIONS, seconds: SECONDS, body: (i: number) => ({ client: [ipOf((i % CLIENTS) + 1)] }) });
+    const info = await load({
+      port: s.port,
+      method: 'GET',
+      path: '/client/info',
+      headers,
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      body: (i: number) => ({ client: [ipOf((i % CLIENTS) + 1)] }),
+    });
     const add = await load({
       port: s.port,
       method: 'POST',
@@ -75,8 +91,14 @@ export default async function inventoryBench(): Promise<BenchRow[]> {
     });
     const scopesBytes = (await s.get('/scopes')).text.length;
     return [
-      { workload: 'bare polka constant JSON (ceiling)', figures: { 'req/s': fmt(ceiling.rps, 0), p50_ms: fmt(ceiling.p50ms, 2), p99_ms: fmt(ceiling.p99ms, 2) } },
-      { workload: 'inventory: populate 2,000 clients via REST', figures: { seconds: fmt(populateSeconds, 1), 'adds/s': fmt(CLIENTS / populateSeconds, 0) } },
+      {
+        workload: 'bare polka constant JSON (ceiling)',
+        figures: { 'req/s': fmt(ceiling.rps, 0), p50_ms: fmt(ceiling.p50ms, 2), p99_ms: fmt(ceiling.p99ms, 2) },
+      },
+      {
+        workload: 'inventory: populate 2,000 clients via REST',
+        figures: { seconds: fmt(populateSeconds, 1), 'adds/s': fmt(CLIENTS / populateSeconds, 0) },
+      },
       row(`GET /scopes (2,000 clients, ${scopesBytes} bytes)`, scopes, ceiling),
       row('GET /client/info', info, ceiling),
       row('POST /client/add (unique MACs)', add, ceiling),

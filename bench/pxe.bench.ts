@@ -43,7 +43,10 @@ export default async function pxeBench(): Promise<BenchRow[]> {
     });
     const written = ['menu.lst', 'grub'].map((d) => readdirSync(path.join(s.dir, 'tftpboot', d)).length);
     return [
-      { workload: 'POST /client/add (writes 2 boot files each)', figures: { requests: add.requests, errors: add.errors, rps: fmt(add.rps), p50ms: fmt(add.p50ms), p99ms: fmt(add.p99ms) } },
+      {
+        workload: 'POST /client/add (writes 2 boot files each)',
+        figures: { requests: add.requests, errors: add.errors, rps: fmt(add.rps), p50ms: fmt(add.p50ms), p99ms: fmt(add.p99ms) },
+      },
       {
         workload: `POST /mode ${CLIENTS} clients (${CLIENTS * 2} files)`,
         figures: {

@@ -13,12 +13,18 @@ async function main(): Promise<void> {
     .filter((f) => f.endsWith('.bench.js'))
     .filter((f) => wanted.length === 0 || wanted.includes(f.replace(/\.bench\.js$/, '')))
     .sort();
-  console.log(`# ogserve bench: node ${process.version}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${new Date().toISOString()}`);
+  console.log(
+    `# ogserve bench: node ${process.version}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${new Date().toISOString()}`,
+  );
   for (const file of files) {
     const bench = (require(path.join(__dirname, file)) as { default: Bench }).default;
     const rows: BenchRow[] = await bench();
     for (const row of rows) {
-      console.log(`${row.workload.padEnd(48)} ${Object.entries(row.figures).map(([k, v]) => `${k}=${v}`).join('  ')}`);
+      console.log(
+        `${row.workload.padEnd(48)} ${Object.entries(row.figures)
+          .map(([k, v]) => `${k}=${v}`)
+          .join('  ')}`,
+      );
     }
   }
 }

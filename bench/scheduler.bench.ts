@@ -34,7 +34,9 @@ async function populate(s: TestServer): Promise<{ center: number; ips: string[] 
  */
 export default async function schedulerBench(): Promise<BenchRow[]> {
   const receiver = await UdpReceiver.bind('127.255.255.255');
-  const s = await startServer({ config: { plugins: ['inventory', 'agents', 'wol', 'scheduler'], log: { level: 'warn' }, wol: { port: receiver.port } } });
+  const s = await startServer({
+    config: { plugins: ['inventory', 'agents', 'wol', 'scheduler'], log: { level: 'warn' }, wol: { port: receiver.port } },
+  });
   try {
     const { center, ips } = await populate(s);
     const steps = Array.from({ length: STEPS }, (_, i) => ({ command: 'run', params: { run: `echo ${i}` } }));
@@ -53,7 +55,8 @@ export default async function schedulerBench(): Promise<BenchRow[]> {
         figures: { best_ms: fmt(best, 0), 'rows/s': fmt((STEPS * CLIENTS) / (best / 1000), 0), rss_MiB: rssMiB() },
       },
     ];
-    const wake = (await s.post('/procedure/add', { center, name: 'wake', steps: [{ command: 'wol', params: { type: 'broadcast' } }] })).body.id;
+    const wake = (await s.post('/procedure/add', { center, name: 'wake', steps: [{ command: 'wol', params: { type: 'broadcast' } }] })).body
+      .id;
     const wakeTimes: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       const before = receiver.packets.length;
@@ -73,7 +76,15 @@ export default async function schedulerBench(): Promise<BenchRow[]> {
       const r = await s.post('/schedule/create', { task, name: `s${i}`, type: 'task', when });
       if (r.status !== 200) throw new Error(`schedule/create: ${r.text}`);
     }
-    const got = await load({ port: s.port, method: 'POST', path: '/schedule/get', body: {}, headers: { Authorization: TOKEN }, connections: 16, seconds: SECONDS });
+    const got = await load({
+      port: s.port,
+      method: 'POST',
+      path: '/schedule/get',
+      body: {},
+      headers: { Authorization: TOKEN },
+      connections: 16,
+      seconds: SECONDS,
+    });
     rows.push({
       workload: `schedule/get, ${SCHEDULES} schedules`,
       figures: { 'req/s': fmt(got.rps, 0), p50_ms: fmt(got.p50ms, 2), p99_ms: fmt(got.p99ms, 2), errors: got.errors, rss_MiB: rssMiB() },

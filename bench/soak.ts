@@ -55,8 +55,11 @@ interface Paced {
 async function main(): Promise<void> {
   const failures: string[] = [];
   const serviceCap = agentConnectionCap(descriptorLimit(), 256);
-  if (serviceCap < agentsWanted) throw new Error(`ulimit -n is too low for ${agentsWanted} agents (the service would hold ${serviceCap}); raise it`);
-  console.log(`# ogserve soak: ${agentsWanted} agents, ${seconds} s of REST load; node ${process.version}, ${os.cpus().length} cores, ${new Date().toISOString()}`);
+  if (serviceCap < agentsWanted)
+    throw new Error(`ulimit -n is too low for ${agentsWanted} agents (the service would hold ${serviceCap}); raise it`);
+  console.log(
+    `# ogserve soak: ${agentsWanted} agents, ${seconds} s of REST load; node ${process.version}, ${os.cpus().length} cores, ${new Date().toISOString()}`,
+  );
 
   const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-soak-'));
   const ips = Array.from({ length: agentsWanted }, (_, i) => agentAddress(i));
@@ -67,7 +70,11 @@ async function main(): Promise<void> {
     await s.app.database.transactional(async (em) => {
       for (let i = 0; i < all.length; i += 200) {
         const chunk = all.slice(i, i + 200);
-        await execute(em, `insert into clients (name, ip, mac, room_id) values ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`, chunk.flatMap((ip, j) => [`soak-${i + j}`, ip, (i + j + 1).toString(16).padStart(12, '0'), room]));
+        await execute(
+          em,
+          `insert into clients (name, ip, mac, room_id) values ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
+          chunk.flatMap((ip, j) => [`soak-${i + j}`, ip, (i + j + 1).toString(16).padStart(12, '0'), room]),
+        );
       }
     });
   });
@@ -94,7 +101,9 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     const reports: Promise<{ connected: number; failed: number }>[] = [];
     for (let i = 0; i < ips.length; i += perSwarm) {
-      const child = fork(path.join(__dirname, 'support', 'soak-swarm.js'), [String(server.agentPort), ...ips.slice(i, i + perSwarm)], { stdio: 'inherit' });
+      const child = fork(path.join(__dirname, 'support', 'soak-swarm.js'), [String(server.agentPort), ...ips.slice(i, i + perSwarm)], {
+        stdio: 'inherit',
+      });
       swarms.push(child);
       reports.push(new Promise((resolve) => child.once('message', (m) => resolve(m as { connected: number; failed: number }))));
     }
@@ -104,7 +113,9 @@ async function main(): Promise<void> {
     const connectS = (Date.now() - t0) / 1000;
     if (!settled.ok) failures.push(`after connecting: ${settled.why}`);
     const connectedKiB = server.rssKiB();
-    console.log(`connect: ${connected} agents connected and refreshed in ${fmt(connectS, 1)} s; RSS ${mib(startKiB)} -> ${mib(connectedKiB)} MiB (${fmt((connectedKiB - startKiB) / connected, 1)} KiB per agent)`);
+    console.log(
+      `connect: ${connected} agents connected and refreshed in ${fmt(connectS, 1)} s; RSS ${mib(startKiB)} -> ${mib(connectedKiB)} MiB (${fmt((connectedKiB - startKiB) / connected, 1)} KiB per agent)`,
+    );
 
     const loadStart = Date.now();
     const auth = { Authorization: TOKEN };
@@ -113,7 +124,15 @@ async function main(): Promise<void> {
       // already a busy site. Unpaced, its 0.8 MB answers would take the whole loop.
       pacedGet(server, seconds, 100, '/clients'),
       load({ port: server.restPort, method: 'GET', path: '/scopes', headers: auth, connections: 1, seconds }),
-      load({ port: server.restPort, method: 'GET', path: '/client/info', body: () => ({ client: [random(ips)] }), headers: auth, connections: 2, seconds }),
+      load({
+        port: server.restPort,
+        method: 'GET',
+        path: '/client/info',
+        body: () => ({ client: [random(ips)] }),
+        headers: auth,
+        connections: 2,
+        seconds,
+      }),
       paced(server, seconds, 1000, () => ['/refresh', { clients: sample(ips, 100) }]),
       paced(server, seconds, 1000, () => ['/shell/run', { clients: sample(ips, 100), run: 'uptime' }]),
       paced(server, seconds, 2000, () => ['/wol', { clients: sample(sleeperIps, 5), type: Math.random() < 0.5 ? 'unicast' : 'broadcast' }]),
@@ -141,23 +160,44 @@ async function main(): Promise<void> {
     const idleKiB = server.rssKiB();
     const leftHeap = await liveHeap(server, probeFile);
     const leftKiB = server.rssKiB();
-    if (leftKiB > limitKiB) failures.push(`RSS after the agents left is ${mib(leftKiB)} MiB, above ${mib(limitKiB)} MiB (less than ${returnedFraction * 100}% of the growth from ${mib(startKiB)} to the peak was returned)`);
-    if (leftHeap > startHeap + heapSlackMiB * 1024) failures.push(`live heap after the agents left is ${mib(leftHeap)} MiB, more than ${heapSlackMiB} MiB above the ${mib(startHeap)} MiB before they came: a leak`);
+    if (leftKiB > limitKiB)
+      failures.push(
+        `RSS after the agents left is ${mib(leftKiB)} MiB, above ${mib(limitKiB)} MiB (less than ${returnedFraction * 100}% of the growth from ${mib(startKiB)} to the peak was returned)`,
+      );
+    if (leftHeap > startHeap + heapSlackMiB * 1024)
+      failures.push(
+        `live heap after the agents left is ${mib(leftHeap)} MiB, more than ${heapSlackMiB} MiB above the ${mib(startHeap)} MiB before they came: a leak`,
+      );
 
     const loops = readLoop(probeFile, loadStart, loadEnd);
     for (const [name, r] of Object.entries({ 'GET /scopes': scopes, 'GET /client/info': info })) {
       console.log(`${name.padEnd(18)} rps=${fmt(r.rps)}  p99ms=${fmt(r.p99ms, 2)}  requests=${r.requests}  errors=${r.errors}`);
       if (r.errors > 0) failures.push(`${name}: ${r.errors} requests failed or did not answer 200`);
     }
-    for (const [name, r] of Object.entries({ 'GET /clients': clients, 'POST /refresh': refresh, 'POST /shell/run': shell, 'POST /wol': wol })) {
+    for (const [name, r] of Object.entries({
+      'GET /clients': clients,
+      'POST /refresh': refresh,
+      'POST /shell/run': shell,
+      'POST /wol': wol,
+    })) {
       const sorted = [...r.latencies].sort((a, b) => a - b);
-      console.log(`${name.padEnd(18)} rps=${fmt(r.requests / seconds, 2)} (paced)  p99ms=${fmt(percentile(sorted, 0.99), 2)}  requests=${r.requests}  errors=${r.errors}  statuses=${JSON.stringify(r.statuses)}`);
+      console.log(
+        `${name.padEnd(18)} rps=${fmt(r.requests / seconds, 2)} (paced)  p99ms=${fmt(percentile(sorted, 0.99), 2)}  requests=${r.requests}  errors=${r.errors}  statuses=${JSON.stringify(r.statuses)}`,
+      );
       if (r.errors > 0) failures.push(`${name}: ${r.errors} requests failed or did not answer 200`);
     }
-    console.log(`agents: held ${after.listed}/${agentsWanted} through the load, ${lostAgents} lost; requests they answered: ${JSON.stringify(seen)}`);
-    console.log(`event-loop delay of the service during the load: p99 worst ${fmt(loops.worst, 1)} ms, median of ${loops.count} 2-s windows ${fmt(loops.median, 1)} ms, max ${fmt(loops.max, 1)} ms`);
-    console.log(`RSS MiB: start ${mib(startKiB)}, connected ${mib(connectedKiB)}, peak ${mib(peakKiB)}, end ${mib(endKiB)}, after the agents left ${mib(idleKiB)} idle, ${mib(leftKiB)} after a full GC (limit ${mib(limitKiB)})`);
-    console.log(`live heap MiB after a full GC: before the agents ${mib(startHeap)}, after they left ${mib(leftHeap)} (limit ${mib(startHeap + heapSlackMiB * 1024)})`);
+    console.log(
+      `agents: held ${after.listed}/${agentsWanted} through the load, ${lostAgents} lost; requests they answered: ${JSON.stringify(seen)}`,
+    );
+    console.log(
+      `event-loop delay of the service during the load: p99 worst ${fmt(loops.worst, 1)} ms, median of ${loops.count} 2-s windows ${fmt(loops.median, 1)} ms, max ${fmt(loops.max, 1)} ms`,
+    );
+    console.log(
+      `RSS MiB: start ${mib(startKiB)}, connected ${mib(connectedKiB)}, peak ${mib(peakKiB)}, end ${mib(endKiB)}, after the agents left ${mib(idleKiB)} idle, ${mib(leftKiB)} after a full GC (limit ${mib(limitKiB)})`,
+    );
+    console.log(
+      `live heap MiB after a full GC: before the agents ${mib(startHeap)}, after they left ${mib(leftHeap)} (limit ${mib(startHeap + heapSlackMiB * 1024)})`,
+    );
     console.log(`memory per connected agent: ${fmt((connectedKiB - startKiB) / Math.max(1, connected), 1)} KiB RSS`);
   } catch (error) {
     failures.push(`soak aborted: ${(error as Error).message}`);
@@ -201,7 +241,13 @@ async function settle(server: ChildServer, ips: string[], ms: number): Promise<{
 }
 
 /** One request every `everyMs` (or as soon as the previous one answered, if slower). */
-async function paced(server: ChildServer, seconds: number, everyMs: number, next: () => [string, unknown], method = 'POST'): Promise<Paced> {
+async function paced(
+  server: ChildServer,
+  seconds: number,
+  everyMs: number,
+  next: () => [string, unknown],
+  method = 'POST',
+): Promise<Paced> {
   const result: Paced = { requests: 0, errors: 0, statuses: {}, latencies: [] };
   const deadline = Date.now() + seconds * 1000;
   while (Date.now() < deadline) {
@@ -256,7 +302,10 @@ function ask(child: ChildProcess, message: string): Promise<{ requests: Record<s
 function readLoop(file: string, from: number, to: number): { worst: number; median: number; max: number; count: number } {
   let lines: { t: number; p99ms: number; maxms: number }[] = [];
   try {
-    lines = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    lines = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
   } catch {
     return { worst: NaN, median: NaN, max: NaN, count: 0 };
   }

@@ -30,7 +30,9 @@ async function addClients(s: TestServer, room: number): Promise<string[]> {
  */
 export default async function wolBench(): Promise<BenchRow[]> {
   const receiver = await UdpReceiver.bind('127.255.255.255');
-  const s = await startServer({ config: { plugins: ['inventory', 'agents', 'wol'], log: { level: 'warn' }, wol: { port: receiver.port } } });
+  const s = await startServer({
+    config: { plugins: ['inventory', 'agents', 'wol'], log: { level: 'warn' }, wol: { port: receiver.port } },
+  });
   try {
     const room = await addRoom(s, await addCenter(s), 'Bench lab', '255.0.0.0');
     const ips = await addClients(s, room);

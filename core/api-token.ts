@@ -17,7 +17,7 @@ export function resolveApiToken(configured: string | undefined, file: string, lo
   }
   const token = randomBytes(24).toString('hex');
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, token + '\n', { mode: 0o600 });
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
   log.warn(`no rest.api_token configured: generated an API key and stored it in ${file}`);
   return token;
 }

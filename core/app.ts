@@ -69,7 +69,8 @@ export class App {
     app.db = await openDatabase(config.core.database, entities, schemas, log);
     versionRoute(app.routes.registrarFor('core'), app.database);
     try {
-      for (const definition of definitions) await definition.register(app.contextFor(definition, sections.get(definition.name)) as PluginContext<never>);
+      for (const definition of definitions)
+        await definition.register(app.contextFor(definition, sections.get(definition.name)) as PluginContext<never>);
     } catch (error) {
       await app.db.close();
       throw error;
@@ -144,15 +145,19 @@ export class App {
       log: this.log.child({ plugin: definition.name }),
       provide: (token, value) => {
         const owner = this.owners.get(token);
-        if (owner) throw new StartupError(`service '${tokenName(token)}' of plugin '${definition.name}' is already provided by plugin '${owner}'`);
+        if (owner)
+          throw new StartupError(`service '${tokenName(token)}' of plugin '${definition.name}' is already provided by plugin '${owner}'`);
         this.owners.set(token, definition.name);
         this.container.registerInstance(token, value);
       },
       use: (token) => {
         const owner = this.owners.get(token);
-        if (!owner) throw new StartupError(`plugin '${definition.name}' uses service '${tokenName(token)}', which no enabled plugin provides`);
+        if (!owner)
+          throw new StartupError(`plugin '${definition.name}' uses service '${tokenName(token)}', which no enabled plugin provides`);
         if (!allowed.has(owner)) {
-          throw new StartupError(`plugin '${definition.name}' uses service '${tokenName(token)}' of plugin '${owner}' without listing '${owner}' in requires`);
+          throw new StartupError(
+            `plugin '${definition.name}' uses service '${tokenName(token)}' of plugin '${owner}' without listing '${owner}' in requires`,
+          );
         }
         return this.container.resolve(token);
       },

@@ -38,7 +38,10 @@ export const CoreSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
-    repository: Type.Object({ directory: Type.String({ default: 'var/images', path: true }) }, { additionalProperties: false, default: {} }),
+    repository: Type.Object(
+      { directory: Type.String({ default: 'var/images', path: true }) },
+      { additionalProperties: false, default: {} },
+    ),
     log: Type.Object({ level: Type.String({ default: 'info' }) }, { additionalProperties: false, default: {} }),
     plugins: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
   },
@@ -86,7 +89,8 @@ export class Config {
   checkSections(pluginNames: Iterable<string>): void {
     const known = new Set([...Object.keys(CoreSchema.properties), ...pluginNames]);
     const unknown = Object.keys(this.raw).filter((key) => !known.has(key));
-    if (unknown.length > 0) throw new StartupError(`config: unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')}`);
+    if (unknown.length > 0)
+      throw new StartupError(`config: unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')}`);
   }
 
   /** Where a relative plugin path listed in `plugins` resolves from. */

@@ -120,7 +120,11 @@ export async function openDatabase(
   try {
     const stored = await storedVersions(db);
     refuseNewer(stored, schemas);
-    await migrate({ type: db.type, log, query: (sql, params) => db.query(sql, params), transactional: (fn) => db.transactional(fn), execute }, stored, schemas);
+    await migrate(
+      { type: db.type, log, query: (sql, params) => db.query(sql, params), transactional: (fn) => db.transactional(fn), execute },
+      stored,
+      schemas,
+    );
     // Tables of plugins seen for the first time (and anything a migration left out) are
     // created from the entities; `safe` never drops a table or a column.
     if (schemaChanged(stored, schemas)) await orm.schema.updateSchema({ safe: true });

@@ -41,7 +41,11 @@ export async function importPlugins(specifiers: string[], baseDir: string): Prom
 function definitionOf(mod: Record<string, unknown>, specifier: string): PluginDefinition {
   const candidates = [mod.default, (mod.default as Record<string, unknown> | undefined)?.default, mod.plugin];
   const found = candidates.find(
-    (c): c is PluginDefinition => typeof c === 'object' && c !== null && typeof (c as PluginDefinition).name === 'string' && typeof (c as PluginDefinition).register === 'function',
+    (c): c is PluginDefinition =>
+      typeof c === 'object' &&
+      c !== null &&
+      typeof (c as PluginDefinition).name === 'string' &&
+      typeof (c as PluginDefinition).register === 'function',
   );
   if (!found) throw new StartupError(`plugin '${specifier}' exports no plugin definition (a default export with name and register)`);
   return found;

@@ -34,9 +34,12 @@ export function checkMigrationList(schema: PluginSchema): void {
   const versions = schema.migrations.map((m) => m.version);
   for (const [i, version] of versions.entries()) {
     if (!Number.isInteger(version) || version < 2 || version > schema.version) {
-      throw new StartupError(`plugin '${schema.name}': migration version ${version} must be an integer from 2 to its schemaVersion ${schema.version}`);
+      throw new StartupError(
+        `plugin '${schema.name}': migration version ${version} must be an integer from 2 to its schemaVersion ${schema.version}`,
+      );
     }
-    if (i > 0 && version <= versions[i - 1]!) throw new StartupError(`plugin '${schema.name}': migrations must be listed in increasing version order`);
+    if (i > 0 && version <= versions[i - 1]!)
+      throw new StartupError(`plugin '${schema.name}': migrations must be listed in increasing version order`);
   }
 }
 
@@ -113,6 +116,7 @@ export async function recordCurrent(db: Pick<Runner, 'query'>, stored: Map<strin
   for (const schema of schemas) {
     const from = stored.get(schema.name);
     if (from === undefined) await db.query(`insert into ${versionTable} (component, version) values (?, ?)`, [schema.name, schema.version]);
-    else if (from < schema.version) await db.query(`update ${versionTable} set version = ? where component = ?`, [schema.version, schema.name]);
+    else if (from < schema.version)
+      await db.query(`update ${versionTable} set version = ? where component = ?`, [schema.version, schema.name]);
   }
 }

@@ -30,7 +30,8 @@ export const Netmask = (): TString => Type.String({ format: 'netmask', maxLength
 export const IpList = (options: { minItems?: number } = {}) => Type.Array(Ipv4(), { maxItems: 4096, minItems: options.minItems ?? 0 });
 
 /** A human-given name: not blank, no control characters. */
-export const Name = (maxLength: number): TString => Type.String({ minLength: 1, maxLength, pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f]*$' });
+export const Name = (maxLength: number): TString =>
+  Type.String({ minLength: 1, maxLength, pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f]*$' });
 
 export function toInt(value: number | string): number {
   return typeof value === 'number' ? value : Number.parseInt(value, 10);

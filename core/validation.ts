@@ -38,7 +38,10 @@ export function compile<S extends TSchema>(schema: S): Checker<S> {
 
 /** `/clients/3` -> `clients[3]`, `/a/b` -> `a.b`: the name a user sees in the error. */
 function fieldName(instancePath: string, extra?: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra !== undefined) parts.push(extra);
   return parts.reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), '');
 }

@@ -68,7 +68,10 @@ function once(agent: http.Agent, options: LoadOptions, path: string, body?: stri
         method: options.method,
         path,
         agent,
-        headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }), ...options.headers },
+        headers: {
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }),
+          ...options.headers,
+        },
       },
       (res) => {
         res.resume();

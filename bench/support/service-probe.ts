@@ -17,11 +17,25 @@ const file = process.env.SOAK_PROBE_FILE;
 if (file) {
   const histogram = monitorEventLoopDelay({ resolution: 10 });
   histogram.enable();
-  const timer = setInterval(() => {
-    const { heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
-    appendFileSync(file, JSON.stringify({ t: Date.now(), p99ms: histogram.percentile(99) / 1e6, maxms: histogram.max / 1e6, heapUsed, heapTotal, external, arrayBuffers }) + '\n');
-    histogram.reset();
-  }, Number(process.env.SOAK_PROBE_INTERVAL_MS ?? 2000));
+  const timer = setInterval(
+    () => {
+      const { heapUsed, heapTotal, external, arrayBuffers } = process.memoryUsage();
+      appendFileSync(
+        file,
+        `${JSON.stringify({
+          t: Date.now(),
+          p99ms: histogram.percentile(99) / 1e6,
+          maxms: histogram.max / 1e6,
+          heapUsed,
+          heapTotal,
+          external,
+          arrayBuffers,
+        })}\n`,
+      );
+      histogram.reset();
+    },
+    Number(process.env.SOAK_PROBE_INTERVAL_MS ?? 2000),
+  );
   timer.unref();
   v8.setFlagsFromString('--expose-gc');
   const gc = vm.runInNewContext('gc') as () => void;

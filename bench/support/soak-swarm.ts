@@ -37,7 +37,13 @@ async function main(): Promise<void> {
     );
   }
   // The fake agent keeps every request it saw, for tests; a soak would grow without bound.
-  setInterval(() => agents.forEach((agent) => (agent.requests.length = 0)), 10_000).unref();
+  setInterval(
+    () =>
+      agents.forEach((agent) => {
+        agent.requests.length = 0;
+      }),
+    10_000,
+  ).unref();
   process.send!({ connected: agents.length, failed });
   process.on('message', (message) => {
     if (message === 'stats') process.send!({ requests, disconnected });

@@ -40,7 +40,7 @@ function clean(value: unknown, path: string, dropKeys: boolean, refuseNul: boole
   }
   if (typeof value !== 'object' || value === null) return;
   if (Array.isArray(value)) {
-    value.forEach((item, i) => clean(item, `${path}[${i}]`, dropKeys, refuseNul));
+    for (const [i, item] of value.entries()) clean(item, `${path}[${i}]`, dropKeys, refuseNul);
     return;
   }
   const record = value as Record<string, unknown>;
@@ -60,7 +60,7 @@ const bigintPlaceholder = /"\\u0000bigint:(-?\d+)"/g;
 const nonAscii = /[\u007f-\uffff]/g;
 
 function escapeChar(c: string): string {
-  return '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0');
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
 /**
@@ -79,7 +79,10 @@ export function stringifyAscii(value: unknown): string {
     text = JSON.stringify(value) ?? 'null';
   } catch (error) {
     if (!(error instanceof TypeError) || !/BigInt/.test(error.message)) throw error;
-    text = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? bigintMarker + v.toString() : v)).replace(bigintPlaceholder, '$1');
+    text = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? bigintMarker + v.toString() : v)).replace(
+      bigintPlaceholder,
+      '$1',
+    );
   }
   return text.replace(nonAscii, escapeChar);
 }

@@ -6,7 +6,13 @@ import { stringifyAscii } from './json';
  * The single place where response bodies are written: every success and error goes
  * through here, so the ASCII escaping and the response cap apply to all of them.
  */
-export function sendJson(res: ServerResponse, status: number, payload: unknown, maxBytes: number, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  payload: unknown,
+  maxBytes: number,
+  headers: Record<string, string> = {},
+): void {
   let text = stringifyAscii(payload);
   if (text.length > maxBytes) {
     // ASCII-only, so characters equal bytes. A capped answer is a 500 with no partial body.

@@ -53,7 +53,11 @@ export function createRestServer(options: RestOptions): http.Server {
       const allowed = methodsByPath.get(req.path ?? '');
       if (!allowed) return fail(req, res, new HttpError(404, ErrorCode.notFound, `no endpoint at ${req.path}`));
       res.setHeader('Allow', allowed.join(', '));
-      fail(req, res, new HttpError(405, ErrorCode.methodNotAllowed, `${req.method} is not allowed on ${req.path}; use ${allowed.join(' or ')}`));
+      fail(
+        req,
+        res,
+        new HttpError(405, ErrorCode.methodNotAllowed, `${req.method} is not allowed on ${req.path}; use ${allowed.join(' or ')}`),
+      );
     },
   });
 
@@ -151,6 +155,7 @@ function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
   const name = (error as { name?: string })?.name ?? '';
   if (name === 'UniqueConstraintViolationException') return badRequest(ErrorCode.duplicate, 'the change would duplicate a unique value');
-  if (name === 'ForeignKeyConstraintViolationException') return badRequest(ErrorCode.unknownId, 'the change refers to a record that does not exist');
+  if (name === 'ForeignKeyConstraintViolationException')
+    return badRequest(ErrorCode.unknownId, 'the change refers to a record that does not exist');
   return new HttpError(500, ErrorCode.internal, 'internal error');
 }

@@ -12,8 +12,7 @@ export class AnswerError extends Error {
 
 export type Configuration =
   /** A Linux or Windows agent: only its kind (LNX or WIN), nothing stored. */
-  | { kind: 'os'; state: 'LNX' | 'WIN'; speed?: number }
-  | { kind: 'disks'; entries: DiskEntry[]; serialNumber?: string; speed?: number };
+  { kind: 'os'; state: 'LNX' | 'WIN'; speed?: number } | { kind: 'disks'; entries: DiskEntry[]; serialNumber?: string; speed?: number };
 
 /** Far above any real machine; bounds the work one answer can cause. */
 const maxEntries = 1024;
@@ -31,12 +30,16 @@ export function readConfiguration(body: unknown): Configuration {
   }
   // `{}` (or any answer naming neither) says nothing about the disks: storing it would erase
   // the client's known partitions. A live agent with no disk sends empty lists.
-  if (answer.disk_setup === undefined && answer.partition_setup === undefined) throw new AnswerError("the answer has neither 'status' nor 'disk_setup'/'partition_setup'");
-  if (answer.serial_number !== undefined && typeof answer.serial_number !== 'string') throw new AnswerError("'serial_number' is not a string");
+  if (answer.disk_setup === undefined && answer.partition_setup === undefined)
+    throw new AnswerError("the answer has neither 'status' nor 'disk_setup'/'partition_setup'");
+  if (answer.serial_number !== undefined && typeof answer.serial_number !== 'string')
+    throw new AnswerError("'serial_number' is not a string");
   const disks = listOf(answer.disk_setup, 'disk_setup');
   const partitions = listOf(answer.partition_setup, 'partition_setup');
   if (disks.length + partitions.length > maxEntries) throw new AnswerError(`more than ${maxEntries} disk and partition entries`);
-  const entries = [...disks, ...partitions].map((entry, i) => readEntry(entry, i < disks.length ? `disk_setup[${i}]` : `partition_setup[${i - disks.length}]`));
+  const entries = [...disks, ...partitions].map((entry, i) =>
+    readEntry(entry, i < disks.length ? `disk_setup[${i}]` : `partition_setup[${i - disks.length}]`),
+  );
   const seen = new Set<string>();
   for (const e of entries) {
     const key = `${e.disk}:${e.partition}`;

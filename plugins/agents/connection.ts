@@ -59,7 +59,9 @@ export class AgentConnection {
   ) {
     this.parser = new AnswerParser(owner.maxAnswerBytes);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.on('end', () => this.close(this.parser.idle ? 'the agent closed the connection' : 'the agent closed the connection in the middle of an answer'));
+    socket.on('end', () =>
+      this.close(this.parser.idle ? 'the agent closed the connection' : 'the agent closed the connection in the middle of an answer'),
+    );
     socket.on('close', () => this.close('connection closed'));
     socket.on('error', (error) => this.close(`socket error: ${error.message}`));
   }
@@ -88,7 +90,8 @@ export class AgentConnection {
     const pending = this.pending(request, 'command');
     if (this.queued) this.fail(this.queued, 'interrupted', `replaced by ${request.path}`);
     this.queued = undefined;
-    if (this.inFlight?.kind === 'command' && !this.inFlight.answered) this.fail(this.inFlight, 'interrupted', `interrupted by ${request.path}`);
+    if (this.inFlight?.kind === 'command' && !this.inFlight.answered)
+      this.fail(this.inFlight, 'interrupted', `interrupted by ${request.path}`);
     if (this.inFlight) this.queued = pending;
     else this.write(pending);
     return pending.promise;
@@ -143,7 +146,10 @@ export class AgentConnection {
       this.close(`no answer to a probe within ${this.owner.probeTimeoutMs} ms`);
       return;
     }
-    this.owner.log.warn({ ip: this.ip, path: pending.request.path }, `no answer within ${this.owner.commandTimeoutMs} ms; the command failed`);
+    this.owner.log.warn(
+      { ip: this.ip, path: pending.request.path },
+      `no answer within ${this.owner.commandTimeoutMs} ms; the command failed`,
+    );
     this.fail(pending, 'timeout', `no answer to ${pending.request.path} within ${this.owner.commandTimeoutMs} ms`);
     this.next();
   }

@@ -13,7 +13,10 @@ export function encodeRequest(method: Method, path: string, body?: object): Buff
   // Non-ASCII is escaped so that characters equal bytes: the Python agent compares the
   // decoded text length with Content-Length and would wait forever on multi-byte UTF-8.
   const json = body === undefined ? '' : stringifyAscii(body);
-  return Buffer.from(`${method} /${path} HTTP/1.1\r\nContent-Length: ${json.length}\r\nContent-Type: application/json\r\n\r\n${json}`, 'latin1');
+  return Buffer.from(
+    `${method} /${path} HTTP/1.1\r\nContent-Length: ${json.length}\r\nContent-Type: application/json\r\n\r\n${json}`,
+    'latin1',
+  );
 }
 
 /** One answer read off the wire. */
@@ -109,7 +112,8 @@ export class AnswerParser {
     }
     // The reference takes a missing Content-Length as 0.
     length ??= 0;
-    if (length > this.maxAnswerBytes) throw new FramingError(`answer of ${length} bytes exceeds agents.max_answer_bytes (${this.maxAnswerBytes})`);
+    if (length > this.maxAnswerBytes)
+      throw new FramingError(`answer of ${length} bytes exceeds agents.max_answer_bytes (${this.maxAnswerBytes})`);
     return { status: Number(first[1]), length };
   }
 }

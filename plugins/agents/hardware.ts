@@ -51,11 +51,15 @@ export function readHardware(body: unknown): { type: string; description: string
 export async function storeHardware(db: Database, clientId: number, items: { type: string; description: string }[]): Promise<void> {
   await db.transactional(async (em) => {
     await execute(em, 'delete from client_hardware where client_id = ?', [clientId]);
-    if (items.length > 0) await em.insertMany(HardwareItemEntity, items.map((item, position) => ({ client: clientId, ...item, position })) as never[]);
+    if (items.length > 0)
+      await em.insertMany(HardwareItemEntity, items.map((item, position) => ({ client: clientId, ...item, position })) as never[]);
   });
 }
 
 export async function storedHardware(db: Database, clientId: number): Promise<{ description: string; type: string }[]> {
-  const rows = await db.query<{ type: string; description: string }>('select type, description from client_hardware where client_id = ? order by position', [clientId]);
+  const rows = await db.query<{ type: string; description: string }>(
+    'select type, description from client_hardware where client_id = ? order by position',
+    [clientId],
+  );
   return rows.map((r) => ({ description: r.description, type: hardwareTypes[r.type] ?? r.type }));
 }

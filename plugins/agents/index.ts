@@ -12,7 +12,16 @@ import { SoftwareInventory, readSoftware, storeSoftware } from './software';
 export { AgentLink } from './link';
 export { SoftwareInventory } from './software';
 export type { AnswerHandler } from './link';
-export { AgentLinkError, type AgentAnswer, type AgentRequest, type AgentState, type ClientListing, type Dispatch, type LastResult, type Outcome } from './types';
+export {
+  AgentLinkError,
+  type AgentAnswer,
+  type AgentRequest,
+  type AgentState,
+  type ClientListing,
+  type Dispatch,
+  type LastResult,
+  type Outcome,
+} from './types';
 
 export default definePlugin({
   name: 'agents',

@@ -63,7 +63,11 @@ export class AgentLink {
         `agent listener full: ${count} connection(s) refused at the cap of ${this.connectionCap} agents (descriptor limit less agents.fd_reserve); ` +
         'agents retry; raise the limit (LimitNOFILE) to hold more',
     );
-    this.acceptFailed = new ThrottledWarning(log, intervalMs, (count) => `agent listener could not accept ${count} connection(s): out of file descriptors`);
+    this.acceptFailed = new ThrottledWarning(
+      log,
+      intervalMs,
+      (count) => `agent listener could not accept ${count} connection(s): out of file descriptors`,
+    );
     inventory.onClientRemoved((client) => this.clientRemoved(client));
     inventory.onClientSaved((client) => {
       const conn = this.connections.get(client.ip);
@@ -145,7 +149,11 @@ export class AgentLink {
       const conn = agents[i]!;
       const last_cmd = { result: conn.lastResult };
       // The spec: `speed` only when the client reported it.
-      out.push(conn.speed === undefined ? { addr: conn.ip, state: conn.shownState, last_cmd } : { addr: conn.ip, state: conn.shownState, speed: conn.speed, last_cmd });
+      out.push(
+        conn.speed === undefined
+          ? { addr: conn.ip, state: conn.shownState, last_cmd }
+          : { addr: conn.ip, state: conn.shownState, speed: conn.speed, last_cmd },
+      );
     }
     return out;
   }
@@ -163,7 +171,9 @@ export class AgentLink {
   }
 
   async start(): Promise<void> {
-    const server = net.createServer({ noDelay: true, keepAlive: true, keepAliveInitialDelay: keepAliveMs }, (socket) => this.accept(socket));
+    const server = net.createServer({ noDelay: true, keepAlive: true, keepAliveInitialDelay: keepAliveMs }, (socket) =>
+      this.accept(socket),
+    );
     // Beyond the cap Node accepts and at once closes (the 'drop' event), so the backlog
     // drains, descriptors stay free for REST and the agents' retries find room later.
     this.connectionCap = agentConnectionCap(descriptorLimit(), this.settings.fd_reserve);
@@ -284,11 +294,17 @@ export class AgentLink {
           await handler(conn.client, answer, pending.request);
         } catch (error) {
           ok = false;
-          this.log.warn({ ip: conn.ip, path: pending.request.path, err: error }, `answer to ${pending.request.path} not stored: ${(error as Error).message}`);
+          this.log.warn(
+            { ip: conn.ip, path: pending.request.path, err: error },
+            `answer to ${pending.request.path} not stored: ${(error as Error).message}`,
+          );
         }
       }
     } else if (!ok) {
-      this.log.warn({ ip: conn.ip, path: pending.request.path, status: answer.status }, `agent answered ${answer.status} to ${pending.request.path}`);
+      this.log.warn(
+        { ip: conn.ip, path: pending.request.path, status: answer.status },
+        `agent answered ${answer.status} to ${pending.request.path}`,
+      );
     }
     conn.lastResult = ok ? 'success' : 'failure';
     return conn.lastResult;
@@ -313,7 +329,10 @@ export class AgentLink {
       return;
     }
     conn.state = outcome.state;
-    this.log.info({ ip: conn.ip, user: outcome.user, os: outcome.os }, `User ${outcome.action}: ip=${conn.ip}, user=${outcome.user}, os=${outcome.os}`);
+    this.log.info(
+      { ip: conn.ip, user: outcome.user, os: outcome.os },
+      `User ${outcome.action}: ip=${conn.ip}, user=${outcome.user}, os=${outcome.os}`,
+    );
   }
 
   private safely(fn: () => void, what: string): void {

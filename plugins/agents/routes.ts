@@ -26,7 +26,9 @@ export function agentRoutes(ctx: PluginContext, link: AgentLink, inventory: Inve
 
   // Consoles poll these two: kept out of the request log, as the reference.
   router.get('/clients', { log: false }, () => ({ clients: link.listing() }));
-  router.post('/clients', { body: ClientsBody, log: false }, ({ body }) => respond(link.dispatch(body.clients, { method: 'POST', path: 'probe' })));
+  router.post('/clients', { body: ClientsBody, log: false }, ({ body }) =>
+    respond(link.dispatch(body.clients, { method: 'POST', path: 'probe' })),
+  );
 
   const simple = (path: string, request: AgentRequest) =>
     router.post(path, { body: ClientsBody }, ({ body }) => respond(link.dispatch(body.clients, request)));
@@ -40,11 +42,15 @@ export function agentRoutes(ctx: PluginContext, link: AgentLink, inventory: Inve
     respond(link.dispatch(body.clients, { method: 'POST', path: 'session', body: relayed(body) })),
   );
 
-  router.post('/software', { body: DiskPartitionCommand }, ({ body }) => respond(link.dispatch(body.clients, { method: 'GET', path: 'software', body: relayed(body) })));
+  router.post('/software', { body: DiskPartitionCommand }, ({ body }) =>
+    respond(link.dispatch(body.clients, { method: 'GET', path: 'software', body: relayed(body) })),
+  );
 
   // A missing `type` is refused (400 naming it): repartitioning is destructive and the
   // label type must not be guessed. The reference refuses it too.
-  router.post('/setup', { body: SetupCommand }, ({ body }) => respond(link.dispatch(body.clients, { method: 'POST', path: 'setup', body: relayed(body) })));
+  router.post('/setup', { body: SetupCommand }, ({ body }) =>
+    respond(link.dispatch(body.clients, { method: 'POST', path: 'setup', body: relayed(body) })),
+  );
 
   async function known(ip: string, field: string): Promise<ClientView> {
     const client = await inventory.clientByIp(ip);

@@ -28,7 +28,10 @@ export const SetupCommand = Type.Object({
 });
 
 /** GET /session takes `client` or `clients`. */
-export const SessionQuery = Type.Object({ client: Type.Optional(IpList({ minItems: 1 })), clients: Type.Optional(IpList({ minItems: 1 })) });
+export const SessionQuery = Type.Object({
+  client: Type.Optional(IpList({ minItems: 1 })),
+  clients: Type.Optional(IpList({ minItems: 1 })),
+});
 /** Read-backs name exactly one client, as GET /client/info does. */
 const OneClient = () => Type.Array(Ipv4(), { minItems: 1, maxItems: 1 });
 export const ClientQuery = Type.Object({ client: OneClient() });

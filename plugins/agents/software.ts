@@ -12,7 +12,8 @@ const maxLines = 20_000;
 export function readSoftware(body: unknown): { partition: number; lines: string[] } {
   const answer = (typeof body === 'object' && body !== null ? body : {}) as { partition?: unknown; software?: unknown };
   if (typeof answer.software !== 'string') throw new AnswerError("the answer has no 'software' string");
-  const partition = typeof answer.partition === 'string' && /^[0-9]{1,5}$/.test(answer.partition) ? Number(answer.partition) : answer.partition;
+  const partition =
+    typeof answer.partition === 'string' && /^[0-9]{1,5}$/.test(answer.partition) ? Number(answer.partition) : answer.partition;
   if (typeof partition !== 'number' || !Number.isInteger(partition) || partition < 0 || partition > 0xffff) {
     throw new AnswerError("the answer's 'partition' is not a partition number");
   }
@@ -47,7 +48,10 @@ export async function storeSoftware(db: Database, clientId: number, disk: number
   await db.transactional(async (em) => {
     await execute(em, 'delete from client_software where client_id = ? and disk = ? and part_number = ?', [clientId, disk, partition]);
     if (lines.length > 0) {
-      await em.insertMany(SoftwareItemEntity, lines.map((name, position) => ({ client: clientId, disk, partition, position, name })) as never[]);
+      await em.insertMany(
+        SoftwareItemEntity,
+        lines.map((name, position) => ({ client: clientId, disk, partition, position, name })) as never[],
+      );
     }
   });
 }

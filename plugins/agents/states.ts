@@ -20,7 +20,10 @@ export interface ProbeOutcome {
 export function readProbe(status: number, body: unknown): ProbeOutcome | undefined {
   if (status !== 200 && status !== 202) return undefined;
   const answer = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  const speed = typeof answer.speed === 'number' && Number.isInteger(answer.speed) && answer.speed >= 0 && answer.speed <= 0xffffffff ? answer.speed : undefined;
+  const speed =
+    typeof answer.speed === 'number' && Number.isInteger(answer.speed) && answer.speed >= 0 && answer.speed <= 0xffffffff
+      ? answer.speed
+      : undefined;
   if (status === 202) return { busy: true, speed };
   if (typeof answer.status !== 'string') return undefined;
   if (answer.status === 'BSY') return { busy: true, speed };
@@ -53,5 +56,11 @@ export function readEvent(current: AgentState, body: unknown): EventOutcome {
   if (typeof user !== 'string') return { ok: false, why: "the session event has no 'user' string" };
   const next = transitions[current]?.[action];
   if (!next) return { ok: false, why: `session ${action} makes no sense in state ${current}` };
-  return { ok: true, state: next, action: action === 'start' ? 'logged in' : 'logged out', user: user.slice(0, 256), os: transitions[current]!.os };
+  return {
+    ok: true,
+    state: next,
+    action: action === 'start' ? 'logged in' : 'logged out',
+    user: user.slice(0, 256),
+    os: transitions[current]!.os,
+  };
 }

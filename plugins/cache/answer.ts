@@ -45,6 +45,7 @@ function bytes(value: unknown, where: string): bigint {
   let n: bigint | undefined;
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) n = BigInt(value);
   else if (typeof value === 'string' && /^[0-9]{1,19}$/.test(value)) n = BigInt(value);
-  if (n === undefined || n > maxBigint) throw new CacheAnswerError(`${where} is not a non-negative 64-bit integer (past 2^53, send a decimal string)`);
+  if (n === undefined || n > maxBigint)
+    throw new CacheAnswerError(`${where} is not a non-negative 64-bit integer (past 2^53, send a decimal string)`);
   return n;
 }

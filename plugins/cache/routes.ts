@@ -56,12 +56,18 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
         : body.repository !== undefined
           ? await inventory.repositoryByAddress(body.repository)
           : null;
-    if (body.repository_id !== undefined && !named) throw badRequest(ErrorCode.unknownId, `no repository with id ${body.repository_id}`, 'repository_id');
+    if (body.repository_id !== undefined && !named)
+      throw badRequest(ErrorCode.unknownId, `no repository with id ${body.repository_id}`, 'repository_id');
     const clients = new Map((await inventory.clientsByIps(body.clients)).map((c) => [c.ip, c]));
     const byAddress = new Map<string, string[]>();
     for (const ip of new Set(body.clients)) {
       const address = await addressFor(clients.get(ip), named?.addresses, body.repository);
-      if (!address) throw badRequest(ErrorCode.missingField, `'repository_id' is required: client ${ip} has no repository with an address`, 'repository_id');
+      if (!address)
+        throw badRequest(
+          ErrorCode.missingField,
+          `'repository_id' is required: client ${ip} has no repository with an address`,
+          'repository_id',
+        );
       byAddress.set(address, [...(byAddress.get(address) ?? []), ip]);
     }
     const outcomes = new Map<string, Dispatch['outcomes'][number]>();
@@ -73,7 +79,11 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
   }
 
   /** The named repository's address for this client; without one, the client's own repository's. */
-  async function addressFor(client: ClientView | undefined, addresses: string[] | undefined, asked: string | undefined): Promise<string | undefined> {
+  async function addressFor(
+    client: ClientView | undefined,
+    addresses: string[] | undefined,
+    asked: string | undefined,
+  ): Promise<string | undefined> {
     if (addresses) return repositoryAddressFor(client, addresses, asked);
     if (asked !== undefined) return asked;
     const own = client?.repositoryId ? await inventory.repository(client.repositoryId) : null;

@@ -30,7 +30,8 @@ export class CacheStore {
          where client_id in (${chunk.map(() => '?').join(',')}) order by client_id, name`,
         chunk,
       );
-      for (const r of rows) out.get(Number(r.client_id))!.push({ name: String(r.name), size: BigInt(String(r.size)), checksum: String(r.checksum ?? '') });
+      for (const r of rows)
+        out.get(Number(r.client_id))!.push({ name: String(r.name), size: BigInt(String(r.size)), checksum: String(r.checksum ?? '') });
     }
     return out;
   }

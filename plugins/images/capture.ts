@@ -28,7 +28,8 @@ export function captureHandler(
   return async (client, answer) => {
     const a = readImageAnswer(answer.body);
     const request = pending.get(client.ip);
-    if (request && request.name !== a.name) throw new ImageAnswerError(`the answer is about image '${a.name}', the request was '${request.name}'`);
+    if (request && request.name !== a.name)
+      throw new ImageAnswerError(`the answer is about image '${a.name}', the request was '${request.name}'`);
     if (!isImageName(a.name)) throw new ImageAnswerError(`'${a.name.slice(0, 60)}' is not a valid image name`);
     let repositoryId = request?.repositoryId;
     if (repositoryId === undefined) {
@@ -38,7 +39,8 @@ export function captureHandler(
     }
     if (a.software !== undefined) await software.store(client.id, a.disk, a.partition, a.software);
     // Older agents leave out size, mode and time: read them from the file when it is here.
-    const file = a.size === undefined || a.perms === undefined || a.lastupdate === undefined ? await imageFileStat(directory, a.name) : undefined;
+    const file =
+      a.size === undefined || a.perms === undefined || a.lastupdate === undefined ? await imageFileStat(directory, a.name) : undefined;
     const perms = a.perms ?? file?.mode;
     const imageId = await store.saveCapture({
       name: a.name,

@@ -172,29 +172,35 @@ export class ImageStore {
 
   /** Change an image's record; false when there is no such image. */
   update(id: number, changes: ImageChanges): Promise<boolean> {
-    return this.writing(() => this.db.transactional(async (em) => {
-      const image = await this.byId(em, id);
-      if (!image) return false;
-      em.assign(image, changes);
-      await em.flush();
-      return true;
-    }));
+    return this.writing(() =>
+      this.db.transactional(async (em) => {
+        const image = await this.byId(em, id);
+        if (!image) return false;
+        em.assign(image, changes);
+        await em.flush();
+        return true;
+      }),
+    );
   }
 
   /** Delete an image's record (and its restriction); its name, or undefined when there was none. */
   delete(id: number): Promise<string | undefined> {
-    return this.writing(() => this.db.transactional(async (em) => {
-      const image = await this.byId(em, id);
-      if (!image) return undefined;
-      await em.nativeDelete(ImageScopeEntity, { image: id });
-      await em.nativeDelete(ImageEntity, { id });
-      return image.name;
-    }));
+    return this.writing(() =>
+      this.db.transactional(async (em) => {
+        const image = await this.byId(em, id);
+        if (!image) return undefined;
+        await em.nativeDelete(ImageScopeEntity, { image: id });
+        await em.nativeDelete(ImageEntity, { id });
+        return image.name;
+      }),
+    );
   }
 
   /** The centers an image is restricted to; empty = unrestricted. */
   async scopes(imageId: number): Promise<number[]> {
-    const rows = await this.db.query<{ center_id: number }>('select center_id from image_scopes where image_id = ? order by center_id', [imageId]);
+    const rows = await this.db.query<{ center_id: number }>('select center_id from image_scopes where image_id = ? order by center_id', [
+      imageId,
+    ]);
     return rows.map((r) => Number(r.center_id));
   }
 

@@ -95,8 +95,13 @@ export class DiskSetupWriter {
       // A partition whose size, filesystem or OS changed no longer holds the image it had.
       const replaced = String(row.size) !== values.size || row.filesystem !== values.filesystem || row.os !== values.os;
       const same =
-        !replaced && row.disk_type === values.diskType && Number(row.code) === values.code && String(row.used_size) === values.usedSize && String(row.free_size) === values.freeSize;
-      if (!same) await em.nativeUpdate(PartitionEntity, { id: row.id }, (replaced ? { ...values, image: 0, software: 0 } : values) as never);
+        !replaced &&
+        row.disk_type === values.diskType &&
+        Number(row.code) === values.code &&
+        String(row.used_size) === values.usedSize &&
+        String(row.free_size) === values.freeSize;
+      if (!same)
+        await em.nativeUpdate(PartitionEntity, { id: row.id }, (replaced ? { ...values, image: 0, software: 0 } : values) as never);
     }
     if (inserts.length > 0) await em.insertMany(PartitionEntity, inserts as never[]);
     const gone = existing.filter((row) => !kept.has(Number(row.id))).map((row) => row.id);

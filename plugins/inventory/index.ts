@@ -26,7 +26,17 @@ export { repositoryAddressFor } from './repository-address';
 export default definePlugin({
   name: 'inventory',
   schemaVersion: 1,
-  entities: [CenterEntity, RoomFolderEntity, RoomEntity, ComputerFolderEntity, RepositoryEntity, RepositoryAddressEntity, ServerEntity, ClientEntity, PartitionEntity],
+  entities: [
+    CenterEntity,
+    RoomFolderEntity,
+    RoomEntity,
+    ComputerFolderEntity,
+    RepositoryEntity,
+    RepositoryAddressEntity,
+    ServerEntity,
+    ClientEntity,
+    PartitionEntity,
+  ],
   config: Type.Object(
     {
       /** Boot mode of a client added without one: it boots the live image. */

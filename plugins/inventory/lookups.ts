@@ -4,7 +4,12 @@ import { ErrorCode, badRequest } from '../../core/errors';
 /** Load a row by id or refuse the request, naming the field that carried the id. */
 export async function requireRow<T extends object>(em: EntityManager, entity: EntitySchema<T>, id: number, field: string): Promise<T> {
   const row = await em.findOne(entity, { id } as never);
-  if (!row) throw badRequest(ErrorCode.unknownId, `no ${entity.meta.className.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()} with id ${id}`, field);
+  if (!row)
+    throw badRequest(
+      ErrorCode.unknownId,
+      `no ${entity.meta.className.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase()} with id ${id}`,
+      field,
+    );
   return row;
 }
 
@@ -12,5 +17,10 @@ export async function requireRow<T extends object>(em: EntityManager, entity: En
 export function requireAllKnown(asked: string[], found: { ip: string }[], field = 'clients'): void {
   const known = new Set(found.map((c) => c.ip));
   const unknown = [...new Set(asked)].filter((ip) => !known.has(ip));
-  if (unknown.length > 0) throw badRequest(ErrorCode.unknownId, `no client with ip ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ', ...' : ''}`, field);
+  if (unknown.length > 0)
+    throw badRequest(
+      ErrorCode.unknownId,
+      `no client with ip ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ', ...' : ''}`,
+      field,
+    );
 }

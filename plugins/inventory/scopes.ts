@@ -28,7 +28,9 @@ export async function buildScopes(db: Database): Promise<ScopeNode[]> {
   const centerNodes = new Map(centers.map((c) => [Number(c.id), node('center', Number(c.id), c.name)]));
   const roomFolderNodes = new Map(roomFolders.map((f) => [Number(f.id), node('folder', Number(f.id), f.name)]));
   const roomNodes = new Map(rooms.map((r) => [Number(r.id), node('room', Number(r.id), r.name)]));
-  const computerFolderNodes = new Map(computerFolders.map((f) => [Number(f.id), node('folder', computerFolderPublicId(Number(f.id)), f.name)]));
+  const computerFolderNodes = new Map(
+    computerFolders.map((f) => [Number(f.id), node('folder', computerFolderPublicId(Number(f.id)), f.name)]),
+  );
 
   const attach = (rows: Row[], nodes: Map<number, ScopeNode>, parents: Map<number, ScopeNode>, owners: Map<number, ScopeNode>): void => {
     for (const row of rows) {

@@ -191,10 +191,14 @@ export class Inventory {
     return out;
   }
 
-
   /** Record the image a client's partition now holds (an agent created or restored it there). */
   async setPartitionImage(clientId: number, disk: number, partition: number, imageId: number): Promise<void> {
-    await this.db.query('update partitions set image = ? where client_id = ? and disk = ? and part_number = ?', [imageId, clientId, disk, partition]);
+    await this.db.query('update partitions set image = ? where client_id = ? and disk = ? and part_number = ?', [
+      imageId,
+      clientId,
+      disk,
+      partition,
+    ]);
   }
 
   /** Forget a deleted image on every partition that held it: consoles look every non-zero image id up. */

@@ -95,7 +95,9 @@ export class LiveCatalog {
   }
 
   private async added(): Promise<LiveEntry[]> {
-    const rows = await this.db.query<LiveEntry>('select directory, distribution, kernel, architecture, revision, iso from live_images order by id');
+    const rows = await this.db.query<LiveEntry>(
+      'select directory, distribution, kernel, architecture, revision, iso from live_images order by id',
+    );
     return rows.map((r) => Object.fromEntries(fields.map((f) => [f, String(r[f] ?? '')])) as unknown as LiveEntry);
   }
 

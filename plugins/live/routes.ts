@@ -52,7 +52,8 @@ export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, in
 
   router.post('/live/add', { body: LiveAddBody }, async ({ body }) => {
     const { live } = await catalog.list();
-    if (live.some((e) => e.directory === body.name)) throw badRequest(ErrorCode.duplicate, `live image '${body.name}' is already listed`, 'name');
+    if (live.some((e) => e.directory === body.name))
+      throw badRequest(ErrorCode.duplicate, `live image '${body.name}' is already listed`, 'name');
     const parsed = parseLiveName(body.name);
     const em = db.fork();
     const row = em.create(LiveImageEntity, {
@@ -73,7 +74,11 @@ export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, in
     if (deleted > 0) return {};
     const { live } = await catalog.list();
     if (live.some((e) => e.directory === body.name)) {
-      throw badRequest(ErrorCode.conflict, `live image '${body.name}' was found in the live directory, not added here; remove it there`, 'name');
+      throw badRequest(
+        ErrorCode.conflict,
+        `live image '${body.name}' was found in the live directory, not added here; remove it there`,
+        'name',
+      );
     }
     throw badRequest(ErrorCode.unknownId, `no live image '${body.name.slice(0, 64)}'`, 'name');
   });

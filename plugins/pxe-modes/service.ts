@@ -86,7 +86,10 @@ export class BootFiles {
 
   /** Remove both boot files of a client (deleted, or its MAC or IP changed). */
   async deleteFor(client: ClientView): Promise<void> {
-    await Promise.all([removeFile(this.settings.biosDir, biosFileName(client.mac)), removeFile(this.settings.uefiDir, uefiFileName(client.mac))]);
+    await Promise.all([
+      removeFile(this.settings.biosDir, biosFileName(client.mac)),
+      removeFile(this.settings.uefiDir, uefiFileName(client.mac)),
+    ]);
   }
 
   /** At startup: drop temp files an interrupted write left in the boot directories. */
@@ -107,7 +110,14 @@ export class BootFiles {
 
   private async writeOne(client: ClientView, mode: string, renderers: Partial<Record<Firmware, Renderer>>, repoIp: string): Promise<void> {
     const { serverIp, lang, vga } = this.settings;
-    const input = { mode, data: bootParameters(client, { serverIp, lang, repoIp, vga }), oglivedir: paramValue(client.livedir), serverIp, repoIp, client };
+    const input = {
+      mode,
+      data: bootParameters(client, { serverIp, lang, repoIp, vga }),
+      oglivedir: paramValue(client.livedir),
+      serverIp,
+      repoIp,
+      client,
+    };
     await Promise.all(
       FIRMWARES.map((firmware) => {
         const name = firmware === 'bios' ? biosFileName(client.mac) : uefiFileName(client.mac);

@@ -50,7 +50,16 @@ export class Templates {
   constructor(private readonly dir: string) {}
 
   async catalog(): Promise<Catalog> {
-    const stamp = (await Promise.all(FIRMWARES.map((fw) => stat(path.join(this.dir, fw)).then((i) => String(i.mtimeMs), () => 'none')))).join('/');
+    const stamp = (
+      await Promise.all(
+        FIRMWARES.map((fw) =>
+          stat(path.join(this.dir, fw)).then(
+            (i) => String(i.mtimeMs),
+            () => 'none',
+          ),
+        ),
+      )
+    ).join('/');
     if (this.scanned?.stamp === stamp) return this.scanned.catalog;
     const [bios, uefi] = await Promise.all([this.scan('bios'), this.scan('uefi')]);
     const catalog: Catalog = new Map();

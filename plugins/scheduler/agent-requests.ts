@@ -17,7 +17,8 @@ export class AgentRequests {
 
   async for(action: { ip: string; command: string; params: string }): Promise<AgentRequest> {
     const params = JSON.parse(action.params) as Record<string, unknown>;
-    if (action.command === 'image_create' || action.command === 'image_restore') params.repository = await this.repositoryAddress(action.ip, params.repository);
+    if (action.command === 'image_create' || action.command === 'image_restore')
+      params.repository = await this.repositoryAddress(action.ip, params.repository);
     return agentRequest(action.command, params);
   }
 

@@ -49,7 +49,11 @@ export function readYears(value: number | number[], field = 'when.years'): numbe
     years = [];
     for (let bit = 0; bit < legacyMaskBits; bit++) if (value & (1 << bit)) years.push(MASK_FIRST_YEAR + bit);
   } else {
-    throw badRequest(ErrorCode.invalidField, `'${field}' must be a year (${FIRST_YEAR}-${LAST_YEAR}), a list of years or a year mask below 65536`, field);
+    throw badRequest(
+      ErrorCode.invalidField,
+      `'${field}' must be a year (${FIRST_YEAR}-${LAST_YEAR}), a list of years or a year mask below 65536`,
+      field,
+    );
   }
   const unique = [...new Set(years)].sort((a, b) => a - b);
   if (unique.length === 0) throw badRequest(ErrorCode.invalidField, `'${field}' selects no year`, field);
@@ -60,7 +64,11 @@ export function readYears(value: number | number[], field = 'when.years'): numbe
 export function requireSomeTime(when: When, prefix = 'when'): void {
   if (when.months === 0) throw badRequest(ErrorCode.invalidField, `'${prefix}.months' selects no month`, `${prefix}.months`);
   if (when.days === 0 && when.weekDays === 0 && when.weeks === 0) {
-    throw badRequest(ErrorCode.invalidField, `'${prefix}.days', '${prefix}.week_days' and '${prefix}.weeks' select no day`, `${prefix}.days`);
+    throw badRequest(
+      ErrorCode.invalidField,
+      `'${prefix}.days', '${prefix}.week_days' and '${prefix}.weeks' select no day`,
+      `${prefix}.days`,
+    );
   }
   if (when.hours === 0) throw badRequest(ErrorCode.invalidField, `'${prefix}.hours' selects no hour`, `${prefix}.hours`);
 }
@@ -75,7 +83,7 @@ export function whenAt(ms: number): When {
     weeks: 0,
     weekDays: 0,
     days: 1 << (date.getDate() - 1),
-    hours: 1 << hour % 12,
+    hours: 1 << (hour % 12),
     amPm: hour >= 12 ? 1 : 0,
     minutes: date.getMinutes(),
   };

@@ -46,7 +46,11 @@ async function includedProcedures(em: EntityManager, from: number): Promise<Set<
   const seen = new Set<number>();
   let frontier = [from];
   while (frontier.length > 0) {
-    const steps = await em.find(ProcedureStepEntity, { procedure: { $in: frontier }, subprocedure: { $ne: null } }, { fields: ['subprocedure'] });
+    const steps = await em.find(
+      ProcedureStepEntity,
+      { procedure: { $in: frontier }, subprocedure: { $ne: null } },
+      { fields: ['subprocedure'] },
+    );
     frontier = [];
     for (const step of steps) {
       const id = step.subprocedure!.id;
@@ -59,7 +63,12 @@ async function includedProcedures(em: EntityManager, from: number): Promise<Set<
   return seen;
 }
 
-function stepKind(step: StepBody, i: number, allowed: ('command' | 'procedure' | 'task')[], owner: string): 'command' | 'procedure' | 'task' {
+function stepKind(
+  step: StepBody,
+  i: number,
+  allowed: ('command' | 'procedure' | 'task')[],
+  owner: string,
+): 'command' | 'procedure' | 'task' {
   const present = (['command', 'procedure', 'task'] as const).filter((k) => step[k] !== undefined);
   if (present.length !== 1) {
     throw badRequest(ErrorCode.invalidField, `'steps[${i}]' must have exactly one of ${allowed.join(', ')}`, `steps[${i}]`);
@@ -81,7 +90,11 @@ export async function checkProcedureSteps(em: EntityManager, steps: StepBody[], 
     const id = toInt(step.procedure!);
     await requireProcedure(em, id, field);
     if (self !== undefined && (id === self || (await includedProcedures(em, id)).has(self))) {
-      throw badRequest(SchedulerError.cycle, `procedure ${id} includes procedure ${self}, directly or through others: a procedure cannot include itself`, field);
+      throw badRequest(
+        SchedulerError.cycle,
+        `procedure ${id} includes procedure ${self}, directly or through others: a procedure cannot include itself`,
+        field,
+      );
     }
     out.push({ procedure: id });
   }
@@ -106,7 +119,11 @@ async function checkTaskSteps(em: EntityManager, steps: StepBody[]): Promise<Che
 }
 
 async function refuseDuplicateName(em: EntityManager, center: number, name: string, except?: number): Promise<void> {
-  const other = await em.findOne(ProcedureEntity, { center: { id: center }, name, ...(except === undefined ? {} : { id: { $ne: except } }) });
+  const other = await em.findOne(ProcedureEntity, {
+    center: { id: center },
+    name,
+    ...(except === undefined ? {} : { id: { $ne: except } }),
+  });
   if (other) throw badRequest(ErrorCode.duplicate, `center ${center} already has a procedure named '${name}' (id ${other.id})`, 'name');
 }
 
@@ -127,7 +144,11 @@ export async function addProcedure(em: EntityManager, input: ProcedureInput): Pr
   await refuseDuplicateName(em, input.center, input.name);
   const steps = await checkProcedureSteps(em, input.steps);
   return em.transactional(async (tx) => {
-    const procedure = tx.create(ProcedureEntity, { name: input.name, description: input.description, center: tx.getReference('Center', input.center) as never });
+    const procedure = tx.create(ProcedureEntity, {
+      name: input.name,
+      description: input.description,
+      center: tx.getReference('Center', input.center) as never,
+    });
     await tx.flush();
     writeProcedureSteps(tx, procedure, steps);
     await tx.flush();
@@ -170,7 +191,9 @@ export async function addTask(em: EntityManager, input: TaskInput): Promise<numb
       tx.create(TaskStepEntity, {
         task,
         ordinal,
-        ...('procedure' in step ? { procedure: tx.getReference(ProcedureEntity, step.procedure) } : { subtask: tx.getReference(TaskEntity, (step as { task: number }).task) }),
+        ...('procedure' in step
+          ? { procedure: tx.getReference(ProcedureEntity, step.procedure) }
+          : { subtask: tx.getReference(TaskEntity, (step as { task: number }).task) }),
       });
     }
     await tx.flush();

@@ -53,7 +53,14 @@ const kinds: Record<string, CommandKind> = {
     request: (p) => ({ method: 'POST', path: 'shell/run', body: { run: p.run, echo: false } }),
   },
   image_create: {
-    params: Type.Object({ disk: Number16(), partition: Number16(), code: Text(16), id: IntLike(), name: Text(100), repository: Type.Optional(Text(15)) }),
+    params: Type.Object({
+      disk: Number16(),
+      partition: Number16(),
+      code: Text(16),
+      id: IntLike(),
+      name: Text(100),
+      repository: Type.Optional(Text(15)),
+    }),
     oneClientOnly: true,
     request: (p) => ({ method: 'POST', path: 'image/create', body: body(p, ['disk', 'partition', 'code', 'id', 'name', 'repository']) }),
   },
@@ -67,7 +74,11 @@ const kinds: Record<string, CommandKind> = {
       type: Text(16),
       profile: Type.Optional(IntLike()),
     }),
-    request: (p) => ({ method: 'POST', path: 'image/restore', body: body(p, ['disk', 'partition', 'id', 'name', 'repository', 'type', 'profile']) }),
+    request: (p) => ({
+      method: 'POST',
+      path: 'image/restore',
+      body: body(p, ['disk', 'partition', 'id', 'name', 'repository', 'type', 'profile']),
+    }),
   },
   setup: {
     params: Type.Object({
@@ -102,9 +113,17 @@ export function checkCommand(command: string, params: unknown, field: string, pa
   if (!checked.ok) {
     const v = checked.violation;
     const full = v.field ? `${paramsField}.${v.field}` : paramsField;
-    throw badRequest(v.missing ? ErrorCode.missingField : ErrorCode.invalidField, v.message.replace(v.field ? `'${v.field}'` : 'the body', `'${full}'`), full);
+    throw badRequest(
+      v.missing ? ErrorCode.missingField : ErrorCode.invalidField,
+      v.message.replace(v.field ? `'${v.field}'` : 'the body', `'${full}'`),
+      full,
+    );
   }
-  if (command === 'session' && (value as { part?: unknown }).part === undefined && (value as { partition?: unknown }).partition === undefined) {
+  if (
+    command === 'session' &&
+    (value as { part?: unknown }).part === undefined &&
+    (value as { partition?: unknown }).partition === undefined
+  ) {
     throw badRequest(ErrorCode.missingField, `'${paramsField}.part' is required`, `${paramsField}.part`);
   }
   return value as Record<string, unknown>;

@@ -125,7 +125,10 @@ export class Expander {
       }
       return this.insertActions(em, commands, clients, session, {}, 'queued');
     });
-    await this.enqueue(rows, clients.map((c) => c.ip));
+    await this.enqueue(
+      rows,
+      clients.map((c) => c.ip),
+    );
     return session.value;
   }
 
@@ -151,8 +154,10 @@ export class Expander {
     const out: NewAction[] = [];
     const steps = await em.find(TaskStepEntity, { task: { id: taskId } }, { orderBy: { ordinal: 'asc' } });
     for (const step of steps) {
-      if (step.subtask) out.push(...(await this.expandTask(em, step.subtask.id, { ...origin, taskId: step.subtask.id }, [...path, taskId])));
-      else if (step.procedure && clients.length > 0) out.push(...(await this.insertActions(em, await this.commandsOf(em, step.procedure.id), clients, session, origin, 'queued')));
+      if (step.subtask)
+        out.push(...(await this.expandTask(em, step.subtask.id, { ...origin, taskId: step.subtask.id }, [...path, taskId])));
+      else if (step.procedure && clients.length > 0)
+        out.push(...(await this.insertActions(em, await this.commandsOf(em, step.procedure.id), clients, session, origin, 'queued')));
     }
     return out;
   }
@@ -178,7 +183,15 @@ export class Expander {
       // A session from a task for a room holds image_create rows refused for all clients but one: they stay refused.
       const imageSource = rows.find((r) => oneClientOnly(r.command))?.ip;
       const found = rows.filter((r) => !oneClientOnly(r.command) || r.ip === imageSource);
-      for (const row of found) Object.assign(row, { state: 'queued', result: '', note: '', queuedAt: now, finishedAt: null, scheduleId: origin.scheduleId ?? row.scheduleId });
+      for (const row of found)
+        Object.assign(row, {
+          state: 'queued',
+          result: '',
+          note: '',
+          queuedAt: now,
+          finishedAt: null,
+          scheduleId: origin.scheduleId ?? row.scheduleId,
+        });
       await em.flush();
       return found.map((r) => ({ id: r.id, ip: r.ip, queuedAt: now, command: r.command, params: r.params }));
     });

@@ -55,8 +55,16 @@ export class CommandQueue {
   async load(): Promise<void> {
     const em = this.db.fork();
     const finishedAt = this.clock.now();
-    await em.nativeUpdate(ActionEntity, { state: 'sent' }, { state: 'done', result: 'failure', note: 'server restarted before the agent answered', finishedAt });
-    await em.nativeUpdate(ActionEntity, { state: 'queued', command: 'wol' }, { state: 'done', result: 'failure', note: 'server restarted before the wake-on-LAN packet was sent', finishedAt });
+    await em.nativeUpdate(
+      ActionEntity,
+      { state: 'sent' },
+      { state: 'done', result: 'failure', note: 'server restarted before the agent answered', finishedAt },
+    );
+    await em.nativeUpdate(
+      ActionEntity,
+      { state: 'queued', command: 'wol' },
+      { state: 'done', result: 'failure', note: 'server restarted before the wake-on-LAN packet was sent', finishedAt },
+    );
     const rows = await em.find(ActionEntity, { state: 'queued' }, { orderBy: { id: 'asc' }, fields: ['id', 'ip', 'queuedAt'] });
     this.add(rows.map((r) => ({ id: r.id, ip: r.ip, queuedAt: r.queuedAt ?? this.clock.now() })));
   }
@@ -144,7 +152,7 @@ export class CommandQueue {
         this.take(ip, next);
         continue;
       }
-      let request;
+      let request: Awaited<ReturnType<typeof this.requests.for>>;
       try {
         request = await this.requests.for(row);
       } catch (error) {
@@ -162,7 +170,10 @@ export class CommandQueue {
           ({ status, result }) =>
             result === 'success'
               ? { result: 'success' as const, note: '' }
-              : { result: 'failure' as const, note: status === 200 || status === 202 ? 'the answer could not be stored' : `agent answered ${status}` },
+              : {
+                  result: 'failure' as const,
+                  note: status === 200 || status === 202 ? 'the answer could not be stored' : `agent answered ${status}`,
+                },
           (error: Error) =>
             error instanceof AgentLinkError && error.reason === 'disconnected' && endsWithDisconnect(row.command)
               ? { result: 'success' as const, note: '' }

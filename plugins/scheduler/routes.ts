@@ -24,7 +24,12 @@ async function knownClients(inventory: Inventory, ips: string[]): Promise<Client
   const found = await inventory.clientsByIps(ips);
   const known = new Set(found.map((c) => c.ip));
   const unknown = [...new Set(ips)].filter((ip) => !known.has(ip));
-  if (unknown.length > 0) throw badRequest(ErrorCode.unknownId, `no client with ip ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ', ...' : ''}`, 'clients');
+  if (unknown.length > 0)
+    throw badRequest(
+      ErrorCode.unknownId,
+      `no client with ip ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ', ...' : ''}`,
+      'clients',
+    );
   return found;
 }
 
@@ -39,11 +44,21 @@ async function requireScope(em: EntityManager, scope: { type: keyof typeof scope
 /** The scheduling endpoints of earlier releases, in the reference's request shapes. */
 export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, inventory: Inventory): void {
   router.post('/procedure/add', { body: ProcedureAdd }, async ({ body, em }) => ({
-    id: await addProcedure(em, { center: toInt(body.center), name: body.name, description: body.description ?? '', steps: body.steps ?? [] }),
+    id: await addProcedure(em, {
+      center: toInt(body.center),
+      name: body.name,
+      description: body.description ?? '',
+      steps: body.steps ?? [],
+    }),
   }));
 
   router.post('/procedure/update', { body: ProcedureUpdate }, async ({ body, em }) => {
-    await updateProcedure(em, toInt(body.procedure), { center: toInt(body.center), name: body.name, description: body.description ?? '', steps: body.steps ?? [] });
+    await updateProcedure(em, toInt(body.procedure), {
+      center: toInt(body.center),
+      name: body.name,
+      description: body.description ?? '',
+      steps: body.steps ?? [],
+    });
   });
 
   router.post('/procedure/delete', { body: IdBody }, async ({ body, em }) => {
@@ -59,7 +74,15 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
   router.post('/task/add', { body: TaskAdd }, async ({ body, em }) => {
     const scope = body.scope && { type: body.scope.type, id: toInt(body.scope.id) };
     if (scope) await requireScope(em, scope);
-    return { id: await addTask(em, { center: toInt(body.center), name: body.name, description: body.description ?? '', steps: body.steps ?? [], scope }) };
+    return {
+      id: await addTask(em, {
+        center: toInt(body.center),
+        name: body.name,
+        description: body.description ?? '',
+        steps: body.steps ?? [],
+        scope,
+      }),
+    };
   });
 
   router.post('/task/run', { body: TaskRun }, async ({ body, em }) => {

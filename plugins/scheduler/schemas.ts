@@ -62,7 +62,13 @@ export type WhenRequest = Static<typeof WhenBody>;
 const Kind = () => Type.Union([Type.Literal('task'), Type.Literal('procedure'), Type.Literal('command')]);
 
 export const ScheduleCreate = Type.Object({ task: IntLike(), name: Name(100), type: Kind(), when: Type.Optional(WhenBody) });
-export const ScheduleUpdate = Type.Object({ id: IntLike(), task: IntLike(), name: Name(100), type: Type.Optional(Kind()), when: Type.Optional(WhenBody) });
+export const ScheduleUpdate = Type.Object({
+  id: IntLike(),
+  task: IntLike(),
+  name: Name(100),
+  type: Type.Optional(Kind()),
+  when: Type.Optional(WhenBody),
+});
 export const ScheduleGet = Type.Object({ task: Type.Optional(IntLike()), id: Type.Optional(IntLike()) });
 export const ScheduleCommand = Type.Object({
   clients: IpList({ minItems: 1 }),

@@ -60,7 +60,23 @@ export function readWhen(body: WhenRequest): When {
   return when;
 }
 
-type ScheduleRow = Record<'id' | 'kind' | 'target' | 'name' | 'years' | 'months' | 'weeks' | 'week_days' | 'days' | 'hours' | 'am_pm' | 'minutes' | 'suspended' | 'session_id', unknown>;
+type ScheduleRow = Record<
+  | 'id'
+  | 'kind'
+  | 'target'
+  | 'name'
+  | 'years'
+  | 'months'
+  | 'weeks'
+  | 'week_days'
+  | 'days'
+  | 'hours'
+  | 'am_pm'
+  | 'minutes'
+  | 'suspended'
+  | 'session_id',
+  unknown
+>;
 
 function yearsOf(stored: string): number[] {
   return stored.split(',').filter(Boolean).map(Number);
@@ -155,7 +171,13 @@ export class Scheduler {
     const kind = input.kind ?? row.kind;
     await this.requireTarget(kind, input.target);
     const when = input.when ? readWhen(input.when) : whenAt(this.clock.now());
-    Object.assign(row, { kind, target: input.target, name: input.name, ...columnsOf(when), session: kind === 'command' ? input.target : 0 });
+    Object.assign(row, {
+      kind,
+      target: input.target,
+      name: input.name,
+      ...columnsOf(when),
+      session: kind === 'command' ? input.target : 0,
+    });
     await em.flush();
     await this.arm(row, when, input.when !== undefined);
   }
@@ -211,15 +233,34 @@ export class Scheduler {
    * POST /schedule/command: one waiting action per client, all with the session value of
    * the first, and a `command` schedule whose target is that session.
    */
-  async scheduleCommand(clients: ClientView[], command: string, params: unknown, whenBody: WhenRequest | undefined): Promise<{ id: number; session: number }> {
+  async scheduleCommand(
+    clients: ClientView[],
+    command: string,
+    params: unknown,
+    whenBody: WhenRequest | undefined,
+  ): Promise<{ id: number; session: number }> {
     const checked = checkCommand(command, params, 'command', 'params');
     if (clients.length > 1 && oneClientOnly(command)) throw badRequest(ErrorCode.invalidField, oneClientMessage, 'clients');
     const now = this.clock.now();
     const when = whenBody ? readWhen(whenBody) : whenAt(now);
     const session = new Session();
     const row = await this.db.transactional(async (em) => {
-      await this.expander.insertActions(em, [{ command, params: JSON.stringify(checked), procedureId: 0 }], clients, session, {}, 'waiting');
-      const schedule = em.create(ScheduleEntity, { kind: 'command', target: session.value, name: command, ...columnsOf(when), suspended: false, session: session.value });
+      await this.expander.insertActions(
+        em,
+        [{ command, params: JSON.stringify(checked), procedureId: 0 }],
+        clients,
+        session,
+        {},
+        'waiting',
+      );
+      const schedule = em.create(ScheduleEntity, {
+        kind: 'command',
+        target: session.value,
+        name: command,
+        ...columnsOf(when),
+        suspended: false,
+        session: session.value,
+      });
       await em.flush();
       await em.nativeUpdate(ActionEntity, { session: session.value }, { scheduleId: schedule.id });
       return schedule;

@@ -45,7 +45,10 @@ export class WakeSteps {
     for (const [type, group] of byType) {
       let outcome: (ip: string) => { result: ActionResult; note: string };
       try {
-        const report = await this.waker.wake(group.map((a) => a.ip), type);
+        const report = await this.waker.wake(
+          group.map((a) => a.ip),
+          type,
+        );
         outcome = outcomeOf(report);
       } catch (error) {
         this.log.error({ err: error }, 'scheduled wake-on-LAN failed');

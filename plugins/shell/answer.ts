@@ -7,9 +7,11 @@ export class ShellAnswerError extends Error {}
  * never sends it, `cmd` is the command as the agent ran it.
  */
 export function readShellAnswer(body: unknown): { out: string; retcode: number | null; cmd?: string } {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ShellAnswerError('the shell/run answer is not a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ShellAnswerError('the shell/run answer is not a JSON object');
   const { out, retcode, cmd } = body as Record<string, unknown>;
   if (typeof out !== 'string') throw new ShellAnswerError("the shell/run answer has no 'out' string");
-  if (retcode !== undefined && retcode !== null && !Number.isSafeInteger(retcode)) throw new ShellAnswerError("the shell/run answer's 'retcode' is not an integer");
+  if (retcode !== undefined && retcode !== null && !Number.isSafeInteger(retcode))
+    throw new ShellAnswerError("the shell/run answer's 'retcode' is not an integer");
   return { out, retcode: (retcode as number | null | undefined) ?? null, cmd: typeof cmd === 'string' ? cmd : undefined };
 }

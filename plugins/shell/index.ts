@@ -22,7 +22,12 @@ export default definePlugin({
 
     link.onAnswer(shellRunPath, (client, answer) => {
       const { out, retcode, cmd } = readShellAnswer(answer.body);
-      results.store(client.ip, { cmd: results.commandOf(client.ip) ?? cmd ?? '', retcode, timestamp: Math.floor(Date.now() / 1000), output: out });
+      results.store(client.ip, {
+        cmd: results.commandOf(client.ip) ?? cmd ?? '',
+        retcode,
+        timestamp: Math.floor(Date.now() / 1000),
+        output: out,
+      });
     });
     ctx.use(Inventory).onClientRemoved((client) => results.forget(client.ip));
 

@@ -50,7 +50,8 @@ export class ShellResults {
     const out: (ShellResult & { addr: string })[] = [];
     for (const ip of new Set(ips)) {
       const result = this.results.get(ip);
-      if (result && !this.running.has(ip)) out.push({ addr: ip, retcode: result.retcode, cmd: result.cmd, timestamp: result.timestamp, output: result.output });
+      if (result && !this.running.has(ip))
+        out.push({ addr: ip, retcode: result.retcode, cmd: result.cmd, timestamp: result.timestamp, output: result.output });
     }
     return out;
   }

@@ -45,7 +45,12 @@ export function sharedBroadcasts(interfaceName: string | undefined, allowLimited
  * 255.255.255.x in a /24 gives it, and a database imported from the reference may hold
  * records the REST interface refuses (a room netmask 0.0.0.0, a client at 255.255.255.255).
  */
-export function destinations(client: { ip: string; netmask: string }, type: WakeType, shared: string[], allowLimited: boolean): string[] | undefined {
+export function destinations(
+  client: { ip: string; netmask: string },
+  type: WakeType,
+  shared: string[],
+  allowLimited: boolean,
+): string[] | undefined {
   const own = type === 'unicast' ? client.ip : directedBroadcast(client.ip, client.netmask);
   if (own === limitedBroadcast && !allowLimited) return undefined;
   return type === 'unicast' ? [own] : [...new Set([...shared, own])];

@@ -32,7 +32,11 @@ export default definePlugin({
     const clock: Clock = ctx.container.isRegistered(WolClock, true) ? ctx.container.resolve<Clock>(WolClock) : new SystemClock();
     const pending = new PendingWakes(ctx.config.pending_timeout_s * 1000, clock);
     let socket: WakeSocket | undefined;
-    const settings = { port: ctx.config.port, interfaceName: ctx.config.interface || undefined, limitedBroadcast: ctx.config.limited_broadcast };
+    const settings = {
+      port: ctx.config.port,
+      interfaceName: ctx.config.interface || undefined,
+      limitedBroadcast: ctx.config.limited_broadcast,
+    };
     const waker = new Waker(inventory, link, pending, settings, () => {
       if (!socket) throw new Error('the wake-on-LAN socket is not open');
       return socket;

@@ -87,11 +87,21 @@ export interface SetupDisk {
 /** `setup disk`: gaps before a partition and slots up to 4 filled with EMPTY; cache keyed on filesystem CACHE. */
 export async function setupDisk(py: PythonClient, args: SetupDisk): Promise<Record<string, any>> {
   await expand(py, { clientIps: args.clientIps });
-  const payload: Record<string, any> = { clients: args.clientIps, type: { dos: 'MSDOS', gpt: 'GPT' }[args.type], disk: String(args.num ?? 1), cache: '0', cache_size: '0', partition_setup: [] };
+  const payload: Record<string, any> = {
+    clients: args.clientIps,
+    type: { dos: 'MSDOS', gpt: 'GPT' }[args.type],
+    disk: String(args.num ?? 1),
+    cache: '0',
+    cache_size: '0',
+    partition_setup: [],
+  };
   const empty = (n: number) => ({ partition: String(n), code: 'EMPTY', filesystem: 'EMPTY', size: '0', format: '0' });
   args.parts.forEach((part, index) => {
     const [num = '', code = '', fs = '', size = ''] = part.split(',');
-    assert.ok(['LINUX', 'EFI', 'WINDOWS', 'CACHE'].includes(code.toUpperCase()) && ['EXT4', 'FAT32', 'NTFS', 'CACHE'].includes(fs.toUpperCase()), `ogCLI accepts ${part}`);
+    assert.ok(
+      ['LINUX', 'EFI', 'WINDOWS', 'CACHE'].includes(code.toUpperCase()) && ['EXT4', 'FAT32', 'NTFS', 'CACHE'].includes(fs.toUpperCase()),
+      `ogCLI accepts ${part}`,
+    );
     for (let j = index + 1; j < Number(num); j++) payload.partition_setup.push(empty(j));
     const format = args.format === true || (Array.isArray(args.format) && args.format.includes(num)) ? '1' : '0';
     const kb = sizeInKb(size);
@@ -122,7 +132,15 @@ export async function createImage(py: PythonClient, args: CreateImage): Promise<
   const { partitions } = await py.read('/client/setup', { client: [args.clientIp] });
   const part = partitions.find((p: any) => p.disk === Number(args.disk) && p.partition === Number(args.part));
   assert.ok(part, `ogCLI finds disk ${args.disk} partition ${args.part} ("Partition not found." otherwise)`);
-  const payload: Record<string, unknown> = { clients: [args.clientIp], disk: args.disk, center_id: center, partition: args.part, code: String(part.code), name: args.name, id: '0' };
+  const payload: Record<string, unknown> = {
+    clients: [args.clientIp],
+    disk: args.disk,
+    center_id: center,
+    partition: args.part,
+    code: String(part.code),
+    name: args.name,
+    id: '0',
+  };
   if (args.desc) {
     payload.description = args.desc;
     payload.repository_id = args.repoId ?? 1;

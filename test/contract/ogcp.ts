@@ -37,7 +37,8 @@ async function pickServer(py: PythonClient, ips: string[]): Promise<void> {
 export const addCenter = (py: PythonClient, name: string, comment = '') => post(py, '/center/add', { name, comment });
 /** The center select's value: the id as a string. */
 export const deleteCenter = (py: PythonClient, id: string) => post(py, '/center/delete', { id });
-export const addRoom = (py: PythonClient, center: number, name: string, netmask: string) => post(py, '/room/add', { center, name, netmask });
+export const addRoom = (py: PythonClient, center: number, name: string, netmask: string) =>
+  post(py, '/room/add', { center, name, netmask });
 export const deleteRoom = (py: PythonClient, id: string) => post(py, '/room/delete', { id });
 
 export interface ClientForm {
@@ -75,7 +76,8 @@ export const addClient = (py: PythonClient, form: ClientForm) =>
   });
 
 /** OG_REGEX_DHCPD_CONF: `host NAME { hardware ethernet MAC; fixed-address IP; }`. */
-const dhcpdHost = /(?: *host *)([\w.-]*)(?: *{ *hardware *ethernet *)((?:[0-9A-Fa-f]{2}[:-]){5}(?:[0-9A-Fa-f]{2}))(?: *; *fixed-address *)(\d+\.\d+\.\d+\.\d+)(?: *; *})/g;
+const dhcpdHost =
+  /(?: *host *)([\w.-]*)(?: *{ *hardware *ethernet *)((?:[0-9A-Fa-f]{2}[:-]){5}(?:[0-9A-Fa-f]{2}))(?: *; *fixed-address *)(\d+\.\d+\.\d+\.\d+)(?: *; *})/g;
 
 /** Import clients from a dhcpd.conf paste: one /client/add per host with the import defaults, stopping at the first failure. */
 export async function importClients(py: PythonClient, room: number, dhcpdConf: string): Promise<void> {
@@ -172,11 +174,30 @@ export interface PartitionRow {
 }
 
 /** Partition & format: rows as entered, partitions 1-4 padded with EMPTY; cache keyed on type CACHE. */
-export async function setup(py: PythonClient, ips: string[], disk: number, diskType: 'MSDOS' | 'GPT', rows: PartitionRow[]): Promise<Record<string, any>> {
-  const payload: Record<string, any> = { clients: ips, disk: String(disk), type: diskType, cache: '0', cache_size: '0', partition_setup: [] };
+export async function setup(
+  py: PythonClient,
+  ips: string[],
+  disk: number,
+  diskType: 'MSDOS' | 'GPT',
+  rows: PartitionRow[],
+): Promise<Record<string, any>> {
+  const payload: Record<string, any> = {
+    clients: ips,
+    disk: String(disk),
+    type: diskType,
+    cache: '0',
+    cache_size: '0',
+    partition_setup: [],
+  };
   const required = ['1', '2', '3', '4'];
   for (const row of rows) {
-    payload.partition_setup.push({ partition: row.partition, code: row.type, filesystem: row.fs, size: String(row.size * 1024), format: String(Number(row.format)) });
+    payload.partition_setup.push({
+      partition: row.partition,
+      code: row.type,
+      filesystem: row.fs,
+      size: String(row.size * 1024),
+      format: String(Number(row.format)),
+    });
     if (required.includes(row.partition)) required.splice(required.indexOf(row.partition), 1);
     if (row.type === 'CACHE') {
       payload.cache = '1';
@@ -209,7 +230,14 @@ async function imageById(py: PythonClient, id: number): Promise<any> {
 }
 
 /** Create image: `os` is a partition choice, `repository` the select's value (a string, sent as int). */
-export async function createImage(py: PythonClient, ip: string, os: string, name: string, repository: string, description: string): Promise<void> {
+export async function createImage(
+  py: PythonClient,
+  ip: string,
+  os: string,
+  name: string,
+  repository: string,
+  description: string,
+): Promise<void> {
   await pickServer(py, [ip]);
   const info = await py.read('/client/info', { client: [ip] });
   const [disk, partition, code] = os.split(' ');
@@ -233,7 +261,17 @@ export async function updateImage(py: PythonClient, ip: string, os: string, imag
   await pickServer(py, [ip]);
   const image = await imageById(py, Number(imageId));
   const repository = await repositoryOf(py, image.repo_id);
-  await post(py, '/image/create', { clients: [ip], disk, partition, code, name: image.name, repository: repository.ip, id: String(image.id), group_id: 0, center_id: 0 });
+  await post(py, '/image/create', {
+    clients: [ip],
+    disk,
+    partition,
+    code,
+    name: image.name,
+    repository: repository.ip,
+    id: String(image.id),
+    group_id: 0,
+    center_id: 0,
+  });
 }
 
 /** Restore image: TIPTORRENT only, `partition` a choice `"disk part"`. */
@@ -269,7 +307,11 @@ export async function clientDetails(py: PythonClient, ip: string): Promise<{ inf
   const { images } = await py.read('/images');
   const { partitions } = await py.read('/client/setup', { client: [ip] });
   for (const p of partitions) {
-    if (images.length > 0 && p.image !== 0) assert.ok(images.some((i: any) => i.id === p.image), `partition ${p.disk}/${p.partition} image ${p.image} is listed in /images`);
+    if (images.length > 0 && p.image !== 0)
+      assert.ok(
+        images.some((i: any) => i.id === p.image),
+        `partition ${p.disk}/${p.partition} image ${p.image} is listed in /images`,
+      );
   }
   return { info, setup: partitions };
 }

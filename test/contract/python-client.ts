@@ -66,7 +66,10 @@ export class PythonClient {
     const r = await this.get(path, payload);
     const sent = payload === undefined ? '' : ` ${pythonJson(payload)}`;
     assert.equal(r.status, 200, `GET ${path}${sent}: ${r.status} ${r.text}`);
-    assert.ok(r.json !== null && typeof r.json === 'object' && !Array.isArray(r.json), `GET ${path}${sent} answers a JSON object: ${r.text}`);
+    assert.ok(
+      r.json !== null && typeof r.json === 'object' && !Array.isArray(r.json),
+      `GET ${path}${sent} answers a JSON object: ${r.text}`,
+    );
     return r.json;
   }
 }

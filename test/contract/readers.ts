@@ -25,7 +25,8 @@ function assertArray(value: unknown, what: string): asserts value is unknown[] {
  * `%a %b %d %H:%M:%S %Y`, what ogCP's strptime accepts for `modified` (C ctime text,
  * `Tue Oct  4 17:32:30 2022`); anything else raises and the dashboard answers 500.
  */
-const ctimeText = /^(Sun|Mon|Tue|Wed|Thu|Fri|Sat) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ( [1-9]|[12]\d|3[01]) ([01]\d|2[0-3]):[0-5]\d:[0-5]\d \d{4}$/;
+const ctimeText =
+  /^(Sun|Mon|Tue|Wed|Thu|Fri|Sat) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ( [1-9]|[12]\d|3[01]) ([01]\d|2[0-3]):[0-5]\d:[0-5]\d \d{4}$/;
 
 /** ogCP's code tables (views.py): the software, image-create and setup forms index them. */
 const ogcpFilesystemCodes = new Map([
@@ -39,10 +40,29 @@ const ogcpFilesystemCodes = new Map([
   [19, 'LINUX-SWAP'],
 ]);
 const ogcpPartitionTypeCodes = new Map([
-  [0, 'EMPTY'], [1, 'DISK'], [5, 'EXTENDED'], [7, 'NTFS'], [11, 'FAT32'], [23, 'HNTFS'], [27, 'HFAT32'],
-  [39, 'HNTFS-WINRE'], [130, 'LINUX-SWAP'], [131, 'LINUX'], [142, 'LINUX-LVM'], [202, 'CACHE'], [218, 'DATA'],
-  [253, 'LINUX-RAID'], [1792, 'NTFS'], [9984, 'WIN-RECOV'], [33280, 'LINUX-SWAP'], [33536, 'LINUX'],
-  [36352, 'LINUX-LVM'], [51712, 'CACHE'], [61184, 'EFI'], [64768, 'LINUX-RAID'], [65535, 'UNKNOWN'],
+  [0, 'EMPTY'],
+  [1, 'DISK'],
+  [5, 'EXTENDED'],
+  [7, 'NTFS'],
+  [11, 'FAT32'],
+  [23, 'HNTFS'],
+  [27, 'HFAT32'],
+  [39, 'HNTFS-WINRE'],
+  [130, 'LINUX-SWAP'],
+  [131, 'LINUX'],
+  [142, 'LINUX-LVM'],
+  [202, 'CACHE'],
+  [218, 'DATA'],
+  [253, 'LINUX-RAID'],
+  [1792, 'NTFS'],
+  [9984, 'WIN-RECOV'],
+  [33280, 'LINUX-SWAP'],
+  [33536, 'LINUX'],
+  [36352, 'LINUX-LVM'],
+  [51712, 'CACHE'],
+  [61184, 'EFI'],
+  [64768, 'LINUX-RAID'],
+  [65535, 'UNKNOWN'],
 ]);
 export const ogcpSchemeCodes = new Map([
   [0, 'EMPTY'],
@@ -121,15 +141,16 @@ export function scopes(body: any): void {
     } else {
       assert.ok(!('ip' in node), `${where}: only computers carry 'ip' (ogCP and ogCLI take any node with one for a computer)`);
     }
-    node.scope.forEach((child: any, i: number) => walk(child, `${where}.scope[${i}]`));
+    for (const [i, child] of (node.scope as any[]).entries()) walk(child, `${where}.scope[${i}]`);
   };
   assertArray(body.scope, 'scope');
-  body.scope.forEach((node: any, i: number) => walk(node, `scope[${i}]`));
+  for (const [i, node] of (body.scope as any[]).entries()) walk(node, `scope[${i}]`);
 }
 
 /** GET /client/info: the client details form, MAC lookup and image create read these. */
 export function clientInfo(body: any): void {
-  for (const key of ['name', 'ip', 'mac', 'serial_number', 'netmask', 'livedir', 'netiface', 'netdriver', 'boot']) assertString(body[key], key);
+  for (const key of ['name', 'ip', 'mac', 'serial_number', 'netmask', 'livedir', 'netiface', 'netdriver', 'boot'])
+    assertString(body[key], key);
   for (const key of ['repo_id', 'room', 'center']) assertInt(body[key], key);
   for (const key of ['remote', 'maintenance']) assert.equal(typeof body[key], 'boolean', `${key} fills a checkbox`);
   assert.match(body.mac, /^[0-9a-fA-F]{12}$/, 'mac: 12 hex digits without separators (ogCP slices it in pairs)');

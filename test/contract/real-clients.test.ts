@@ -36,7 +36,21 @@ test('python-requests on the wire: one connection per call, the raw key, JSON bo
     await ogcp.addRoom(py, center.id, 'Aula 1', labNetmask);
     const room = ogcp.nodesOfType(await py.read('/scopes'), 'room')[0];
     await s.post('/repository/add', { name: 'Repositorio (Default)', ip: '127.0.1.250' });
-    await ogcp.addClient(py, { boot: 'ogLive', ip: '127.0.1.1', livedir: 'ogLive', mac: macFor(1), maintenance: false, name: 'pc01', netdriver: 'generic', netiface: 'eth0', netmask: labNetmask, remote: false, repo_id: 1, room: room.id, serial_number: '' });
+    await ogcp.addClient(py, {
+      boot: 'ogLive',
+      ip: '127.0.1.1',
+      livedir: 'ogLive',
+      mac: macFor(1),
+      maintenance: false,
+      name: 'pc01',
+      netdriver: 'generic',
+      netiface: 'eth0',
+      netmask: labNetmask,
+      remote: false,
+      repo_id: 1,
+      room: room.id,
+      serial_number: '',
+    });
 
     const info = await py.get('/client/info', { client: ['127.0.1.1'] });
     assert.equal(info.status, 200, info.text);
@@ -68,8 +82,19 @@ test('ogCP builds and dismantles a site: centers, rooms, clients from its form a
     const modes = read.modes(await py.read('/mode'));
     assert.ok(modes.includes('ogLive') && modes.includes('pxe'), `the boot select offers ogLive and pxe: ${modes}`);
     await ogcp.addClient(py, {
-      boot: 'ogLive', ip: '127.0.1.1', livedir: 'ogLive', mac: 'AABBCCDDEE01', maintenance: true, name: 'pc01',
-      netdriver: 'generic', netiface: 'eth1', netmask: '255.255.255.0', remote: true, repo_id: 1, room: room.id, serial_number: 'SN-01',
+      boot: 'ogLive',
+      ip: '127.0.1.1',
+      livedir: 'ogLive',
+      mac: 'AABBCCDDEE01',
+      maintenance: true,
+      name: 'pc01',
+      netdriver: 'generic',
+      netiface: 'eth1',
+      netmask: '255.255.255.0',
+      remote: true,
+      repo_id: 1,
+      room: room.id,
+      serial_number: 'SN-01',
     });
     await ogcp.importClients(
       py,
@@ -79,7 +104,15 @@ test('ogCP builds and dismantles a site: centers, rooms, clients from its form a
 
     const tree = await py.read('/scopes');
     read.scopes(tree);
-    assert.deepEqual(ogcp.nodesOfType(tree, 'computer').map((c) => [c.name, c.ip]), [['pc01', '127.0.1.1'], ['pc02', '127.0.1.2'], ['pc03', '127.0.1.3']], 'computers under the room');
+    assert.deepEqual(
+      ogcp.nodesOfType(tree, 'computer').map((c) => [c.name, c.ip]),
+      [
+        ['pc01', '127.0.1.1'],
+        ['pc02', '127.0.1.2'],
+        ['pc03', '127.0.1.3'],
+      ],
+      'computers under the room',
+    );
 
     const form = await py.read('/client/info', { client: ['127.0.1.1'] });
     read.clientInfo(form);
@@ -87,15 +120,37 @@ test('ogCP builds and dismantles a site: centers, rooms, clients from its form a
       { ...form, mac: form.mac.toLowerCase() },
       {
         ...form,
-        name: 'pc01', ip: '127.0.1.1', mac: 'aabbccddee01', serial_number: 'SN-01', netmask: '255.255.255.0', livedir: 'ogLive',
-        remote: true, maintenance: true, netiface: 'eth1', netdriver: 'generic', repo_id: 1, room: room.id, boot: 'ogLive', center: center.id,
+        name: 'pc01',
+        ip: '127.0.1.1',
+        mac: 'aabbccddee01',
+        serial_number: 'SN-01',
+        netmask: '255.255.255.0',
+        livedir: 'ogLive',
+        remote: true,
+        maintenance: true,
+        netiface: 'eth1',
+        netdriver: 'generic',
+        repo_id: 1,
+        room: room.id,
+        boot: 'ogLive',
+        center: center.id,
       },
       'the details form shows what the add form sent',
     );
     const imported = await py.read('/client/info', { client: ['127.0.1.2'] });
     read.clientInfo(imported);
     assert.deepEqual(
-      [imported.name, imported.mac.toLowerCase(), imported.boot, imported.livedir, imported.netiface, imported.netdriver, imported.netmask, imported.remote, imported.maintenance],
+      [
+        imported.name,
+        imported.mac.toLowerCase(),
+        imported.boot,
+        imported.livedir,
+        imported.netiface,
+        imported.netdriver,
+        imported.netmask,
+        imported.remote,
+        imported.maintenance,
+      ],
       ['pc02', '001122334402', 'pxe', 'ogLive', 'eth0', 'generic', '255.255.255.0', false, false],
       'the import defaults stored',
     );
@@ -103,7 +158,11 @@ test('ogCP builds and dismantles a site: centers, rooms, clients from its form a
     assert.deepEqual(details.setup, [], 'no disk setup before the agent reports one');
 
     await ogcp.deleteClients(py, ['127.0.1.3']);
-    assert.deepEqual(ogcp.nodesOfType(await py.read('/scopes'), 'computer').map((c) => c.ip), ['127.0.1.1', '127.0.1.2'], 'client deleted');
+    assert.deepEqual(
+      ogcp.nodesOfType(await py.read('/scopes'), 'computer').map((c) => c.ip),
+      ['127.0.1.1', '127.0.1.2'],
+      'client deleted',
+    );
     await ogcp.deleteRoom(py, String(room.id));
     assert.deepEqual(ogcp.nodesOfType(await py.read('/scopes'), 'room'), [], 'room deleted with its clients');
     assert.equal((await py.get('/client/info', { client: ['127.0.1.1'] })).status, 400, 'its clients are gone');
@@ -121,13 +180,21 @@ test("ogCLI's list commands: clients, scopes, modes, images, client, hardware an
   try {
     const ip = x.ips[0]!;
     await x.connect(ip);
-    assert.deepEqual(read.clients(await x.py.read('/clients')).map((c) => [c.addr, c.state]), [[ip, 'OPG']], 'list clients');
+    assert.deepEqual(
+      read.clients(await x.py.read('/clients')).map((c) => [c.addr, c.state]),
+      [[ip, 'OPG']],
+      'list clients',
+    );
     read.scopes(await x.py.read('/scopes'));
     assert.ok(read.modes(await x.py.read('/mode')).length > 0, 'list modes');
     assert.deepEqual(read.listedImages(await x.py.read('/images')), [], 'list images');
     read.clientInfo(await x.py.read('/client/info', { client: [ip] }));
     assert.deepEqual(read.hardware(await x.py.read('/hardware', { client: [ip] })), [], 'list hardware: nothing inventoried yet');
-    assert.equal(read.clientSetup(await x.py.read('/client/setup', { client: [ip] })).length, 3, 'list disks: the disk and its two partitions');
+    assert.equal(
+      read.clientSetup(await x.py.read('/client/setup', { client: [ip] })).length,
+      3,
+      'list disks: the disk and its two partitions',
+    );
   } finally {
     await x.close();
   }
@@ -146,8 +213,16 @@ test('ogCLI selections walk /scopes through folders: wol and set modes by center
     const tree = await x.py.read('/scopes');
     read.scopes(tree);
     // ogCLI collects the addresses in a set: their order does not matter.
-    assert.deepEqual((await ogcli.expand(x.py, { centerIds: [x.center] })).sort(), ['127.0.1.1', '127.0.1.2', '127.0.1.3', '127.0.1.4'], '--center-id reaches clients in folders');
-    assert.deepEqual((await ogcli.expand(x.py, { roomIds: [room2.body.id] })).sort(), ['127.0.1.3', '127.0.1.4'], '--room-id finds a room inside a folder');
+    assert.deepEqual(
+      (await ogcli.expand(x.py, { centerIds: [x.center] })).sort(),
+      ['127.0.1.1', '127.0.1.2', '127.0.1.3', '127.0.1.4'],
+      '--center-id reaches clients in folders',
+    );
+    assert.deepEqual(
+      (await ogcli.expand(x.py, { roomIds: [room2.body.id] })).sort(),
+      ['127.0.1.3', '127.0.1.4'],
+      '--room-id finds a room inside a folder',
+    );
 
     await ogcli.sendWol(x.py, { roomIds: [room2.body.id] });
     const packets = await x.broadcast.waitFor(2);
@@ -158,7 +233,8 @@ test('ogCLI selections walk /scopes through folders: wol and set modes by center
     );
 
     await ogcli.setModes(x.py, 'pxe', { centerIds: [x.center] });
-    for (const ip of ['127.0.1.1', '127.0.1.2', '127.0.1.3', '127.0.1.4']) assert.equal((await x.py.read('/client/info', { client: [ip] })).boot, 'pxe', `${ip} boots pxe`);
+    for (const ip of ['127.0.1.1', '127.0.1.2', '127.0.1.3', '127.0.1.4'])
+      assert.equal((await x.py.read('/client/info', { client: [ip] })).boot, 'pxe', `${ip} boots pxe`);
     await ogcp.setMode(x.py, ['127.0.1.1'], 'ogLive');
     assert.equal((await x.py.read('/client/info', { client: ['127.0.1.1'] })).boot, 'ogLive', 'ogCP set the mode back');
   } finally {
@@ -180,11 +256,18 @@ test('the dashboard reads /clients, /images, /oglive/list and /stats; a woken cl
     const listed = read.clients(board.clients).sort((p, q) => p.addr.localeCompare(q.addr));
     assert.deepEqual(
       listed.map((c) => [c.addr, c.state, c.speed, c.last_cmd.result]),
-      [[awake, 'OPG', 1000, 'success'], [asleep, 'WOL_SENT', undefined, 'unknown']],
+      [
+        [awake, 'OPG', 1000, 'success'],
+        [asleep, 'WOL_SENT', undefined, 'unknown'],
+      ],
       'the connected client with its link speed, the woken one as WOL_SENT',
     );
     assert.deepEqual(read.dashboardImages(board.images), [], 'no images yet, disk figures present');
-    assert.deepEqual(read.ogliveList(board.oglive).map((o) => o.directory), ['ogLive-focal-5.13.0-27-beta-amd64-r20210706'], 'live images listed');
+    assert.deepEqual(
+      read.ogliveList(board.oglive).map((o) => o.directory),
+      ['ogLive-focal-5.13.0-27-beta-amd64-r20210706'],
+      'live images listed',
+    );
     read.stats(board.stats);
   } finally {
     await x.close();
@@ -257,7 +340,7 @@ test('hardware: ogCP re-inventories with POST; the view and ogCLI `list hardware
   }
 });
 
-test('software and sessions: ogCP updates and views a partition\'s software, lists sessions and starts one', async () => {
+test("software and sessions: ogCP updates and views a partition's software, lists sessions and starts one", async () => {
   const x = await lab(1);
   try {
     const ip = x.ips[0]!;
@@ -267,7 +350,11 @@ test('software and sessions: ogCP updates and views a partition\'s software, lis
     await ogcp.softwareUpdate(x.py, [ip], '1', '2');
     assert.deepEqual((await agent.waitFor('software')).body, { disk: '1', partition: '2' }, 'the agent is asked for disk 1 partition 2');
     await x.settled(ip);
-    assert.deepEqual(read.software(await ogcp.softwareView(x.py, [ip], '1', '2')), ['bash 5.1', 'coreutils 8.32'], 'the stored list, read with integer disk and partition');
+    assert.deepEqual(
+      read.software(await ogcp.softwareView(x.py, [ip], '1', '2')),
+      ['bash 5.1', 'coreutils 8.32'],
+      'the stored list, read with integer disk and partition',
+    );
 
     const sessions = read.sessions(await ogcp.sessionForm(x.py, ip));
     assert.deepEqual(sessions, [{ disk: 1, partition: 2, name: 'Ubuntu 22.04 LTS' }], 'partitions with an OS are sessions');
@@ -278,7 +365,7 @@ test('software and sessions: ogCP updates and views a partition\'s software, lis
   }
 });
 
-test('/client/setup as ogCLI `list disks` and ogCP\'s forms read it: integer fields, the disk first, codes in ogCP\'s tables', async () => {
+test("/client/setup as ogCLI `list disks` and ogCP's forms read it: integer fields, the disk first, codes in ogCP's tables", async () => {
   const x = await lab(1);
   try {
     const ip = x.ips[0]!;
@@ -305,7 +392,12 @@ test('partition & format, ogCLI: dos and gpt layouts with WINDOWS and CACHE, gap
   try {
     const ip = x.ips[0]!;
     const agent = await x.connect(ip);
-    const gpt = await ogcli.setupDisk(x.py, { type: 'gpt', format: true, parts: ['1,EFI,FAT32,512M', '2,windows,ntfs,40G', '3,CACHE,CACHE,20G'], clientIps: [ip] });
+    const gpt = await ogcli.setupDisk(x.py, {
+      type: 'gpt',
+      format: true,
+      parts: ['1,EFI,FAT32,512M', '2,windows,ntfs,40G', '3,CACHE,CACHE,20G'],
+      clientIps: [ip],
+    });
     assert.deepEqual(
       gpt.partition_setup.map((p: any) => [p.partition, p.code, p.filesystem, p.size, p.format]),
       [
@@ -326,7 +418,13 @@ test('partition & format, ogCLI: dos and gpt layouts with WINDOWS and CACHE, gap
     const dos = await ogcli.setupDisk(x.py, { type: 'dos', num: 1, format: ['2'], parts: ['2,LINUX,EXT4,1T'], clientIps: [ip] });
     assert.deepEqual(
       dos.partition_setup.map((p: any) => [p.partition, p.code, p.size, p.format]),
-      [['1', 'EMPTY', '0', '0'], ['2', 'LINUX', '1000000000', '1'], ['2', 'EMPTY', '0', '0'], ['3', 'EMPTY', '0', '0'], ['4', 'EMPTY', '0', '0']],
+      [
+        ['1', 'EMPTY', '0', '0'],
+        ['2', 'LINUX', '1000000000', '1'],
+        ['2', 'EMPTY', '0', '0'],
+        ['3', 'EMPTY', '0', '0'],
+        ['4', 'EMPTY', '0', '0'],
+      ],
       'the gap before partition 2 and the slots up to 4 filled',
     );
     const { clients: _dosClients, ...dosRelayed } = dos;
@@ -367,7 +465,11 @@ test('partition & format, ogCP: its whole vocabulary, nine partitions, and a sho
       row('6', 'HNTFS-WINRE', 'NTFS', 100_000),
       row('7', 'EMPTY', 'EMPTY', 0, false),
     ]);
-    assert.deepEqual(short.partition_setup.map((p: any) => p.partition), ['1', '2', '3', '5', '6', '7', '4'], 'partition 4 padded at the end');
+    assert.deepEqual(
+      short.partition_setup.map((p: any) => p.partition),
+      ['1', '2', '3', '5', '6', '7', '4'],
+      'partition 4 padded at the end',
+    );
     assert.equal((await agent.waitFor('setup', 1)).body.partition_setup.length, 7, 'relayed');
   } finally {
     await x.close();
@@ -377,7 +479,11 @@ test('partition & format, ogCP: its whole vocabulary, nine partitions, and a sho
 /** An agent that answers image/create as a newer live agent and image/restore with the image it wrote. */
 function imageAgent(agent: FakeAgent): void {
   agent.on('image/create', (request) => ({ body: createAnswer(request) }), true);
-  agent.on('image/restore', (request) => ({ body: { disk: request.body.disk, partition: request.body.partition, image_id: request.body.id } }), true);
+  agent.on(
+    'image/restore',
+    (request) => ({ body: { disk: request.body.disk, partition: request.body.partition, image_id: request.body.id } }),
+    true,
+  );
 }
 
 test('images, ogCP: create, list, update, restore with TIPTORRENT, client details, delete', async () => {
@@ -391,32 +497,64 @@ test('images, ogCP: create, list, update, restore with TIPTORRENT, client detail
 
     const choices = await ogcp.imagePartitionChoices(x.py, source);
     const repositories = read.repositories(await x.py.read('/repositories'));
-    assert.deepEqual(repositories.map((r) => [r.id, r.ip]), [[x.repository, x.repositoryIp]], 'the repository select');
+    assert.deepEqual(
+      repositories.map((r) => [r.id, r.ip]),
+      [[x.repository, x.repositoryIp]],
+      'the repository select',
+    );
     await ogcp.createImage(x.py, source, choices[1]!, 'ubuntu22', String(repositories[0].id), 'Ubuntu 22.04 lab');
-    assert.deepEqual((await a.waitFor('image/create')).body, { disk: '1', partition: '2', code: '33536', id: '0', name: 'ubuntu22', repository: x.repositoryIp }, 'relayed to the source');
+    assert.deepEqual(
+      (await a.waitFor('image/create')).body,
+      { disk: '1', partition: '2', code: '33536', id: '0', name: 'ubuntu22', repository: x.repositoryIp },
+      'relayed to the source',
+    );
     await x.settled(source);
 
     const [image, ...others] = read.listedImages(await x.py.read('/images'));
     assert.deepEqual(others, [], 'one image');
-    assert.deepEqual([image.name, image.description, image.repo_id, image.center_id, image.group_id], ['ubuntu22', 'Ubuntu 22.04 lab', x.repository, x.center, 0], 'the form\'s fields stored');
+    assert.deepEqual(
+      [image.name, image.description, image.repo_id, image.center_id, image.group_id],
+      ['ubuntu22', 'Ubuntu 22.04 lab', x.repository, x.center, 0],
+      "the form's fields stored",
+    );
     read.dashboardImages(await x.py.read('/images'));
     const details = await ogcp.clientDetails(x.py, source);
     assert.equal(details.setup.find((p) => p.partition === 2)?.image, image.id, 'the source partition shows the image');
 
     await ogcp.updateImage(x.py, source, choices[1]!, String(image.id));
-    assert.deepEqual((await a.waitFor('image/create', 1)).body, { disk: '1', partition: '2', code: '33536', id: String(image.id), name: 'ubuntu22', repository: x.repositoryIp }, 'update relayed with the existing id');
+    assert.deepEqual(
+      (await a.waitFor('image/create', 1)).body,
+      { disk: '1', partition: '2', code: '33536', id: String(image.id), name: 'ubuntu22', repository: x.repositoryIp },
+      'update relayed with the existing id',
+    );
     await x.settled(source);
-    assert.deepEqual((await x.py.read('/images')).images.map((i: any) => i.id), [image.id], 'updated in place');
+    assert.deepEqual(
+      (await x.py.read('/images')).images.map((i: any) => i.id),
+      [image.id],
+      'updated in place',
+    );
 
     await ogcp.restoreImage(x.py, [target], '1 2', String(image.id));
     const restore = await b.waitFor('image/restore');
-    assert.deepEqual([restore.body.type, restore.body.name, restore.body.id, restore.body.repository], ['TIPTORRENT', 'ubuntu22', String(image.id), x.repositoryIp], 'restore relayed');
+    assert.deepEqual(
+      [restore.body.type, restore.body.name, restore.body.id, restore.body.repository],
+      ['TIPTORRENT', 'ubuntu22', String(image.id), x.repositoryIp],
+      'restore relayed',
+    );
     await x.settled(target);
-    assert.equal((await ogcp.clientDetails(x.py, target)).setup.find((p) => p.partition === 2)?.image, image.id, 'the restored partition shows the image');
+    assert.equal(
+      (await ogcp.clientDetails(x.py, target)).setup.find((p) => p.partition === 2)?.image,
+      image.id,
+      'the restored partition shows the image',
+    );
 
     await ogcp.deleteImage(x.py, String(image.id));
     assert.deepEqual((await x.py.read('/images')).images, [], 'image deleted');
-    for (const ip of x.ips) assert.ok((await ogcp.clientDetails(x.py, ip)).setup.every((p) => p.image === 0), `${ip}: no partition refers to the deleted image`);
+    for (const ip of x.ips)
+      assert.ok(
+        (await ogcp.clientDetails(x.py, ip)).setup.every((p) => p.image === 0),
+        `${ip}: no partition refers to the deleted image`,
+      );
   } finally {
     await x.close();
   }
@@ -440,11 +578,19 @@ test('images, ogCLI: create with id "0" with and without --desc and --repo-id, r
     for (const [index, [args, description]] of variants.entries()) {
       await ogcli.createImage(x.py, args);
       const relayed = await a.waitFor('image/create', index);
-      assert.deepEqual([relayed.body.name, relayed.body.id, relayed.body.repository], [args.name, '0', x.repositoryIp], `${args.name}: relayed to the repository`);
+      assert.deepEqual(
+        [relayed.body.name, relayed.body.id, relayed.body.repository],
+        [args.name, '0', x.repositoryIp],
+        `${args.name}: relayed to the repository`,
+      );
       await x.settled(source);
       const stored = (await x.py.read('/images')).images.find((i: any) => i.name === args.name);
       assert.ok(stored, `${args.name} listed`);
-      assert.deepEqual([stored.description, stored.repo_id, stored.center_id], [description, 1, x.center], `${args.name}: description, repository and center`);
+      assert.deepEqual(
+        [stored.description, stored.repo_id, stored.center_id],
+        [description, 1, x.center],
+        `${args.name}: description, repository and center`,
+      );
     }
     const [bare] = read.listedImages(await x.py.read('/images'));
 

@@ -54,7 +54,7 @@ test('relative paths resolve against the directory of the file that set them', (
   }
 });
 
-test("a reference ogserver.json (string ports, database keys) is accepted", () => {
+test('a reference ogserver.json (string ports, database keys) is accepted', () => {
   const dir = tempDir();
   try {
     const file = path.join(dir, 'ogserver.json');
@@ -108,7 +108,10 @@ test('without rest.api_token a key is generated once, kept with mode 0600 and re
     const tokenFile = path.join(dir, 'var', 'api-token');
     mkdirSync(path.join(dir, 'var'));
     const file = path.join(dir, 'c.json');
-    writeFileSync(file, JSON.stringify({ rest: { ip: '127.0.0.1', port: 0, api_token_file: 'var/api-token' }, database: { path: 'var/db.sqlite' } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ rest: { ip: '127.0.0.1', port: 0, api_token_file: 'var/api-token' }, database: { path: 'var/db.sqlite' } }),
+    );
     const lines: string[] = [];
     const logStream = { write: (line: string) => lines.push(line) };
     const first = await App.create({ configFile: file, logStream });
@@ -117,7 +120,10 @@ test('without rest.api_token a key is generated once, kept with mode 0600 and re
     const token = readFileSync(tokenFile, 'utf8').trim();
     assert.match(token, /^[0-9a-f]{48}$/, 'random hex key');
     assert.equal(statSync(tokenFile).mode & 0o777, 0o600, 'file mode 0600');
-    assert.ok(lines.some((l) => l.includes(tokenFile)), 'the log says where the key is');
+    assert.ok(
+      lines.some((l) => l.includes(tokenFile)),
+      'the log says where the key is',
+    );
     const second = await App.create({ configFile: file, logStream });
     await second.listen();
     await second.close();

@@ -27,11 +27,19 @@ for (const type of ['postgresql', 'mariadb'] as const) {
 }
 
 test('an unknown database.type is a config error naming the key', async () => {
-  await assert.rejects(startServer({ config: { database: { type: 'oracle' } } }), /config: database\.type: /, 'refused at config validation');
+  await assert.rejects(
+    startServer({ config: { database: { type: 'oracle' } } }),
+    /config: database\.type: /,
+    'refused at config validation',
+  );
 });
 
 test('a database port that is not a number is a config error', async () => {
-  await assert.rejects(startServer({ config: { database: { type: 'postgresql', port: 'abc' } } }), /config: database\.port: /, 'refused at config validation');
+  await assert.rejects(
+    startServer({ config: { database: { type: 'postgresql', port: 'abc' } } }),
+    /config: database\.port: /,
+    'refused at config validation',
+  );
 });
 
 test.run();

@@ -6,7 +6,12 @@ import { TOKEN, send, withServer } from '../support/server';
 
 test('a request without the API key is refused with 401 and WWW-Authenticate', () =>
   withServer(async (s) => {
-    const attempts: Record<string, string>[] = [{}, { Authorization: 'wrong' }, { Authorization: `${TOKEN}x` }, { Authorization: `Bearer ${TOKEN}` }];
+    const attempts: Record<string, string>[] = [
+      {},
+      { Authorization: 'wrong' },
+      { Authorization: `${TOKEN}x` },
+      { Authorization: `Bearer ${TOKEN}` },
+    ];
     for (const headers of attempts) {
       const r = await send(s.port, 'GET', '/scopes', undefined, headers);
       assert.equal(r.status, 401, `status for ${JSON.stringify(headers)}`);
@@ -89,13 +94,21 @@ test('JSON that is not an object answers 400 naming the body', () =>
 
 test('prototype keys in a body are ignored like any unknown key, and pollute nothing', () =>
   withServer(async (s) => {
-    const bodies = ['{"__proto__":{"admin":true},"name":"a"}', '{"name":"b","constructor":{"prototype":{"admin":true}}}', '{"name":"c","comment":"x","prototype":1}'];
+    const bodies = [
+      '{"__proto__":{"admin":true},"name":"a"}',
+      '{"name":"b","constructor":{"prototype":{"admin":true}}}',
+      '{"name":"c","comment":"x","prototype":1}',
+    ];
     for (const body of bodies) {
       const r = await s.post('/center/add', body);
       assert.equal(r.status, 200, `status for ${body}: ${r.text}`);
     }
     const scopes = await s.get('/scopes');
-    assert.deepEqual(scopes.body.scope.map((c: { name: string }) => c.name), ['a', 'b', 'c'], 'created from the known keys');
+    assert.deepEqual(
+      scopes.body.scope.map((c: { name: string }) => c.name),
+      ['a', 'b', 'c'],
+      'created from the known keys',
+    );
     assert.equal(({} as { admin?: unknown }).admin, undefined, 'Object.prototype untouched');
     const nested = await s.post('/client/delete', '{"clients":["10.9.9.9"],"x":[{"__proto__":{"polluted":1}}]}');
     assert.equal(nested.status, 200, nested.text);
@@ -180,7 +193,7 @@ test('refused requests are logged too, once each: 401, 404, 405, bad JSON, schem
       /^127\.0\.0\.1:\d+ POST \/client\/delete clients=10\.1\.1\.1$/,
     ];
     assert.equal(lines.length, expected.length, `one line each, none for GET /scopes: ${JSON.stringify(lines)}`);
-    lines.forEach((line, i) => assert.match(line, expected[i]!, `line ${i}`));
+    for (const [i, line] of lines.entries()) assert.match(line, expected[i]!, `line ${i}`);
   }));
 
 test('GET /scopes with a body is refused', () =>

@@ -19,7 +19,10 @@ async function startupError(config: Record<string, unknown>): Promise<string> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-plugins-'));
   try {
     const configFile = path.join(dir, 'config.json');
-    writeFileSync(configFile, JSON.stringify({ database: { path: path.join(dir, 'db.sqlite') }, rest: { port: 0, api_token: 't' }, ...config }));
+    writeFileSync(
+      configFile,
+      JSON.stringify({ database: { path: path.join(dir, 'db.sqlite') }, rest: { port: 0, api_token: 't' }, ...config }),
+    );
     const app = await App.create({ configFile }).catch((error: Error) => error);
     if (app instanceof App) {
       await app.close();
@@ -107,7 +110,11 @@ test('a plugin using a service it did not require is refused', async () => {
        module.exports = { name: 'sneaky', register(ctx) { ctx.use(Inventory); } };`,
     );
     const message = await startupError({ plugins: ['inventory', sneaky] });
-    assert.match(message, /plugin 'sneaky' uses service 'Inventory' of plugin 'inventory' without listing 'inventory' in requires/, message);
+    assert.match(
+      message,
+      /plugin 'sneaky' uses service 'Inventory' of plugin 'inventory' without listing 'inventory' in requires/,
+      message,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -116,7 +123,11 @@ test('a plugin using a service it did not require is refused', async () => {
 test('two plugins claiming one route are refused, naming both', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-route-'));
   try {
-    const clash = writePlugin(dir, 'clash.js', `module.exports = { name: 'clash', register(ctx) { ctx.router.get('/scopes', {}, () => ({})); } };`);
+    const clash = writePlugin(
+      dir,
+      'clash.js',
+      `module.exports = { name: 'clash', register(ctx) { ctx.router.get('/scopes', {}, () => ({})); } };`,
+    );
     const message = await startupError({ plugins: ['inventory', clash] });
     assert.match(message, /route GET \/scopes of plugin 'clash' is already registered by plugin 'inventory'/, message);
   } finally {

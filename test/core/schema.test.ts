@@ -43,7 +43,10 @@ test('an older recorded version is upgraded by the plugin migrations, data kept'
         ],
         'the migration filled the new column of the existing notes',
       );
-      assert.ok(upgraded.logs.some((l) => l.msg === 'migrating database schema' && l.version === 2), 'the migration step is logged');
+      assert.ok(
+        upgraded.logs.some((l) => l.msg === 'migrating database schema' && l.version === 2),
+        'the migration step is logged',
+      );
     } finally {
       await upgraded.close();
     }
@@ -88,7 +91,11 @@ test('a schema newer than this ogserve knows is refused with a clear message', a
     await assert.rejects(
       startServer({ dir, ...withNotes('v1') }),
       (error: Error) => {
-        assert.match(error.message, /schema of plugin 'notes' is version 2, newer than this ogserve knows \(1\)/, `message: ${error.message}`);
+        assert.match(
+          error.message,
+          /schema of plugin 'notes' is version 2, newer than this ogserve knows \(1\)/,
+          `message: ${error.message}`,
+        );
         return true;
       },
       'startup refuses the newer schema',
@@ -107,12 +114,20 @@ test('a failing migration stops startup and leaves the database at the old versi
     } finally {
       await old.close();
     }
-    await assert.rejects(startServer({ dir, ...withNotes('broken') }), /migrating the schema of plugin 'notes' to version 2 failed/, 'startup fails naming the step');
+    await assert.rejects(
+      startServer({ dir, ...withNotes('broken') }),
+      /migrating the schema of plugin 'notes' to version 2 failed/,
+      'startup fails naming the step',
+    );
     const back = await startServer({ dir, ...withNotes('v1') });
     try {
       assert.equal((await back.get('/version')).body.schema.notes, 1, 'still version 1');
       const rows = await back.app.database.query<{ body: string }>('select body from notes');
-      assert.deepEqual(rows.map((r) => r.body), ['kept'], 'the failed step changed nothing');
+      assert.deepEqual(
+        rows.map((r) => r.body),
+        ['kept'],
+        'the failed step changed nothing',
+      );
     } finally {
       await back.close();
     }
@@ -123,7 +138,11 @@ test('a failing migration stops startup and leaves the database at the old versi
 
 test('migrations must lead to the declared version in increasing order', async () => {
   const bad = path.join(__dirname, '..', 'fixtures', 'notes', 'unordered.js');
-  await assert.rejects(startServer({ config: { plugins: ['inventory', bad] } }), /migration version 3 must be an integer from 2 to its schemaVersion 2/, 'a step beyond the version is refused');
+  await assert.rejects(
+    startServer({ config: { plugins: ['inventory', bad] } }),
+    /migration version 3 must be an integer from 2 to its schemaVersion 2/,
+    'a step beyond the version is refused',
+  );
 });
 
 test('GET /version needs the API key', async () => {

@@ -6,7 +6,9 @@ export async function bulkInsert(db: Database, table: string, columns: string[],
     for (let i = 0; i < rows.length; i += chunk) {
       const part = rows.slice(i, i + chunk);
       const values = part.map(() => `(${columns.map(() => '?').join(',')})`).join(',');
-      await em.getConnection().execute(`insert into ${table} (${columns.join(',')}) values ${values}`, part.flat(), 'run', em.getTransactionContext());
+      await em
+        .getConnection()
+        .execute(`insert into ${table} (${columns.join(',')}) values ${values}`, part.flat(), 'run', em.getTransactionContext());
     }
   });
 }

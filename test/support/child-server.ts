@@ -27,7 +27,11 @@ export interface ChildServer {
 }
 
 /** Build the inventory (or anything else) with an in-process server, then close it: its config.json stays in `dir`. */
-export async function prepareSite(dir: string, build: (s: TestServer) => Promise<void>, config: Record<string, unknown> = {}): Promise<void> {
+export async function prepareSite(
+  dir: string,
+  build: (s: TestServer) => Promise<void>,
+  config: Record<string, unknown> = {},
+): Promise<void> {
   const s = await startServer({ dir, config: { log: { level: 'warn' }, ...config } });
   try {
     await build(s);
@@ -67,7 +71,9 @@ export async function spawnServer(options: SpawnOptions): Promise<ChildServer> {
   const configFile = path.join(options.dir, 'child-config.json');
   writeFileSync(configFile, JSON.stringify(config));
   const main = path.join(__dirname, '..', '..', 'core', 'main.js');
-  const node = [process.execPath, ...(options.nodeArgs ?? []), main, '--config', configFile].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const node = [process.execPath, ...(options.nodeArgs ?? []), main, '--config', configFile]
+    .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+    .join(' ');
   // exec keeps the pid: the RSS and limits read are the service's, not bash's.
   const script = options.descriptorLimit ? `ulimit -n ${options.descriptorLimit} && exec ${node}` : `exec ${node}`;
   const child = spawn('bash', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });

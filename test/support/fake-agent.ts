@@ -71,7 +71,8 @@ export function pythonJson(value: unknown): string {
       .map(([k, v]) => `${pythonJson(k)}: ${pythonJson(v)}`)
       .join(', ')}}`;
   }
-  if (typeof value === 'string') return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'));
+  if (typeof value === 'string')
+    return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return JSON.stringify(value);
 }
 
@@ -87,7 +88,16 @@ export const defaultConfiguration = {
   disk_setup: [{ disk: '1', disk_type: 'DISK', partition: '0', code: '2', filesystem: '', os: '', size: '104857600', used_size: '0' }],
   partition_setup: [
     { disk: '1', disk_type: '', partition: '1', code: 'ef00', filesystem: 'FAT32', os: '', size: '524288', used_size: '10' },
-    { disk: '1', disk_type: '', partition: '2', code: '8300', filesystem: 'EXT4', os: 'Ubuntu 22.04 LTS', size: '52428800', used_size: '25' },
+    {
+      disk: '1',
+      disk_type: '',
+      partition: '2',
+      code: '8300',
+      filesystem: 'EXT4',
+      os: 'Ubuntu 22.04 LTS',
+      size: '52428800',
+      used_size: '25',
+    },
   ],
   link: 1000,
 };
@@ -231,7 +241,9 @@ export class FakeAgent {
     const configuration = this.options.configuration ?? defaultConfiguration;
     switch (request.path) {
       case 'probe': {
-        const idle = { live: { status: 'OPG', speed }, linux: { status: 'LINUX' }, windows: { status: 'WIN' }, virtual: { status: 'VDI' } }[this.mode];
+        const idle = { live: { status: 'OPG', speed }, linux: { status: 'LINUX' }, windows: { status: 'WIN' }, virtual: { status: 'VDI' } }[
+          this.mode
+        ];
         return this.busy ? { status: 202, body: { ...idle, status: 'BSY' } } : { status: 200, body: idle };
       }
       case 'refresh':

@@ -8,13 +8,25 @@ export async function addCenter(s: TestServer, name = 'Center'): Promise<number>
   return r.body.id;
 }
 
-export async function addRoom(s: TestServer, center: number, name = 'Room', netmask = '255.255.255.0', extra: Record<string, unknown> = {}): Promise<number> {
+export async function addRoom(
+  s: TestServer,
+  center: number,
+  name = 'Room',
+  netmask = '255.255.255.0',
+  extra: Record<string, unknown> = {},
+): Promise<number> {
   const r = await s.post('/room/add', { center, name, netmask, ...extra });
   assert.equal(r.status, 200, `room/add: ${r.text}`);
   return r.body.id;
 }
 
-export async function addClient(s: TestServer, room: number, ip: string, mac: string, extra: Record<string, unknown> = {}): Promise<number> {
+export async function addClient(
+  s: TestServer,
+  room: number,
+  ip: string,
+  mac: string,
+  extra: Record<string, unknown> = {},
+): Promise<number> {
   const r = await s.post('/client/add', { name: `pc-${ip}`, ip, mac, room, ...extra });
   assert.equal(r.status, 200, `client/add: ${r.text}`);
   return r.body.id;

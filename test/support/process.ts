@@ -44,8 +44,17 @@ export function runNode(script: string, args: string[]): ChildRun {
       const seen = lines.map((l) => l.match(pattern)).find((m) => m);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
-        waiters.push({ pattern, resolve: (m) => (clearTimeout(timer), resolve(m)) });
+        const timer = setTimeout(
+          () => reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms; stderr: ${stderr}`)),
+          timeoutMs,
+        );
+        waiters.push({
+          pattern,
+          resolve: (m) => {
+            clearTimeout(timer);
+            resolve(m);
+          },
+        });
         void exited.then(() => {
           clearTimeout(timer);
           reject(new Error(`the process exited before printing ${pattern}; stderr: ${stderr}`));

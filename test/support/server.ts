@@ -122,7 +122,10 @@ export function send(port: number, method: string, urlPath: string, body?: unkno
         method,
         path: urlPath,
         agent: false,
-        headers: { ...(payload === undefined ? {} : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) }), ...headers },
+        headers: {
+          ...(payload === undefined ? {} : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) }),
+          ...headers,
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];

@@ -38,7 +38,11 @@ export function testDatabaseSection(dir: string, engine: TestEngine = testEngine
 
 /** `ogt_` and the temp dir's random suffix, lower-cased: a valid name on every engine. */
 function databaseNameFor(dir: string): string {
-  const suffix = path.basename(dir).replace(/[^A-Za-z0-9]/g, '').toLowerCase() || randomBytes(6).toString('hex');
+  const suffix =
+    path
+      .basename(dir)
+      .replace(/[^A-Za-z0-9]/g, '')
+      .toLowerCase() || randomBytes(6).toString('hex');
   return `ogt_${suffix}`.slice(0, 60);
 }
 
@@ -58,7 +62,15 @@ export interface SideConnection {
 
 /** Connect to the database of `dir`, or to the server's maintenance database with `admin`. */
 export async function connectSide(dir: string, admin = false, engine: TestEngine = testEngine): Promise<SideConnection> {
-  const section = testDatabaseSection(dir, engine) as { type: TestEngine; path: string; name: string; ip: string; port: number; user: string; pass: string };
+  const section = testDatabaseSection(dir, engine) as {
+    type: TestEngine;
+    path: string;
+    name: string;
+    ip: string;
+    port: number;
+    user: string;
+    pass: string;
+  };
   const driver = (await import(`@mikro-orm/${engine}`)) as { MikroORM: typeof MikroORM };
   const dbName = engine === 'sqlite' ? section.path : !admin ? section.name : engine === 'postgresql' ? 'postgres' : 'information_schema';
   const orm = await driver.MikroORM.init({
@@ -73,7 +85,9 @@ export async function connectSide(dir: string, admin = false, engine: TestEngine
     query,
     async writerActive() {
       if (engine === 'postgresql') {
-        const rows = await query('select 1 from pg_stat_activity where datname = current_database() and backend_xid is not null and pid <> pg_backend_pid()');
+        const rows = await query(
+          'select 1 from pg_stat_activity where datname = current_database() and backend_xid is not null and pid <> pg_backend_pid()',
+        );
         return rows.length > 0;
       }
       if (engine !== 'sqlite') {

@@ -24,7 +24,8 @@ export class UdpReceiver {
     readonly port: number,
   ) {
     socket.on('message', (data, rinfo) => {
-      if (data.length > flushMarker.length && data.subarray(0, flushMarker.length).toString() === flushMarker) this.markers.add(data.toString());
+      if (data.length > flushMarker.length && data.subarray(0, flushMarker.length).toString() === flushMarker)
+        this.markers.add(data.toString());
       else this.packets.push({ data, from: rinfo.address });
       for (const wake of this.waiters.splice(0)) wake();
     });
@@ -69,7 +70,9 @@ export class UdpReceiver {
     try {
       await new Promise<void>((resolve, reject) => sender.bind(0, '127.0.0.1', () => resolve()).once('error', reject));
       sender.setBroadcast(true);
-      await new Promise<void>((resolve, reject) => sender.send(marker, this.port, this.address, (error) => (error ? reject(error) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        sender.send(marker, this.port, this.address, (error) => (error ? reject(error) : resolve())),
+      );
       const deadline = Date.now() + timeoutMs;
       while (!this.markers.has(marker)) {
         if (Date.now() > deadline) throw new Error(`flush marker to ${this.address}:${this.port} not received within ${timeoutMs} ms`);

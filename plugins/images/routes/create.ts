@@ -18,7 +18,12 @@ type CreateBody = Static<typeof ImageCreate>;
  * The repository an image is written to: the one the request names (by id, or by one of
  * its addresses), else the one the image already lives in, else the client's own.
  */
-async function targetRepository(inventory: Inventory, body: CreateBody, image: Image | null, client: ClientView | undefined): Promise<RepositoryView> {
+async function targetRepository(
+  inventory: Inventory,
+  body: CreateBody,
+  image: Image | null,
+  client: ClientView | undefined,
+): Promise<RepositoryView> {
   if (body.repository_id !== undefined) return requireRepository(inventory, toInt(body.repository_id), 'repository_id');
   if (body.repository !== undefined) {
     const repository = await inventory.repositoryByAddress(body.repository);
@@ -26,7 +31,12 @@ async function targetRepository(inventory: Inventory, body: CreateBody, image: I
     return repository;
   }
   const id = image?.repositoryId || client?.repositoryId;
-  if (!id) throw badRequest(ErrorCode.missingField, "'repository_id' is required: neither the image nor the client has a repository", 'repository_id');
+  if (!id)
+    throw badRequest(
+      ErrorCode.missingField,
+      "'repository_id' is required: neither the image nor the client has a repository",
+      'repository_id',
+    );
   return requireRepository(inventory, id, 'repository_id');
 }
 
@@ -54,7 +64,12 @@ export function createRoutes(ctx: PluginContext, store: ImageStore, inventory: I
     const image = await existingImage(store, em, body);
     const repository = await targetRepository(inventory, body, image, client);
     const address = repositoryAddressFor(client, repository.addresses);
-    if (!address) throw badRequest(ErrorCode.invalidField, `repository ${repository.id} has no address`, body.repository_id === undefined ? 'repository' : 'repository_id');
+    if (!address)
+      throw badRequest(
+        ErrorCode.invalidField,
+        `repository ${repository.id} has no address`,
+        body.repository_id === undefined ? 'repository' : 'repository_id',
+      );
     const request = {
       disk: String(body.disk),
       partition: String(body.partition),

@@ -20,7 +20,8 @@ export function recordRoutes(ctx: PluginContext, store: ImageStore, inventory: I
     if (body.group_id !== undefined) changes.groupId = toInt(body.group_id);
     if (body.software_id !== undefined) changes.softwareId = toInt(body.software_id);
     if (body.type !== undefined) changes.type = toInt(body.type);
-    if (body.repository_id !== undefined) changes.repositoryId = (await requireRepository(inventory, toInt(body.repository_id), 'repository_id')).id;
+    if (body.repository_id !== undefined)
+      changes.repositoryId = (await requireRepository(inventory, toInt(body.repository_id), 'repository_id')).id;
     if (!(await store.update(id, changes))) throw badRequest(ErrorCode.unknownId, `no image with id ${id}`, 'id');
     return {};
   });

@@ -16,22 +16,30 @@ import { requireImage } from './lookups';
 export function restoreRoutes(ctx: PluginContext, store: ImageStore, inventory: Inventory, link: AgentLink): void {
   ctx.router.post('/image/restore', { body: ImageRestore }, async ({ body, em }) => {
     const type = body.type.toUpperCase();
-    if (!(restoreTypes as readonly string[]).includes(type)) throw badRequest(ErrorCode.invalidField, `'type' must be one of ${restoreTypes.join(', ')}`, 'type');
+    if (!(restoreTypes as readonly string[]).includes(type))
+      throw badRequest(ErrorCode.invalidField, `'type' must be one of ${restoreTypes.join(', ')}`, 'type');
     const image = await requireImage(store, em, toInt(body.id), 'id');
-    if (body.name !== undefined && body.name !== image.name) throw badRequest(ErrorCode.conflict, `image ${image.id} is named '${image.name}', not '${body.name}'`, 'name');
+    if (body.name !== undefined && body.name !== image.name)
+      throw badRequest(ErrorCode.conflict, `image ${image.id} is named '${image.name}', not '${body.name}'`, 'name');
     const clients = new Map((await inventory.clientsByIps(body.clients)).map((c) => [c.ip, c]));
 
     const scopes = await store.scopes(image.id);
     if (scopes.length > 0) {
       const outside = [...clients.values()].filter((c) => !scopes.includes(c.room.centerId)).map((c) => c.ip);
-      if (outside.length > 0) throw badRequest(ErrorCode.conflict, `image '${image.name}' is restricted to other centers than that of ${outside.slice(0, 10).join(', ')}`, 'clients');
+      if (outside.length > 0)
+        throw badRequest(
+          ErrorCode.conflict,
+          `image '${image.name}' is restricted to other centers than that of ${outside.slice(0, 10).join(', ')}`,
+          'clients',
+        );
     }
 
     const addresses = (await inventory.repository(image.repositoryId))?.addresses ?? [];
     const byAddress = new Map<string, string[]>();
     for (const ip of new Set(body.clients)) {
       const address = repositoryAddressFor(clients.get(ip), addresses, body.repository);
-      if (!address) throw badRequest(ErrorCode.missingField, `'repository' is required: the image's repository has no address`, 'repository');
+      if (!address)
+        throw badRequest(ErrorCode.missingField, `'repository' is required: the image's repository has no address`, 'repository');
       byAddress.set(address, [...(byAddress.get(address) ?? []), ip]);
     }
     const outcomes = new Map<string, Dispatch['outcomes'][number]>();
@@ -45,7 +53,8 @@ export function restoreRoutes(ctx: PluginContext, store: ImageStore, inventory: 
         profile: String(body.profile ?? image.softwareId),
         id: String(image.id),
       };
-      for (const outcome of link.dispatch(ips, { method: 'POST', path: 'image/restore', body: request }).outcomes) outcomes.set(outcome.addr, outcome);
+      for (const outcome of link.dispatch(ips, { method: 'POST', path: 'image/restore', body: request }).outcomes)
+        outcomes.set(outcome.addr, outcome);
     }
     return { clients: [...new Set(body.clients)].map((ip) => outcomes.get(ip)!) };
   });

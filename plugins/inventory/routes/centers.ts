@@ -11,7 +11,8 @@ export function centerRoutes(ctx: PluginContext, inventory: Inventory): void {
   const { router, db } = ctx;
 
   router.post('/center/add', { body: CenterAdd }, async ({ body, em }) => {
-    if (await em.count(CenterEntity, { name: body.name })) throw badRequest(ErrorCode.duplicate, `a center named '${body.name}' already exists`, 'name');
+    if (await em.count(CenterEntity, { name: body.name }))
+      throw badRequest(ErrorCode.duplicate, `a center named '${body.name}' already exists`, 'name');
     const center = em.create(CenterEntity, { name: body.name, comment: body.comment ?? '' });
     await em.flush();
     return { id: center.id };

@@ -29,13 +29,19 @@ async function computerFolder(em: EntityManager, publicId: number | string, room
   const id = toInt(publicId);
   if (id === 0) return null;
   const ref = parseFolderId(id, 'folder_id');
-  if (ref.kind !== 'computer') throw badRequest(ErrorCode.invalidField, `folder ${id} is a room folder; clients go in computer folders`, 'folder_id');
+  if (ref.kind !== 'computer')
+    throw badRequest(ErrorCode.invalidField, `folder ${id} is a room folder; clients go in computer folders`, 'folder_id');
   const folder = await requireRow(em, ComputerFolderEntity, ref.id, 'folder_id');
   if (folder.room.id !== roomId) throw badRequest(ErrorCode.invalidField, `folder ${id} belongs to another room`, 'folder_id');
   return folder.id;
 }
 
-async function optionalRef(em: EntityManager, entity: typeof RepositoryEntity | typeof ServerEntity, value: number | string, field: string): Promise<number | null> {
+async function optionalRef(
+  em: EntityManager,
+  entity: typeof RepositoryEntity | typeof ServerEntity,
+  value: number | string,
+  field: string,
+): Promise<number | null> {
   const id = toInt(value);
   if (id === 0) return null;
   await requireRow(em, entity as never, id, field);
@@ -62,7 +68,17 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
 
   /** Copy the optional fields a request set onto the entity, resolving references. */
   async function applyFields(em: EntityManager, client: Client, body: ClientFields, roomId: number): Promise<void> {
-    const plain = { name: 'name', serial_number: 'serialNumber', netmask: 'netmask', boot: 'boot', netiface: 'netiface', netdriver: 'netdriver', livedir: 'livedir', remote: 'remote', maintenance: 'maintenance' } as const;
+    const plain = {
+      name: 'name',
+      serial_number: 'serialNumber',
+      netmask: 'netmask',
+      boot: 'boot',
+      netiface: 'netiface',
+      netdriver: 'netdriver',
+      livedir: 'livedir',
+      remote: 'remote',
+      maintenance: 'maintenance',
+    } as const;
     for (const [key, property] of Object.entries(plain)) {
       const value = body[key as keyof typeof plain];
       if (value !== undefined) (client as unknown as Record<string, unknown>)[property] = value;
@@ -138,7 +154,8 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
       const folderId = body.folder_id === undefined ? null : await computerFolder(em, body.folder_id, roomId);
       const clients = await clientsIn(em, body.clients);
       requireAllKnown(body.clients, clients);
-      if (clients.length) await em.nativeUpdate(ClientEntity, { id: { $in: clients.map((c) => c.id) } }, { room: roomId, folder: folderId } as never);
+      if (clients.length)
+        await em.nativeUpdate(ClientEntity, { id: { $in: clients.map((c) => c.id) } }, { room: roomId, folder: folderId } as never);
     });
     return {};
   });

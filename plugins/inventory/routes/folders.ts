@@ -29,7 +29,8 @@ export function folderRoutes(ctx: PluginContext, inventory: Inventory): void {
 
   router.post('/folder/add', { body: FolderAdd }, async ({ body, em }) => {
     const given = (['center', 'room', 'folder_id'] as const).filter((key) => body[key] !== undefined);
-    if (given.length !== 1) throw badRequest(ErrorCode.invalidField, "give exactly one of 'center', 'room' or 'folder_id'", given[1] ?? 'center');
+    if (given.length !== 1)
+      throw badRequest(ErrorCode.invalidField, "give exactly one of 'center', 'room' or 'folder_id'", given[1] ?? 'center');
     if (body.center !== undefined) {
       const center = await requireRow(em, CenterEntity, toInt(body.center), 'center');
       return { id: await addFolder('room', { center: center.id, parent: null }) };
@@ -55,7 +56,8 @@ export function folderRoutes(ctx: PluginContext, inventory: Inventory): void {
       return db.transactional(async (tx) => {
         const folder = tx.create(entity as typeof RoomFolderEntity, { name: body.name, ...owner } as never);
         await tx.flush();
-        if (folder.id > MAX_FOLDER_ROW_ID) throw badRequest(ErrorCode.conflict, `no more ${kind} folders can be created (at most ${MAX_FOLDER_ROW_ID})`);
+        if (folder.id > MAX_FOLDER_ROW_ID)
+          throw badRequest(ErrorCode.conflict, `no more ${kind} folders can be created (at most ${MAX_FOLDER_ROW_ID})`);
         return folder.id;
       });
     }

@@ -12,7 +12,8 @@ async function checkAddresses(em: EntityManager, ip: string | string[], selfId: 
   const addresses = Array.isArray(ip) ? ip : [ip];
   if (new Set(addresses).size !== addresses.length) throw badRequest(ErrorCode.duplicate, 'an address is listed twice', 'ip');
   const taken = await em.find(RepositoryAddressEntity, { ip: { $in: addresses }, repository: { $ne: selfId } });
-  if (taken.length > 0) throw badRequest(ErrorCode.duplicate, `address ${taken[0]!.ip} is used by repository ${taken[0]!.repository.id}`, 'ip');
+  if (taken.length > 0)
+    throw badRequest(ErrorCode.duplicate, `address ${taken[0]!.ip} is used by repository ${taken[0]!.repository.id}`, 'ip');
   return addresses;
 }
 
@@ -25,7 +26,8 @@ export function repositoryRoutes(ctx: PluginContext): void {
   router.get('/repositories', { body: RepositoryQuery, bodyPolicy: 'optional' }, async ({ body, req }) => {
     // The query string gets the body's rule: plain decimal digits, nothing parseInt would forgive.
     const query = new URL(req.url ?? '/', 'http://x').searchParams.get('id');
-    if (query !== null && !isDecimalInt(query)) throw badRequest(ErrorCode.invalidField, `'id' must be a decimal integer up to ${MAX_INT}`, 'id');
+    if (query !== null && !isDecimalInt(query))
+      throw badRequest(ErrorCode.invalidField, `'id' must be a decimal integer up to ${MAX_INT}`, 'id');
     const raw = body.id ?? (query === null ? undefined : query);
     const id = raw === undefined ? undefined : toInt(raw);
     const rows = await db.query<{ id: number; name: string; center: number; ip: string | null }>(

@@ -12,14 +12,19 @@ import { IdBody, RoomAdd, RoomUpdate } from '../schemas';
 import type { Inventory } from '../service';
 
 /** The room folder a room goes in: `folder_id` (or the older `group`), 0 for none. */
-async function roomFolderFor(em: EntityManager, body: { folder_id?: number | string; group?: number | string }, centerId: number): Promise<RoomFolder | null | undefined> {
+async function roomFolderFor(
+  em: EntityManager,
+  body: { folder_id?: number | string; group?: number | string },
+  centerId: number,
+): Promise<RoomFolder | null | undefined> {
   const raw = body.folder_id ?? body.group;
   if (raw === undefined) return undefined;
   const publicId = toInt(raw);
   if (publicId === 0) return null;
   const field = body.folder_id !== undefined ? 'folder_id' : 'group';
   const ref = parseFolderId(publicId, field);
-  if (ref.kind !== 'room') throw badRequest(ErrorCode.invalidField, `folder ${publicId} is a computer folder; rooms go in room folders`, field);
+  if (ref.kind !== 'room')
+    throw badRequest(ErrorCode.invalidField, `folder ${publicId} is a computer folder; rooms go in room folders`, field);
   const folder = await requireRow(em, RoomFolderEntity, ref.id, field);
   if (folder.center.id !== centerId) throw badRequest(ErrorCode.invalidField, `room folder ${publicId} belongs to another center`, field);
   return folder;

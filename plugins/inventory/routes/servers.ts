@@ -15,7 +15,8 @@ export function serverRoutes(ctx: PluginContext): void {
   });
 
   router.post('/server', { body: ServerAdd }, async ({ body, em }) => {
-    if (await em.count(ServerEntity, { ip: body.ip })) throw badRequest(ErrorCode.duplicate, `a server with ip ${body.ip} already exists`, 'ip');
+    if (await em.count(ServerEntity, { ip: body.ip }))
+      throw badRequest(ErrorCode.duplicate, `a server with ip ${body.ip} already exists`, 'ip');
     const server = em.create(ServerEntity, { ip: body.ip, port: body.port ?? 2008 });
     await em.flush();
     return { id: server.id };

@@ -22,11 +22,23 @@ test('poweroff, reboot, stop, refresh and hardware are relayed with the referenc
       const agent = await x.connect(ip);
       const r = await x.s.post(route, { clients: [ip, '127.0.1.99'] });
       assert.equal(r.status, 200, `${route}: ${r.text}`);
-      assert.deepEqual(r.body, { clients: [{ addr: ip, outcome: 'sent' }, { addr: '127.0.1.99', outcome: 'not_connected' }] }, `${route} outcomes`);
+      assert.deepEqual(
+        r.body,
+        {
+          clients: [
+            { addr: ip, outcome: 'sent' },
+            { addr: '127.0.1.99', outcome: 'not_connected' },
+          ],
+        },
+        `${route} outcomes`,
+      );
       const seen = await agent.waitFor(path, path === 'refresh' ? 1 : 0);
       assert.equal(seen.raw, head(method, path), `${route} request bytes`);
       const line = new RegExp(`^127\\.0\\.0\\.1:\\d+ POST ${route} clients=${ip},127\\.0\\.1\\.99$`);
-      assert.ok(x.s.logs.some((l) => line.test(l.msg)), `${route} request logged with its clients`);
+      assert.ok(
+        x.s.logs.some((l) => line.test(l.msg)),
+        `${route} request logged with its clients`,
+      );
     }
     // poweroff and reboot answer 202 and close; stop closes without answering.
     for (const i of [0, 1, 2]) await within(x.agents[i]!.closed, 5000, `agent ${i} disconnected after its power command`);
@@ -76,7 +88,11 @@ test('POST /software relays {disk, partition} and stores the list per client, di
     const r = await x.s.post('/software', { clients: [ip], disk: '1', partition: '2' });
     assert.deepEqual(r.body.clients, [{ addr: ip, outcome: 'sent' }], r.text);
     const seen = await agent.waitFor('software');
-    assert.equal(seen.raw, head('GET', 'software', '{"disk":"1","partition":"2"}'), 'software request bytes: the REST body without clients');
+    assert.equal(
+      seen.raw,
+      head('GET', 'software', '{"disk":"1","partition":"2"}'),
+      'software request bytes: the REST body without clients',
+    );
     await eventually(async () => (await x.entry(ip))?.last_cmd.result === 'success', 'stored');
     const list = await x.s.get('/software', { client: [ip], disk: 1, partition: 2 });
     assert.deepEqual(list.body, { software: ['bash 5.1', 'coreutils 8.32'] }, 'packages without the OS line');
@@ -85,7 +101,12 @@ test('POST /software relays {disk, partition} and stores the list per client, di
     const missing = await x.s.post('/software', { clients: [ip], disk: '1' });
     assert.equal(missing.status, 400, 'partition required');
     assert.equal(missing.body.field, 'partition', missing.text);
-    for (const [disk, partition, field] of [['65536', '1', 'disk'], ['1', '99999', 'partition'], [1, 70000, 'partition'], ['-1', '1', 'disk']] as const) {
+    for (const [disk, partition, field] of [
+      ['65536', '1', 'disk'],
+      ['1', '99999', 'partition'],
+      [1, 70000, 'partition'],
+      ['-1', '1', 'disk'],
+    ] as const) {
       const bad = await x.s.post('/software', { clients: [ip], disk, partition });
       assert.deepEqual([bad.status, bad.body.field], [400, field], `disk ${disk}, partition ${partition}: ${bad.text}`);
     }
@@ -107,7 +128,14 @@ test('POST /session relays disk and partition; GET /session lists partitions wit
     const sessions = [{ disk: 1, partition: 2, name: 'Ubuntu 22.04 LTS' }];
     assert.deepEqual(one.body, { sessions, clients: [{ addr: x.ips[0], sessions }] }, 'one client');
     const two = await x.s.get('/session', { clients: [x.ips[0], x.ips[1]] });
-    assert.deepEqual(two.body.clients, [{ addr: x.ips[0], sessions }, { addr: x.ips[1], sessions: [] }], 'several clients, in order');
+    assert.deepEqual(
+      two.body.clients,
+      [
+        { addr: x.ips[0], sessions },
+        { addr: x.ips[1], sessions: [] },
+      ],
+      'several clients, in order',
+    );
     assert.equal((await x.s.get('/session', {})).status, 400, 'no client named');
     assert.equal((await x.s.get('/session', { client: ['127.0.9.9'] })).status, 400, 'unknown client');
   } finally {
@@ -129,14 +157,19 @@ test('POST /setup relays the body without clients and stores the answer like a r
       body: {
         serial_number: '',
         disk_setup: [{ disk: '1', disk_type: 'DISK', partition: '0', code: '2', filesystem: '', os: '', size: '2097152', used_size: '0' }],
-        partition_setup: [{ disk: '1', disk_type: '', partition: '1', code: '8300', filesystem: 'EXT4', os: '', size: '1048576', used_size: '0' }],
+        partition_setup: [
+          { disk: '1', disk_type: '', partition: '1', code: '8300', filesystem: 'EXT4', os: '', size: '1048576', used_size: '0' },
+        ],
       },
     });
     const r = await x.s.post('/setup', setup);
     assert.deepEqual(r.body.clients, [{ addr: ip, outcome: 'sent' }], r.text);
     const { clients: _c, ...relayed } = setup;
     assert.equal((await agent.waitFor('setup')).raw, head('POST', 'setup', JSON.stringify(relayed)), 'setup bytes');
-    await eventually(async () => (await x.s.get('/client/setup', { client: [ip] })).body.partitions.length === 2, 'new layout stored; old partition 2 deleted');
+    await eventually(
+      async () => (await x.s.get('/client/setup', { client: [ip] })).body.partitions.length === 2,
+      'new layout stored; old partition 2 deleted',
+    );
     const { type: _t, ...untyped } = setup;
     const noType = await x.s.post('/setup', untyped);
     assert.equal(noType.status, 400, 'absent type refused');
@@ -158,7 +191,14 @@ test('busy clients are skipped (reported busy) except for poweroff, reboot and s
     agentA.on('hardware', { delayMs: 400, body: { hardware: 'cpu=x' } });
     await x.s.post('/hardware', { clients: [a] });
     const r = await x.s.post('/refresh', { clients: [a, b] });
-    assert.deepEqual(r.body.clients, [{ addr: a, outcome: 'busy' }, { addr: b, outcome: 'sent' }], 'busy one skipped');
+    assert.deepEqual(
+      r.body.clients,
+      [
+        { addr: a, outcome: 'busy' },
+        { addr: b, outcome: 'sent' },
+      ],
+      'busy one skipped',
+    );
     const off = await x.s.post('/poweroff', { clients: [a] });
     assert.deepEqual(off.body.clients, [{ addr: a, outcome: 'sent' }], 'poweroff forced through');
     await agentA.waitFor('poweroff');
@@ -182,10 +222,18 @@ test('AgentLink.dispatch: answer promises, onAnswer handlers, failure when a han
     agentA.on('shell/run', { body: { out: 'hello' } });
     agentB.on('shell/run', { status: 500 });
     const d = x.link.dispatch([a, b, '127.0.1.77'], { method: 'POST', path: 'shell/run', body: { run: 'echo hello', echo: true } });
-    assert.deepEqual(d.outcomes.map((o) => o.outcome), ['sent', 'sent', 'not_connected'], 'outcomes');
+    assert.deepEqual(
+      d.outcomes.map((o) => o.outcome),
+      ['sent', 'sent', 'not_connected'],
+      'outcomes',
+    );
     const answerA = await within(d.answers.get(a)!, 5000, 'answer a');
     assert.deepEqual(answerA, { ip: a, status: 200, body: { out: 'hello' }, result: 'success' }, 'answer a, stored');
-    assert.deepEqual(stored, [[a, { out: 'hello' }, { run: 'echo hello', echo: true }]], 'handler given the request, and stored before the promise settled');
+    assert.deepEqual(
+      stored,
+      [[a, { out: 'hello' }, { run: 'echo hello', echo: true }]],
+      'handler given the request, and stored before the promise settled',
+    );
     const answerB = await within(d.answers.get(b)!, 5000, 'answer b');
     assert.deepEqual([answerB.status, answerB.result], [500, 'failure'], 'a 500 answer resolves with its status, as a failure');
     assert.equal((await x.entry(a))?.last_cmd.result, 'success', 'a success');
@@ -207,7 +255,11 @@ test('a command without an answer fails after agents.command_timeout_s; the clie
     const agent = await x.connect(ip);
     agent.on('hardware', { none: true });
     const d = x.link.dispatch([ip], { method: 'GET', path: 'hardware' });
-    await assert.rejects(within(d.answers.get(ip)!, 5000, 'timeout'), (e: unknown) => e instanceof AgentLinkError && e.reason === 'timeout', 'rejects with timeout');
+    await assert.rejects(
+      within(d.answers.get(ip)!, 5000, 'timeout'),
+      (e: unknown) => e instanceof AgentLinkError && e.reason === 'timeout',
+      'rejects with timeout',
+    );
     assert.equal((await x.entry(ip))?.last_cmd.result, 'failure', 'failure after the timeout');
     assert.equal((await x.entry(ip))?.state, 'OPG', 'no longer busy');
     const again = await x.s.post('/refresh', { clients: [ip] });
@@ -224,9 +276,16 @@ test('a disconnect mid-command rejects the answer promise (disconnected), never 
     const agent = await x.connect(ip);
     agent.on('hardware', { raw: 'HTTP/1.0 200 OK\r\nContent-Length: 100\r\n\r\n{"hardw', closeAfter: true });
     const d = x.link.dispatch([ip], { method: 'GET', path: 'hardware' });
-    await assert.rejects(within(d.answers.get(ip)!, 5000, 'reject'), (e: unknown) => e instanceof AgentLinkError && e.reason === 'disconnected', 'rejects as disconnected');
+    await assert.rejects(
+      within(d.answers.get(ip)!, 5000, 'reject'),
+      (e: unknown) => e instanceof AgentLinkError && e.reason === 'disconnected',
+      'rejects as disconnected',
+    );
     assert.equal(x.link.isConnected(ip), false, 'gone from the link');
-    assert.ok(x.s.logs.some((l) => /in the middle of an answer/.test(String(l.reason))), 'truncated answer logged');
+    assert.ok(
+      x.s.logs.some((l) => /in the middle of an answer/.test(String(l.reason))),
+      'truncated answer logged',
+    );
   } finally {
     await x.close();
   }
@@ -242,7 +301,11 @@ test('poweroff over a running command interrupts it: its promise rejects, the po
     await agent.waitFor('hardware');
     const off = x.link.dispatch([ip], { method: 'POST', path: 'poweroff', force: true });
     assert.deepEqual(off.outcomes, [{ addr: ip, outcome: 'sent' }], 'forced through');
-    await assert.rejects(within(running.answers.get(ip)!, 5000, 'interrupted'), (e: unknown) => e instanceof AgentLinkError && e.reason === 'interrupted', 'the running command is interrupted');
+    await assert.rejects(
+      within(running.answers.get(ip)!, 5000, 'interrupted'),
+      (e: unknown) => e instanceof AgentLinkError && e.reason === 'interrupted',
+      'the running command is interrupted',
+    );
     assert.equal((await within(off.answers.get(ip)!, 5000, 'poweroff answer')).status, 202, 'poweroff answered 202');
     assert.equal(agent.discardedBytes, 0, 'one request per write');
   } finally {

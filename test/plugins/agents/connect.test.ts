@@ -10,15 +10,32 @@ test('an agent that connects gets GET /refresh; its answer stores the disks in b
     const agent = await FakeAgent.connect({ port: x.link.port(), localAddress: ip });
     x.agents.push(agent);
     const refresh = await agent.waitFor('refresh');
-    assert.equal(refresh.raw, 'GET /refresh HTTP/1.1\r\nContent-Length: 0\r\nContent-Type: application/json\r\n\r\n', 'refresh bytes as the reference');
+    assert.equal(
+      refresh.raw,
+      'GET /refresh HTTP/1.1\r\nContent-Length: 0\r\nContent-Type: application/json\r\n\r\n',
+      'refresh bytes as the reference',
+    );
     await eventually(async () => (await x.entry(ip))?.last_cmd.result === 'success', 'refresh stored');
-    assert.deepEqual(await x.entry(ip), { addr: ip, state: 'OPG', speed: 1000, last_cmd: { result: 'success' } }, 'GET /clients entry after refresh');
+    assert.deepEqual(
+      await x.entry(ip),
+      { addr: ip, state: 'OPG', speed: 1000, last_cmd: { result: 'success' } },
+      'GET /clients entry after refresh',
+    );
     assert.ok(x.link.isConnected(ip), 'link knows the client is connected');
     assert.deepEqual(x.link.connectedIps(), [ip], 'connected list');
 
     const setup = await x.s.get('/client/setup', { client: [ip] });
     assert.equal(setup.status, 200, setup.text);
-    const rows = setup.body.partitions.map((p: Record<string, unknown>) => [p.disk, p.partition, p.code, p.size, p.used_size, p.free_size, p.filesystem_name, p.os]);
+    const rows = setup.body.partitions.map((p: Record<string, unknown>) => [
+      p.disk,
+      p.partition,
+      p.code,
+      p.size,
+      p.used_size,
+      p.free_size,
+      p.filesystem_name,
+      p.os,
+    ]);
     assert.deepEqual(
       rows,
       [
@@ -42,7 +59,9 @@ test('sizes beyond 2^53 bytes keep every digit', async () => {
     const configuration = {
       serial_number: '',
       disk_setup: [{ disk: '1', disk_type: 'DISK', partition: '0', code: '1', filesystem: '', os: '', size: huge, used_size: '0' }],
-      partition_setup: [{ disk: '1', disk_type: '', partition: '1', code: '7', filesystem: 'NTFS', os: 'Windows 10', size: huge, used_size: '33.3' }],
+      partition_setup: [
+        { disk: '1', disk_type: '', partition: '1', code: '7', filesystem: 'NTFS', os: 'Windows 10', size: huge, used_size: '33.3' },
+      ],
       link: 100,
     };
     await x.connect(x.ips[0]!, { configuration });
@@ -60,15 +79,29 @@ test('sizes beyond 2^53 bytes keep every digit', async () => {
 test('a refresh answer that does not fit (size past 64 bits, bad code) fails and stores nothing', async () => {
   const x = await site(2);
   try {
-    const entry = (size: string, code: string) => ({ disk: '1', disk_type: '', partition: '1', code, filesystem: 'EXT4', os: '', size, used_size: '1' });
-    await x.connect(x.ips[0]!, { configuration: { serial_number: 'X', disk_setup: [], partition_setup: [entry('9007199254740993', '83')] } });
+    const entry = (size: string, code: string) => ({
+      disk: '1',
+      disk_type: '',
+      partition: '1',
+      code,
+      filesystem: 'EXT4',
+      os: '',
+      size,
+      used_size: '1',
+    });
+    await x.connect(x.ips[0]!, {
+      configuration: { serial_number: 'X', disk_setup: [], partition_setup: [entry('9007199254740993', '83')] },
+    });
     await x.connect(x.ips[1]!, { configuration: { serial_number: 'Y', disk_setup: [], partition_setup: [entry('10', 'zz')] } });
     for (const ip of x.ips) {
       assert.equal((await x.entry(ip))?.last_cmd.result, 'failure', `${ip}: refresh answer refused`);
       const setup = await x.s.get('/client/setup', { client: [ip] });
       assert.deepEqual(setup.body.partitions, [], `${ip}: nothing stored`);
     }
-    assert.ok(x.s.logs.some((l) => /size is not a non-negative integer/.test(l.msg)), 'reason logged');
+    assert.ok(
+      x.s.logs.some((l) => /size is not a non-negative integer/.test(l.msg)),
+      'reason logged',
+    );
   } finally {
     await x.close();
   }
@@ -95,9 +128,17 @@ test('until the connect refresh is answered the client shows BSY', async () => {
     x.agents.push(agent);
     agent.on('refresh', { delayMs: 300, body: { status: 'LINUX' } });
     await agent.waitFor('refresh');
-    assert.deepEqual(await x.entry(x.ips[0]!), { addr: x.ips[0], state: 'BSY', last_cmd: { result: 'unknown' } }, 'busy while refreshing, no speed reported yet');
+    assert.deepEqual(
+      await x.entry(x.ips[0]!),
+      { addr: x.ips[0], state: 'BSY', last_cmd: { result: 'unknown' } },
+      'busy while refreshing, no speed reported yet',
+    );
     await eventually(async () => (await x.entry(x.ips[0]!))?.state === 'LNX', 'LNX after the answer');
-    assert.deepEqual(await x.entry(x.ips[0]!), { addr: x.ips[0], state: 'LNX', last_cmd: { result: 'success' } }, 'a Linux agent that reports no link speed is listed without one');
+    assert.deepEqual(
+      await x.entry(x.ips[0]!),
+      { addr: x.ips[0], state: 'LNX', last_cmd: { result: 'success' } },
+      'a Linux agent that reports no link speed is listed without one',
+    );
   } finally {
     await x.close();
   }
@@ -204,9 +245,13 @@ test('deleting the client drops its agent; deleting its center deletes the store
     await x.connect(x.ips[1]!);
     await x.s.post('/hardware', { clients: [x.ips[0]] });
     await x.s.post('/software', { clients: [x.ips[1]], disk: 1, partition: 2 });
-    await eventually(async () => (await x.s.get('/software', { client: [x.ips[1]], disk: 1, partition: 2 })).body.software.length === 2, 'software stored');
+    await eventually(
+      async () => (await x.s.get('/software', { client: [x.ips[1]], disk: 1, partition: 2 })).body.software.length === 2,
+      'software stored',
+    );
     await eventually(async () => (await x.s.get('/hardware', { client: [x.ips[0]] })).body.hardware.length === 3, 'hardware stored');
-    const count = async (table: string) => Number((await x.s.app.database.query<{ n: number }>(`select count(*) as n from ${table}`))[0]!.n);
+    const count = async (table: string) =>
+      Number((await x.s.app.database.query<{ n: number }>(`select count(*) as n from ${table}`))[0]!.n);
     assert.equal(await count('partitions'), 6, 'three rows per refreshed client');
     const r = await x.s.post('/center/delete', { id: x.center });
     assert.equal(r.status, 200, r.text);

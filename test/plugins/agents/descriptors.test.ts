@@ -13,7 +13,10 @@ test('the descriptor limit is read from /proc/self/limits, and the agent cap kee
   const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-limits-'));
   try {
     const file = path.join(dir, 'limits');
-    writeFileSync(file, 'Limit                     Soft Limit           Hard Limit           Units     \nMax open files            1024                 524288               files     \n');
+    writeFileSync(
+      file,
+      'Limit                     Soft Limit           Hard Limit           Units     \nMax open files            1024                 524288               files     \n',
+    );
     assert.equal(descriptorLimit(file), 1024, 'the soft limit is read');
     writeFileSync(file, 'Max open files            unlimited            unlimited            files     \n');
     assert.equal(descriptorLimit(file), undefined, '"unlimited" is no limit');
@@ -40,15 +43,27 @@ test('with ulimit -n 1024 and 1,100 agents, REST keeps answering, the log says s
     await s.app.database.transactional(async (em) => {
       for (let i = 0; i < ips.length; i += 200) {
         const chunk = ips.slice(i, i + 200);
-        await execute(em, `insert into clients (name, ip, mac, room_id) values ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`, chunk.flatMap((ip, j) => [`pc-${i + j}`, ip, (i + j + 1).toString(16).padStart(12, '0'), room]));
+        await execute(
+          em,
+          `insert into clients (name, ip, mac, room_id) values ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
+          chunk.flatMap((ip, j) => [`pc-${i + j}`, ip, (i + j + 1).toString(16).padStart(12, '0'), room]),
+        );
       }
     });
   });
   const intervalS = 30;
-  const server = await spawnServer({ dir, descriptorLimit: 1024, config: { agents: { fd_reserve: 256, saturation_log_interval_s: intervalS } } });
+  const server = await spawnServer({
+    dir,
+    descriptorLimit: 1024,
+    config: { agents: { fd_reserve: 256, saturation_log_interval_s: intervalS } },
+  });
   const started = Date.now();
   try {
-    assert.match(readFileSync(`/proc/${server.pid}/limits`, 'latin1'), /^Max open files\s+1024\s/m, 'the service runs with 1024 descriptors');
+    assert.match(
+      readFileSync(`/proc/${server.pid}/limits`, 'latin1'),
+      /^Max open files\s+1024\s/m,
+      'the service runs with 1024 descriptors',
+    );
     const cap = 1024 - 256;
     const connect = (localAddress: string) =>
       FakeAgent.connect({ port: server.agentPort, localAddress, mode: 'linux' }).then(
@@ -66,10 +81,14 @@ test('with ulimit -n 1024 and 1,100 agents, REST keeps answering, the log says s
 
     // Every agent is either held or was refused (connected, then closed by the service).
     const held = () => [...agents.values()].filter((a) => a.isConnected);
-    await eventually(async () => {
-      const r = await server.get('/clients');
-      return r.status === 200 && r.body.clients.length === cap && held().length === cap;
-    }, `the service holds exactly ${cap} agents and closed the rest`, 30_000);
+    await eventually(
+      async () => {
+        const r = await server.get('/clients');
+        return r.status === 200 && r.body.clients.length === cap && held().length === cap;
+      },
+      `the service holds exactly ${cap} agents and closed the rest`,
+      30_000,
+    );
     const refused = ips.filter((ip) => !agents.get(ip)?.isConnected);
     assert.ok(refused.length >= count - cap, `${refused.length} agents refused`);
     const r = await server.get('/clients');
@@ -78,16 +97,30 @@ test('with ulimit -n 1024 and 1,100 agents, REST keeps answering, the log says s
     const full = () => server.logs.filter((l) => /agent listener full/.test(l.msg));
     await eventually(() => full().length >= 1, 'the condition is logged');
     const elapsedS = (Date.now() - started) / 1000;
-    assert.ok(full().length <= 1 + Math.floor(elapsedS / intervalS), `logged once per interval, not per refusal (${full().length} lines in ${elapsedS.toFixed(0)} s for ${refused.length} refusals)`);
+    assert.ok(
+      full().length <= 1 + Math.floor(elapsedS / intervalS),
+      `logged once per interval, not per refusal (${full().length} lines in ${elapsedS.toFixed(0)} s for ${refused.length} refusals)`,
+    );
     assert.ok(!server.logs.some((l) => /could not accept/.test(l.msg)), 'never out of descriptors: the cap kept the reserve');
 
     // Recovery without intervention: agents leave, the refused ones retry and are held.
     const leaving = held().slice(0, 400);
     for (const agent of leaving) agent.destroy();
-    await eventually(async () => (await server.get('/clients')).body?.clients?.length === cap - leaving.length, 'the leaving agents are released', 20_000);
+    await eventually(
+      async () => (await server.get('/clients')).body?.clients?.length === cap - leaving.length,
+      'the leaving agents are released',
+      20_000,
+    );
     await Promise.all(refused.map(connect));
-    await eventually(async () => (await server.get('/clients')).body?.clients?.length === cap - leaving.length + refused.length, 'every refused agent is held on retry', 20_000);
-    assert.ok(refused.every((ip) => agents.get(ip)?.isConnected), 'the retried agents stay connected');
+    await eventually(
+      async () => (await server.get('/clients')).body?.clients?.length === cap - leaving.length + refused.length,
+      'every refused agent is held on retry',
+      20_000,
+    );
+    assert.ok(
+      refused.every((ip) => agents.get(ip)?.isConnected),
+      'the retried agents stay connected',
+    );
     assert.equal((await server.get('/scopes')).status, 200, 'REST still answers');
   } finally {
     for (const agent of agents.values()) agent.destroy();

@@ -13,12 +13,18 @@ test('103 session events move LNX<->LNXS and WIN<->WINS and are logged', async (
     windows.event('start', 'bob');
     await eventually(async () => (await x.entry(lin))?.state === 'LNXS', 'LNXS');
     await eventually(async () => (await x.entry(win))?.state === 'WINS', 'WINS');
-    assert.ok(x.s.logs.some((l) => l.msg === `User logged in: ip=${lin}, user=alice, os=Linux`), 'login logged');
+    assert.ok(
+      x.s.logs.some((l) => l.msg === `User logged in: ip=${lin}, user=alice, os=Linux`),
+      'login logged',
+    );
     linux.event('stop', 'alice');
     windows.event('stop', 'bob');
     await eventually(async () => (await x.entry(lin))?.state === 'LNX', 'LNX again');
     await eventually(async () => (await x.entry(win))?.state === 'WIN', 'WIN again');
-    assert.ok(x.s.logs.some((l) => l.msg === `User logged out: ip=${win}, user=bob, os=Windows`), 'logout logged');
+    assert.ok(
+      x.s.logs.some((l) => l.msg === `User logged out: ip=${win}, user=bob, os=Windows`),
+      'logout logged',
+    );
   } finally {
     await x.close();
   }

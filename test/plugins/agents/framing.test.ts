@@ -4,7 +4,8 @@ import { test } from 'uvu';
 import { AnswerParser, FramingError, encodeRequest } from '../../../plugins/agents/framing';
 import { answerBytes } from '../../support/fake-agent';
 
-const parse = (bytes: string | Buffer, max = 1 << 20) => new AnswerParser(max).push(Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes, 'latin1'));
+const parse = (bytes: string | Buffer, max = 1 << 20) =>
+  new AnswerParser(max).push(Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes, 'latin1'));
 
 test('requests are written exactly as the reference server writes them', () => {
   assert.equal(
@@ -34,7 +35,9 @@ test('an answer split over many reads is read once complete', () => {
 });
 
 test('several answers and 103 events in one read are all kept', () => {
-  const frames = parse(answerBytes(103, { event: 'session', action: 'start', user: 'u' }) + answerBytes(200, { a: 1 }) + answerBytes(202) + answerBytes(500));
+  const frames = parse(
+    answerBytes(103, { event: 'session', action: 'start', user: 'u' }) + answerBytes(200, { a: 1 }) + answerBytes(202) + answerBytes(500),
+  );
   assert.deepEqual(
     frames.map((f) => f.status),
     [103, 200, 202, 500],
@@ -58,7 +61,7 @@ test('garbage, bad lengths and oversized answers are framing errors', () => {
     ['HTTP/1.0 2000 OK\r\n\r\n', 'four-digit status'],
     ['HTTP/1.0 200 OK\r\nno colon here\r\n\r\n', 'malformed header'],
     ['HTTP/1.0 200 OK\r\nContent-Length: 2000\r\n\r\n', 'longer than the cap'],
-    ['HTTP/1.0 200 OK\r\nX: ' + 'a'.repeat(9000), 'endless header'],
+    [`HTTP/1.0 200 OK\r\nX: ${'a'.repeat(9000)}`, 'endless header'],
   ];
   for (const [bytes, what] of bad) {
     assert.throws(() => parse(bytes, 1024), FramingError, `${what} is refused`);
@@ -70,7 +73,8 @@ test('fuzz: any byte stream, split anywhere, yields frames or a FramingError, ne
     fc.property(fc.array(fc.uint8Array({ maxLength: 64 }), { maxLength: 20 }), (chunks) => {
       const parser = new AnswerParser(4096);
       try {
-        for (const chunk of chunks) for (const frame of parser.push(Buffer.from(chunk))) assert.ok(frame.body.length <= 4096, 'frame within the cap');
+        for (const chunk of chunks)
+          for (const frame of parser.push(Buffer.from(chunk))) assert.ok(frame.body.length <= 4096, 'frame within the cap');
       } catch (error) {
         if (!(error instanceof FramingError)) throw error;
       }
@@ -85,28 +89,36 @@ test('fuzz: valid answers split at arbitrary points come out whole and in order'
     body: fc.option(fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string({ maxLength: 40 }), fc.integer())), { nil: undefined }),
   });
   fc.assert(
-    fc.property(fc.array(answer, { minLength: 1, maxLength: 8 }), fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 1, maxLength: 30 }), (answers, cuts) => {
-      const bytes = Buffer.from(answers.map((a) => answerBytes(a.status, a.body)).join(''), 'latin1');
-      const parser = new AnswerParser(1 << 20);
-      const frames = [];
-      let at = 0;
-      let i = 0;
-      while (at < bytes.length) {
-        const size = cuts[i++ % cuts.length]!;
-        frames.push(...parser.push(bytes.subarray(at, at + size)));
-        at += size;
-      }
-      assert.deepEqual(
-        frames.map((f) => f.status),
-        answers.map((a) => a.status),
-        'same statuses in order',
-      );
-      frames.forEach((f, n) => {
-        const expected = answers[n]!.body;
-        assert.deepEqual(f.body.length ? JSON.parse(f.body.toString('latin1')) : undefined, expected === undefined ? undefined : JSON.parse(JSON.stringify(expected)), `body ${n} intact`);
-      });
-      assert.ok(parser.idle, 'nothing left over');
-    }),
+    fc.property(
+      fc.array(answer, { minLength: 1, maxLength: 8 }),
+      fc.array(fc.integer({ min: 1, max: 50 }), { minLength: 1, maxLength: 30 }),
+      (answers, cuts) => {
+        const bytes = Buffer.from(answers.map((a) => answerBytes(a.status, a.body)).join(''), 'latin1');
+        const parser = new AnswerParser(1 << 20);
+        const frames = [];
+        let at = 0;
+        let i = 0;
+        while (at < bytes.length) {
+          const size = cuts[i++ % cuts.length]!;
+          frames.push(...parser.push(bytes.subarray(at, at + size)));
+          at += size;
+        }
+        assert.deepEqual(
+          frames.map((f) => f.status),
+          answers.map((a) => a.status),
+          'same statuses in order',
+        );
+        frames.forEach((f, n) => {
+          const expected = answers[n]!.body;
+          assert.deepEqual(
+            f.body.length ? JSON.parse(f.body.toString('latin1')) : undefined,
+            expected === undefined ? undefined : JSON.parse(JSON.stringify(expected)),
+            `body ${n} intact`,
+          );
+        });
+        assert.ok(parser.idle, 'nothing left over');
+      },
+    ),
     { numRuns: 1000 },
   );
 });

@@ -15,7 +15,10 @@ async function stillWorks(x: Site, ip: string, agent: FakeAgent): Promise<void> 
   assert.ok(agent.isConnected, `${ip}: the well-behaved agent is still connected`);
   const r = await x.s.post('/hardware', { clients: [ip] });
   assert.equal(r.body?.clients?.[0]?.outcome, 'sent', `${ip}: a command is still sent: ${r.text}`);
-  await eventually(async () => (await x.s.get('/hardware', { client: [ip] })).body?.hardware?.length === 3, `${ip}: hardware answer stored`);
+  await eventually(
+    async () => (await x.s.get('/hardware', { client: [ip] })).body?.hardware?.length === 3,
+    `${ip}: hardware answer stored`,
+  );
 }
 
 async function partitionCount(x: Site, ip: string): Promise<number> {
@@ -24,7 +27,7 @@ async function partitionCount(x: Site, ip: string): Promise<number> {
   return (r.body.partitions as unknown[]).length;
 }
 
-test("a refresh answered with {} fails that command, keeps the stored disks and crashes nothing", async () => {
+test('a refresh answered with {} fails that command, keeps the stored disks and crashes nothing', async () => {
   const x = await site(2);
   try {
     const [ip, bystanderIp] = x.ips as [string, string];
@@ -36,7 +39,10 @@ test("a refresh answered with {} fails that command, keeps the stored disks and 
     agent.on('refresh', { body: {} });
     await x.s.post('/refresh', { clients: [ip] });
     await eventually(async () => (await x.entry(ip))?.last_cmd.result === 'failure', '{} makes the refresh fail');
-    assert.ok(x.s.logs.some((l) => l.ip === ip && /neither 'status' nor 'disk_setup'/.test(l.msg)), 'the reason is logged');
+    assert.ok(
+      x.s.logs.some((l) => l.ip === ip && /neither 'status' nor 'disk_setup'/.test(l.msg)),
+      'the reason is logged',
+    );
     assert.equal(await partitionCount(x, ip), before, 'the known partitions are not erased');
     assert.ok(agent.isConnected, 'the agent is kept: its next answer may be fine');
     await stillWorks(x, bystanderIp, bystander);
@@ -84,10 +90,16 @@ test('answers with the wrong JSON types fail their command on that connection on
     // Probe answers and events of the wrong types are ignored, not fatal.
     agent.on('probe', { body: { status: [], speed: 'fast' } });
     await x.s.post('/clients', { clients: [ip] });
-    await eventually(() => x.s.logs.some((l) => l.ip === ip && /unusable probe answer/.test(l.msg)), 'a probe answer with wrong types is ignored');
+    await eventually(
+      () => x.s.logs.some((l) => l.ip === ip && /unusable probe answer/.test(l.msg)),
+      'a probe answer with wrong types is ignored',
+    );
     agent.write(answerBytes(103, { event: 'session', action: 'start', user: { name: 'x' } }));
     agent.write(answerBytes(103, [1, 2, 3]));
-    await eventually(() => x.s.logs.filter((l) => l.ip === ip && /agent event ignored/.test(l.msg)).length === 2, 'events with wrong types are ignored');
+    await eventually(
+      () => x.s.logs.filter((l) => l.ip === ip && /agent event ignored/.test(l.msg)).length === 2,
+      'events with wrong types are ignored',
+    );
     assert.ok(agent.isConnected, 'the agent stays connected after all of them');
     await stillWorks(x, bystanderIp, bystander);
   } finally {
@@ -123,7 +135,10 @@ test('a 100 MB answer is dropped at max_answer_bytes without being buffered', as
     const sent = await flood(liar, `HTTP/1.0 200 OK\r\nContent-Length: ${hundredMB}\r\n\r\n`, hundredMB);
     await within(liar.closed, 5000, 'the 100 MB answer is dropped');
     assert.ok(sent < hundredMB, `the connection was dropped before the 100 MB were written (${sent} bytes written)`);
-    assert.ok(x.s.logs.some((l) => l.ip === declared && /exceeds agents.max_answer_bytes/.test(l.msg)), 'the reason is logged');
+    assert.ok(
+      x.s.logs.some((l) => l.ip === declared && /exceeds agents.max_answer_bytes/.test(l.msg)),
+      'the reason is logged',
+    );
 
     // No length: the body is read as a header, which is bounded too.
     const stream = await FakeAgent.connect({ port: x.link.port(), localAddress: undeclared });
@@ -168,7 +183,10 @@ test('a slowloris agent trickling its answer is dropped after answer_timeout_s',
       clearInterval(trickle);
     }
     assert.ok(i < bytes.length, 'dropped before its answer was complete');
-    assert.ok(x.s.logs.some((l) => l.ip === ip && /answer not complete within 1000 ms/.test(l.msg)), 'the reason is logged');
+    assert.ok(
+      x.s.logs.some((l) => l.ip === ip && /answer not complete within 1000 ms/.test(l.msg)),
+      'the reason is logged',
+    );
     await eventually(async () => (await x.entry(ip)) === undefined, 'no longer listed');
     await stillWorks(x, bystanderIp, bystander);
   } finally {
@@ -188,7 +206,10 @@ test('an agent that never answers its connect refresh is dropped after connect_t
     // Others connect and are served while it hangs.
     const bystander = await x.connect(bystanderIp);
     await within(silent.closed, 5000, 'the silent agent is dropped');
-    assert.ok(x.s.logs.some((l) => l.ip === silentIp && /no answer to the connect refresh/.test(l.msg)), 'the reason is logged');
+    assert.ok(
+      x.s.logs.some((l) => l.ip === silentIp && /no answer to the connect refresh/.test(l.msg)),
+      'the reason is logged',
+    );
     await eventually(async () => (await x.entry(silentIp)) === undefined, 'no longer listed');
     const later = await x.connect(laterIp);
     assert.ok(later.isConnected, 'an agent connecting later is served');
@@ -207,7 +228,11 @@ test('a connection holds no buffer after a large answer', async () => {
     const agent = await x.connect(ip);
     agent.on('hardware', { body: { hardware: `cpu=${'x'.repeat(8 * 1024 * 1024)}\n` } });
     await x.s.post('/hardware', { clients: [ip] });
-    await eventually(async () => (await x.entry(ip))?.state === 'OPG' && (await x.entry(ip))?.last_cmd.result !== 'unknown', 'the 8 MiB answer is read', 20_000);
+    await eventually(
+      async () => (await x.entry(ip))?.state === 'OPG' && (await x.entry(ip))?.last_cmd.result !== 'unknown',
+      'the 8 MiB answer is read',
+      20_000,
+    );
     const conn = x.link.connection(ip);
     assert.ok(conn, 'still connected');
     assert.equal(conn.bufferedBytes, 0, 'the connection keeps no bytes of the answer');
@@ -234,7 +259,11 @@ test('1,000 agents reconnecting in a loop leave no duplicate entries and no leak
     await x.s.app.database.transactional(async (em) => {
       for (let i = 0; i < ips.length; i += 200) {
         const chunk = ips.slice(i, i + 200);
-        await execute(em, `insert into clients (name, ip, mac, room_id) values ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`, chunk.flatMap((ip, j) => [`loop-${i + j}`, ip, (0x100000 + i + j).toString(16).padStart(12, '0'), room]));
+        await execute(
+          em,
+          `insert into clients (name, ip, mac, room_id) values ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
+          chunk.flatMap((ip, j) => [`loop-${i + j}`, ip, (0x100000 + i + j).toString(16).padStart(12, '0'), room]),
+        );
       }
     });
     const connectAll = (list: string[]) =>
@@ -250,18 +279,30 @@ test('1,000 agents reconnecting in a loop leave no duplicate entries and no leak
       await within(Promise.all(open.map((a) => a.waitFor('refresh', 0, 30_000))), 60_000, `round ${round}: every agent asked to refresh`);
       await within(Promise.all(previous.map((a) => a.closed)), 30_000, `round ${round}: every old connection closed`);
     }
-    await eventually(async () => {
-      const r = await x.s.get('/clients');
-      return r.status === 200 && r.body.clients.length === count + 1;
-    }, 'every agent listed once after the loop', 30_000);
+    await eventually(
+      async () => {
+        const r = await x.s.get('/clients');
+        return r.status === 200 && r.body.clients.length === count + 1;
+      },
+      'every agent listed once after the loop',
+      30_000,
+    );
     const listed = (await x.s.get('/clients')).body.clients.map((c: { addr: string }) => c.addr) as string[];
     assert.equal(new Set(listed).size, listed.length, 'no address is listed twice');
     assert.equal(x.link.connectedIps().length, count + 1, 'one connection object per agent');
     assert.equal(await x.link.socketCount(), count + 1, 'one open socket per agent');
 
     for (const agent of open) agent.destroy();
-    await eventually(async () => x.link.connectedIps().length === 1 && (await x.link.socketCount()) === 1, 'every connection released once the agents left', 30_000);
-    assert.deepEqual((await x.s.get('/clients')).body.clients.map((c: { addr: string }) => c.addr), [bystanderIp], 'only the bystander is listed');
+    await eventually(
+      async () => x.link.connectedIps().length === 1 && (await x.link.socketCount()) === 1,
+      'every connection released once the agents left',
+      30_000,
+    );
+    assert.deepEqual(
+      (await x.s.get('/clients')).body.clients.map((c: { addr: string }) => c.addr),
+      [bystanderIp],
+      'only the bystander is listed',
+    );
     await stillWorks(x, bystanderIp, bystander);
   } finally {
     for (const agent of open) agent.destroy();

@@ -7,10 +7,17 @@ const fleet = (n: number, from = 1) => Array.from({ length: n }, (_, i) => `127.
 test('the periodic probe reaches every agent once per interval, in slices of a tenth', () => {
   let connected = fleet(1005);
   const batches: string[][] = [];
-  const sweep = new ProbeSweep(30_000, () => connected, (ips) => batches.push(ips));
+  const sweep = new ProbeSweep(
+    30_000,
+    () => connected,
+    (ips) => batches.push(ips),
+  );
   for (let i = 0; i < sweep.slices; i++) sweep.tick();
   assert.equal(batches.length, 10, 'one batch per tick');
-  assert.ok(batches.every((b) => b.length <= 101), `no burst above a tenth (largest ${Math.max(...batches.map((b) => b.length))})`);
+  assert.ok(
+    batches.every((b) => b.length <= 101),
+    `no burst above a tenth (largest ${Math.max(...batches.map((b) => b.length))})`,
+  );
   assert.deepEqual(batches.flat(), connected, 'every agent once, none twice');
 
   // Agents that connect during a round are probed from the next round on.
@@ -27,7 +34,11 @@ test('the periodic probe reaches every agent once per interval, in slices of a t
 test('a small fleet is probed in a few ticks and nothing is sent when no agent is connected', () => {
   const batches: string[][] = [];
   let connected = fleet(3);
-  const sweep = new ProbeSweep(1000, () => connected, (ips) => batches.push(ips));
+  const sweep = new ProbeSweep(
+    1000,
+    () => connected,
+    (ips) => batches.push(ips),
+  );
   for (let i = 0; i < sweep.slices; i++) sweep.tick();
   assert.deepEqual(batches, [[connected[0]], [connected[1]], [connected[2]]], 'one agent per tick, then quiet ticks');
   batches.length = 0;

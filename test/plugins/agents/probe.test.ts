@@ -20,7 +20,11 @@ test('POST /clients probes each connected client: POST /probe with no body; answ
       'per-client outcome, duplicates once',
     );
     const probe = await live.waitFor('probe');
-    assert.equal(probe.raw, 'POST /probe HTTP/1.1\r\nContent-Length: 0\r\nContent-Type: application/json\r\n\r\n', 'probe bytes as the reference');
+    assert.equal(
+      probe.raw,
+      'POST /probe HTTP/1.1\r\nContent-Length: 0\r\nContent-Type: application/json\r\n\r\n',
+      'probe bytes as the reference',
+    );
     await virtual.waitFor('probe');
     await eventually(async () => (await x.entry(x.ips[1]!))?.state === 'VDI', 'virtual agent shows VDI');
     assert.equal((await x.entry(x.ips[0]!))?.speed, 100, 'speed from the probe answer');
@@ -114,7 +118,10 @@ test('agents.probe_interval_s probes periodically; a probe left unanswered drops
     await good.waitFor('probe', 1);
     await within(silent.closed, 5000, 'silent agent reaped');
     assert.ok(good.isConnected, 'the answering agent stays');
-    assert.ok(x.s.logs.some((l) => /no answer to a probe/.test(String(l.reason))), 'reason logged');
+    assert.ok(
+      x.s.logs.some((l) => /no answer to a probe/.test(String(l.reason))),
+      'reason logged',
+    );
   } finally {
     await x.close();
   }

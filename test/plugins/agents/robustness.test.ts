@@ -16,7 +16,13 @@ test('answers split into tiny writes and answers coalesced with events are all r
     const joined = await FakeAgent.connect({ port: x.link.port(), localAddress: b, mode: 'linux' });
     x.agents.push(joined);
     // The answer, then two events, in one write: the reference would lose the events.
-    joined.on('refresh', { raw: answerBytes(200, { status: 'LINUX' }) + answerBytes(103, { event: 'session', action: 'start', user: 'u' }) + answerBytes(103, { event: 'session', action: 'stop', user: 'u' }) + answerBytes(103, { event: 'session', action: 'start', user: 'u' }) });
+    joined.on('refresh', {
+      raw:
+        answerBytes(200, { status: 'LINUX' }) +
+        answerBytes(103, { event: 'session', action: 'start', user: 'u' }) +
+        answerBytes(103, { event: 'session', action: 'stop', user: 'u' }) +
+        answerBytes(103, { event: 'session', action: 'start', user: 'u' }),
+    });
     await eventually(async () => (await x.entry(b))?.state === 'LNXS', 'answer and events from one write');
   } finally {
     await x.close();
@@ -38,7 +44,10 @@ test('garbage, oversized and non-JSON answers drop only that connection, with a 
       x.agents.push(agent);
       agent.on('refresh', { raw });
       await within(agent.closed, 5000, `${ip} dropped`);
-      assert.ok(x.s.logs.some((l) => l.ip === ip && why.test(l.msg)), `${ip}: reason logged (${why})`);
+      assert.ok(
+        x.s.logs.some((l) => l.ip === ip && why.test(l.msg)),
+        `${ip}: reason logged (${why})`,
+      );
     }
     assert.ok(ok.isConnected, 'the well-behaved agent stays connected');
     await x.s.post('/hardware', { clients: [bystander] });

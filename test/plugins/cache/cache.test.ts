@@ -32,7 +32,13 @@ test('cache list: a client with a cache partition, one without, an unknown addre
       {
         clients: [
           { ip: x.ips[1], cache_size: 0, used_size: 0, free_size: 0, images: [] },
-          { ip: x.ips[0], cache_size: cache, used_size: ubuntu.size + win.size, free_size: cache - ubuntu.size - win.size, images: [ubuntu, win] },
+          {
+            ip: x.ips[0],
+            cache_size: cache,
+            used_size: ubuntu.size + win.size,
+            free_size: cache - ubuntu.size - win.size,
+            images: [ubuntu, win],
+          },
         ],
       },
       'sizes in bytes, images by name, in the order asked',
@@ -82,7 +88,14 @@ test('cache delete: each client gets only images; its answer replaces the stored
     agent.on('cache/delete', { body: { cache: [win] } });
     const r = await x.s.post('/cache/delete', { clients: [ip, '127.0.1.77'], images: ['ubuntu22'], extra: 'not relayed' });
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.body.clients, [{ addr: ip, outcome: 'sent' }, { addr: '127.0.1.77', outcome: 'not_connected' }], 'outcomes');
+    assert.deepEqual(
+      r.body.clients,
+      [
+        { addr: ip, outcome: 'sent' },
+        { addr: '127.0.1.77', outcome: 'not_connected' },
+      ],
+      'outcomes',
+    );
     const seen = await agent.waitFor('cache/delete');
     assert.equal(seen.method, 'POST', 'a POST');
     assert.deepEqual(seen.body, { images: ['ubuntu22'] }, 'only images');
@@ -95,7 +108,13 @@ test('cache delete: each client gets only images; its answer replaces the stored
     await agent.waitFor('cache/delete', 1);
     assert.equal((await x.settled(ip)).last_cmd.result, 'failure', 'no cache key: failure');
     assert.deepEqual((await x.s.get('/cache/list', { clients: [ip] })).body.clients[0].images, [win], 'unchanged');
-    for (const body of [{ clients: [ip] }, { clients: [ip], images: [] }, { clients: [ip], images: [''] }, { clients: [ip], images: 'win10' }, { images: ['a'] }]) {
+    for (const body of [
+      { clients: [ip] },
+      { clients: [ip], images: [] },
+      { clients: [ip], images: [''] },
+      { clients: [ip], images: 'win10' },
+      { images: ['a'] },
+    ]) {
       const bad = await x.s.post('/cache/delete', body);
       assert.equal(bad.status, 400, `${JSON.stringify(body)}: ${bad.text}`);
     }
@@ -125,7 +144,11 @@ test('cache delete refuses image names /cache/fetch refuses, naming the entry, a
     }
     agent.on('cache/delete', { body: { cache: [ubuntu] } });
     assert.equal((await x.s.post('/cache/delete', { clients: [ip], images: ['win10'] })).status, 200, 'a valid name is relayed');
-    assert.deepEqual((await agent.waitFor('cache/delete')).body, { images: ['win10'] }, 'the first cache/delete the agent sees is the valid one');
+    assert.deepEqual(
+      (await agent.waitFor('cache/delete')).body,
+      { images: ['win10'] },
+      'the first cache/delete the agent sees is the valid one',
+    );
     assert.equal(agent.requests.filter((r) => r.path === 'cache/delete' || r.path === 'cache/fetch').length, 1, 'nothing else was relayed');
   } finally {
     await x.close();

@@ -20,15 +20,27 @@ test('create a new image (web console body): relayed with the repository address
     const agent = await x.connect(ip);
     agent.on('image/create', (request) => ({ body: createAnswer(request) }));
     const r = await x.s.post('/image/create', {
-      clients: [ip], disk: '1', partition: '2', code: '131', name: 'ubuntu22', repository_id: x.repository,
-      id: '0', description: 'Ubuntu 22.04 lab', group_id: 0, center_id: x.center,
+      clients: [ip],
+      disk: '1',
+      partition: '2',
+      code: '131',
+      name: 'ubuntu22',
+      repository_id: x.repository,
+      id: '0',
+      description: 'Ubuntu 22.04 lab',
+      group_id: 0,
+      center_id: x.center,
     });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(r.body, { clients: [{ addr: ip, outcome: 'sent' }] }, 'relayed answer lists the client as sent');
     const seen = await agent.waitFor('image/create');
     assert.equal(seen.method, 'POST', 'image/create is a POST');
     // The client is on 127.0.1.0/24: it gets the repository address on its own network.
-    assert.deepEqual(seen.body, { disk: '1', partition: '2', code: '131', id: '0', name: 'ubuntu22', repository: repositoryAddresses[1] }, 'body sent to the agent');
+    assert.deepEqual(
+      seen.body,
+      { disk: '1', partition: '2', code: '131', id: '0', name: 'ubuntu22', repository: repositoryAddresses[1] },
+      'body sent to the agent',
+    );
     assert.equal((await x.settled(ip)).last_cmd.result, 'success', 'last_cmd success');
     const images = await x.images();
     assert.equal(images.length, 1, 'one image stored');
@@ -36,9 +48,20 @@ test('create a new image (web console body): relayed with the repository address
     assert.deepEqual(
       { ...image, id: undefined },
       {
-        id: undefined, name: 'ubuntu22', description: 'Ubuntu 22.04 lab', size: 4294967296, datasize: 8589934592, modified: image.modified,
-        permissions: '644', software_id: 0, type: 1, repo_id: x.repository, repo_ip: repositoryAddresses[0],
-        checksum: 'd41d8cd98f00b204e9800998ecf8427e', center_id: x.center, group_id: 0,
+        id: undefined,
+        name: 'ubuntu22',
+        description: 'Ubuntu 22.04 lab',
+        size: 4294967296,
+        datasize: 8589934592,
+        modified: image.modified,
+        permissions: '644',
+        software_id: 0,
+        type: 1,
+        repo_id: x.repository,
+        repo_ip: repositoryAddresses[0],
+        checksum: 'd41d8cd98f00b204e9800998ecf8427e',
+        center_id: x.center,
+        group_id: 0,
       },
       'every field of the new image',
     );
@@ -57,7 +80,17 @@ test('create with an existing id (web console update) refreshes the image: same 
     const ip = x.ips[0]!;
     const agent = await x.connect(ip);
     agent.on('image/create', (request) => ({ body: createAnswer(request) }));
-    await x.s.post('/image/create', { clients: [ip], disk: '1', partition: '2', code: '131', name: 'win10', repository_id: x.repository, id: '0', description: 'first', center_id: x.center });
+    await x.s.post('/image/create', {
+      clients: [ip],
+      disk: '1',
+      partition: '2',
+      code: '131',
+      name: 'win10',
+      repository_id: x.repository,
+      id: '0',
+      description: 'first',
+      center_id: x.center,
+    });
     await agent.waitFor('image/create');
     await x.settled(ip);
     const [first] = await x.images();
@@ -65,7 +98,15 @@ test('create with an existing id (web console update) refreshes the image: same 
 
     agent.on('image/create', (request) => ({ body: createAnswer(request, { size: '5000', lastupdate: 1700000000, perms: 416 }) }));
     const r = await x.s.post('/image/create', {
-      clients: [ip], disk: '1', partition: '2', code: '131', name: 'win10', repository: repositoryAddresses[0], id: String(first.id), group_id: 0, center_id: 0,
+      clients: [ip],
+      disk: '1',
+      partition: '2',
+      code: '131',
+      name: 'win10',
+      repository: repositoryAddresses[0],
+      id: String(first.id),
+      group_id: 0,
+      center_id: 0,
     });
     assert.equal(r.status, 200, r.text);
     const seen = await agent.waitFor('image/create', 1);
@@ -91,7 +132,16 @@ test('ogCLI body (id "0", no description, repository_id as a string) twice for o
     const agent = await x.connect(ip);
     agent.on('image/create', (request) => ({ body: createAnswer(request) }), true);
     for (let i = 0; i < 2; i++) {
-      const r = await x.s.post('/image/create', { clients: [ip], disk: '1', partition: '1', center_id: x.center, code: '7', name: 'cli-image', id: '0', repository_id: String(x.repository) });
+      const r = await x.s.post('/image/create', {
+        clients: [ip],
+        disk: '1',
+        partition: '1',
+        center_id: x.center,
+        code: '7',
+        name: 'cli-image',
+        id: '0',
+        repository_id: String(x.repository),
+      });
       assert.equal(r.status, 200, r.text);
       await agent.waitFor('image/create', i);
       await x.settled(ip);
@@ -121,8 +171,20 @@ test('an answer that arrives twice is stored once', async () => {
     // Two captures of one name through the service itself also make one row.
     const store = x.s.app.container.resolve(ImageStore);
     const capture = {
-      name: 'twice', repositoryId: x.repository, clientId: 1, disk: 1, partition: 1, code: 7, size: 1n, datasize: 1n, checksum: '',
-      permissions: '644', lastUpdate: 0n, clonator: '', compressor: '', filesystem: '',
+      name: 'twice',
+      repositoryId: x.repository,
+      clientId: 1,
+      disk: 1,
+      partition: 1,
+      code: 7,
+      size: 1n,
+      datasize: 1n,
+      checksum: '',
+      permissions: '644',
+      lastUpdate: 0n,
+      clonator: '',
+      compressor: '',
+      filesystem: '',
     };
     await Promise.all([store.saveCapture(capture), store.saveCapture(capture)]);
     assert.equal((await x.images()).length, 1, 'concurrent captures of one name: still one record');
@@ -143,7 +205,12 @@ test('a failure answer stores nothing and shows last_cmd failure', async () => {
     assert.deepEqual(await x.images(), [], 'nothing stored');
 
     // A 200 whose body does not fit (datasize 0, a size past 2^53 sent as a JSON number) fails too.
-    for (const [i, extra] of [[1, { datasize: 0 }], [2, { size: 2 ** 60 }], [3, { name: 'other' }], [4, { checksum: 'not hex' }]] as const) {
+    for (const [i, extra] of [
+      [1, { datasize: 0 }],
+      [2, { size: 2 ** 60 }],
+      [3, { name: 'other' }],
+      [4, { checksum: 'not hex' }],
+    ] as const) {
       agent.on('image/create', (request) => ({ body: createAnswer(request, extra) }));
       await x.s.post('/image/create', { clients: [ip], disk: '1', partition: '1', code: '7', name: 'broken', id: '0' });
       await agent.waitFor('image/create', i);
@@ -187,7 +254,10 @@ test('64-bit sizes past 2^53 keep every digit; modified parses with the ctime pa
     assert.ok(r.text.includes(`"datasize":${datasize}`), `exact datasize in ${r.text}`);
     assert.equal(parseCtime(r.body.images[0].modified), 946684799, 'modified round-trips through the ctime pattern');
     assert.equal(typeof r.body.disk.free, 'number', 'disk.free is a number');
-    assert.ok(r.body.disk.total > 0 && r.body.disk.free <= r.body.disk.total, `disk space of the repository file system: ${JSON.stringify(r.body.disk)}`);
+    assert.ok(
+      r.body.disk.total > 0 && r.body.disk.free <= r.body.disk.total,
+      `disk space of the repository file system: ${JSON.stringify(r.body.disk)}`,
+    );
   } finally {
     await x.close();
   }
@@ -223,9 +293,17 @@ test("an image/create another plugin sent (the scheduler's) is stored from the a
     assert.equal((await sent.answers.get(ip))?.status, 200, 'answered');
     assert.equal((await x.settled(ip)).last_cmd.result, 'success', 'stored');
     const [image] = await x.images();
-    assert.deepEqual([image.name, image.repo_id, image.center_id], ['scheduled', x.repository, x.center], 'repository found by the answered address, center from the client');
+    assert.deepEqual(
+      [image.name, image.repo_id, image.center_id],
+      ['scheduled', x.repository, x.center],
+      'repository found by the answered address, center from the client',
+    );
     // An answer naming an address no repository has: failure, nothing stored.
-    const other = x.link.dispatch([ip], { method: 'POST', path: 'image/create', body: { ...body, name: 'stray', repository: '192.0.2.1' } });
+    const other = x.link.dispatch([ip], {
+      method: 'POST',
+      path: 'image/create',
+      body: { ...body, name: 'stray', repository: '192.0.2.1' },
+    });
     await other.answers.get(ip);
     assert.equal((await x.settled(ip)).last_cmd.result, 'failure', 'unknown repository address: failure');
     assert.equal((await x.images()).length, 1, 'nothing more stored');

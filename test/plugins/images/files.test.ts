@@ -9,8 +9,20 @@ import { fileInside, removeImageFiles } from '../../../plugins/images/files';
 import { createAnswer, imageSite } from './helpers';
 
 const capture = (name: string, repositoryId: number) => ({
-  name, repositoryId, clientId: 0, disk: 1, partition: 1, code: 7, size: 1n, datasize: 1n, checksum: '',
-  permissions: '644', lastUpdate: 0n, clonator: '', compressor: '', filesystem: '',
+  name,
+  repositoryId,
+  clientId: 0,
+  disk: 1,
+  partition: 1,
+  code: 7,
+  size: 1n,
+  datasize: 1n,
+  checksum: '',
+  permissions: '644',
+  lastUpdate: 0n,
+  clonator: '',
+  compressor: '',
+  filesystem: '',
 });
 
 test('delete removes the record, the image file and its companions, and nothing else', async () => {
@@ -63,7 +75,22 @@ test('path tricks in image names: refused at creation, and a stored one never re
   try {
     const ip = x.ips[0]!;
     const agent = await x.connect(ip);
-    for (const name of ['../etc', 'a/b', '..', '.', '.hidden', '-rf', 'a..b', 'x\u0000y', '/abs', 'a\\b', 'a b', 'x;reboot', '', 'n'.repeat(51)]) {
+    for (const name of [
+      '../etc',
+      'a/b',
+      '..',
+      '.',
+      '.hidden',
+      '-rf',
+      'a..b',
+      'x\u0000y',
+      '/abs',
+      'a\\b',
+      'a b',
+      'x;reboot',
+      '',
+      'n'.repeat(51),
+    ]) {
       const r = await x.s.post('/image/create', { clients: [ip], disk: '1', partition: '1', code: '7', name, id: '0' });
       assert.equal(r.status, 400, `${JSON.stringify(name)}: ${r.text}`);
       assert.equal(r.body.field, 'name', `${JSON.stringify(name)} names the field`);
@@ -79,7 +106,10 @@ test('path tricks in image names: refused at creation, and a stored one never re
     const r = await x.s.post('/image/delete', { image: id });
     assert.equal(r.status, 200, r.text);
     assert.ok(existsSync(outside), 'the file outside the repository directory is untouched');
-    assert.ok(x.s.logs.some((l) => /does not stay inside/.test(String(l.msg))), 'the refusal is logged');
+    assert.ok(
+      x.s.logs.some((l) => /does not stay inside/.test(String(l.msg))),
+      'the refusal is logged',
+    );
   } finally {
     await x.close();
   }
@@ -108,13 +138,17 @@ test('fileInside accepts only names that stay directly in the directory; a symli
 test('fileInside never yields a path outside the directory, whatever the name (fuzz)', () => {
   const repo = path.resolve('/srv/images');
   fc.assert(
-    fc.property(fc.oneof(fc.string(), fc.fullUnicodeString(), fc.constantFrom('..', '../', '/..', 'a/../..', '.', '\u0000')), fc.constantFrom('.img', '.img.full.sum'), (name, suffix) => {
-      const file = fileInside(repo, name, suffix);
-      if (file !== undefined) {
-        assert.equal(path.dirname(file), repo, `${JSON.stringify(name)} stays directly in the directory`);
-        assert.equal(path.basename(file), name + suffix, `${JSON.stringify(name)} is the file's own name`);
-      }
-    }),
+    fc.property(
+      fc.oneof(fc.string(), fc.fullUnicodeString(), fc.constantFrom('..', '../', '/..', 'a/../..', '.', '\u0000')),
+      fc.constantFrom('.img', '.img.full.sum'),
+      (name, suffix) => {
+        const file = fileInside(repo, name, suffix);
+        if (file !== undefined) {
+          assert.equal(path.dirname(file), repo, `${JSON.stringify(name)} stays directly in the directory`);
+          assert.equal(path.basename(file), name + suffix, `${JSON.stringify(name)} is the file's own name`);
+        }
+      },
+    ),
     { numRuns: 2000 },
   );
 });
@@ -143,7 +177,12 @@ test('POST /image/update changes the record; unknown ids and repositories are re
     assert.equal(r.status, 200, r.text);
     const [image] = await x.images();
     assert.deepEqual([image.description, image.center_id, image.group_id, image.software_id], ['new', 0, 5, 3], 'fields updated');
-    for (const [body, field] of [[{ id: 999, description: 'x' }, 'id'], [{ id, repository_id: 999 }, 'repository_id'], [{ description: 'x' }, 'id'], [{ id, description: 5 }, 'description']] as const) {
+    for (const [body, field] of [
+      [{ id: 999, description: 'x' }, 'id'],
+      [{ id, repository_id: 999 }, 'repository_id'],
+      [{ description: 'x' }, 'id'],
+      [{ id, description: 5 }, 'description'],
+    ] as const) {
       const bad = await x.s.post('/image/update', body);
       assert.equal(bad.status, 400, `${JSON.stringify(body)}: ${bad.text}`);
       assert.equal(bad.body.field, field, `${JSON.stringify(body)} names ${field}`);
@@ -182,7 +221,11 @@ test('integers past 2^31-1 (numbers or strings) are refused naming the field: no
     }
     const after = JSON.stringify([await x.images(), (await x.s.get('/image/restrict', { image: id })).body]);
     assert.equal(after, before, 'nothing stored');
-    assert.deepEqual(agent.requests.filter((r) => r.path === 'image/create'), [], 'nothing relayed to the agent');
+    assert.deepEqual(
+      agent.requests.filter((r) => r.path === 'image/create'),
+      [],
+      'nothing relayed to the agent',
+    );
   } finally {
     await x.close();
   }

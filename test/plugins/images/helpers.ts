@@ -43,10 +43,11 @@ export async function imageSite(count = 1, config: Record<string, unknown> = {})
       assert.equal(r.status, 200, `GET /clients: ${r.text}`);
       return (r.body.clients as any[]).find((c) => c.addr === ip);
     };
-    const settled = (ip: string) => eventually(async () => {
-      const e = await entry(ip);
-      return e && e.state !== 'BSY' && e.last_cmd.result !== 'unknown' ? e : undefined;
-    }, `${ip} idle`);
+    const settled = (ip: string) =>
+      eventually(async () => {
+        const e = await entry(ip);
+        return e && e.state !== 'BSY' && e.last_cmd.result !== 'unknown' ? e : undefined;
+      }, `${ip} idle`);
     return {
       s,
       link,
@@ -102,4 +103,5 @@ export function createAnswer(request: { body: any }, extra: Record<string, unkno
 }
 
 /** The ctime pattern the web console parses (`%a %b %d %H:%M:%S %Y`). */
-export const ctimePattern = /^(Sun|Mon|Tue|Wed|Thu|Fri|Sat) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ( [1-9]|[12][0-9]|3[01]) ([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9]) ([0-9]{4})$/;
+export const ctimePattern =
+  /^(Sun|Mon|Tue|Wed|Thu|Fri|Sat) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ( [1-9]|[12][0-9]|3[01]) ([01][0-9]|2[0-3]):([0-5][0-9]):([0-5][0-9]) ([0-9]{4})$/;

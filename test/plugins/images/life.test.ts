@@ -20,7 +20,16 @@ test("an image's life against fake agents: create, list, restore, delete; partit
       writeFileSync(path.join(x.directory, `${request.body.name}.img.full.sum`), 'd41d8cd98f00b204e9800998ecf8427e');
       return { body: createAnswer(request) };
     });
-    const created = await x.s.post('/image/create', { clients: [source], disk: '1', partition: '2', code: '131', name: 'lab', id: '0', description: 'lab image', repository_id: x.repository });
+    const created = await x.s.post('/image/create', {
+      clients: [source],
+      disk: '1',
+      partition: '2',
+      code: '131',
+      name: 'lab',
+      id: '0',
+      description: 'lab image',
+      repository_id: x.repository,
+    });
     assert.equal(created.status, 200, created.text);
     await a.waitFor('image/create');
     assert.equal((await x.settled(source)).last_cmd.result, 'success', 'create stored');
@@ -29,8 +38,19 @@ test("an image's life against fake agents: create, list, restore, delete; partit
     assert.equal(await partitionImage(source, 2), image.id, 'the source partition links to the image');
 
     // Restore on another client (ogCLI: the repository given as the server's address).
-    b.on('image/restore', (request) => ({ body: { disk: request.body.disk, partition: request.body.partition, image_id: request.body.id } }));
-    const restored = await x.s.post('/image/restore', { disk: '1', partition: '1', id: String(image.id), name: 'lab', repository: repositoryAddresses[0], type: 'UNICAST', profile: '0', clients: [target] });
+    b.on('image/restore', (request) => ({
+      body: { disk: request.body.disk, partition: request.body.partition, image_id: request.body.id },
+    }));
+    const restored = await x.s.post('/image/restore', {
+      disk: '1',
+      partition: '1',
+      id: String(image.id),
+      name: 'lab',
+      repository: repositoryAddresses[0],
+      type: 'UNICAST',
+      profile: '0',
+      clients: [target],
+    });
     assert.equal(restored.status, 200, restored.text);
     await b.waitFor('image/restore');
     assert.equal((await x.settled(target)).last_cmd.result, 'success', 'restore answer stored');

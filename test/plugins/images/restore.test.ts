@@ -5,8 +5,20 @@ import { addCenter, addClient, addRoom } from '../../support/fixtures';
 import { imageSite, repositoryAddresses } from './helpers';
 
 const capture = (name: string, repositoryId: number) => ({
-  name, repositoryId, clientId: 0, disk: 1, partition: 1, code: 7, size: 1n, datasize: 1n, checksum: '',
-  permissions: '644', lastUpdate: 0n, clonator: '', compressor: '', filesystem: '',
+  name,
+  repositoryId,
+  clientId: 0,
+  disk: 1,
+  partition: 1,
+  code: 7,
+  size: 1n,
+  datasize: 1n,
+  checksum: '',
+  permissions: '644',
+  lastUpdate: 0n,
+  clonator: '',
+  compressor: '',
+  filesystem: '',
 });
 
 test('restore with a multi-address repository: each client gets the address on its own network', async () => {
@@ -23,8 +35,14 @@ test('restore with a multi-address repository: each client gets the address on i
     const third = await x.connect('127.0.3.1');
     // ogCP: repository from /repositories (the first address), type TIPTORRENT, strings.
     const r = await x.s.post('/image/restore', {
-      disk: '1', partition: '2', name: 'ubuntu', repository: repositoryAddresses[0], clients: [x.ips[0], '127.0.2.1', x.ips[1], '127.0.3.1'],
-      type: 'TIPTORRENT', profile: '12', id: String(id),
+      disk: '1',
+      partition: '2',
+      name: 'ubuntu',
+      repository: repositoryAddresses[0],
+      clients: [x.ips[0], '127.0.2.1', x.ips[1], '127.0.3.1'],
+      type: 'TIPTORRENT',
+      profile: '12',
+      id: String(id),
     });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(
@@ -43,8 +61,16 @@ test('restore with a multi-address repository: each client gets the address on i
       { disk: '1', partition: '2', name: 'ubuntu', repository: repositoryAddresses[1], type: 'TIPTORRENT', profile: '12', id: String(id) },
       'the client on 127.0.1.0/24 gets 127.0.1.250',
     );
-    assert.equal((await second.waitFor('image/restore')).body.repository, repositoryAddresses[2], 'the client on 127.0.2.0/24 gets 127.0.2.250');
-    assert.equal((await third.waitFor('image/restore')).body.repository, repositoryAddresses[0], 'a client on no repository network gets the address asked');
+    assert.equal(
+      (await second.waitFor('image/restore')).body.repository,
+      repositoryAddresses[2],
+      'the client on 127.0.2.0/24 gets 127.0.2.250',
+    );
+    assert.equal(
+      (await third.waitFor('image/restore')).body.repository,
+      repositoryAddresses[0],
+      'a client on no repository network gets the address asked',
+    );
   } finally {
     await x.close();
   }
@@ -57,10 +83,22 @@ test('restore (ogCLI): its own server address is sent as given; unicast-direct a
     const id = await store.saveCapture(capture('win', x.repository));
     await x.s.post('/image/update', { id, software_id: 4 });
     const agent = await x.connect(x.ips[0]!);
-    const r = await x.s.post('/image/restore', { disk: '1', partition: '1', id: String(id), name: 'win', repository: '192.0.2.10', type: 'unicast-direct', clients: [x.ips[0]] });
+    const r = await x.s.post('/image/restore', {
+      disk: '1',
+      partition: '1',
+      id: String(id),
+      name: 'win',
+      repository: '192.0.2.10',
+      type: 'unicast-direct',
+      clients: [x.ips[0]],
+    });
     assert.equal(r.status, 200, r.text);
     const seen = await agent.waitFor('image/restore');
-    assert.deepEqual(seen.body, { disk: '1', partition: '1', name: 'win', repository: '192.0.2.10', type: 'UNICAST-DIRECT', profile: '4', id: String(id) }, 'relayed body');
+    assert.deepEqual(
+      seen.body,
+      { disk: '1', partition: '1', name: 'win', repository: '192.0.2.10', type: 'UNICAST-DIRECT', profile: '4', id: String(id) },
+      'relayed body',
+    );
     // Without a repository: the image's own, on the client's network; type UNICAST.
     await x.settled(x.ips[0]!);
     const r2 = await x.s.post('/image/restore', { disk: 1, partition: 1, id, type: 'UNICAST', clients: [x.ips[0]] });
@@ -112,7 +150,11 @@ test('/image/restrict: an image restricted to other centers is not restored on t
     assert.deepEqual(get0.body, { image: id, scopes: [] }, 'unrestricted at first');
     const set = await x.s.post('/image/restrict', { image: id, scopes: [otherCenter, String(otherCenter)] });
     assert.equal(set.status, 200, set.text);
-    assert.deepEqual((await x.s.get('/image/restrict', { image: id })).body, { image: id, scopes: [otherCenter] }, 'restricted, duplicates folded');
+    assert.deepEqual(
+      (await x.s.get('/image/restrict', { image: id })).body,
+      { image: id, scopes: [otherCenter] },
+      'restricted, duplicates folded',
+    );
     const refused = await x.s.post('/image/restore', { disk: '1', partition: '1', id, type: 'UNICAST', clients: [x.ips[0]] });
     assert.equal(refused.status, 400, refused.text);
     assert.equal(refused.body.field, 'clients', 'the clients outside are named');
@@ -121,7 +163,12 @@ test('/image/restrict: an image restricted to other centers is not restored on t
     assert.equal(allowed.status, 200, `restore allowed once the center is listed: ${allowed.text}`);
     await x.s.post('/image/restrict', { image: id, scopes: [] });
     assert.deepEqual((await x.s.get('/image/restrict', { image: id })).body.scopes, [], 'an empty list lifts the restriction');
-    for (const [method, body, field] of [['GET', { image: 999 }, 'image'], ['POST', { image: id }, 'scopes'], ['POST', { image: id, scopes: [0] }, 'scopes[0]'], ['POST', { image: 'x', scopes: [] }, 'image']] as const) {
+    for (const [method, body, field] of [
+      ['GET', { image: 999 }, 'image'],
+      ['POST', { image: id }, 'scopes'],
+      ['POST', { image: id, scopes: [0] }, 'scopes[0]'],
+      ['POST', { image: 'x', scopes: [] }, 'image'],
+    ] as const) {
       const r = await x.s.request(method, '/image/restrict', body);
       assert.equal(r.status, 400, `${method} ${JSON.stringify(body)}: ${r.text}`);
       assert.equal(r.body.field, field, `${JSON.stringify(body)} names ${field}`);

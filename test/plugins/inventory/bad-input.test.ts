@@ -119,7 +119,10 @@ test('bad input to every inventory endpoint answers 400 naming the field, and wr
       const label = `${method} ${path} ${(JSON.stringify(body) ?? '').slice(0, 80)}`;
       assert.equal(r.status, 400, `${label}: status ${r.status} ${r.text.slice(0, 200)}`);
       assert.equal(r.body.field, field, `${label}: field in ${r.text.slice(0, 200)}`);
-      assert.ok(['invalid_field', 'missing_field'].includes(r.body.error), `${label}: refused as malformed, not looked up: ${r.text.slice(0, 200)}`);
+      assert.ok(
+        ['invalid_field', 'missing_field'].includes(r.body.error),
+        `${label}: refused as malformed, not looked up: ${r.text.slice(0, 200)}`,
+      );
       assert.ok(typeof r.body.message === 'string' && r.body.message.length > 0, `${label}: message`);
     }
     assert.equal(await snapshot(s), before, 'nothing written');

@@ -8,16 +8,24 @@ test('center add, info, update and delete', () =>
     const id = await addCenter(s, 'Main');
     const info = await s.get('/center/info', { id });
     assert.deepEqual(info.body, { id, name: 'Main', comment: '' }, 'info after add');
-    assert.equal((await s.post('/center/update', { id: String(id), name: 'Main', comment: 'kept its own name' })).status, 200, 'keeping its own name is allowed');
+    assert.equal(
+      (await s.post('/center/update', { id: String(id), name: 'Main', comment: 'kept its own name' })).status,
+      200,
+      'keeping its own name is allowed',
+    );
     assert.equal((await s.post('/center/update', { id, name: 'Renamed' })).status, 200, 'rename');
-    assert.deepEqual((await s.get('/center/info', { id })).body, { id, name: 'Renamed', comment: 'kept its own name' }, 'info after update');
+    assert.deepEqual(
+      (await s.get('/center/info', { id })).body,
+      { id, name: 'Renamed', comment: 'kept its own name' },
+      'info after update',
+    );
     assert.equal((await s.post('/center/delete', { id: String(id) })).status, 200, 'delete');
     const gone = await s.get('/center/info', { id });
     assert.equal(gone.status, 400, 'info of a deleted center');
     assert.equal(gone.body.error, 'unknown_id', 'error code');
   }));
 
-test('center names are unique; update to another center\'s name is refused', () =>
+test("center names are unique; update to another center's name is refused", () =>
   withServer(async (s) => {
     const a = await addCenter(s, 'A');
     await addCenter(s, 'B');
@@ -49,14 +57,35 @@ test('updating an unknown center or room is refused naming id', () =>
 test('room add with every optional field, info and update', () =>
   withServer(async (s) => {
     const center = await addCenter(s);
-    const id = await addRoom(s, center, 'Lab 1', '255.255.0.0', { gateway: '10.0.0.1', location: 'Floor 2', ntp: 'ntp.lan', dns: '10.0.0.53', remote: true });
+    const id = await addRoom(s, center, 'Lab 1', '255.255.0.0', {
+      gateway: '10.0.0.1',
+      location: 'Floor 2',
+      ntp: 'ntp.lan',
+      dns: '10.0.0.53',
+      remote: true,
+    });
     const info = await s.get('/room/info', { id });
     assert.deepEqual(
       info.body,
-      { id, name: 'Lab 1', center, netmask: '255.255.0.0', gateway: '10.0.0.1', location: 'Floor 2', ntp: 'ntp.lan', dns: '10.0.0.53', remote: true, folder_id: 0 },
+      {
+        id,
+        name: 'Lab 1',
+        center,
+        netmask: '255.255.0.0',
+        gateway: '10.0.0.1',
+        location: 'Floor 2',
+        ntp: 'ntp.lan',
+        dns: '10.0.0.53',
+        remote: true,
+        folder_id: 0,
+      },
       'info',
     );
-    assert.equal((await s.post('/room/update', { id, name: 'Lab 1', gateway: '10.0.0.254', netmask: '255.255.255.0' })).status, 200, 'update keeping its name');
+    assert.equal(
+      (await s.post('/room/update', { id, name: 'Lab 1', gateway: '10.0.0.254', netmask: '255.255.255.0' })).status,
+      200,
+      'update keeping its name',
+    );
     const after = await s.get('/room/info', { id: String(id) });
     assert.equal(after.body.gateway, '10.0.0.254', 'gateway updated');
     assert.equal(after.body.netmask, '255.255.255.0', 'netmask updated');

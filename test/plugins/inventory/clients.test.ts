@@ -11,9 +11,23 @@ test('client add stores every field; info reports them with maintenance and serv
     const repo = (await s.post('/repository/add', { name: 'repo', ip: '10.9.9.9' })).body.id;
     const server = (await s.post('/server', { ip: '10.9.9.1' })).body.id;
     const body = {
-      name: 'pc01', serial_number: 'SN123', ip: '10.0.0.11', mac: 'AA:BB:CC:DD:EE:01', room, netmask: '255.255.255.0',
-      netiface: 'eth0', netdriver: 'generic', livedir: 'ogLive-x', boot: 'pxe', repo_id: repo, server_id: server,
-      hardware_id: 3, remote: true, maintenance: true, id: 999, center: 999,
+      name: 'pc01',
+      serial_number: 'SN123',
+      ip: '10.0.0.11',
+      mac: 'AA:BB:CC:DD:EE:01',
+      room,
+      netmask: '255.255.255.0',
+      netiface: 'eth0',
+      netdriver: 'generic',
+      livedir: 'ogLive-x',
+      boot: 'pxe',
+      repo_id: repo,
+      server_id: server,
+      hardware_id: 3,
+      remote: true,
+      maintenance: true,
+      id: 999,
+      center: 999,
     };
     const r = await s.post('/client/add', body);
     assert.equal(r.status, 200, r.text);
@@ -21,9 +35,24 @@ test('client add stores every field; info reports them with maintenance and serv
     assert.deepEqual(
       info,
       {
-        id: r.body.id, name: 'pc01', serial_number: 'SN123', ip: '10.0.0.11', mac: 'aabbccddee01', room, center, folder_id: 0,
-        hardware_id: 3, repo_id: repo, server_id: server, netmask: '255.255.255.0', netiface: 'eth0', netdriver: 'generic',
-        livedir: 'ogLive-x', boot: 'pxe', remote: true, maintenance: true,
+        id: r.body.id,
+        name: 'pc01',
+        serial_number: 'SN123',
+        ip: '10.0.0.11',
+        mac: 'aabbccddee01',
+        room,
+        center,
+        folder_id: 0,
+        hardware_id: 3,
+        repo_id: repo,
+        server_id: server,
+        netmask: '255.255.255.0',
+        netiface: 'eth0',
+        netdriver: 'generic',
+        livedir: 'ogLive-x',
+        boot: 'pxe',
+        remote: true,
+        maintenance: true,
       },
       'every field as stored; unknown keys (id, center) ignored',
     );
@@ -63,7 +92,7 @@ test('IPs are unique', () =>
     assert.equal(r.body.field, 'ip', 'field');
   }));
 
-test('client update changes fields by id and refuses another client\'s MAC or IP', () =>
+test("client update changes fields by id and refuses another client's MAC or IP", () =>
   withServer(async (s) => {
     const center = await addCenter(s);
     const room = await addRoom(s, center);
@@ -178,10 +207,23 @@ test('partitions stored for a client are reported by /client/setup with 64-bit b
     const id = await addClient(s, room, '10.0.0.1', '02:00:00:00:00:01');
     const inventory = s.app.container.resolve(Inventory);
     const huge = 2n ** 60n + 7n;
-    await inventory.storeDiskSetup(id, [
-      { disk: 1, partition: 0, diskType: 'DISK', code: 2, size: huge, filesystem: '', os: '' },
-      { disk: 1, partition: 1, code: 0x83, size: 1024n * 1024n, usedSize: 512n, freeSize: 1048064n, filesystem: 'EXT4', os: 'Ubuntu 24.04' },
-    ], 'SN-9');
+    await inventory.storeDiskSetup(
+      id,
+      [
+        { disk: 1, partition: 0, diskType: 'DISK', code: 2, size: huge, filesystem: '', os: '' },
+        {
+          disk: 1,
+          partition: 1,
+          code: 0x83,
+          size: 1024n * 1024n,
+          usedSize: 512n,
+          freeSize: 1048064n,
+          filesystem: 'EXT4',
+          os: 'Ubuntu 24.04',
+        },
+      ],
+      'SN-9',
+    );
     const r = await s.get('/client/setup', { client: ['10.0.0.1'] });
     assert.ok(r.text.includes(`"size":${huge}`), `size beyond 2^53 exact: ${r.text}`);
     assert.equal(r.body.partitions.length, 2, 'two rows');

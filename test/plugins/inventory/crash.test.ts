@@ -44,9 +44,30 @@ test('SIGKILL during a cascading center delete leaves all of it or none of it', 
     const seed = await startServer({ dir });
     try {
       const db = seed.app.database;
-      await bulkInsert(db, 'centers', ['id', 'name'], [[1, 'Big'], [2, 'Other']]);
-      await bulkInsert(db, 'rooms', ['id', 'name', 'center_id', 'netmask'], [[1, 'R1', 1, '255.0.0.0'], [2, 'R2', 2, '255.0.0.0']]);
-      await bulkInsert(db, 'clients', ['id', 'name', 'ip', 'mac', 'room_id'], Array.from({ length: clients }, (_, i) => [i + 1, `pc${i}`, ipFor(i + 1), macFor(i + 1), i === 0 ? 2 : 1]));
+      await bulkInsert(
+        db,
+        'centers',
+        ['id', 'name'],
+        [
+          [1, 'Big'],
+          [2, 'Other'],
+        ],
+      );
+      await bulkInsert(
+        db,
+        'rooms',
+        ['id', 'name', 'center_id', 'netmask'],
+        [
+          [1, 'R1', 1, '255.0.0.0'],
+          [2, 'R2', 2, '255.0.0.0'],
+        ],
+      );
+      await bulkInsert(
+        db,
+        'clients',
+        ['id', 'name', 'ip', 'mac', 'room_id'],
+        Array.from({ length: clients }, (_, i) => [i + 1, `pc${i}`, ipFor(i + 1), macFor(i + 1), i === 0 ? 2 : 1]),
+      );
       const partitions: unknown[][] = [];
       for (let c = 1; c <= clients; c++) for (let p = 0; p < partitionsPerClient; p++) partitions.push([c, 1, p, 1000]);
       await bulkInsert(db, 'partitions', ['client_id', 'disk', 'part_number', 'size'], partitions);
@@ -84,8 +105,16 @@ test('SIGKILL during a cascading center delete leaves all of it or none of it', 
         JSON.stringify(state) === JSON.stringify(all) || JSON.stringify(state) === JSON.stringify(none),
         `centers, rooms, clients, partitions after the crash: ${state} (expected ${all} or ${none}; killed mid-way: ${killedMidway})`,
       );
-      assert.equal(await count(side, 'select count(*) as n from clients c left join rooms r on r.id = c.room_id where r.id is null'), 0, 'no client lost its room');
-      assert.equal(await count(side, 'select count(*) as n from partitions p left join clients c on c.id = p.client_id where c.id is null'), 0, 'no partition lost its client');
+      assert.equal(
+        await count(side, 'select count(*) as n from clients c left join rooms r on r.id = c.room_id where r.id is null'),
+        0,
+        'no client lost its room',
+      );
+      assert.equal(
+        await count(side, 'select count(*) as n from partitions p left join clients c on c.id = p.client_id where c.id is null'),
+        0,
+        'no partition lost its client',
+      );
     } finally {
       await side.close();
     }
@@ -114,7 +143,12 @@ test('SIGKILL while storing an agent disk report leaves the old report or the ne
     try {
       // On server engines the store will wait on the last partition it updates, mid-transaction.
       const lock = await side.lockRows('select id from partitions where disk = ? and part_number = ?', [30, 99]);
-      const store = runNode(path.join(__dirname, '..', '..', 'support', 'store-disks-child.js'), [path.join(dir, 'config.json'), '1', String(newCount), '2000']);
+      const store = runNode(path.join(__dirname, '..', '..', 'support', 'store-disks-child.js'), [
+        path.join(dir, 'config.json'),
+        '1',
+        String(newCount),
+        '2000',
+      ]);
       let killedMidway: boolean;
       try {
         await store.waitFor(/^storing$/);
@@ -126,9 +160,14 @@ test('SIGKILL while storing an agent disk report leaves the old report or the ne
       }
       const restarted = await spawnServer(path.join(dir, 'config.json'));
       await restarted.kill();
-      const rows = await side.query<{ size: string; n: number }>(`select ${sizeText()} as size, count(*) as n from partitions group by size`);
+      const rows = await side.query<{ size: string; n: number }>(
+        `select ${sizeText()} as size, count(*) as n from partitions group by size`,
+      );
       const state = rows.map((r) => `${r.size}x${Number(r.n)}`).join(',');
-      assert.ok(state === `1000x${oldCount}` || state === `2000x${newCount}`, `partition sizes after the crash: ${state} (killed mid-way: ${killedMidway})`);
+      assert.ok(
+        state === `1000x${oldCount}` || state === `2000x${newCount}`,
+        `partition sizes after the crash: ${state} (killed mid-way: ${killedMidway})`,
+      );
     } finally {
       await side.close();
     }

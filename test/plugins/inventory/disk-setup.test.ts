@@ -21,7 +21,11 @@ test('many concurrent reports all land, each client with its own rows', () =>
       assert.equal(rows.length, 2, `client ${id} rows`);
       assert.equal(rows[1]!.size, BigInt(1000 + i), `client ${id} size`);
     }
-    assert.equal(Number((await s.app.database.query("select count(*) as n from clients where serial_number like 'SN%'"))[0]!.n), 300, 'serials stored');
+    assert.equal(
+      Number((await s.app.database.query("select count(*) as n from clients where serial_number like 'SN%'"))[0]!.n),
+      300,
+      'serials stored',
+    );
   }));
 
 test('a report that cannot be stored fails alone; the others of its batch land', () =>
@@ -34,9 +38,17 @@ test('a report that cannot be stored fails alone; the others of its batch land',
       inventory.storeDiskSetup(99_999, report(10n)),
       inventory.storeDiskSetup(good, report(20n)),
     ]);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled'], 'outcomes');
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+      'outcomes',
+    );
     assert.equal((await inventory.diskSetup(good))[1]!.size, 20n, 'reports of one client applied in order');
-    assert.equal(Number((await s.app.database.query('select count(*) as n from partitions'))[0]!.n), 2, 'nothing stored for the unknown client');
+    assert.equal(
+      Number((await s.app.database.query('select count(*) as n from partitions'))[0]!.n),
+      2,
+      'nothing stored for the unknown client',
+    );
   }));
 
 test('a partition keeps its image link while it is unchanged and loses it when replaced', () =>

@@ -43,7 +43,11 @@ test('64-bit partition sizes survive beyond 2^53', async () => {
     assert.match(r.text, new RegExp(`"size":${huge}[,}]`), 'disk size exact in the JSON text');
     assert.match(r.text, new RegExp(`"used_size":${2n ** 53n + 1n}[,}]`), 'used size exact');
     const stored = await s.app.container.resolve(Inventory).diskSetup(id);
-    assert.deepEqual(stored.map((p) => p.size), [huge, huge - 1n], 'the service reads exact bigints');
+    assert.deepEqual(
+      stored.map((p) => p.size),
+      [huge, huge - 1n],
+      'the service reads exact bigints',
+    );
   } finally {
     await s.close();
   }
@@ -122,7 +126,11 @@ test('deleting a center cascades to rooms, folders, clients and partitions', asy
     );
     const scopes = await s.get('/scopes');
     assert.equal(scopes.status, 200, 'GET /scopes');
-    assert.deepEqual(scopes.body.scope.map((c: { name: string }) => c.name), ['Kept'], 'the tree lists the remaining center');
+    assert.deepEqual(
+      scopes.body.scope.map((c: { name: string }) => c.name),
+      ['Kept'],
+      'the tree lists the remaining center',
+    );
   } finally {
     await s.close();
   }

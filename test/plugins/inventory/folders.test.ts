@@ -40,7 +40,7 @@ test('room folders carry raw ids, computer folders the 0x10000 marker; both show
     assert.equal((await s.get('/client/info', { client: ['10.0.0.1'] })).body.folder_id, pcFolder, 'client/info folder_id');
   }));
 
-test('sub-folders are of their parent\'s kind; rename through /folder/update', () =>
+test("sub-folders are of their parent's kind; rename through /folder/update", () =>
   withServer(async (s) => {
     const center = await addCenter(s);
     const parent = await addFolder(s, { name: 'Top', center });
@@ -138,7 +138,17 @@ test('ids no folder can have are refused naming the field: wrapped past 2^32, 0,
     await addClient(s, room, '10.0.0.1', macOf(1), { folder_id: pcFolder });
     const before = (await s.get('/scopes')).text;
     // 2^32 + 65537 once read as 65537; 196609 (0x30001) as computer folder 131073; 65536 as computer folder 0.
-    const ids = [2 ** 32 + pcFolder, String(2 ** 32 + pcFolder), 2 ** 32 + roomFolder, 0, MARKER, String(MARKER), 2 * MARKER, 0x30001, 2 ** 31 - 1];
+    const ids = [
+      2 ** 32 + pcFolder,
+      String(2 ** 32 + pcFolder),
+      2 ** 32 + roomFolder,
+      0,
+      MARKER,
+      String(MARKER),
+      2 * MARKER,
+      0x30001,
+      2 ** 31 - 1,
+    ];
     for (const id of ids) {
       const cases: [string, Record<string, unknown>, string][] = [
         ['/folder/delete', { id }, 'id'],
@@ -163,8 +173,15 @@ test('a computer folder past table id 65535 is refused, nothing written; table i
     const room = await addRoom(s, await addCenter(s));
     await insertLastFolderRow(s, 'computer_folders', 'room_id', room);
     const last = 2 * MARKER - 1;
-    assert.equal((await s.post('/folder/update', { id: last, name: 'Last row' })).status, 200, 'the last computer folder is reachable as 131071');
-    for (const body of [{ name: 'One more', room }, { name: 'One more', folder_id: last }]) {
+    assert.equal(
+      (await s.post('/folder/update', { id: last, name: 'Last row' })).status,
+      200,
+      'the last computer folder is reachable as 131071',
+    );
+    for (const body of [
+      { name: 'One more', room },
+      { name: 'One more', folder_id: last },
+    ]) {
       const r = await s.post('/folder/add', body);
       assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
       assert.equal(r.body.error, 'conflict', 'refused as exhausted');
@@ -177,8 +194,15 @@ test('a room folder past table id 65535 is refused, nothing written', () =>
   withServer(async (s) => {
     const center = await addCenter(s);
     await insertLastFolderRow(s, 'room_folders', 'center_id', center);
-    assert.equal((await s.post('/folder/update', { id: MARKER - 1, name: 'Last' })).status, 200, 'the last room folder is reachable as 65535');
-    for (const body of [{ name: 'One more', center }, { name: 'One more', folder_id: MARKER - 1 }]) {
+    assert.equal(
+      (await s.post('/folder/update', { id: MARKER - 1, name: 'Last' })).status,
+      200,
+      'the last room folder is reachable as 65535',
+    );
+    for (const body of [
+      { name: 'One more', center },
+      { name: 'One more', folder_id: MARKER - 1 },
+    ]) {
       const r = await s.post('/folder/add', body);
       assert.equal(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
       assert.equal(r.body.error, 'conflict', 'refused as exhausted');
@@ -193,7 +217,11 @@ test('parseFolderId reads by arithmetic and range, so no id wraps onto another f
   assert.deepEqual(parseFolderId(MARKER + 1, 'id'), { kind: 'computer', id: 1 }, 'first computer folder');
   assert.deepEqual(parseFolderId(2 * MARKER - 1, 'id'), { kind: 'computer', id: MARKER - 1 }, 'last computer folder');
   for (const id of [0, -1, MARKER, 2 * MARKER, 0x30001, 2 ** 32 + MARKER + 1, 2 ** 32 + 1, 2 ** 53 + 2, 1.5, Number.NaN]) {
-    assert.throws(() => parseFolderId(id, 'folder_id'), (e: any) => e.status === 400 && e.field === 'folder_id', `${id} refused`);
+    assert.throws(
+      () => parseFolderId(id, 'folder_id'),
+      (e: any) => e.status === 400 && e.field === 'folder_id',
+      `${id} refused`,
+    );
   }
 });
 
@@ -202,8 +230,11 @@ test('parseFolderId reads by arithmetic and range, so no id wraps onto another f
  * id, which moves the counter on SQLite and MariaDB; PostgreSQL's sequence is moved by hand.
  */
 async function insertLastFolderRow(s: TestServer, table: string, ownerColumn: string, owner: number): Promise<void> {
-  await s.app.database.transactional((em) => execute(em, `insert into ${table} (id, name, ${ownerColumn}) values (?, ?, ?)`, [MARKER - 1, 'Last', owner]));
-  if (s.app.database.type === 'postgresql') await s.app.database.query(`select setval(pg_get_serial_sequence('${table}', 'id'), ${MARKER - 1})`);
+  await s.app.database.transactional((em) =>
+    execute(em, `insert into ${table} (id, name, ${ownerColumn}) values (?, ?, ?)`, [MARKER - 1, 'Last', owner]),
+  );
+  if (s.app.database.type === 'postgresql')
+    await s.app.database.query(`select setval(pg_get_serial_sequence('${table}', 'id'), ${MARKER - 1})`);
 }
 
 async function rowCount(s: TestServer, table: string): Promise<number> {

@@ -34,8 +34,16 @@ test('two repositories may not share an address; a repository may keep its own',
     assert.equal(dup.status, 400, 'address of another repository');
     assert.equal(dup.body.field, 'ip', 'field');
     assert.equal((await s.post('/repository/add', { name: 'd', ip: ['10.8.0.1', '10.8.0.1'] })).status, 400, 'same address twice');
-    assert.equal((await s.post('/repository/update', { repo_id: a, name: 'a', ip: '10.3.0.1' })).status, 400, 'update onto another repository\'s address');
-    assert.equal((await s.post('/repository/update', { repo_id: a, name: 'a', ip: ['10.1.0.2', '10.1.0.3'] })).status, 200, 'keeping its own address');
+    assert.equal(
+      (await s.post('/repository/update', { repo_id: a, name: 'a', ip: '10.3.0.1' })).status,
+      400,
+      "update onto another repository's address",
+    );
+    assert.equal(
+      (await s.post('/repository/update', { repo_id: a, name: 'a', ip: ['10.1.0.2', '10.1.0.3'] })).status,
+      200,
+      'keeping its own address',
+    );
     assert.equal((await s.get('/repositories')).body.repositories.length, 2, 'nothing half-written');
   }));
 
@@ -47,7 +55,11 @@ test('repository names are validated on add and update', () =>
       assert.equal(r.body.field, 'name', 'field');
     }
     const id = (await s.post('/repository/add', { name: 'ok', ip: '10.1.0.1' })).body.id;
-    assert.equal((await s.post('/repository/update', { repo_id: id, name: '\t', ip: '10.1.0.1' })).body.field, 'name', 'update validates too');
+    assert.equal(
+      (await s.post('/repository/update', { repo_id: id, name: '\t', ip: '10.1.0.1' })).body.field,
+      'name',
+      'update validates too',
+    );
     assert.equal((await s.post('/repository/add', { name: 'x', ip: '10.1.0' })).body.field, 'ip', 'malformed address');
     assert.equal((await s.post('/repository/add', { name: 'x', ip: [] })).body.field, 'ip', 'no address');
   }));

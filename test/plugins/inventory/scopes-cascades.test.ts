@@ -17,7 +17,16 @@ test('GET /scopes: centers > rooms > computers, every node with a scope list, co
     const r = await s.get('/scopes');
     assert.deepEqual(
       r.body,
-      { scope: [{ name: 'C', type: 'center', id: center, scope: [{ name: 'R', type: 'room', id: room, scope: [{ name: 'pc', type: 'computer', id: pc, scope: [], ip: '10.0.0.1' }] }] }] },
+      {
+        scope: [
+          {
+            name: 'C',
+            type: 'center',
+            id: center,
+            scope: [{ name: 'R', type: 'room', id: room, scope: [{ name: 'pc', type: 'computer', id: pc, scope: [], ip: '10.0.0.1' }] }],
+          },
+        ],
+      },
       'tree',
     );
   }));

@@ -42,10 +42,21 @@ test('an ogliveinfo.json in the live directory is listed first, with its default
   const s = await startServer();
   try {
     installImages(s, [images[0]!]);
-    const entry = { distribution: 'bionic', kernel: '4.15.0', architecture: 'amd64', revision: 'r20200101', directory: 'ogLive-4.15.0-r20200101', iso: 'ogLive-bionic-4.15.0-amd64-r20200101.iso' };
+    const entry = {
+      distribution: 'bionic',
+      kernel: '4.15.0',
+      architecture: 'amd64',
+      revision: 'r20200101',
+      directory: 'ogLive-4.15.0-r20200101',
+      iso: 'ogLive-bionic-4.15.0-amd64-r20200101.iso',
+    };
     writeFileSync(path.join(liveDir(s), 'ogliveinfo.json'), JSON.stringify({ oglive: [entry, { directory: '../../etc' }], default: 0 }));
     const r = await s.get('/live/list');
-    assert.deepEqual(r.body, { live: [entry, expectedList[0]], default: 0 }, 'info file entry, then the directory found; unsafe directory names dropped');
+    assert.deepEqual(
+      r.body,
+      { live: [entry, expectedList[0]], default: 0 },
+      'info file entry, then the directory found; unsafe directory names dropped',
+    );
   } finally {
     await s.close();
   }
@@ -60,7 +71,14 @@ test('POST /live/add lists an entry; duplicates and bad names are refused; /live
     r = await s.get('/live/list');
     assert.deepEqual(
       r.body.live[1],
-      { distribution: 'jammy', kernel: '6.2.0', architecture: 'amd64', revision: 'r20240101', directory: 'ogLive-jammy-6.2.0-amd64-r20240101', iso: 'x.iso' },
+      {
+        distribution: 'jammy',
+        kernel: '6.2.0',
+        architecture: 'amd64',
+        revision: 'r20240101',
+        directory: 'ogLive-jammy-6.2.0-amd64-r20240101',
+        iso: 'x.iso',
+      },
       'added entry listed after the directories, fields read from its name',
     );
     for (const [name, code] of [
@@ -101,7 +119,10 @@ test('POST /live/set with a known name stores it and rewrites both boot files', 
     const info = await s.get('/client/info', { client: ['192.168.1.10'] });
     assert.equal(info.body.livedir, images[0], 'livedir stored');
     const bios = readIfExists(biosFile(s, '01-AA-BB-CC-DD-EE-01'))!;
-    assert.ok(bios.includes(`kernel (pd)/${images[0]}/ogvmlinuz`) && bios.includes(` oglivedir=${images[0]} `), 'BIOS file boots the chosen image');
+    assert.ok(
+      bios.includes(`kernel (pd)/${images[0]}/ogvmlinuz`) && bios.includes(` oglivedir=${images[0]} `),
+      'BIOS file boots the chosen image',
+    );
     const uefi = readIfExists(uefiFile(s, '01-aa:bb:cc:dd:ee:01'))!;
     assert.ok(uefi.includes(`set ISODIR=${images[0]}\n`), 'UEFI file boots the chosen image');
     const old = await s.post('/oglive/set', { clients: ['192.168.1.10'], name: images[2] });
@@ -129,7 +150,10 @@ test('POST /live/set with `default`, an unknown name or a path trick applies the
         assert.equal(r.body.livedir, expected, `${JSON.stringify(name)} (link ${link}): the default applies`);
         const info = await s.get('/client/info', { client: ['192.168.1.10'] });
         assert.equal(info.body.livedir, expected, `${JSON.stringify(name)}: default stored`);
-        assert.ok(readIfExists(biosFile(s, '01-AA-BB-CC-DD-EE-01'))!.includes(` oglivedir=${expected} `), `${JSON.stringify(name)}: boot file uses the default`);
+        assert.ok(
+          readIfExists(biosFile(s, '01-AA-BB-CC-DD-EE-01'))!.includes(` oglivedir=${expected} `),
+          `${JSON.stringify(name)}: boot file uses the default`,
+        );
       }
       // A NUL cannot be in a directory name: refused for the whole REST interface, nothing changes.
       await s.post('/live/set', { clients: ['192.168.1.10'], name: images[2] });

@@ -65,7 +65,11 @@ test('GET /mode lists one mode per shipped BIOS template, sorted', async () => {
   try {
     const r = await s.get('/mode');
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.body, { modes: ['00unknown', '10', '11', '12', '13', '19pxeADMIN', 'ogLive', 'pxe'] }, 'the reference modes plus ogLive');
+    assert.deepEqual(
+      r.body,
+      { modes: ['00unknown', '10', '11', '12', '13', '19pxeADMIN', 'ogLive', 'pxe'] },
+      'the reference modes plus ogLive',
+    );
   } finally {
     await s.close();
   }
@@ -80,7 +84,10 @@ test('POST /mode writes both files for every shipped mode and records the boot m
       const r = await s.post('/mode', { clients: ['192.168.1.10'], mode });
       assert.equal(r.status, 200, `${mode}: ${r.text}`);
       assert.deepEqual(r.body, { unknown: [] }, `${mode}: no unknown client`);
-      for (const [kind, file] of [['bios', biosFile(s, BIOS)], ['uefi', uefiFile(s, UEFI)]] as const) {
+      for (const [kind, file] of [
+        ['bios', biosFile(s, BIOS)],
+        ['uefi', uefiFile(s, UEFI)],
+      ] as const) {
         const text = readIfExists(file);
         assert.ok(text, `${mode}/${kind}: file written`);
         assert.match(text, /^##NO-TOCAR-ESTA-LINEA \S+\n/, `${mode}/${kind}: reference first line`);
@@ -196,7 +203,16 @@ test('GET /efi tells per known client whether its UEFI boot file exists', async 
     rmSync(uefiFile(s, '01-aa:bb:cc:dd:ee:02'));
     const r = await s.get('/efi', { clients: ['192.168.1.10', '192.168.1.11', '10.1.1.1'] });
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.body, { clients: [{ ip: '192.168.1.10', efi: true }, { ip: '192.168.1.11', efi: false }] }, 'unknown address left out');
+    assert.deepEqual(
+      r.body,
+      {
+        clients: [
+          { ip: '192.168.1.10', efi: true },
+          { ip: '192.168.1.11', efi: false },
+        ],
+      },
+      'unknown address left out',
+    );
     const bad = await s.get('/efi', { clients: ['not-an-ip'] });
     assert.equal(bad.status, 400, 'malformed address refused');
   } finally {
@@ -240,7 +256,10 @@ test('a client whose stored boot mode has no template (a configured default) get
     await addClient(s, room, '192.168.1.10', 'aa:bb:cc:dd:ee:01');
     assert.equal((await s.get('/client/info', { client: ['192.168.1.10'] })).body.boot, 'retired-mode', 'the default is stored');
     assert.equal(readIfExists(biosFile(s, BIOS)), null, 'no BIOS file');
-    assert.ok(s.logs.some((l) => l.level === 40 && l.msg.includes('no template')), 'a warning is logged');
+    assert.ok(
+      s.logs.some((l) => l.level === 40 && l.msg.includes('no template')),
+      'a warning is logged',
+    );
   } finally {
     await s.close();
   }

@@ -14,7 +14,9 @@ const lives = ['ogLive-5.0.0-i386-r20190601', 'ogLive-focal-5.13.0-27-beta-amd64
 
 /** Both boot files of every client, in `ips` order. */
 function files(s: TestServer): string[] {
-  return ips.map((_, i) => `${readIfExists(biosFile(s, biosFileName(macFor(i + 1))))}\n${readIfExists(uefiFile(s, uefiFileName(macFor(i + 1))))}`);
+  return ips.map(
+    (_, i) => `${readIfExists(biosFile(s, biosFileName(macFor(i + 1))))}\n${readIfExists(uefiFile(s, uefiFileName(macFor(i + 1))))}`,
+  );
 }
 
 /** What each client's record says its files should be: `<boot mode> <live directory>`. */
@@ -53,12 +55,15 @@ test('concurrent POST /mode and /live/set requests leave every client with the f
     for (let round = 0; round < 3; round++) {
       const requests = Array.from({ length: 24 }, (_, i) => {
         const clients = i % 2 ? ips : [...ips].reverse();
-        return i % 3 === 2 ? s.post('/live/set', { clients, name: lives[i % lives.length] }) : s.post('/mode', { clients, mode: modes[i % modes.length] });
+        return i % 3 === 2
+          ? s.post('/live/set', { clients, name: lives[i % lives.length] })
+          : s.post('/mode', { clients, mode: modes[i % modes.length] });
       });
       for (const r of await Promise.all(requests)) assert.equal(r.status, 200, r.text);
       const named = await records(s);
       const actual = files(s);
-      ips.forEach((ip, i) => assert.equal(actual[i], expected.get(named[i]!)![i], `round ${round}: ${ip} records ${named[i]} and has its files`));
+      for (const [i, ip] of ips.entries())
+        assert.equal(actual[i], expected.get(named[i]!)![i], `round ${round}: ${ip} records ${named[i]} and has its files`);
     }
   } finally {
     await s.close();

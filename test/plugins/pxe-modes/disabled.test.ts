@@ -8,7 +8,13 @@ import { startServer } from '../../support/server';
 test('with pxe-modes and live disabled the service starts, their paths are unknown and no boot file is written', async () => {
   const s = await startServer({ config: { plugins: ['inventory'] } });
   try {
-    for (const [method, p] of [['GET', '/mode'], ['POST', '/mode'], ['GET', '/efi'], ['GET', '/live/list'], ['GET', '/oglive/list']] as const) {
+    for (const [method, p] of [
+      ['GET', '/mode'],
+      ['POST', '/mode'],
+      ['GET', '/efi'],
+      ['GET', '/live/list'],
+      ['GET', '/oglive/list'],
+    ] as const) {
       const r = await s.request(method, p, method === 'POST' ? { clients: [], mode: 'pxe' } : undefined);
       assert.equal(r.status, 404, `${method} ${p}: ${r.text}`);
     }

@@ -4,7 +4,18 @@ import { addCenter, addClient, addRoom } from '../../support/fixtures';
 import { startServer } from '../../support/server';
 import { allFiles, withoutDatabase } from './support';
 
-const tricks = ['../../etc/passwd', '/etc/passwd', 'ogLive\u0000', '../bios/ogLive', 'ogLive.ejs', '.', '..', 'ogLive/../pxe', '', 'OGLIVE'];
+const tricks = [
+  '../../etc/passwd',
+  '/etc/passwd',
+  'ogLive\u0000',
+  '../bios/ogLive',
+  'ogLive.ejs',
+  '.',
+  '..',
+  'ogLive/../pxe',
+  '',
+  'OGLIVE',
+];
 
 test('a mode outside the list is refused naming `mode`, whatever path trick it holds; nothing is written', async () => {
   const s = await startServer();

@@ -24,7 +24,8 @@ const params =
 test('a template without .ejs is read in the reference format: INFOHOST, vga=<digits>, set ISODIR', async () => {
   const templates = siteTemplates({
     'bios/pxe': '##NO-TOCAR-ESTA-LINEA ogLive\nset ISODIR=ogLive\nkernel (pd)/%ISODIR%/ogvmlinuz ro vga=791 quiet INFOHOST\nboot\n',
-    'uefi/pxe': '##NO-TOCAR-ESTA-LINEA ogLive\nset ISODIR=ogLive\nlinux (tftp)/$ISODIR/ogvmlinuz ro vga=788 oglivedir=$ISODIR INFOHOST\nboot\n',
+    'uefi/pxe':
+      '##NO-TOCAR-ESTA-LINEA ogLive\nset ISODIR=ogLive\nlinux (tftp)/$ISODIR/ogvmlinuz ro vga=788 oglivedir=$ISODIR INFOHOST\nboot\n',
   });
   const s = await startServer({ config: { 'pxe-modes': { lang: 'C', templates_dir: templates } } });
   try {

@@ -18,7 +18,6 @@ function expect400(r: { status: number; text: string; body: any }, field: string
   assert.equal(r.body.field, field, `${what}: field named (${r.text})`);
 }
 
-
 test('with the plugin disabled (the default) every scheduling endpoint answers 404', async () => {
   const s = await startServer();
   try {
@@ -39,15 +38,26 @@ test('procedure/add stores steps in order; procedure/update replaces them; empty
       center: String(center),
       name: 'outer',
       description: 'two steps',
-      steps: [{ command: 'run', params: { run: 'echo one' } }, { procedure: String(inner.body.id) }, { command: 'session', params: { disk: '1', part: '2' } }],
+      steps: [
+        { command: 'run', params: { run: 'echo one' } },
+        { procedure: String(inner.body.id) },
+        { command: 'session', params: { disk: '1', part: '2' } },
+      ],
     });
     assert.equal(r.status, 200, r.text);
     const id = r.body.id as number;
     const steps = async () =>
-      (await s.app.database.fork().find(ProcedureStepEntity, { procedure: { id } }, { orderBy: { ordinal: 'asc' } })).map((st) => st.command ?? `procedure ${st.subprocedure?.id}`);
+      (await s.app.database.fork().find(ProcedureStepEntity, { procedure: { id } }, { orderBy: { ordinal: 'asc' } })).map(
+        (st) => st.command ?? `procedure ${st.subprocedure?.id}`,
+      );
     assert.deepEqual(await steps(), ['run', `procedure ${inner.body.id}`, 'session'], 'steps kept in request order');
 
-    const u = await s.post('/procedure/update', { procedure: String(id), center: String(center), name: 'outer', steps: [{ command: 'reboot' }] });
+    const u = await s.post('/procedure/update', {
+      procedure: String(id),
+      center: String(center),
+      name: 'outer',
+      steps: [{ command: 'reboot' }],
+    });
     assert.equal(u.status, 200, u.text);
     assert.deepEqual(await steps(), ['reboot'], 'update replaces the steps');
     const e = await s.post('/procedure/update', { procedure: String(id), center: String(center), name: 'outer renamed', steps: [] });
@@ -62,7 +72,11 @@ test('a second procedure with the same name in the same center is refused; anoth
     const other = await s.post('/center/add', { name: 'Other' });
     assert.equal((await s.post('/procedure/add', { center: other.body.id, name: 'daily' })).status, 200, 'same name, other center');
     const second = await s.post('/procedure/add', { center, name: 'weekly' });
-    expect400(await s.post('/procedure/update', { procedure: second.body.id, center, name: 'daily' }), 'name', 'renaming onto an existing name');
+    expect400(
+      await s.post('/procedure/update', { procedure: second.body.id, center, name: 'daily' }),
+      'name',
+      'renaming onto an existing name',
+    );
   }));
 
 test('cycles are refused naming the step: self, direct and indirect', () =>
@@ -73,25 +87,81 @@ test('cycles are refused naming the step: self, direct and indirect', () =>
     const self = await s.post('/procedure/update', { procedure: a, center, name: 'a', steps: [{ procedure: a }] });
     expect400(self, 'steps[0].procedure', 'a procedure including itself');
     assert.equal(self.body.error, 'cycle', 'error code');
-    expect400(await s.post('/procedure/update', { procedure: a, center, name: 'a', steps: [{ command: 'hardware' }, { procedure: c }] }), 'steps[1].procedure', 'a -> c -> b -> a');
+    expect400(
+      await s.post('/procedure/update', { procedure: a, center, name: 'a', steps: [{ command: 'hardware' }, { procedure: c }] }),
+      'steps[1].procedure',
+      'a -> c -> b -> a',
+    );
     const steps = await s.app.database.fork().count(ProcedureStepEntity, { procedure: { id: a } });
     assert.equal(steps, 0, 'the refused update wrote nothing');
   }));
 
 test('procedure/add validates every step before writing anything', () =>
   withSite(async ({ s, center }) => {
-    expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'hardware' }, { task: '1' }] }), 'steps[1].task', 'a task step');
-    expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'format_everything' }] }), 'steps[0].command', 'unknown command');
-    expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'wol', params: { type: 'multicast' } }] }), 'steps[0].params.type', 'wol with an unknown packet type');
-    expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'run', params: {} }] }), 'steps[0].params.run', 'missing param');
-    expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'session', params: { disk: 1 } }] }), 'steps[0].params.part', 'session without part');
-    expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'software', params: { disk: 'x', partition: 1 } }] }), 'steps[0].params.disk', 'bad disk');
-    expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'software', params: { disk: '1', partition: '99999' } }] }), 'steps[0].params.partition', 'partition past 65535');
+    expect400(
+      await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'hardware' }, { task: '1' }] }),
+      'steps[1].task',
+      'a task step',
+    );
+    expect400(
+      await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'format_everything' }] }),
+      'steps[0].command',
+      'unknown command',
+    );
+    expect400(
+      await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'wol', params: { type: 'multicast' } }] }),
+      'steps[0].params.type',
+      'wol with an unknown packet type',
+    );
+    expect400(
+      await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'run', params: {} }] }),
+      'steps[0].params.run',
+      'missing param',
+    );
+    expect400(
+      await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'session', params: { disk: 1 } }] }),
+      'steps[0].params.part',
+      'session without part',
+    );
+    expect400(
+      await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'software', params: { disk: 'x', partition: 1 } }] }),
+      'steps[0].params.disk',
+      'bad disk',
+    );
+    expect400(
+      await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'software', params: { disk: '1', partition: '99999' } }] }),
+      'steps[0].params.partition',
+      'partition past 65535',
+    );
     const imageStep = { disk: '1', partition: '1', code: '131', name: 'img', repository: '10.0.0.9' };
-    expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'image_create', params: { ...imageStep, id: '99999999999' } }] }), 'steps[0].params.id', 'image id past 2^31-1');
-    expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'image_restore', params: { ...imageStep, id: 1, type: 'UNICAST', profile: 99_999_999_999 } }] }), 'steps[0].params.profile', 'profile past 2^31-1');
-    expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ procedure: '999' }] }), 'steps[0].procedure', 'unknown procedure');
-    expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'reboot', procedure: 1 }] }), 'steps[0]', 'two kinds in one step');
+    expect400(
+      await s.post('/procedure/add', {
+        center,
+        name: 'p',
+        steps: [{ command: 'image_create', params: { ...imageStep, id: '99999999999' } }],
+      }),
+      'steps[0].params.id',
+      'image id past 2^31-1',
+    );
+    expect400(
+      await s.post('/procedure/add', {
+        center,
+        name: 'p',
+        steps: [{ command: 'image_restore', params: { ...imageStep, id: 1, type: 'UNICAST', profile: 99_999_999_999 } }],
+      }),
+      'steps[0].params.profile',
+      'profile past 2^31-1',
+    );
+    expect400(
+      await s.post('/procedure/add', { center, name: 'p', steps: [{ procedure: '999' }] }),
+      'steps[0].procedure',
+      'unknown procedure',
+    );
+    expect400(
+      await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'reboot', procedure: 1 }] }),
+      'steps[0]',
+      'two kinds in one step',
+    );
     expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{}] }), 'steps[0]', 'an empty step');
     expect400(await s.post('/procedure/add', { center: '999', name: 'p' }), 'center', 'unknown center');
     expect400(await s.post('/procedure/add', { center: 'x', name: 'p' }), 'center', 'center not numeric');
@@ -113,7 +183,11 @@ test('procedure/delete answers 200 for an unknown id and removes the steps that 
     const em = s.app.database.fork();
     assert.equal(await em.count(ProcedureStepEntity, { procedure: { id: a } }), 0, "a's steps are gone");
     const left = await em.find(ProcedureStepEntity, { procedure: { id: b } });
-    assert.deepEqual(left.map((st) => st.command), ['hardware'], 'the step of b that included a is gone');
+    assert.deepEqual(
+      left.map((st) => st.command),
+      ['hardware'],
+      'the step of b that included a is gone',
+    );
     assert.equal((await s.post('/procedure/add', { center, name: 'a' })).status, 200, 'the name is free again');
   }));
 
@@ -122,7 +196,13 @@ test('task/add: procedure and task steps, no commands, known ids and scope', () 
     const p = (await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'reboot' }] })).body.id;
     const t1 = await s.post('/task/add', { center: String(center), name: 't1', steps: [{ procedure: String(p) }] });
     assert.equal(t1.status, 200, t1.text);
-    const t2 = await s.post('/task/add', { center, name: 't2', description: 'nested', steps: [{ task: t1.body.id }, { procedure: p }], scope: { type: 'room', id: room } });
+    const t2 = await s.post('/task/add', {
+      center,
+      name: 't2',
+      description: 'nested',
+      steps: [{ task: t1.body.id }, { procedure: p }],
+      scope: { type: 'room', id: room },
+    });
     assert.equal(t2.status, 200, t2.text);
     expect400(await s.post('/task/add', { center, name: 't3', steps: [{ command: 'reboot' }] }), 'steps[0].command', 'a command step');
     expect400(await s.post('/task/add', { center, name: 't3', steps: [{ task: '999' }] }), 'steps[0].task', 'unknown task');

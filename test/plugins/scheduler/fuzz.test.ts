@@ -3,7 +3,6 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import { schedulerSite, ENDPOINTS } from './helpers';
 
-
 /** Values near the real shapes, so that requests get past the schema now and then. */
 const id = fc.oneof(fc.nat(5), fc.constantFrom('1', '2', '0', '-1', 'x', '1e3', ''), fc.double());
 const when = fc.record(
@@ -22,7 +21,10 @@ const when = fc.record(
 const step = fc.record(
   {
     command: fc.constantFrom('run', 'session', 'setup', 'wol', 'reboot', 'image_restore', 'nope', ''),
-    params: fc.oneof(fc.dictionary(fc.constantFrom('run', 'disk', 'part', 'partition', 'id', 'name', 'type'), fc.oneof(fc.string(), fc.nat(9))), fc.anything()),
+    params: fc.oneof(
+      fc.dictionary(fc.constantFrom('run', 'disk', 'part', 'partition', 'id', 'name', 'type'), fc.oneof(fc.string(), fc.nat(9))),
+      fc.anything(),
+    ),
     procedure: id,
     task: id,
   },

@@ -92,7 +92,9 @@ export async function schedulerSite(options: SiteOptions = {}): Promise<Schedule
         // Connected and idle once the connect refresh is answered and stored.
         await eventually(async () => {
           const r = await s.get('/clients');
-          const entry = (r.body?.clients as { addr: string; state: string; last_cmd: { result: string } }[] | undefined)?.find((c) => c.addr === ip);
+          const entry = (r.body?.clients as { addr: string; state: string; last_cmd: { result: string } }[] | undefined)?.find(
+            (c) => c.addr === ip,
+          );
           return entry && entry.state !== 'BSY' && entry.last_cmd.result !== 'unknown';
         }, `${ip} refreshed`);
         return agent;
@@ -114,7 +116,7 @@ export function whenFor(date: Date, years: number | number[] = date.getFullYear(
     weeks: 0,
     week_days: 0,
     days: 1 << (date.getDate() - 1),
-    hours: 1 << hour % 12,
+    hours: 1 << (hour % 12),
     am_pm: hour >= 12 ? 1 : 0,
     minutes: date.getMinutes(),
   };

@@ -29,15 +29,30 @@ test('schedule/command: one action per client, all sharing the id of the first a
       assert.equal(r.status, 200, r.text);
       const actions = await scheduler.actions();
       assert.equal(actions.length, 3, 'one action per client');
-      assert.ok(actions.every((a) => a.session === actions[0]!.id), `session = first action id: ${JSON.stringify(actions.map((a) => [a.id, a.session]))}`);
+      assert.ok(
+        actions.every((a) => a.session === actions[0]!.id),
+        `session = first action id: ${JSON.stringify(actions.map((a) => [a.id, a.session]))}`,
+      );
       assert.equal(r.body.session, actions[0]!.id, 'session returned');
-      assert.deepEqual(actions.map((a) => a.ip), ips, 'in the order asked');
-      assert.ok(actions.every((a) => a.state === 'waiting'), 'waiting for the schedule');
+      assert.deepEqual(
+        actions.map((a) => a.ip),
+        ips,
+        'in the order asked',
+      );
+      assert.ok(
+        actions.every((a) => a.state === 'waiting'),
+        'waiting for the schedule',
+      );
       const got = await s.post('/schedule/get', { id: String(r.body.id) });
       assert.equal(got.status, 200, got.text);
       assert.equal(got.body.schedule.length, 1, 'one schedule');
       assert.deepEqual(
-        { type: got.body.schedule[0].type, task: got.body.schedule[0].task, session: got.body.schedule[0].session, years: got.body.schedule[0].years },
+        {
+          type: got.body.schedule[0].type,
+          task: got.body.schedule[0].task,
+          session: got.body.schedule[0].session,
+          years: got.body.schedule[0].years,
+        },
         { type: 'command', task: actions[0]!.id, session: actions[0]!.id, years: [2026] },
         'a command schedule targeting the session',
       );
@@ -57,8 +72,16 @@ test('schedule/command refuses bad input before writing anything', () =>
     expect400(await s.post('/schedule/command', { clients: ips, ...RUN, when: { ...when, hours: 0 } }), 'when.hours', 'no hour');
     expect400(await s.post('/schedule/command', { clients: ips, ...RUN, when: { ...when, days: 0 } }), 'when.days', 'no day');
     expect400(await s.post('/schedule/command', { clients: ips, ...RUN, when: { ...when, minutes: 60 } }), 'when.minutes', 'minute 60');
-    expect400(await s.post('/schedule/command', { clients: ips, ...RUN, when: { ...when, years: [2026, 1999] } }), 'when.years[1]', 'year 1999');
-    expect400(await s.post('/schedule/command', { clients: ips, ...RUN, when: { ...when, am_pm: undefined } }), 'when.am_pm', 'missing am_pm');
+    expect400(
+      await s.post('/schedule/command', { clients: ips, ...RUN, when: { ...when, years: [2026, 1999] } }),
+      'when.years[1]',
+      'year 1999',
+    );
+    expect400(
+      await s.post('/schedule/command', { clients: ips, ...RUN, when: { ...when, am_pm: undefined } }),
+      'when.am_pm',
+      'missing am_pm',
+    );
     expect400(await s.post('/schedule/command', { clients: [], ...RUN }), 'clients', 'no clients');
     assert.equal((await scheduler.actions()).length, 0, 'no action written');
     assert.equal((await s.post('/schedule/get')).body.schedule.length, 0, 'no schedule written');
@@ -77,7 +100,10 @@ test('a command schedule in 2026 fires at its time: run/schedule, then the comma
     await agent.waitFor('run/schedule');
     const run = await agent.waitFor('shell/run');
     assert.deepEqual(run.body, { run: 'echo hi', echo: false }, 'the queued command as the agent gets it');
-    const done = await eventually(async () => ((await scheduler.actions())[0]!.state === 'done' ? (await scheduler.actions())[0] : undefined), 'action done');
+    const done = await eventually(
+      async () => ((await scheduler.actions())[0]!.state === 'done' ? (await scheduler.actions())[0] : undefined),
+      'action done',
+    );
     assert.equal(done!.result, 'success', 'the 200 answer marks success');
     assert.equal(done!.queuedAt, fireAt, 'queued at the fire time');
   }));
@@ -94,15 +120,26 @@ test('an agent answering 500 marks the action failed; the next queued command st
       const all = await scheduler.actions();
       return all.every((a) => a.state === 'done') ? all : undefined;
     }, 'both done');
-    assert.deepEqual(rows!.map((a) => [a.command, a.result]), [['run', 'failure'], ['hardware', 'success']], 'results per action, in step order');
-    assert.ok(rows!.every((a) => a.session === rows![0]!.id), 'one session for the whole run');
+    assert.deepEqual(
+      rows!.map((a) => [a.command, a.result]),
+      [
+        ['run', 'failure'],
+        ['hardware', 'success'],
+      ],
+      'results per action, in step order',
+    );
+    assert.ok(
+      rows!.every((a) => a.session === rows![0]!.id),
+      'one session for the whole run',
+    );
   }));
 
 test('procedure/run: nested procedures expand in place, one session for all clients; unknown clients refused', () =>
   withSite(
     async ({ s, scheduler, ips, center }) => {
       const inner = (await s.post('/procedure/add', { center, name: 'inner', steps: [{ command: 'hardware' }] })).body.id;
-      const outer = (await s.post('/procedure/add', { center, name: 'outer', steps: [RUN, { procedure: inner }, { command: 'reboot' }] })).body.id;
+      const outer = (await s.post('/procedure/add', { center, name: 'outer', steps: [RUN, { procedure: inner }, { command: 'reboot' }] }))
+        .body.id;
       expect400(await s.post('/procedure/run', { clients: [ips[0], '10.1.1.1'], procedure: outer }), 'clients', 'unknown client');
       expect400(await s.post('/procedure/run', { clients: ips, procedure: '999' }), 'procedure', 'unknown procedure');
       assert.equal((await scheduler.actions()).length, 0, 'refused runs queue nothing');
@@ -111,10 +148,18 @@ test('procedure/run: nested procedures expand in place, one session for all clie
       const rows = await scheduler.actions();
       assert.deepEqual(
         rows.map((a) => `${a.command}@${a.ip}`),
-        ips.flatMap((ip) => [`run@${ip}`]).concat(ips.map((ip) => `hardware@${ip}`), ips.map((ip) => `reboot@${ip}`)),
+        ips
+          .flatMap((ip) => [`run@${ip}`])
+          .concat(
+            ips.map((ip) => `hardware@${ip}`),
+            ips.map((ip) => `reboot@${ip}`),
+          ),
         'steps outer, clients inner',
       );
-      assert.ok(rows.every((a) => a.session === rows[0]!.id && a.state === 'queued'), 'one session, all queued');
+      assert.ok(
+        rows.every((a) => a.session === rows[0]!.id && a.state === 'queued'),
+        'one session, all queued',
+      );
       assert.equal(r.body.session, rows[0]!.id, 'session returned');
     },
     { clients: 2 },
@@ -171,7 +216,10 @@ test('a client busy with another command gets its queued commands when the retry
     assert.equal((await s.post('/procedure/run', { clients: [ips[0]], procedure: p })).status, 200, 'run while busy');
     assert.equal((await scheduler.actions())[0]!.state, 'queued', 'not sent to a busy client');
     agent.write('HTTP/1.0 200 OK\r\nContent-Length: 0\r\nContent-Type: application/json\r\n\r\n');
-    await eventually(async () => (await s.get('/clients')).body.clients.find((c: any) => c.addr === ips[0])?.state !== 'BSY', 'client idle again');
+    await eventually(
+      async () => (await s.get('/clients')).body.clients.find((c: any) => c.addr === ips[0])?.state !== 'BSY',
+      'client idle again',
+    );
     assert.equal(agent.requests.filter((q) => q.path === 'shell/run').length, 0, 'nothing sent before the retry');
     await clock.advance(30_000);
     await agent.waitFor('shell/run');
@@ -183,7 +231,14 @@ test('POST /run/schedule relays to the clients and answers their outcomes', () =
     const agent = await connect(ips[0]!);
     const r = await s.post('/run/schedule', { clients: ips });
     assert.equal(r.status, 200, r.text);
-    assert.deepEqual(r.body.clients, [{ addr: ips[0], outcome: 'sent' }, { addr: ips[1], outcome: 'not_connected' }], 'per-client outcome');
+    assert.deepEqual(
+      r.body.clients,
+      [
+        { addr: ips[0], outcome: 'sent' },
+        { addr: ips[1], outcome: 'not_connected' },
+      ],
+      'per-client outcome',
+    );
     const seen = await agent.waitFor('run/schedule');
     assert.equal(seen.method, 'GET', 'GET, no body, as the reference');
     expect400(await s.post('/run/schedule', { clients: 'x' }), 'clients', 'clients not a list');
@@ -194,8 +249,22 @@ test('task/run queues its procedures for its scope; a nested task starts its own
     async ({ s, scheduler, center, room, ips }) => {
       const p1 = (await s.post('/procedure/add', { center, name: 'p1', steps: [RUN] })).body.id;
       const p2 = (await s.post('/procedure/add', { center, name: 'p2', steps: [{ command: 'hardware' }] })).body.id;
-      const inner = (await s.post('/task/add', { center, name: 'inner', steps: [{ procedure: p2 }], scope: { type: 'client', id: (await s.get('/client/info', { client: [ips[1]] })).body.id } })).body.id;
-      const outer = (await s.post('/task/add', { center, name: 'outer', steps: [{ procedure: p1 }, { task: inner }, { procedure: p2 }], scope: { type: 'room', id: room } })).body.id;
+      const inner = (
+        await s.post('/task/add', {
+          center,
+          name: 'inner',
+          steps: [{ procedure: p2 }],
+          scope: { type: 'client', id: (await s.get('/client/info', { client: [ips[1]] })).body.id },
+        })
+      ).body.id;
+      const outer = (
+        await s.post('/task/add', {
+          center,
+          name: 'outer',
+          steps: [{ procedure: p1 }, { task: inner }, { procedure: p2 }],
+          scope: { type: 'room', id: room },
+        })
+      ).body.id;
       const r = await s.post('/task/run', { task: String(outer) });
       assert.equal(r.status, 200, r.text);
       const rows = await scheduler.actions();
@@ -205,7 +274,11 @@ test('task/run queues its procedures for its scope; a nested task starts its own
         'task steps in order, the nested task for its own scope',
       );
       const outerSession = rows[0]!.id;
-      assert.deepEqual(rows.map((a) => a.session), [outerSession, outerSession, rows[2]!.id, outerSession, outerSession], 'nested task: own session');
+      assert.deepEqual(
+        rows.map((a) => a.session),
+        [outerSession, outerSession, rows[2]!.id, outerSession, outerSession],
+        'nested task: own session',
+      );
       const none = (await s.post('/task/add', { center, name: 'unscoped', steps: [{ procedure: p1 }] })).body.id;
       assert.equal((await s.post('/task/run', { task: none })).status, 200, 'a task without scope runs');
       assert.equal((await scheduler.actions()).length, 5, '... and queues nothing, as the reference');
@@ -221,13 +294,26 @@ test('schedules in 2026, 2030 and 2099 fire at their time, with years as a list 
     const ids: number[] = [];
     for (const [i, date] of times.entries()) {
       const years = i === 1 ? [2030] : date.getFullYear();
-      const r = await s.post('/schedule/create', { task: String(task), name: `at ${date.toISOString()}`, type: 'task', when: whenFor(date, years) });
+      const r = await s.post('/schedule/create', {
+        task: String(task),
+        name: `at ${date.toISOString()}`,
+        type: 'task',
+        when: whenFor(date, years),
+      });
       assert.equal(r.status, 200, r.text);
       ids.push(r.body.id);
     }
     const listed = (await s.post('/schedule/get', { task: String(task) })).body.schedule;
-    assert.deepEqual(listed.map((e: any) => e.next), times.map((d) => d.getTime()), 'each armed for its time');
-    assert.deepEqual(listed.map((e: any) => e.years), [[2026], [2030], [2099]], 'years shown as a list');
+    assert.deepEqual(
+      listed.map((e: any) => e.next),
+      times.map((d) => d.getTime()),
+      'each armed for its time',
+    );
+    assert.deepEqual(
+      listed.map((e: any) => e.years),
+      [[2026], [2030], [2099]],
+      'years shown as a list',
+    );
     for (const [i, date] of times.entries()) {
       await clock.advanceTo(date.getTime() - 1);
       assert.equal((await scheduler.actions()).length, i * 2, `nothing more before ${date.toISOString()}`);
@@ -237,7 +323,10 @@ test('schedules in 2026, 2030 and 2099 fire at their time, with years as a list 
       assert.equal(rows.at(-1)!.scheduleId, ids[i], 'the action names its schedule');
     }
     const after = (await s.post('/schedule/get')).body.schedule;
-    assert.ok(after.every((e: any) => e.next === undefined), 'nothing left to fire');
+    assert.ok(
+      after.every((e: any) => e.next === undefined),
+      'nothing left to fire',
+    );
   }));
 
 test('schedule/create without `when` fires at once and does not fire again', () =>
@@ -248,7 +337,11 @@ test('schedule/create without `when` fires at once and does not fire again', () 
     assert.equal(r.status, 200, r.text);
     assert.equal((await scheduler.actions()).length, 2, 'fired at once for both clients of the room');
     const shown = (await s.post('/schedule/get', { id: r.body.id })).body.schedule[0];
-    assert.deepEqual([shown.years, shown.minutes, shown.hours, shown.am_pm], [[2026], 0, 1 << 10, 0], 'stored as the current minute (10:00, 2026)');
+    assert.deepEqual(
+      [shown.years, shown.minutes, shown.hours, shown.am_pm],
+      [[2026], 0, 1 << 10, 0],
+      'stored as the current minute (10:00, 2026)',
+    );
     await clock.advance(366 * 24 * 3600 * 1000);
     assert.equal((await scheduler.actions()).length, 2, 'never again');
   }));
@@ -260,8 +353,17 @@ test('schedule/create, update, get and delete: shapes and refusals', () =>
     expect400(await s.post('/schedule/create', { task: '999', name: 'x', type: 'task', when }), 'task', 'unknown task');
     expect400(await s.post('/schedule/create', { task: '999', name: 'x', type: 'command', when }), 'task', 'unknown session');
     expect400(await s.post('/schedule/create', { task, name: 'x', type: 'weekly', when }), 'type', 'unknown type');
-    expect400(await s.post('/schedule/create', { task, name: 'x', type: 'task', when: { ...when, years: 70000 } }), 'when.years', 'year mask too wide');
-    const r = await s.post('/schedule/create', { task: String(task), name: 'x', type: 'task', when: { ...when, week_days: 1 << 4, weeks: 1 } });
+    expect400(
+      await s.post('/schedule/create', { task, name: 'x', type: 'task', when: { ...when, years: 70000 } }),
+      'when.years',
+      'year mask too wide',
+    );
+    const r = await s.post('/schedule/create', {
+      task: String(task),
+      name: 'x',
+      type: 'task',
+      when: { ...when, week_days: 1 << 4, weeks: 1 },
+    });
     assert.equal(r.status, 200, r.text);
     const got = await s.post('/schedule/get', { id: String(r.body.id) });
     assert.deepEqual(
@@ -285,10 +387,19 @@ test('schedule/create, update, get and delete: shapes and refusals', () =>
       },
       'the reference keys, years as a list, next fire time (week 0 of March 2027 starts on Monday the 1st)',
     );
-    const u = await s.post('/schedule/update', { id: String(r.body.id), task: String(task), name: 'y', when: { ...whenFor(new Date(2028, 0, 2, 3, 4)), years: 2028 } });
+    const u = await s.post('/schedule/update', {
+      id: String(r.body.id),
+      task: String(task),
+      name: 'y',
+      when: { ...whenFor(new Date(2028, 0, 2, 3, 4)), years: 2028 },
+    });
     assert.equal(u.status, 200, u.text);
     const updated = (await s.post('/schedule/get', { task: String(task) })).body.schedule[0];
-    assert.deepEqual([updated.name, updated.type, updated.years, updated.weeks, updated.week_days, updated.next], ['y', 'task', [2028], 0, 0, new Date(2028, 0, 2, 3, 4).getTime()], 'update keeps the type and rewrites every mask');
+    assert.deepEqual(
+      [updated.name, updated.type, updated.years, updated.weeks, updated.week_days, updated.next],
+      ['y', 'task', [2028], 0, 0, new Date(2028, 0, 2, 3, 4).getTime()],
+      'update keeps the type and rewrites every mask',
+    );
     expect400(await s.post('/schedule/update', { id: '999', task, name: 'y', when }), 'id', 'update of an unknown schedule');
     assert.equal((await s.post('/schedule/delete', { id: String(r.body.id) })).status, 200, 'delete');
     assert.equal((await s.post('/schedule/get')).body.schedule.length, 0, 'gone');
@@ -299,7 +410,12 @@ test('schedule/create, update, get and delete: shapes and refusals', () =>
 test('a legacy year mask is accepted (and, naming only years before 2026, never fires)', () =>
   withSite(async ({ s, center }) => {
     const task = (await s.post('/task/add', { center, name: 't' })).body.id;
-    const r = await s.post('/schedule/create', { task, name: 'old', type: 'task', when: { ...whenFor(new Date(2025, 0, 1, 1, 0)), years: 1 << 15 } });
+    const r = await s.post('/schedule/create', {
+      task,
+      name: 'old',
+      type: 'task',
+      when: { ...whenFor(new Date(2025, 0, 1, 1, 0)), years: 1 << 15 },
+    });
     assert.equal(r.status, 200, r.text);
     const shown = (await s.post('/schedule/get', { id: r.body.id })).body.schedule[0];
     assert.deepEqual(shown.years, [2025], 'mask bit 15 = 2025');
@@ -311,16 +427,29 @@ test('schedule/command without `when` queues at once; a later schedule of the sa
     const r = await s.post('/schedule/command', { clients: ips, ...RUN });
     assert.equal(r.status, 200, r.text);
     const first = await scheduler.actions();
-    assert.ok(first.every((a) => a.state === 'queued' && a.queuedAt === clock.now()), 'queued at once');
+    assert.ok(
+      first.every((a) => a.state === 'queued' && a.queuedAt === clock.now()),
+      'queued at once',
+    );
     await clock.advance(900_000);
-    assert.ok((await scheduler.actions()).every((a) => a.result === 'failure'), 'nobody connected: expired');
+    assert.ok(
+      (await scheduler.actions()).every((a) => a.result === 'failure'),
+      'nobody connected: expired',
+    );
     const again = new Date(2027, 0, 4, 8, 0);
     const c = await s.post('/schedule/create', { task: String(r.body.session), name: 'again', type: 'procedure', when: whenFor(again) });
     assert.equal(c.status, 200, c.text);
     await clock.advanceTo(again.getTime());
     const rows = await scheduler.actions();
-    assert.deepEqual(rows.map((a) => a.id), first.map((a) => a.id), 'the same rows, no new ones');
-    assert.ok(rows.every((a) => a.state === 'queued' && a.result === '' && a.queuedAt === again.getTime() && a.scheduleId === c.body.id), 'queued again by the new schedule');
+    assert.deepEqual(
+      rows.map((a) => a.id),
+      first.map((a) => a.id),
+      'the same rows, no new ones',
+    );
+    assert.ok(
+      rows.every((a) => a.state === 'queued' && a.result === '' && a.queuedAt === again.getTime() && a.scheduleId === c.body.id),
+      'queued again by the new schedule',
+    );
   }));
 
 test('restart: schedules and queued commands come back from the database; past times are skipped', async () => {
@@ -334,8 +463,16 @@ test('restart: schedules and queued commands come back from the database; past t
       const { s, center, room } = first;
       const p = (await s.post('/procedure/add', { center, name: 'p', steps: [RUN] })).body.id;
       const task = (await s.post('/task/add', { center, name: 't', steps: [{ procedure: p }], scope: { type: 'room', id: room } })).body.id;
-      assert.equal((await s.post('/schedule/create', { task, name: 'soon', type: 'task', when: whenFor(new Date(soon)) })).status, 200, 'soon');
-      assert.equal((await s.post('/schedule/create', { task, name: 'later', type: 'task', when: whenFor(new Date(later)) })).status, 200, 'later');
+      assert.equal(
+        (await s.post('/schedule/create', { task, name: 'soon', type: 'task', when: whenFor(new Date(soon)) })).status,
+        200,
+        'soon',
+      );
+      assert.equal(
+        (await s.post('/schedule/create', { task, name: 'later', type: 'task', when: whenFor(new Date(later)) })).status,
+        200,
+        'later',
+      );
       const c = await s.post('/schedule/command', { clients: [ips[0]], ...RUN, when: whenFor(new Date(later)) });
       assert.equal(c.status, 200, c.text);
       // Queued for a client that is off: it must survive the restart and then expire.
@@ -376,8 +513,15 @@ test('restart: schedules and queued commands come back from the database; past t
         return all.every((a) => a.state === 'done') ? all : undefined;
       }, 'both commands of ips[0] done');
       assert.equal(rows!.length, 2, 'the command schedule and the task each gave ips[0] one command');
-      assert.ok(rows!.every((a) => a.result === 'success'), 'both succeeded');
-      assert.equal((await scheduler.actions({ ip: ips[1], state: 'queued' })).length, 1, "the task's command for ips[1] waits in its queue");
+      assert.ok(
+        rows!.every((a) => a.result === 'success'),
+        'both succeeded',
+      );
+      assert.equal(
+        (await scheduler.actions({ ip: ips[1], state: 'queued' })).length,
+        1,
+        "the task's command for ips[1] waits in its queue",
+      );
     } finally {
       await second.close();
     }
@@ -404,7 +548,11 @@ test('stopping does not wait for an unanswered command; after a restart it is ma
     const second = await schedulerSite({ dir, populate: false });
     try {
       const row = (await second.scheduler.actions())[0]!;
-      assert.deepEqual([row.state, row.result, row.note], ['done', 'failure', 'server restarted before the agent answered'], 'the unanswered command failed');
+      assert.deepEqual(
+        [row.state, row.result, row.note],
+        ['done', 'failure', 'server restarted before the agent answered'],
+        'the unanswered command failed',
+      );
     } finally {
       await second.close();
     }

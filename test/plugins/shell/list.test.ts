@@ -49,7 +49,7 @@ test('GET /shell/list never lists what symlinks outside the folder point at', as
     writeFileSync(path.join(root, 'real.sh'), 'echo real');
     symlinkSync(path.join(outside, 'secret.sh'), path.join(root, 'to-outside-file.sh'));
     symlinkSync(path.join(outside, 'dir'), path.join(root, 'to-outside-dir'));
-    symlinkSync('../../' + path.basename(s.dir) + '/config.json', path.join(root, 'sub', 'relative-escape'));
+    symlinkSync(`../../${path.basename(s.dir)}/config.json`, path.join(root, 'sub', 'relative-escape'));
     symlinkSync('/etc/passwd', path.join(root, 'passwd'));
     symlinkSync(path.join(root, 'missing.sh'), path.join(root, 'dangling.sh'));
     symlinkSync('../real.sh', path.join(root, 'sub', 'alias.sh'));

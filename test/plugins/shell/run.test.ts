@@ -16,11 +16,22 @@ test('run a command and read its result back with GET and POST /shell/output', a
     assert.equal(r.status, 200, `status: ${r.text}`);
     assert.deepEqual(r.body, { clients: [{ addr: ip, outcome: 'sent' }] }, 'relay outcome');
     const seen = await x.agents[0]!.waitFor('shell/run');
-    assert.equal(seen.raw, `POST /shell/run HTTP/1.1\r\nContent-Length: 30\r\nContent-Type: application/json\r\n\r\n{"run":"uname -a","echo":true}`, 'bytes sent to the agent');
+    assert.equal(
+      seen.raw,
+      `POST /shell/run HTTP/1.1\r\nContent-Length: 30\r\nContent-Type: application/json\r\n\r\n{"run":"uname -a","echo":true}`,
+      'bytes sent to the agent',
+    );
     const [result] = await x.outputOnce([ip]);
     assert.deepEqual(Object.keys(result!), ['addr', 'retcode', 'cmd', 'timestamp', 'output'], 'field names and order');
-    assert.deepEqual({ ...result, timestamp: 0 }, { addr: ip, retcode: 0, cmd: 'uname -a', timestamp: 0, output: 'Linux pc 6.1\n' }, 'result');
-    assert.ok(Number.isInteger(result!.timestamp) && result!.timestamp >= before && result!.timestamp <= now(), `timestamp is the answer time in epoch seconds: ${result!.timestamp}`);
+    assert.deepEqual(
+      { ...result, timestamp: 0 },
+      { addr: ip, retcode: 0, cmd: 'uname -a', timestamp: 0, output: 'Linux pc 6.1\n' },
+      'result',
+    );
+    assert.ok(
+      Number.isInteger(result!.timestamp) && result!.timestamp >= before && result!.timestamp <= now(),
+      `timestamp is the answer time in epoch seconds: ${result!.timestamp}`,
+    );
     const viaGet = await x.s.get('/shell/output', { clients: [ip] });
     assert.equal(viaGet.status, 200, `GET: ${viaGet.text}`);
     assert.deepEqual(viaGet.body.clients, [result], 'GET answers the same');
@@ -49,14 +60,29 @@ test('a client whose command is still running is left out, then shown when it fi
     x.agents[0]!.on('shell/run', { body: { cmd: 'sleep', out: 'fast', retcode: 0 } });
     x.agents[1]!.on('shell/run', { none: true });
     const r = await x.s.post('/shell/run', { clients: x.ips, run: 'sleep 10' });
-    assert.deepEqual(r.body.clients.map((c: { outcome: string }) => c.outcome), ['sent', 'sent'], 'sent to both');
+    assert.deepEqual(
+      r.body.clients.map((c: { outcome: string }) => c.outcome),
+      ['sent', 'sent'],
+      'sent to both',
+    );
     await x.agents[1]!.waitFor('shell/run');
     const partial = await x.outputOnce([slow, fast], 1);
-    assert.deepEqual(partial.map((c) => c.addr), [fast], 'the running client is left out');
+    assert.deepEqual(
+      partial.map((c) => c.addr),
+      [fast],
+      'the running client is left out',
+    );
     assert.equal((await x.entry(slow))?.state, 'BSY', 'the running client shows busy');
     x.agents[1]!.write(answerBytes(200, { cmd: 'sleep 10', out: 'slow', retcode: 0 }));
     const all = await x.outputOnce([slow, fast]);
-    assert.deepEqual(all.map((c) => [c.addr, c.output]), [[slow, 'slow'], [fast, 'fast']], 'both, in the order asked');
+    assert.deepEqual(
+      all.map((c) => [c.addr, c.output]),
+      [
+        [slow, 'slow'],
+        [fast, 'fast'],
+      ],
+      'both, in the order asked',
+    );
   } finally {
     await x.close();
   }
@@ -146,7 +172,8 @@ test('non-ASCII output is escaped in the response and reads back unchanged', asy
     await x.outputOnce(x.ips);
     const r = await x.s.post('/shell/output', { clients: x.ips });
     assert.ok(/^[\x00-\x7f]*$/.test(r.text), `response is ASCII only: ${r.text}`);
-    for (const escape of ['\\u00e9', '\\u2713', '\\u65e5\\u672c', '\\ud83d\\ude00']) assert.ok(r.text.includes(escape), `contains ${escape}: ${r.text}`);
+    for (const escaped of ['\\u00e9', '\\u2713', '\\u65e5\\u672c', '\\ud83d\\ude00'])
+      assert.ok(r.text.includes(escaped), `contains ${escaped}: ${r.text}`);
     assert.equal(r.body.clients[0].output, text, 'decodes to the original text');
     assert.equal(r.body.clients[0].cmd, 'echo "héllo"', 'the command too');
   } finally {
@@ -157,7 +184,7 @@ test('non-ASCII output is escaped in the response and reads back unchanged', asy
 test('a very large output keeps its last max_output_bytes; several of them hit the 256 KiB response cap', async () => {
   const x = await shellSite(3, { max_output_bytes: 100_000 });
   try {
-    const big = 'x'.repeat(150_000) + 'THE END';
+    const big = `${'x'.repeat(150_000)}THE END`;
     for (const agent of x.agents) agent.on('shell/run', { body: { cmd: 'cat', out: big, retcode: 0 } });
     await x.s.post('/shell/run', { clients: x.ips, run: 'cat big.log' });
     for (const ip of x.ips) await x.outputOnce([ip]);

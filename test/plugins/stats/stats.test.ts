@@ -52,12 +52,18 @@ test('with stats.start "uptime" (as the reference and ogCP) time.start counts th
   const s = await startServer({ config: { ...config, stats: { start: 'uptime' } } });
   try {
     const first = await s.get('/stats');
-    assert.ok(Number.isSafeInteger(first.body.time.start) && first.body.time.start >= 0 && first.body.time.start < 5, `just started: ${first.body.time.start}`);
+    assert.ok(
+      Number.isSafeInteger(first.body.time.start) && first.body.time.start >= 0 && first.body.time.start < 5,
+      `just started: ${first.body.time.start}`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const second = await s.get('/stats');
     assert.ok(second.body.time.start >= first.body.time.start + 1, `it grows: ${first.body.time.start} then ${second.body.time.start}`);
     const bad = await startServer({ config: { ...config, stats: { start: 'since' } } }).then(
-      async (x) => (await x.close(), 'started'),
+      async (x) => {
+        await x.close();
+        return 'started';
+      },
       (error: Error) => error.message,
     );
     assert.match(bad, /stats\.start/, 'an unknown value is a config error naming the key');
@@ -93,7 +99,10 @@ test('swap figures come from /proc/meminfo in bytes, zeros when unreadable', asy
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ogserve-stats-'));
   try {
     const file = path.join(dir, 'meminfo');
-    writeFileSync(file, 'MemTotal:       16000000 kB\nSwapCached:            0 kB\nSwapTotal:       2097148 kB\nSwapFree:        1048576 kB\n');
+    writeFileSync(
+      file,
+      'MemTotal:       16000000 kB\nSwapCached:            0 kB\nSwapTotal:       2097148 kB\nSwapFree:        1048576 kB\n',
+    );
     assert.deepEqual(await swapFigures(file), { size: 2097148 * 1024, free: 1048576 * 1024 }, 'KiB converted to bytes');
     assert.deepEqual(await swapFigures(path.join(dir, 'missing')), { size: 0, free: 0 }, 'no file means no swap');
     assert.equal(meminfoBytes('SwapCached: 5 kB\n', 'SwapTotal'), 0, 'an absent key is zero, not a prefix match');

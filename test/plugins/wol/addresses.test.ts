@@ -8,7 +8,18 @@ import { destinations, directedBroadcast, interfaceBroadcasts, limitedBroadcast,
 const v4 = (address: string, netmask: string): os.NetworkInterfaceInfo =>
   ({ address, netmask, family: 'IPv4', mac: '00:00:00:00:00:00', internal: false, cidr: null }) as os.NetworkInterfaceInfo;
 const table = {
-  lo: [v4('127.0.0.1', '255.0.0.0'), { address: '::1', netmask: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff', family: 'IPv6', mac: '', internal: true, cidr: null, scopeid: 0 } as os.NetworkInterfaceInfo],
+  lo: [
+    v4('127.0.0.1', '255.0.0.0'),
+    {
+      address: '::1',
+      netmask: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff',
+      family: 'IPv6',
+      mac: '',
+      internal: true,
+      cidr: null,
+      scopeid: 0,
+    } as os.NetworkInterfaceInfo,
+  ],
   eth0: [v4('192.168.2.10', '255.255.255.0'), v4('10.1.0.1', '255.255.0.0'), v4('192.168.2.11', '255.255.255.0')],
   p2p: [v4('10.9.9.1', '255.255.255.254'), v4('10.9.9.5', '255.255.255.255')],
 };
@@ -52,7 +63,11 @@ test('destinations: unicast is the client IP; broadcast adds the shared ones, ea
   const client = { ip: '192.168.2.7', netmask: '255.255.255.0' };
   assert.deepEqual(destinations(client, 'unicast', ['192.168.2.255'], false), ['192.168.2.7'], 'unicast ignores shared broadcasts');
   assert.deepEqual(destinations(client, 'broadcast', [], false), ['192.168.2.255'], 'directed only');
-  assert.deepEqual(destinations(client, 'broadcast', ['10.1.255.255'], false), ['10.1.255.255', '192.168.2.255'], 'interface then directed');
+  assert.deepEqual(
+    destinations(client, 'broadcast', ['10.1.255.255'], false),
+    ['10.1.255.255', '192.168.2.255'],
+    'interface then directed',
+  );
   assert.deepEqual(destinations(client, 'broadcast', ['192.168.2.255'], false), ['192.168.2.255'], 'the same address once');
 });
 
@@ -68,11 +83,16 @@ test('destinations never hold 255.255.255.255 unless the limited broadcast is al
     assert.deepEqual(destinations(client, type, [], true), [limitedBroadcast], `${label}: sent when wol.limited_broadcast is on`);
   }
   fc.assert(
-    fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 0, max: 32 }), fc.constantFrom('unicast' as const, 'broadcast' as const), (ip, prefix, type) => {
-      const netmask = intToIpv4(prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0);
-      const to = destinations({ ip: intToIpv4(ip), netmask }, type, sharedBroadcasts(undefined, false, table), false);
-      return to === undefined || !to.includes(limitedBroadcast);
-    }),
+    fc.property(
+      fc.integer({ min: 0, max: 0xffffffff }),
+      fc.integer({ min: 0, max: 32 }),
+      fc.constantFrom('unicast' as const, 'broadcast' as const),
+      (ip, prefix, type) => {
+        const netmask = intToIpv4(prefix === 0 ? 0 : (0xffffffff << (32 - prefix)) >>> 0);
+        const to = destinations({ ip: intToIpv4(ip), netmask }, type, sharedBroadcasts(undefined, false, table), false);
+        return to === undefined || !to.includes(limitedBroadcast);
+      },
+    ),
   );
 });
 

@@ -81,7 +81,10 @@ export async function wolSite(options: SiteOptions = {}): Promise<WolSite> {
         const agent = await FakeAgent.connect({ port: link.port(), localAddress: ip });
         agents.push(agent);
         await agent.waitFor('refresh');
-        await eventually(async () => (await clients()).some((c) => c.addr === ip && c.state !== 'WOL_SENT' && c.last_cmd.result !== 'unknown'), `${ip} connected`);
+        await eventually(
+          async () => (await clients()).some((c) => c.addr === ip && c.state !== 'WOL_SENT' && c.last_cmd.result !== 'unknown'),
+          `${ip} connected`,
+        );
         return agent;
       },
       clients,

@@ -4,7 +4,10 @@ import { magicPacket, magicPacketLength } from '../../../plugins/wol/magic-packe
 
 test('magic packet: 6 x 0xFF then the MAC 16 times, 102 bytes', () => {
   const packet = magicPacket('0a1b2c3d4e5f');
-  const expected = Buffer.concat([Buffer.alloc(6, 0xff), ...Array.from({ length: 16 }, () => Buffer.from([0x0a, 0x1b, 0x2c, 0x3d, 0x4e, 0x5f]))]);
+  const expected = Buffer.concat([
+    Buffer.alloc(6, 0xff),
+    ...Array.from({ length: 16 }, () => Buffer.from([0x0a, 0x1b, 0x2c, 0x3d, 0x4e, 0x5f])),
+  ]);
   assert.equal(magicPacketLength, 102, 'length constant');
   assert.equal(packet.length, 102, 'packet length');
   assert.deepEqual(packet, expected, 'exact bytes');

@@ -37,8 +37,16 @@ test('unicast: one packet to each client address and none to the broadcast addre
     const r = await x.s.post('/wol', { clients: x.ips, type: 'unicast' });
     assert.equal(r.status, 200, `status: ${r.text}`);
     assert.deepEqual(r.body.sent, x.ips, 'both woken');
-    assert.deepEqual((await first.flush()).map((p) => p.data), [expectedPacket(macFor(1))], 'first client got its own packet');
-    assert.deepEqual((await second.flush()).map((p) => p.data), [expectedPacket(macFor(2))], 'second client got its own packet');
+    assert.deepEqual(
+      (await first.flush()).map((p) => p.data),
+      [expectedPacket(macFor(1))],
+      'first client got its own packet',
+    );
+    assert.deepEqual(
+      (await second.flush()).map((p) => p.data),
+      [expectedPacket(macFor(2))],
+      'second client got its own packet',
+    );
     assert.equal((await x.broadcast.flush()).length, 0, 'no broadcast in unicast mode');
   } finally {
     await x.close();
@@ -51,7 +59,11 @@ test("directed broadcast comes from the room netmask, not the client's own netma
     const subnet = await x.receiver('127.0.2.255');
     const r = await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
     assert.equal(r.status, 200, `status: ${r.text}`);
-    assert.deepEqual((await subnet.flush()).map((p) => p.data), [expectedPacket(macFor(1))], 'sent to 127.0.2.255 (the /24 room)');
+    assert.deepEqual(
+      (await subnet.flush()).map((p) => p.data),
+      [expectedPacket(macFor(1))],
+      'sent to 127.0.2.255 (the /24 room)',
+    );
     assert.equal((await x.broadcast.flush()).length, 0, 'not to the /8 broadcast the client record would give');
   } finally {
     await x.close();
@@ -64,8 +76,16 @@ test('wol.interface adds the interface broadcast address, as the reference', asy
     const subnet = await x.receiver('127.0.2.255');
     const r = await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
     assert.equal(r.status, 200, `status: ${r.text}`);
-    assert.deepEqual((await x.broadcast.flush()).map((p) => p.data), [expectedPacket(macFor(1))], "lo's broadcast 127.255.255.255");
-    assert.deepEqual((await subnet.flush()).map((p) => p.data), [expectedPacket(macFor(1))], 'and the directed broadcast');
+    assert.deepEqual(
+      (await x.broadcast.flush()).map((p) => p.data),
+      [expectedPacket(macFor(1))],
+      "lo's broadcast 127.255.255.255",
+    );
+    assert.deepEqual(
+      (await subnet.flush()).map((p) => p.data),
+      [expectedPacket(macFor(1))],
+      'and the directed broadcast',
+    );
   } finally {
     await x.close();
   }
@@ -83,7 +103,11 @@ test('malformed, unknown and repeated addresses are skipped with their reason; t
       'each address accounted for once, in request order',
     );
     assert.equal((await x.broadcast.flush()).length, 2, 'one packet per woken client, none for the skipped ones');
-    assert.deepEqual((await x.clients()).map((c) => c.addr), x.ips, 'WOL_SENT only for the woken clients');
+    assert.deepEqual(
+      (await x.clients()).map((c) => c.addr),
+      x.ips,
+      'WOL_SENT only for the woken clients',
+    );
   } finally {
     await x.close();
   }
@@ -141,7 +165,11 @@ test('with the default configuration a woken client stays WOL_SENT until 60 s ha
     assert.deepEqual((await x.s.post('/wol', { clients: x.ips, type: 'broadcast' })).body.sent, x.ips, 'woken');
     assert.deepEqual(clock.pendingTimers(), [start + 60_000], 'its expiry is armed 60 s ahead on the injected clock');
     await clock.advance(59_999);
-    assert.deepEqual((await x.clients()).map((c) => c.state), ['WOL_SENT'], 'still WOL_SENT 1 ms before 60 s');
+    assert.deepEqual(
+      (await x.clients()).map((c) => c.state),
+      ['WOL_SENT'],
+      'still WOL_SENT 1 ms before 60 s',
+    );
     await clock.advance(1);
     assert.deepEqual(await x.clients(), [], 'released at 60 s');
   } finally {
@@ -168,10 +196,21 @@ test('an agent connecting replaces its WOL_SENT entry, which does not come back 
     await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
     const agent = await x.connect(x.ips[0]!);
     const entries = await x.clients();
-    assert.deepEqual(entries.map((c) => [c.addr, c.state]), [[x.ips[1], 'WOL_SENT'], [x.ips[0], 'OPG']], 'the connected client shows its real state');
+    assert.deepEqual(
+      entries.map((c) => [c.addr, c.state]),
+      [
+        [x.ips[1], 'WOL_SENT'],
+        [x.ips[0], 'OPG'],
+      ],
+      'the connected client shows its real state',
+    );
     agent.destroy();
     await eventually(() => !x.link.isConnected(x.ips[0]!), 'agent gone');
-    assert.deepEqual((await x.clients()).map((c) => c.addr), [x.ips[1]], 'no WOL_SENT entry reappears for it');
+    assert.deepEqual(
+      (await x.clients()).map((c) => c.addr),
+      [x.ips[1]],
+      'no WOL_SENT entry reappears for it',
+    );
   } finally {
     await x.close();
   }
@@ -187,7 +226,11 @@ test('a connected client gets no packet and no WOL_SENT entry', async () => {
       assert.deepEqual(r.body, { sent: [], skipped: { ...noSkips, connected: x.ips } }, `${type}: skipped as connected`);
     }
     assert.equal((await x.broadcast.flush()).length + (await unicast.flush()).length, 0, 'no packet');
-    assert.deepEqual((await x.clients()).map((c) => c.state), ['OPG'], 'state unchanged');
+    assert.deepEqual(
+      (await x.clients()).map((c) => c.state),
+      ['OPG'],
+      'state unchanged',
+    );
     agent.destroy();
     await eventually(async () => (await x.clients()).length === 0, 'gone without a WOL_SENT entry');
   } finally {
@@ -201,7 +244,11 @@ test('deleting a WOL_SENT client releases its entry', async () => {
     await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
     const r = await x.s.post('/client/delete', { clients: [x.ips[0]] });
     assert.equal(r.status, 200, `client/delete: ${r.text}`);
-    assert.deepEqual((await x.clients()).map((c) => c.addr), [x.ips[1]], 'only the remaining client is listed');
+    assert.deepEqual(
+      (await x.clients()).map((c) => c.addr),
+      [x.ips[1]],
+      'only the remaining client is listed',
+    );
   } finally {
     await x.close();
   }
@@ -227,9 +274,15 @@ test('records that would wake through 255.255.255.255 are skipped as invalid_rec
   const x = await wolSite({ count: 3 });
   // Datagrams are only recorded: even a broken guard sends nothing beyond loopback.
   const sent: Datagram[] = [];
-  const recorder = { sendAll: async (datagrams: Datagram[]) => (sent.push(...datagrams), datagrams.map(() => undefined)) } as unknown as WakeSocket;
+  const recorder = {
+    sendAll: async (datagrams: Datagram[]) => {
+      sent.push(...datagrams);
+      return datagrams.map(() => undefined);
+    },
+  } as unknown as WakeSocket;
   const pending = new PendingWakes(60_000);
-  const waker = (limitedBroadcast: boolean) => new Waker(x.s.app.container.resolve(Inventory), x.link, pending, { port: x.port, limitedBroadcast }, () => recorder);
+  const waker = (limitedBroadcast: boolean) =>
+    new Waker(x.s.app.container.resolve(Inventory), x.link, pending, { port: x.port, limitedBroadcast }, () => recorder);
   try {
     // Records imported from the reference, bypassing the REST validation.
     const db = x.s.app.database;
@@ -237,7 +290,11 @@ test('records that would wake through 255.255.255.255 are skipped as invalid_rec
     await db.query("update clients set ip = '0.0.0.0' where ip = ?", [x.ips[1]]);
     for (const type of ['unicast', 'broadcast'] as const) {
       const report = await waker(false).wake(['255.255.255.255', '0.0.0.0'], type);
-      assert.deepEqual(report, { sent: [], skipped: { ...noSkips, invalid_record: ['255.255.255.255', '0.0.0.0'] } }, `${type}: client addresses no host can hold`);
+      assert.deepEqual(
+        report,
+        { sent: [], skipped: { ...noSkips, invalid_record: ['255.255.255.255', '0.0.0.0'] } },
+        `${type}: client addresses no host can hold`,
+      );
     }
     await db.query("update rooms set netmask = '0.0.0.0'", []);
     let report = await waker(false).wake([x.ips[2]!], 'broadcast');
@@ -245,13 +302,21 @@ test('records that would wake through 255.255.255.255 are skipped as invalid_rec
     await db.query("update rooms set netmask = '255.255.255.0'", []);
     await db.query("update clients set ip = '255.255.255.7' where ip = ?", [x.ips[2]]);
     report = await waker(false).wake(['255.255.255.7'], 'broadcast');
-    assert.deepEqual(report, { sent: [], skipped: { ...noSkips, invalid_record: ['255.255.255.7'] } }, 'a /24 whose directed broadcast is 255.255.255.255');
+    assert.deepEqual(
+      report,
+      { sent: [], skipped: { ...noSkips, invalid_record: ['255.255.255.7'] } },
+      'a /24 whose directed broadcast is 255.255.255.255',
+    );
     assert.equal(sent.length, 0, 'no packet handed to the socket');
     assert.deepEqual([...pending.ips()], [], 'no WOL_SENT entry');
 
     report = await waker(true).wake(['255.255.255.7'], 'broadcast');
     assert.deepEqual(report.sent, ['255.255.255.7'], 'woken when wol.limited_broadcast is on');
-    assert.deepEqual(sent.map((d) => d.address), ['255.255.255.255'], 'to the limited broadcast');
+    assert.deepEqual(
+      sent.map((d) => d.address),
+      ['255.255.255.255'],
+      'to the limited broadcast',
+    );
   } finally {
     pending.clear();
     await x.close();
