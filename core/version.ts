@@ -5,7 +5,7 @@ import { schemaVersions, type Database } from './database';
 import type { RouteRegistrar } from './http/routes';
 
 /** The release, read once from package.json. */
-const release = (JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
+export const release = (JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 /**
  * GET /version -> `{version, database, schema: {<plugin>: <version>}}`: the release, the

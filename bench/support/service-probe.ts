@@ -4,7 +4,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 
 /**
- * Preloaded into the service by the soak (`node --require service-probe.js dist/core/main.js`),
+ * Preloaded into the service by the soak (`node --require service-probe.js dist/cli/main.js`),
  * so the service is measured without any code in core:
  * - every SOAK_PROBE_INTERVAL_MS it appends `{"t", "p99ms", "maxms"}` (event-loop delay of
  *   that window) and the heap figures of process.memoryUsage() (bytes) to SOAK_PROBE_FILE;

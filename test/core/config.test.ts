@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import { App } from '../../core/app';
 import { Config } from '../../core/config';
 
-const mainJs = path.resolve(__dirname, '../../core/main.js');
+const mainJs = path.resolve(__dirname, '../../cli/main.js');
 
 function tempDir(): string {
   return mkdtempSync(path.join(tmpdir(), 'ogserve-config-'));

@@ -6,7 +6,7 @@ import { within } from './fake-agent';
 import { TOKEN, deepMerge, send, startServer, type Reply, type TestServer } from './server';
 
 /**
- * The real service as a separate process (`node dist/core/main.js --config FILE`), for what
+ * The real service as a separate process (`node dist/cli/main.js --config FILE`), for what
  * an in-process server cannot show: its own descriptor limit (`ulimit -n`), its own RSS.
  * The site is prepared first with an in-process server on the same directory and database.
  */
@@ -70,7 +70,7 @@ export async function spawnServer(options: SpawnOptions): Promise<ChildServer> {
   const config = deepMerge(deepMerge(base, { rest: { port: restPort }, agents: { port: agentPort } }), options.config ?? {});
   const configFile = path.join(options.dir, 'child-config.json');
   writeFileSync(configFile, JSON.stringify(config));
-  const main = path.join(__dirname, '..', '..', 'core', 'main.js');
+  const main = path.join(__dirname, '..', '..', 'cli', 'main.js');
   const node = [process.execPath, ...(options.nodeArgs ?? []), main, '--config', configFile]
     .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
     .join(' ');

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
-const mainScript = path.resolve(__dirname, '..', '..', 'core', 'main.js');
+const mainScript = path.resolve(__dirname, '..', '..', 'cli', 'main.js');
 
 export interface ChildRun {
   child: ChildProcess;
@@ -68,7 +68,7 @@ export function runNode(script: string, args: string[]): ChildRun {
   };
 }
 
-/** The real service, `node dist/core/main.js --config FILE`, up and listening. */
+/** The real service, `node dist/cli/main.js --config FILE`, up and listening. */
 export async function spawnServer(configFile: string): Promise<ChildRun & { port: number }> {
   const run = runNode(mainScript, ['--config', configFile]);
   try {

@@ -1,5 +1,5 @@
 /**
- * Child process for crash tests: open the service's database as `node dist/core/main.js`
+ * Child process for crash tests: open the service's database as `node dist/cli/main.js`
  * would, then store an agent's disk report of `count` partitions of `size` bytes for one
  * client, the way the agents plugin does. Prints `storing` before and `stored` after.
  * Usage: node store-disks-child.js CONFIG CLIENT_ID COUNT SIZE

@@ -1,0 +1,46 @@
+import { UsageError } from './command';
+
+export interface OptionSpec {
+  /** Options that take a value (`--config FILE` or `--config=FILE`), with their short aliases. */
+  values?: Record<string, string[]>;
+  /** Options that are on or off (`--dry-run`). */
+  flags?: string[];
+}
+
+export interface ParsedOptions {
+  values: Record<string, string>;
+  flags: Set<string>;
+  /** Arguments that are not options, in order. */
+  positional: string[];
+}
+
+/**
+ * A small, strict option parser: unknown options and options missing their value are
+ * refused by name, so a typo never silently falls back to a default.
+ */
+export function parseOptions(args: string[], spec: OptionSpec): ParsedOptions {
+  const names = new Map<string, string>();
+  for (const [name, aliases] of Object.entries(spec.values ?? {})) for (const alias of [name, ...aliases]) names.set(alias, name);
+  const flags = new Set(spec.flags ?? []);
+  const parsed: ParsedOptions = { values: {}, flags: new Set(), positional: [] };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (!arg.startsWith('-') || arg === '-') {
+      parsed.positional.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const key = eq > 0 ? arg.slice(0, eq) : arg;
+    const name = names.get(key);
+    if (name) {
+      const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
+      if (value === undefined || value === '' || (eq < 0 && value.startsWith('-'))) throw new UsageError(`${key} needs a value`);
+      parsed.values[name] = value;
+    } else if (flags.has(key) && eq < 0) {
+      parsed.flags.add(key);
+    } else {
+      throw new UsageError(`unknown option '${arg}'`);
+    }
+  }
+  return parsed;
+}

@@ -1,0 +1,43 @@
+import { App } from '../core/app';
+import { type Command, UsageError } from './command';
+import { parseOptions } from './options';
+
+/** `ogserve [serve] [--config FILE]`: run the service until SIGTERM or SIGINT. */
+export const serve: Command = {
+  name: 'serve',
+  summary: 'run the service',
+  usage: [
+    'Usage: ogserve [serve] [--config FILE]',
+    '',
+    'Runs the service until SIGTERM or SIGINT.',
+    '',
+    'Options:',
+    '  -f, --config FILE  merge FILE over config/default.json (a reference ogserver.json works as it is)',
+  ].join('\n'),
+  async run(args) {
+    const options = parseOptions(args, { values: { '--config': ['-f', '--config-file'] } });
+    if (options.positional.length > 0) throw new UsageError(`unexpected argument '${options.positional[0]}'`);
+    const app = await App.create({ configFile: options.values['--config'] });
+    let stopping = false;
+    const stopped = new Promise<number>((resolve) => {
+      const stop = (signal: string): void => {
+        if (stopping) return;
+        stopping = true;
+        app.log.info(`${signal} received, shutting down`);
+        app.close().then(
+          () => resolve(0),
+          (error: unknown) => {
+            app.log.error({ err: error }, 'shutdown failed');
+            resolve(1);
+          },
+        );
+      };
+      process.on('SIGTERM', () => stop('SIGTERM'));
+      process.on('SIGINT', () => stop('SIGINT'));
+    });
+    await app.listen();
+    const code = await stopped;
+    // Whatever a plugin left open (a timer, a socket) must not keep a stopped service alive.
+    process.exit(code);
+  },
+};
