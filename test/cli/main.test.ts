@@ -35,7 +35,8 @@ test("a command's help: serve --help, help serve, --config FILE --help", () => {
   ]) {
     const run = ogserve(...args);
     assert.equal(run.status, 0, args.join(' '));
-    assert.match(run.stdout, /^Usage: ogserve \[serve\] \[--config FILE\]$/m, `${args.join(' ')}: serve's usage`);
+    assert.match(run.stdout, /^Usage: ogserve \[serve\] \[--config FILE\] \[--state-dir DIR\]$/m, `${args.join(' ')}: serve's usage`);
+    assert.match(run.stdout, /OGSERVE_<SECTION>__<KEY>/, `${args.join(' ')}: the environment overrides`);
   }
 });
 
@@ -56,7 +57,8 @@ test('unknown options, commands and arguments are refused with exit 2 and one li
     [['--config'], 'ogserve: --config needs a value (see ogserve --help)\n'],
     [['--config='], 'ogserve: --config needs a value (see ogserve --help)\n'],
     [['-f'], 'ogserve: -f needs a value (see ogserve --help)\n'],
-    [['--config', '-f', 'x'], 'ogserve: --config needs a value (see ogserve --help)\n'],
+    [['--config', '--state-dir', 'x'], 'ogserve: --config needs a value (see ogserve --help)\n'],
+    [['--state-dir'], 'ogserve: --state-dir needs a value (see ogserve --help)\n'],
     [['--config', 'a.json', '--config', 'b.json'], 'ogserve: --config is given twice (see ogserve --help)\n'],
   ];
   for (const [args, stderr] of cases) {
