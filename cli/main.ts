@@ -51,11 +51,12 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     if (error instanceof UsageError) {
       process.stderr.write(`ogserve: ${error.message} (see ogserve --help)\n`);
-      process.exitCode = 2;
-      return;
+      process.exit(2);
     }
     const message = error instanceof StartupError ? error.message : ((error as Error).stack ?? String(error));
     process.stderr.write(`ogserve: ${message}\n`);
-    process.exitCode = 1;
+    // A failed start closed what it opened; a handle some library left behind must not keep
+    // the process waiting. (Writes to stderr are synchronous for files and pipes.)
+    process.exit(1);
   },
 );

@@ -35,6 +35,7 @@ export function parseOptions(args: string[], spec: OptionSpec): ParsedOptions {
     if (name) {
       const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
       if (value === undefined || value === '' || (eq < 0 && value.startsWith('-'))) throw new UsageError(`${key} needs a value`);
+      if (name in parsed.values) throw new UsageError(`${name} is given twice`);
       parsed.values[name] = value;
     } else if (flags.has(key) && eq < 0) {
       parsed.flags.add(key);

@@ -7,17 +7,22 @@ export const serve: Command = {
   name: 'serve',
   summary: 'run the service',
   usage: [
-    'Usage: ogserve [serve] [--config FILE]',
+    'Usage: ogserve [serve] [--config FILE] [--state-dir DIR]',
     '',
     'Runs the service until SIGTERM or SIGINT.',
     '',
     'Options:',
-    '  -f, --config FILE  merge FILE over config/default.json (a reference ogserver.json works as it is)',
+    '  -f, --config FILE    merge FILE over config/default.json (a reference ogserver.json works as it is)',
+    '  -s, --state-dir DIR  where relative data paths of the defaults go (database, API key, boot files);',
+    '                       default: $OGSERVE_STATE_DIR, else $STATE_DIRECTORY (systemd), else var/ of the install',
+    '',
+    'Environment:',
+    '  OGSERVE_<SECTION>__<KEY>=value  overrides a config key (OGSERVE_REST__PORT=9000, OGSERVE_PXE_MODES__BIOS_DIR=...)',
   ].join('\n'),
   async run(args) {
-    const options = parseOptions(args, { values: { '--config': ['-f', '--config-file'] } });
+    const options = parseOptions(args, { values: { '--config': ['-f', '--config-file'], '--state-dir': ['-s'] } });
     if (options.positional.length > 0) throw new UsageError(`unexpected argument '${options.positional[0]}'`);
-    const app = await App.create({ configFile: options.values['--config'] });
+    const app = await App.create({ configFile: options.values['--config'], stateDir: options.values['--state-dir'] });
     let stopping = false;
     const stopped = new Promise<number>((resolve) => {
       const stop = (signal: string): void => {

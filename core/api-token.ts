@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { StartupError } from './errors';
 import type { Logger } from './log';
 
 /**
@@ -13,11 +14,16 @@ export function resolveApiToken(configured: string | undefined, file: string, lo
     const stored = readFileSync(file, 'utf8').trim();
     if (stored) return stored;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new StartupError(`rest.api_token_file: cannot read ${file}: ${(error as Error).message}`);
   }
   const token = randomBytes(24).toString('hex');
-  mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  } catch (error) {
+    throw new StartupError(`rest.api_token_file: cannot store a generated API key in ${file}: ${(error as Error).message}`);
+  }
   log.warn(`no rest.api_token configured: generated an API key and stored it in ${file}`);
   return token;
 }

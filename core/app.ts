@@ -1,6 +1,7 @@
 import 'reflect-metadata';
+import type dgram from 'node:dgram';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type net from 'node:net';
 import type { DestinationStream } from 'pino';
 import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import { resolveApiToken } from './api-token';
@@ -10,8 +11,10 @@ import { StartupError } from './errors';
 import { RouteTable } from './http/routes';
 import { createRestServer } from './http/server';
 import { bundledPluginNames, importPlugins, orderPlugins } from './loader';
+import { type Listening, type ListenSpec, listen } from './listen';
 import { createLogger, type Logger } from './log';
-import { checkMigrationList } from './migrations';
+import { checkMigrationList, type MigrationContext, type PluginSchema } from './migrations';
+import { logStart } from './start-log';
 import { versionRoute } from './version';
 import type { PluginContext, PluginDefinition } from './plugin';
 
@@ -20,6 +23,10 @@ export interface AppOptions {
   configFile?: string;
   /** Values merged last (tests use this). */
   overrides?: Record<string, unknown>;
+  /** Where `OGSERVE_<SECTION>__<KEY>` overrides and the state directory are read from; process.env by default. */
+  env?: NodeJS.ProcessEnv;
+  /** The state directory (the `--state-dir` option), over OGSERVE_STATE_DIR and systemd's STATE_DIRECTORY. */
+  stateDir?: string;
   /** Where log lines go; stdout by default. */
   logStream?: DestinationStream;
   /**
@@ -34,6 +41,7 @@ type Hook = () => void | Promise<void>;
 /** The kernel: config, database, plugins, REST listener. It knows no domain. */
 export class App {
   private server?: Server;
+  private restListening?: Listening;
   private readonly startHooks: Hook[] = [];
   private readonly stopHooks: Hook[] = [];
   private closing?: Promise<void>;
@@ -57,14 +65,27 @@ export class App {
   }
 
   static async create(options: AppOptions = {}): Promise<App> {
-    const config = new Config(options.configFile, options.overrides);
+    const config = new Config(options.configFile, options.overrides, { env: options.env, stateDir: options.stateDir });
     const log = createLogger(config.core.log.level, options.logStream);
     const definitions = orderPlugins(await importPlugins(config.core.plugins, config.baseDirOf('plugins')));
     config.checkSections([...definitions.map((d) => d.name), ...bundledPluginNames()]);
     const sections = new Map(definitions.map((d) => [d.name, d.config ? config.section(d.name, d.config) : {}]));
+    logStart(
+      log,
+      config,
+      definitions.map((d) => d.name),
+    );
     const app = new App(config, log, (options.parentContainer ?? rootContainer).createChildContainer(), definitions, new RouteTable());
     const entities = definitions.flatMap((d) => d.entities ?? []);
-    const schemas = definitions.map((d) => ({ name: d.name, version: d.schemaVersion ?? 1, migrations: d.migrations ?? [] }));
+    const schemas: PluginSchema[] = definitions.map((d) => {
+      const { seed } = d;
+      return {
+        name: d.name,
+        version: d.schemaVersion ?? 1,
+        migrations: d.migrations ?? [],
+        seed: seed && ((ctx: MigrationContext) => seed({ ...ctx, settings: config.core })),
+      };
+    });
     schemas.forEach(checkMigrationList);
     app.db = await openDatabase(config.core.database, entities, schemas, log);
     versionRoute(app.routes.registrarFor('core'), app.database);
@@ -78,32 +99,50 @@ export class App {
     return app;
   }
 
-  /** Start every plugin, then open the REST port. */
+  /**
+   * Start every plugin, then open the REST port. If anything fails (a port taken, an address
+   * not on this machine), whatever was opened is closed again, database included, and the
+   * error is passed on: a failed start leaves nothing running.
+   */
   async listen(): Promise<void> {
-    for (const hook of this.startHooks) await hook();
-    const { rest } = this.settings;
-    const token = resolveApiToken(rest.api_token, rest.api_token_file, this.log);
-    const server = createRestServer({
-      routes: this.routes.routes,
-      token,
-      maxRequestBytes: rest.max_request_bytes,
-      maxResponseBytes: rest.max_response_bytes,
-      db: this.database,
-      log: this.log,
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(rest.port, rest.ip, () => {
-        server.off('error', reject);
-        resolve();
+    try {
+      for (const hook of this.startHooks) await hook();
+      const { rest } = this.settings;
+      const token = resolveApiToken(rest.api_token, rest.api_token_file, this.log);
+      const server = createRestServer({
+        routes: this.routes.routes,
+        token,
+        maxRequestBytes: rest.max_request_bytes,
+        maxResponseBytes: rest.max_response_bytes,
+        db: this.database,
+        log: this.log,
       });
-    });
-    this.server = server;
-    this.log.info(`REST interface listening on ${rest.ip}:${this.restPort()}`);
+      this.restListening = await this.openListener(server, this.log, {
+        name: 'REST interface',
+        ip: rest.ip,
+        port: rest.port,
+        ipKey: 'rest.ip',
+        portKey: 'rest.port',
+      });
+      this.server = server;
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
   }
 
   restPort(): number {
-    return (this.server?.address() as AddressInfo | null)?.port ?? 0;
+    return this.restListening?.port ?? 0;
+  }
+
+  /** Every listener opens here (core's and plugins'), so each is logged the same way, once. */
+  private async openListener(server: net.Server | dgram.Socket, log: Logger, spec: ListenSpec): Promise<Listening> {
+    const listening = await listen(server, spec);
+    log.info(
+      { listener: spec.name, address: spec.ip, port: listening.port },
+      `${spec.name} listening on ${spec.ip}:${listening.port}${spec.note ? `, ${spec.note}` : ''}`,
+    );
+    return listening;
   }
 
   /** Graceful stop: no new requests, plugins stopped in reverse order, database closed. */
@@ -135,6 +174,7 @@ export class App {
   private contextFor(definition: PluginDefinition, section: unknown): PluginContext<unknown> {
     const allowed = new Set([definition.name, ...(definition.requires ?? [])]);
     const tokenName = (token: InjectionToken<unknown>): string => (typeof token === 'function' ? token.name : String(token));
+    const log = this.log.child({ plugin: definition.name });
     return {
       name: definition.name,
       config: section,
@@ -142,7 +182,8 @@ export class App {
       router: this.routes.registrarFor(definition.name),
       container: this.container.createChildContainer(),
       db: this.database,
-      log: this.log.child({ plugin: definition.name }),
+      log,
+      listen: (server, spec) => this.openListener(server, log, spec),
       provide: (token, value) => {
         const owner = this.owners.get(token);
         if (owner)

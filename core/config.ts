@@ -1,14 +1,21 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
+import { type EnvOverride, envOverrides, segmentNames, typedFromEnv } from './config-env';
+import { describeConfigProblem } from './config-problem';
 import { StartupError } from './errors';
+import { defaultConfigFile, packageRoot, type StateDirectory, stateDirectory } from './install';
+import { bundledPluginNames } from './loader';
+import { Port } from './schema-types';
 import { compile } from './validation';
 
-/** The checkout (or installed package) root: bundled defaults and templates live below it. */
-export const packageRoot = path.resolve(__dirname, '..', '..');
-export const defaultConfigFile = path.join(packageRoot, 'config', 'default.json');
+export { defaultConfigFile, packageRoot } from './install';
 
-const Port = Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.String({ pattern: '^[0-9]{1,5}$' })]);
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const databaseTypes = ['sqlite', 'mariadb', 'mysql', 'postgresql'] as const;
+
+/** The database keys of the reference's ogserver.json: with them and no `type`, the database is MySQL/MariaDB. */
+const serverDatabaseKeys = ['ip', 'port', 'name', 'user', 'pass'];
 
 /** Keys core itself reads. Everything else belongs to a plugin section named after the plugin. */
 export const CoreSchema = Type.Object(
@@ -16,9 +23,9 @@ export const CoreSchema = Type.Object(
     rest: Type.Object(
       {
         ip: Type.String({ default: '0.0.0.0' }),
-        port: Type.Optional(Port),
+        port: Port({ default: 8888 }),
         api_token: Type.Optional(Type.String({ minLength: 1 })),
-        api_token_file: Type.String({ default: 'var/api-token', path: true }),
+        api_token_file: Type.String({ default: 'api-token', path: true }),
         max_response_bytes: Type.Integer({ minimum: 1024, default: 262144 }),
         max_request_bytes: Type.Integer({ minimum: 1024, default: 131072 }),
       },
@@ -26,23 +33,29 @@ export const CoreSchema = Type.Object(
     ),
     database: Type.Object(
       {
-        type: Type.Union([Type.Literal('sqlite'), Type.Literal('mariadb'), Type.Literal('mysql'), Type.Literal('postgresql')], {
-          default: 'sqlite',
-        }),
-        path: Type.String({ default: 'var/ogserve.sqlite', path: true }),
+        type: Type.Union(
+          databaseTypes.map((t) => Type.Literal(t)),
+          { default: 'sqlite' },
+        ),
+        path: Type.String({ default: 'ogserve.sqlite', path: true }),
         ip: Type.String({ default: '127.0.0.1' }),
-        port: Type.Optional(Port),
+        port: Type.Optional(Port()),
         name: Type.String({ default: 'ogserve' }),
         user: Type.String({ default: '' }),
         pass: Type.String({ default: '' }),
       },
       { additionalProperties: false, default: {} },
     ),
-    repository: Type.Object(
-      { directory: Type.String({ default: 'var/images', path: true }) },
+    repository: Type.Object({ directory: Type.String({ default: 'images', path: true }) }, { additionalProperties: false, default: {} }),
+    log: Type.Object(
+      {
+        level: Type.Union(
+          logLevels.map((l) => Type.Literal(l)),
+          { default: 'info' },
+        ),
+      },
       { additionalProperties: false, default: {} },
     ),
-    log: Type.Object({ level: Type.String({ default: 'info' }) }, { additionalProperties: false, default: {} }),
     plugins: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
   },
   { additionalProperties: true },
@@ -52,95 +65,224 @@ export type CoreSettings = Static<typeof CoreSchema> & { rest: { port: number };
 
 type Json = Record<string, unknown>;
 
+/**
+ * Where a value came from. Relative paths resolve by it: the defaults' against the state
+ * directory (data) or the install (shipped files), a site file's against its directory,
+ * the environment's and the caller's against the working directory.
+ */
+type Source = { kind: 'default' } | { kind: 'file'; dir: string } | { kind: 'env'; variable: string } | { kind: 'override' };
+
+const fromDefaults: Source = { kind: 'default' };
+
+export interface ConfigEnvironment {
+  /** Where `OGSERVE_*` variables are read from; process.env by default. */
+  env?: NodeJS.ProcessEnv;
+  /** The state directory, over OGSERVE_STATE_DIR and systemd's STATE_DIRECTORY. */
+  stateDir?: string;
+}
+
 function isObject(value: unknown): value is Json {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
- * The merged configuration: config/default.json, then the site's file over it.
- * Remembers which file each key came from, because relative paths resolve against
- * the directory of the file that set them.
+ * The merged configuration: config/default.json, the site's file, `OGSERVE_<SECTION>__<KEY>`
+ * environment variables, then the caller's overrides. Remembers where each key came from,
+ * for relative paths and for errors.
  */
 export class Config {
-  private readonly origins = new Map<string, string>();
+  private readonly sources = new Map<string, Source>();
+  /** Environment variables that name a section not known yet (a third-party plugin's). */
+  private pendingEnv: EnvOverride[] = [];
   readonly raw: Json = {};
   readonly core: CoreSettings;
+  readonly stateDir: StateDirectory;
+  /** The environment variables that set keys, for the start log. */
+  readonly envVariables: string[] = [];
+  /** The database is MySQL/MariaDB because the section has the reference's keys and no `type`. */
+  databaseTypeInferred = false;
 
   constructor(
     readonly file: string | undefined,
     overrides: Json = {},
+    environment: ConfigEnvironment = {},
   ) {
-    this.merge(this.raw, readJson(defaultConfigFile), packageRoot, '');
-    if (file) this.merge(this.raw, readJson(file), path.dirname(path.resolve(file)), '');
-    this.merge(this.raw, overrides, process.cwd(), '');
+    const env = environment.env ?? process.env;
+    this.stateDir = stateDirectory(env, environment.stateDir);
+    this.merge(this.raw, readJson(defaultConfigFile), fromDefaults, '');
+    if (file) this.merge(this.raw, readJson(file), { kind: 'file', dir: path.dirname(path.resolve(file)) }, '');
+    this.pendingEnv = this.applyEnv(envOverrides(env), [...Object.keys(CoreSchema.properties), ...bundledPluginNames()]);
+    this.merge(this.raw, overrides, { kind: 'override' }, '');
     this.core = this.validateCore();
   }
 
   /** Validate and return one plugin's section, with defaults applied and paths resolved. */
   section<S extends TObject>(name: string, schema: S): Static<S> {
-    const value = structuredClone(this.raw[name] ?? {});
+    const value = structuredClone(this.raw[name] ?? {}) as Json;
+    this.typeEnvValues(name, schema, value);
     const result = compile(schema)(value);
-    if (!result.ok) throw new StartupError(`config: ${prefixed(name, result.violation.field)}: ${result.violation.message}`);
-    this.resolvePaths(name, schema, value as Json);
+    if (!result.ok) throw this.error(name, describeConfigProblem(schema, result.errors));
+    this.resolvePaths(name, schema, value);
     return value as Static<S>;
   }
 
-  /** Top-level keys that are neither core sections nor a known plugin's section. */
+  /**
+   * Refuse top-level keys that are neither core sections nor a known plugin's, once the
+   * plugins are known; environment variables naming a plugin's section apply here.
+   */
   checkSections(pluginNames: Iterable<string>): void {
-    const known = new Set([...Object.keys(CoreSchema.properties), ...pluginNames]);
-    const unknown = Object.keys(this.raw).filter((key) => !known.has(key));
-    if (unknown.length > 0)
-      throw new StartupError(`config: unknown key${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `'${k}'`).join(', ')}`);
+    const known = [...Object.keys(CoreSchema.properties), ...pluginNames];
+    for (const pending of this.applyEnv(this.pendingEnv, known)) {
+      throw this.error(pending.segments[0]!, { key: '', problem: `not a known section (${describeKnown(known)})` }, pending.variable);
+    }
+    this.pendingEnv = [];
+    const unknown = Object.keys(this.raw).find((key) => !known.includes(key));
+    if (unknown) throw this.error(unknown, { key: '', problem: `not a known section (${describeKnown(known)})` });
   }
 
   /** Where a relative plugin path listed in `plugins` resolves from. */
   baseDirOf(key: string): string {
-    return this.origins.get(key) ?? packageRoot;
+    const source = this.sourceOf(key);
+    return source.kind === 'file' ? source.dir : source.kind === 'default' ? packageRoot : process.cwd();
   }
 
   private validateCore(): CoreSettings {
     const core: Json = {};
     for (const key of Object.keys(CoreSchema.properties)) if (key in this.raw) core[key] = structuredClone(this.raw[key]);
+    this.inferDatabaseType(core.database as Json | undefined);
+    this.typeEnvValues('', CoreSchema, core);
     const result = compile(CoreSchema)(core);
-    if (!result.ok) throw new StartupError(`config: ${result.violation.field}: ${result.violation.message}`);
+    if (!result.ok) throw this.error('', describeConfigProblem(CoreSchema, result.errors));
     const settings = core as CoreSettings;
     for (const section of ['rest', 'database', 'repository'] as const) {
       this.resolvePaths(section, CoreSchema.properties[section] as TObject, settings[section] as unknown as Json);
     }
-    settings.rest.port = Number(settings.rest.port ?? 8888);
+    settings.rest.port = Number(settings.rest.port);
     if (settings.database.port !== undefined) settings.database.port = Number(settings.database.port);
     return settings;
   }
 
-  private resolvePaths(section: string, schema: TObject, value: Json): void {
-    for (const [key, property] of Object.entries(schema.properties) as [string, TSchema][]) {
-      if ((property as { path?: boolean }).path && typeof value[key] === 'string') {
-        value[key] = path.resolve(this.origins.get(`${section}.${key}`) ?? packageRoot, value[key] as string);
+  /**
+   * The reference's ogserver.json has `ip`, `port`, `name`, `user` and `pass` and no `type`:
+   * its only engine is MySQL/MariaDB. Such a section must not fall back to SQLite.
+   */
+  private inferDatabaseType(database: Json | undefined): void {
+    if (!database || this.sourceOf('database.type').kind !== 'default') return;
+    const serverKeys = serverDatabaseKeys.filter((k) => k in database && this.sourceOf(`database.${k}`).kind !== 'default');
+    if (serverKeys.length === 0) return;
+    if (this.sourceOf('database.path').kind !== 'default') {
+      throw this.error('database.type', {
+        key: '',
+        problem: `is required when the section sets both path (SQLite) and ${serverKeys.join(', ')} (a database server): one of ${databaseTypes.join(', ')}`,
+      });
+    }
+    database.type = 'mariadb';
+    this.databaseTypeInferred = true;
+  }
+
+  /** A `config: <key>: <problem>` error; a key set by an environment variable says which. */
+  private error(prefix: string, problem: { key: string; problem: string }, variable?: string): StartupError {
+    const key = [prefix, problem.key].filter(Boolean).join('.');
+    const source = this.sourceOf(key);
+    const setBy = variable ?? (source.kind === 'env' ? source.variable : undefined);
+    return new StartupError(`config: ${key}: ${problem.problem}${setBy ? ` (set by ${setBy})` : ''}`);
+  }
+
+  /** Where a key came from; an item or key inside a value comes from where the value came from. */
+  private sourceOf(key: string): Source {
+    for (let k = key; k; k = k.replace(/(\[\d+\]|\.?[^.[]+)$/, '')) {
+      const source = this.sources.get(k);
+      if (source) return source;
+    }
+    return fromDefaults;
+  }
+
+  /** Environment values are strings: give each the type its schema expects. */
+  private typeEnvValues(section: string, schema: TSchema, value: Json): void {
+    for (const [key, source] of this.sources) {
+      if (source.kind !== 'env') continue;
+      const steps = section ? (key.startsWith(`${section}.`) ? key.slice(section.length + 1).split('.') : undefined) : key.split('.');
+      if (!steps) continue;
+      let node: TSchema | undefined = schema;
+      let holder: unknown = value;
+      for (const step of steps.slice(0, -1)) {
+        node = (node?.properties as Record<string, TSchema> | undefined)?.[step];
+        holder = isObject(holder) ? holder[step] : undefined;
       }
+      const last = steps[steps.length - 1]!;
+      if (!isObject(holder) || typeof holder[last] !== 'string') continue;
+      holder[last] = typedFromEnv((node?.properties as Record<string, TSchema> | undefined)?.[last], holder[last] as string);
     }
   }
 
-  private merge(target: Json, source: Json, base: string, prefix: string): void {
+  /**
+   * Set the keys the variables name, each segment matched against the keys already there
+   * (so `PXE_MODES` finds `pxe-modes`). Answers the variables whose section is not known yet.
+   */
+  private applyEnv(overrides: EnvOverride[], sections: string[]): EnvOverride[] {
+    const pending: EnvOverride[] = [];
+    for (const override of overrides) {
+      const [first, ...rest] = override.segments;
+      const section = [...sections, ...Object.keys(this.raw)].find((name) => segmentNames(first!, name));
+      if (!section) {
+        pending.push(override);
+        continue;
+      }
+      const keys = [section];
+      let holder: Json = this.raw;
+      for (const segment of rest) {
+        const name = keys[keys.length - 1]!;
+        if (holder[name] === undefined) holder[name] = {};
+        if (!isObject(holder[name])) throw this.error(keys.join('.'), { key: '', problem: 'not a section' }, override.variable);
+        holder = holder[name] as Json;
+        keys.push(Object.keys(holder).find((k) => segmentNames(segment, k)) ?? segment);
+      }
+      holder[keys[keys.length - 1]!] = override.value;
+      this.sources.set(keys.join('.'), { kind: 'env', variable: override.variable });
+      this.envVariables.push(override.variable);
+    }
+    return pending;
+  }
+
+  private resolvePaths(section: string, schema: TObject, value: Json): void {
+    for (const [key, property] of Object.entries(schema.properties) as [string, TSchema][]) {
+      const kind = (property as { path?: boolean | 'state' | 'install' }).path;
+      if (!kind || typeof value[key] !== 'string') continue;
+      // Exactly this key's source: a default of the schema is a default even in a section a file set.
+      const source = this.sources.get(`${section}.${key}`) ?? fromDefaults;
+      const base =
+        source.kind === 'file'
+          ? source.dir
+          : source.kind === 'default'
+            ? kind === 'install'
+              ? packageRoot
+              : this.stateDir.dir
+            : process.cwd();
+      value[key] = path.resolve(base, value[key] as string);
+    }
+  }
+
+  private merge(target: Json, source: Json, origin: Source, prefix: string): void {
     for (const [key, value] of Object.entries(source)) {
       if (key === '__proto__' || key === 'constructor' || key === 'prototype') continue;
       const full = prefix ? `${prefix}.${key}` : key;
       if (isObject(value) && isObject(target[key])) {
-        this.merge(target[key] as Json, value, base, full);
+        this.merge(target[key] as Json, value, origin, full);
       } else {
         target[key] = structuredClone(value);
-        this.markOrigin(full, value, base);
+        this.markSource(full, value, origin);
       }
     }
   }
 
-  private markOrigin(key: string, value: unknown, base: string): void {
-    this.origins.set(key, base);
-    if (isObject(value)) for (const [k, v] of Object.entries(value)) this.markOrigin(`${key}.${k}`, v, base);
+  private markSource(key: string, value: unknown, origin: Source): void {
+    this.sources.set(key, origin);
+    if (isObject(value)) for (const [k, v] of Object.entries(value)) this.markSource(`${key}.${k}`, v, origin);
   }
 }
 
-function prefixed(section: string, field: string): string {
-  return field ? `${section}.${field}` : section;
+function describeKnown(known: string[]): string {
+  return `known: ${known.join(', ')}`;
 }
 
 function readJson(file: string): Json {

@@ -4,6 +4,7 @@ import type { EntityManager, MikroORM, Options } from '@mikro-orm/core';
 import type { CoreSettings } from './config';
 import { StartupError } from './errors';
 import type { Logger } from './log';
+import { lockSqliteFile, type SqliteLock } from './sqlite-lock';
 import { migrate, recordCurrent, refuseNewer, schemaChanged, storedVersions, type PluginSchema } from './migrations';
 
 type Driver = { MikroORM: typeof MikroORM };
@@ -23,6 +24,7 @@ export class Database {
   constructor(
     readonly orm: MikroORM,
     readonly type: CoreSettings['database']['type'],
+    private readonly lock?: SqliteLock,
   ) {}
 
   fork(): EntityManager {
@@ -49,6 +51,7 @@ export class Database {
 
   async close(): Promise<void> {
     await this.orm.close(true);
+    await this.lock?.release();
   }
 }
 
@@ -78,8 +81,14 @@ export async function openDatabase(
     metadataCache: { enabled: false },
     forceUndefined: false,
   };
+  let lock: SqliteLock | undefined;
   if (settings.type === 'sqlite') {
-    mkdirSync(path.dirname(settings.path), { recursive: true });
+    try {
+      mkdirSync(path.dirname(settings.path), { recursive: true });
+    } catch (error) {
+      throw new StartupError(`database.path: cannot create the folder of ${settings.path}: ${(error as Error).message}`);
+    }
+    lock = await lockSqliteFile(settings.path);
     options.dbName = settings.path;
   } else {
     Object.assign(options, {
@@ -102,9 +111,10 @@ export async function openDatabase(
     await orm.schema.ensureDatabase();
   } catch (error) {
     await orm?.close(true);
+    await lock?.release();
     throw new StartupError(`database: cannot open ${settings.type} database: ${(error as Error).message}`);
   }
-  const db = new Database(orm, settings.type);
+  const db = new Database(orm, settings.type, lock);
   if (settings.type === 'sqlite') {
     // WAL lets readers run beside the writer, and a commit is one append to the WAL.
     // synchronous=NORMAL fsyncs the WAL at checkpoints rather than at every commit: a
@@ -120,15 +130,18 @@ export async function openDatabase(
   try {
     const stored = await storedVersions(db);
     refuseNewer(stored, schemas);
-    await migrate(
-      { type: db.type, log, query: (sql, params) => db.query(sql, params), transactional: (fn) => db.transactional(fn), execute },
-      stored,
-      schemas,
-    );
+    const runner = {
+      type: db.type,
+      log,
+      query: <T>(sql: string, params?: unknown[]) => db.query<T>(sql, params),
+      transactional: <T>(fn: (em: EntityManager) => Promise<T>) => db.transactional(fn),
+      execute,
+    };
+    await migrate(runner, stored, schemas);
     // Tables of plugins seen for the first time (and anything a migration left out) are
     // created from the entities; `safe` never drops a table or a column.
     if (schemaChanged(stored, schemas)) await orm.schema.updateSchema({ safe: true });
-    await recordCurrent(db, stored, schemas);
+    await recordCurrent(runner, stored, schemas);
   } catch (error) {
     await db.close();
     throw error;

@@ -1,5 +1,5 @@
 /** The public API for plugin authors: `import { definePlugin, ... } from 'ogserve'`. */
-export { definePlugin, type PluginContext, type PluginDefinition } from './plugin';
+export { definePlugin, type PluginContext, type PluginDefinition, type SeedContext } from './plugin';
 export { HttpError, ErrorCode, badRequest, StartupError } from './errors';
 export { Type, type Static } from '@sinclair/typebox';
 export type { RequestContext, RouteRegistrar, RouteSpec, BodyPolicy } from './http/routes';
@@ -9,4 +9,5 @@ export type { Logger } from './log';
 export { isIpv4, isHostIpv4, isMac, isNetmask, normalizeMac, ipv4ToInt, intToIpv4, isDecimalInt, MAX_INT } from './formats';
 export { App, type AppOptions } from './app';
 export { SystemClock, ManualClock, type Clock } from './clock';
-export { IntLike, Number16, Ipv4, HostIpv4, Mac, Netmask, IpList, Name, toInt } from './schema-types';
+export { IntLike, Number16, Port, Ipv4, HostIpv4, Mac, Netmask, IpList, Name, toInt } from './schema-types';
+export type { ListenSpec, Listening } from './listen';

@@ -31,7 +31,7 @@ export async function importPlugins(specifiers: string[], baseDir: string): Prom
     try {
       mod = (await import(require.resolve(target, { paths: [baseDir, process.cwd()] }))) as Record<string, unknown>;
     } catch (error) {
-      throw new StartupError(`plugin '${specifier}' cannot be loaded: ${(error as Error).message.split('\n')[0]}`);
+      throw new StartupError(`config: plugins: '${specifier}' cannot be loaded: ${(error as Error).message.split('\n')[0]}`);
     }
     definitions.push(definitionOf(mod, specifier));
   }
@@ -47,7 +47,8 @@ function definitionOf(mod: Record<string, unknown>, specifier: string): PluginDe
       typeof (c as PluginDefinition).name === 'string' &&
       typeof (c as PluginDefinition).register === 'function',
   );
-  if (!found) throw new StartupError(`plugin '${specifier}' exports no plugin definition (a default export with name and register)`);
+  if (!found)
+    throw new StartupError(`config: plugins: '${specifier}' exports no plugin definition (a default export with name and register)`);
   return found;
 }
 
@@ -55,12 +56,12 @@ function definitionOf(mod: Record<string, unknown>, specifier: string): PluginDe
 export function orderPlugins(definitions: PluginDefinition[]): PluginDefinition[] {
   const byName = new Map<string, PluginDefinition>();
   for (const def of definitions) {
-    if (byName.has(def.name)) throw new StartupError(`plugin '${def.name}' is enabled twice`);
+    if (byName.has(def.name)) throw new StartupError(`config: plugins: plugin '${def.name}' is enabled twice`);
     byName.set(def.name, def);
   }
   for (const def of definitions) {
     for (const dep of def.requires ?? []) {
-      if (!byName.has(dep)) throw new StartupError(`dependency '${dep}' of plugin '${def.name}' is not enabled`);
+      if (!byName.has(dep)) throw new StartupError(`config: plugins: dependency '${dep}' of plugin '${def.name}' is not enabled`);
     }
   }
   const ordered: PluginDefinition[] = [];
@@ -70,7 +71,7 @@ export function orderPlugins(definitions: PluginDefinition[]): PluginDefinition[
     if (seen === 'done') return;
     if (seen === 'visiting') {
       const cycle = [...trail.slice(trail.indexOf(def.name)), def.name];
-      throw new StartupError(`plugins require each other in a cycle: ${cycle.join(' -> ')}`);
+      throw new StartupError(`config: plugins: plugins require each other in a cycle: ${cycle.join(' -> ')}`);
     }
     state.set(def.name, 'visiting');
     for (const dep of def.requires ?? []) visit(byName.get(dep)!, [...trail, def.name]);

@@ -25,6 +25,8 @@ export interface PluginSchema {
   name: string;
   version: number;
   migrations: Migration[];
+  /** Rows the plugin's tables start with, written when they are first created. */
+  seed?: (ctx: MigrationContext) => Promise<void>;
 }
 
 const versionTable = 'ogserve_schema';
@@ -110,13 +112,26 @@ export function schemaChanged(stored: Map<string, number>, schemas: PluginSchema
 /**
  * Record every plugin at its current version once its tables exist: plugins seen for the
  * first time, and versions reached without a step of their own (a bump that only adds
- * tables). Done last, so that a crash before it makes the next start create them again.
+ * tables). Done last, so that a crash before it makes the next start create them again. A
+ * new plugin's seed rows commit with its version record: both land, or neither does and the
+ * next start seeds again.
  */
-export async function recordCurrent(db: Pick<Runner, 'query'>, stored: Map<string, number>, schemas: PluginSchema[]): Promise<void> {
+export async function recordCurrent(db: Runner, stored: Map<string, number>, schemas: PluginSchema[]): Promise<void> {
   for (const schema of schemas) {
     const from = stored.get(schema.name);
-    if (from === undefined) await db.query(`insert into ${versionTable} (component, version) values (?, ?)`, [schema.name, schema.version]);
-    else if (from < schema.version)
+    if (from === undefined) {
+      const { seed } = schema;
+      try {
+        await db.transactional(async (em) => {
+          await db.execute(em, `insert into ${versionTable} (component, version) values (?, ?)`, [schema.name, schema.version]);
+          if (seed) await seed({ em, type: db.type, log: db.log, execute: (sql, params = []) => db.execute(em, sql, params) });
+        });
+      } catch (error) {
+        throw new StartupError(
+          `database: the first rows of plugin '${schema.name}' could not be written; the next start tries again: ${(error as Error).message}`,
+        );
+      }
+    } else if (from < schema.version)
       await db.query(`update ${versionTable} set version = ? where component = ?`, [schema.version, schema.name]);
   }
 }

@@ -1,9 +1,12 @@
+import type dgram from 'node:dgram';
+import type net from 'node:net';
 import type { TObject, Static } from '@sinclair/typebox';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { CoreSettings } from './config';
 import type { Database } from './database';
+import type { Listening, ListenSpec } from './listen';
 import type { Logger } from './log';
-import type { Migration } from './migrations';
+import type { Migration, MigrationContext } from './migrations';
 import type { RouteRegistrar } from './http/routes';
 
 /**
@@ -26,6 +29,11 @@ export interface PluginDefinition<C extends TObject = TObject> {
    * version order; each runs in a transaction with the new version record.
    */
   migrations?: Migration[];
+  /**
+   * Rows this plugin's tables start with, written once: when its tables are created, in the
+   * transaction that records its schema version (a database that already had them is left alone).
+   */
+  seed?(ctx: SeedContext): Promise<void>;
   register(ctx: PluginContext<Static<C>>): void | Promise<void>;
 }
 
@@ -44,10 +52,21 @@ export interface PluginContext<C = unknown> {
   provide<T>(token: InjectionToken<T>, value: T): void;
   /** Resolve a service exported by this plugin or by one it requires. */
   use<T>(token: InjectionToken<T>): T;
+  /**
+   * Open a TCP server or bind a UDP socket where the config says (call it from `onStart`).
+   * A failure stops the start with one line naming `ipKey` or `portKey`, the address and the
+   * port, and everything opened so far is closed. The start log lists it under `name`.
+   */
+  listen(server: net.Server | dgram.Socket, spec: ListenSpec): Promise<Listening>;
   /** Run after every plugin registered (listeners, timers). */
   onStart(fn: () => void | Promise<void>): void;
   /** Run at shutdown, in reverse plugin order. */
   onStop(fn: () => void | Promise<void>): void;
+}
+
+/** What `seed` gets: its transaction, and core settings (the server's own address comes from `rest.ip`). */
+export interface SeedContext extends MigrationContext {
+  readonly settings: CoreSettings;
 }
 
 /** Identity helper that gives plugin authors type checking of their definition. */

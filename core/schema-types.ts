@@ -13,12 +13,22 @@ export const IntLike = (options: { minimum?: 0 | 1 } = {}): TUnion<[TInteger, TS
     Type.String({ format: 'decimal-int', maxLength: 15, ...(options.minimum === 1 ? { pattern: '[1-9]' } : {}) }),
   ]);
 
+/** Digits of a number from 0 to 65535. */
+const upTo65535 = '^0*([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$';
+
 /** Disk and partition numbers (0-65535): existing clients send strings ("1"), the spec integers. */
 export const Number16 = (): TUnion<[TInteger, TString]> =>
-  Type.Union([
-    Type.Integer({ minimum: 0, maximum: 65535 }),
-    Type.String({ maxLength: 5, pattern: '^0*([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$' }),
-  ]);
+  Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.String({ maxLength: 5, pattern: upTo65535 })]);
+
+/**
+ * A TCP or UDP port in the config: a number, or digits in a string as the reference's
+ * ogserver.json writes it (`"port": "8888"`). Read it with `Number()`.
+ */
+export const Port = (options: { default?: number } = {}): TUnion<[TInteger, TString]> =>
+  Type.Union([Type.Integer({ minimum: 0, maximum: 65535 }), Type.String({ maxLength: 5, pattern: upTo65535 })], {
+    expected: 'a port number from 0 to 65535',
+    ...options,
+  });
 
 export const Ipv4 = (): TString => Type.String({ format: 'ipv4', maxLength: 15 });
 /** An IPv4 address a host can hold: not 0.0.0.0 nor 255.255.255.255. */

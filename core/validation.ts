@@ -19,7 +19,10 @@ export interface Violation {
   missing: boolean;
 }
 
-export type Checker<S extends TSchema> = (value: unknown) => { ok: true; value: Static<S> } | { ok: false; violation: Violation };
+/** A refusal carries the first violation, and Ajv's errors for callers that describe it their own way (config). */
+export type Checker<S extends TSchema> = (
+  value: unknown,
+) => { ok: true; value: Static<S> } | { ok: false; violation: Violation; errors: ErrorObject[] };
 
 const compiled = new WeakMap<TSchema, ValidateFunction>();
 
@@ -32,7 +35,8 @@ export function compile<S extends TSchema>(schema: S): Checker<S> {
   const fn = validate;
   return (value: unknown) => {
     if (fn(value)) return { ok: true, value: value as Static<S> };
-    return { ok: false, violation: describe(fn.errors?.[0]) };
+    const errors = fn.errors ?? [];
+    return { ok: false, violation: describe(errors[0]), errors };
   };
 }
 

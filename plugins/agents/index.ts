@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/plugin';
+import { Port } from '../../core/schema-types';
 import { Inventory } from '../inventory';
 import { AnswerError, readConfiguration } from './configuration';
 import { HardwareItemEntity } from './entities/hardware';
@@ -31,7 +32,8 @@ export default definePlugin({
   config: Type.Object(
     {
       ip: Type.String({ default: '0.0.0.0', format: 'ipv4' }),
-      port: Type.Integer({ default: 8889, minimum: 0, maximum: 65535 }),
+      /** A number, or digits in a string as `rest.port` takes them. */
+      port: Port({ default: 8889 }),
       /** Periodic probe of every connected agent, for sites without a console; 0 = off (the reference). */
       probe_interval_s: Type.Number({ default: 0, minimum: 0 }),
       /** A probe is answered at once even by a busy agent: silence this long drops the connection. */
@@ -60,7 +62,7 @@ export default definePlugin({
   ),
   register(ctx) {
     const inventory = ctx.use(Inventory);
-    const link = new AgentLink(ctx.config, inventory, ctx.log);
+    const link = new AgentLink({ ...ctx.config, port: Number(ctx.config.port) }, inventory, ctx.log);
     ctx.provide(AgentLink, link);
     ctx.provide(SoftwareInventory, new SoftwareInventory(ctx.db));
 
@@ -88,7 +90,7 @@ export default definePlugin({
     });
 
     agentRoutes(ctx, link, inventory);
-    ctx.onStart(() => link.start());
+    ctx.onStart(() => link.start(ctx.listen));
     ctx.onStop(() => link.stop());
   },
 });

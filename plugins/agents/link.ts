@@ -1,5 +1,6 @@
-import net, { type AddressInfo, type Server, type Socket } from 'node:net';
+import net, { type Server, type Socket } from 'node:net';
 import type { Logger } from '../../core/log';
+import type { PluginContext } from '../../core/plugin';
 import type { ClientView, Inventory } from '../inventory';
 import { AgentConnection, type ConnectionOwner, type Pending } from './connection';
 import { agentConnectionCap, descriptorLimit } from './descriptors';
@@ -44,6 +45,7 @@ export class AgentLink {
   private readonly owner: ConnectionOwner;
   private readonly lookups: LookupBatch;
   private server?: Server;
+  private boundPort = 0;
   private probeSweep?: ProbeSweep;
   private readonly refused: ThrottledWarning;
   private readonly acceptFailed: ThrottledWarning;
@@ -88,7 +90,7 @@ export class AgentLink {
 
   /** The bound agent port (tests bind port 0). */
   port(): number {
-    return (this.server?.address() as AddressInfo | null)?.port ?? 0;
+    return this.server ? this.boundPort : 0;
   }
 
   isConnected(ip: string): boolean {
@@ -170,7 +172,8 @@ export class AgentLink {
     return new Promise((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
   }
 
-  async start(): Promise<void> {
+  /** Open the agent listener through core's `listen` (`agents.ip`, `agents.port`), then start probing. */
+  async start(listen: PluginContext['listen']): Promise<void> {
     const server = net.createServer({ noDelay: true, keepAlive: true, keepAliveInitialDelay: keepAliveMs }, (socket) =>
       this.accept(socket),
     );
@@ -179,13 +182,16 @@ export class AgentLink {
     this.connectionCap = agentConnectionCap(descriptorLimit(), this.settings.fd_reserve);
     server.maxConnections = this.connectionCap;
     server.on('drop', () => this.refused.hit());
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen({ port: this.settings.port, host: this.settings.ip, backlog: 4096 }, () => {
-        server.off('error', reject);
-        resolve();
-      });
+    const listening = await listen(server, {
+      name: 'agent interface',
+      ip: this.settings.ip,
+      port: this.settings.port,
+      ipKey: 'agents.ip',
+      portKey: 'agents.port',
+      backlog: 4096,
+      note: `at most ${this.connectionCap} agents`,
     });
+    this.boundPort = listening.port;
     server.on('error', (error: NodeJS.ErrnoException) => {
       // Out of descriptors anyway (other parts of the process used them): libuv drops the
       // pending connection and the listener keeps going; say so once per interval.
@@ -193,7 +199,6 @@ export class AgentLink {
       else this.log.error({ err: error }, 'agent listener error');
     });
     this.server = server;
-    this.log.info(`agent listener on ${this.settings.ip}:${this.port()}, at most ${this.connectionCap} agents`);
     if (this.settings.probe_interval_s > 0) {
       this.probeSweep = new ProbeSweep(
         this.settings.probe_interval_s * 1000,

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/plugin';
+import { seedDefaultRepository } from './default-repository';
 import { CenterEntity } from './entities/center';
 import { ClientEntity } from './entities/client';
 import { ComputerFolderEntity, RoomFolderEntity } from './entities/folder';
@@ -37,6 +38,7 @@ export default definePlugin({
     ClientEntity,
     PartitionEntity,
   ],
+  seed: seedDefaultRepository,
   config: Type.Object(
     {
       /** Boot mode of a client added without one: it boots the live image. */

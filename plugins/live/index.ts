@@ -15,7 +15,7 @@ export default definePlugin({
   config: Type.Object(
     {
       /** Where live images (ogLive-* directories, the ogLive default link) are found. */
-      directory: Type.String({ default: 'var/tftpboot', path: true }),
+      directory: Type.String({ default: 'tftpboot', path: true }),
       /** An OpenGnsys ogliveinfo.json to list as well; default: <directory>/ogliveinfo.json. */
       info_file: Type.Optional(Type.String({ path: true })),
     },

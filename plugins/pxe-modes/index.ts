@@ -4,6 +4,7 @@ import { Inventory } from '../inventory';
 import { modeRoutes } from './routes';
 import { serverAddress } from './server-address';
 import { BootFiles, UnknownModeError } from './service';
+import { logSetup } from './setup-log';
 import { Templates } from './templates';
 
 export { BootFiles, UnknownModeError } from './service';
@@ -14,13 +15,16 @@ export default definePlugin({
   config: Type.Object(
     {
       /** Legacy-firmware (grub4dos) per-client files. */
-      bios_dir: Type.String({ default: 'var/tftpboot/menu.lst', path: true }),
+      bios_dir: Type.String({ default: 'tftpboot/menu.lst', path: true }),
       /** UEFI (GRUB) per-client files. */
-      uefi_dir: Type.String({ default: 'var/tftpboot/grub', path: true }),
+      uefi_dir: Type.String({ default: 'tftpboot/grub', path: true }),
       /** Holds bios/ and uefi/ template sets; bundled ones unless a site file sets it. */
-      templates_dir: Type.String({ default: 'templates/pxe', path: true }),
+      templates_dir: Type.String({ default: 'templates/pxe', path: 'install' }),
       /** Address put in boot parameters; '' = rest.ip unless 0.0.0.0, else the first non-loopback IPv4. */
-      server_ip: Type.Union([Type.String({ format: 'ipv4' }), Type.Literal('')], { default: '' }),
+      server_ip: Type.Union([Type.String({ format: 'ipv4' }), Type.Literal('')], {
+        default: '',
+        expected: 'an IPv4 address, or empty for the automatic choice',
+      }),
       /** LANG passed to the live image; '' = this process's LANG, as the reference. */
       lang: Type.String({ default: '', maxLength: 64 }),
       /** Screen mode: digits give `vga=<n>`, other values `video=<value>`; '' = vga=788. */
@@ -31,20 +35,25 @@ export default definePlugin({
   register(ctx) {
     const inventory = ctx.use(Inventory);
     const { config } = ctx;
+    const server = serverAddress(config.server_ip, ctx.settings.rest.ip);
+    const templates = new Templates(config.templates_dir);
     const bootFiles = new BootFiles(
       {
         biosDir: config.bios_dir,
         uefiDir: config.uefi_dir,
-        serverIp: serverAddress(config.server_ip, ctx.settings.rest.ip),
+        serverIp: server.address,
         lang: config.lang || process.env.LANG || '',
         vga: config.vga,
       },
-      new Templates(config.templates_dir),
+      templates,
       inventory,
       ctx.log,
     );
     ctx.provide(BootFiles, bootFiles);
-    ctx.onStart(() => bootFiles.removeStaleTempFiles());
+    ctx.onStart(async () => {
+      await logSetup(ctx.log, server, templates, config);
+      await bootFiles.removeStaleTempFiles();
+    });
     modeRoutes(ctx, bootFiles, inventory);
 
     // A client saved with a mode that has no template would be left without boot files.

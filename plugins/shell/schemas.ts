@@ -17,7 +17,7 @@ export const ShellOutputQuery = Type.Object({ clients: IpList() });
 export const ShellConfig = Type.Object(
   {
     /** Folder whose files GET /shell/list offers as client scripts; created if missing. */
-    scripts_dir: Type.String({ default: 'var/client-scripts', path: true }),
+    scripts_dir: Type.String({ default: 'client-scripts', path: true }),
     /** Bytes of output kept per client (the end of longer output). */
     max_output_bytes: Type.Integer({ default: 65536, minimum: 1024 }),
   },

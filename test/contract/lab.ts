@@ -18,7 +18,7 @@ export interface Lab {
   py: PythonClient;
   center: number;
   room: number;
-  /** The repository every client is assigned, created by the administrator beforehand. */
+  /** The repository every client is assigned: repository 1, given the lab address by the administrator. */
   repository: number;
   repositoryIp: string;
   ips: string[];
@@ -51,9 +51,10 @@ export async function lab(count: number, config: Record<string, unknown> = {}): 
     const center = ogcp.nodesOfType(await py.read('/scopes'), 'center')[0].id;
     await ogcp.addRoom(py, center, 'Aula 1', labNetmask);
     const room = ogcp.nodesOfType(await py.read('/scopes'), 'room')[0].id;
+    // The administrator gives repository 1, the one ogCP's add-client form sends, the lab's address.
     const repositoryIp = '127.0.1.250';
-    const repo = await s.post('/repository/add', { name: 'Repositorio (Default)', ip: repositoryIp });
-    if (repo.status !== 200) throw new Error(`repository/add: ${repo.text}`);
+    const repo = await s.post('/repository/update', { repo_id: 1, name: 'Repositorio (Default)', ip: repositoryIp });
+    if (repo.status !== 200) throw new Error(`repository/update: ${repo.text}`);
     const ips: string[] = [];
     for (let i = 1; i <= count; i++) {
       const ip = `127.0.1.${i}`;
@@ -69,7 +70,7 @@ export async function lab(count: number, config: Record<string, unknown> = {}): 
         netiface: 'eth0',
         netmask: labNetmask,
         remote: false,
-        repo_id: repo.body.id,
+        repo_id: 1,
         room,
         serial_number: '',
       });
@@ -85,7 +86,7 @@ export async function lab(count: number, config: Record<string, unknown> = {}): 
       py,
       center,
       room,
-      repository: repo.body.id,
+      repository: 1,
       repositoryIp,
       ips,
       broadcast,

@@ -35,7 +35,6 @@ test('python-requests on the wire: one connection per call, the raw key, JSON bo
     assert.equal(center.name, 'Escuela Técnica', 'a \\u-escaped name is stored and read back');
     await ogcp.addRoom(py, center.id, 'Aula 1', labNetmask);
     const room = ogcp.nodesOfType(await py.read('/scopes'), 'room')[0];
-    await s.post('/repository/add', { name: 'Repositorio (Default)', ip: '127.0.1.250' });
     await ogcp.addClient(py, {
       boot: 'ogLive',
       ip: '127.0.1.1',
@@ -76,8 +75,13 @@ test('ogCP builds and dismantles a site: centers, rooms, clients from its form a
     await ogcp.addRoom(py, center.id, 'Aula 1', '255.255.255.0');
     const room = ogcp.nodesOfType(await py.read('/scopes'), 'room')[0];
     assert.equal(room.name, 'Aula 1', 'room listed in its center');
-    // The administrator's default repository: ogCP's add-client form offers only repository 1.
-    assert.equal((await s.post('/repository/add', { name: 'Repositorio (Default)', ip: '127.0.1.250' })).body.id, 1, 'repository 1');
+    // ogCP's add-client form offers only repository 1 and always sends `repo_id: 1`: a fresh
+    // server has it from its first start, as the reference's schema does.
+    assert.deepEqual(
+      read.repositories(await py.read('/repositories')).map((r) => [r.id, r.name, r.ip]),
+      [[1, 'Default', '127.0.0.1']],
+      'repository 1 "Default" at the server address (rest.ip) on a fresh server',
+    );
 
     const modes = read.modes(await py.read('/mode'));
     assert.ok(modes.includes('ogLive') && modes.includes('pxe'), `the boot select offers ogLive and pxe: ${modes}`);

@@ -4,8 +4,13 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
+import { Writable } from 'node:stream';
 import { App } from '../../core/app';
-import { Config } from '../../core/config';
+import { Config, packageRoot } from '../../core/config';
+import { AgentLink } from '../../plugins/agents';
+import pxeModes from '../../plugins/pxe-modes';
+import { freePort } from '../support/child-server';
+import { startServer } from '../support/server';
 
 const mainJs = path.resolve(__dirname, '../../cli/main.js');
 
@@ -13,31 +18,75 @@ function tempDir(): string {
   return mkdtempSync(path.join(tmpdir(), 'ogserve-config-'));
 }
 
-function configError(values: Record<string, unknown>): string {
+/** The message of the error a site file holding `values` (and `env`) gets, up to the plugins' sections. */
+async function configError(values: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<string> {
   const dir = tempDir();
   try {
     const file = path.join(dir, 'c.json');
-    writeFileSync(file, JSON.stringify(values));
-    try {
-      new Config(file);
-      return '';
-    } catch (error) {
-      return (error as Error).message;
-    }
+    writeFileSync(file, JSON.stringify({ database: { path: path.join(dir, 'db.sqlite') }, ...values }));
+    const app = await App.create({ configFile: file, env, logStream: new Writable({ write: (_c, _e, done) => done() }) });
+    await app.close();
+    return '';
+  } catch (error) {
+    return (error as Error).message;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-test('unknown keys are an error naming them', () => {
-  assert.match(configError({ rest: { prot: 1 } }), /rest\.prot.*not a known key/);
-  assert.match(configError({ database: { hostname: 'x' } }), /database\.hostname/);
+/** `config: <key>: <problem>`, exactly, with the key not repeated in the problem. */
+async function assertProblem(values: Record<string, unknown>, key: string, problem: string, env: NodeJS.ProcessEnv = {}): Promise<void> {
+  const message = await configError(values, env);
+  assert.equal(message, `config: ${key}: ${problem}`, `${JSON.stringify(values)} ${JSON.stringify(env)}`);
+  assert.ok(!problem.includes(key), `the problem does not repeat the key: ${problem}`);
+}
+
+test('unknown keys are an error naming them and the keys there are', async () => {
+  await assertProblem(
+    { rest: { prot: 1 } },
+    'rest.prot',
+    'not a known key (known: ip, port, api_token, api_token_file, max_response_bytes, max_request_bytes)',
+  );
+  assert.match(await configError({ database: { hostname: 'x' } }), /^config: database\.hostname: not a known key \(known: type, path, /);
+  assert.match(
+    await configError({ agents: { prot: 1 } }),
+    /^config: agents\.prot: not a known key \(known: ip, port, /,
+    "a plugin's section",
+  );
 });
 
-test('bad values are an error naming the key', () => {
-  assert.match(configError({ rest: { port: 'eighty' } }), /rest\.port/);
-  assert.match(configError({ database: { type: 'oracle' } }), /database\.type/);
-  assert.match(configError({ rest: { max_response_bytes: 'big' } }), /rest\.max_response_bytes/);
+test('every bad value is one line, config: <key>: <problem>, listing the allowed values where there is a list', async () => {
+  await assertProblem({ rest: { port: 'eighty' } }, 'rest.port', 'must be a port number from 0 to 65535');
+  await assertProblem({ rest: { port: 70000 } }, 'rest.port', 'must be a port number from 0 to 65535');
+  await assertProblem({ rest: { port: '99999' } }, 'rest.port', 'must be a port number from 0 to 65535');
+  await assertProblem({ database: { type: 'oracle' } }, 'database.type', 'must be one of sqlite, mariadb, mysql, postgresql');
+  await assertProblem({ log: { level: 'loud' } }, 'log.level', 'must be one of fatal, error, warn, info, debug, trace, silent');
+  await assertProblem({ rest: { max_response_bytes: 'big' } }, 'rest.max_response_bytes', 'must be an integer');
+  await assertProblem({ rest: { max_response_bytes: 10 } }, 'rest.max_response_bytes', 'must be at least 1024');
+  await assertProblem({ rest: { api_token: '' } }, 'rest.api_token', 'must not be empty');
+  await assertProblem({ rest: 'x' }, 'rest', 'must be a section (a JSON object)');
+  await assertProblem({ plugins: ['inventory', ''] }, 'plugins[1]', 'must not be empty');
+  await assertProblem({ inventory: { setup_size_unit: 'MB' } }, 'inventory.setup_size_unit', 'must be one of bytes, KiB');
+  await assertProblem({ stats: { start: 'boot' } }, 'stats.start', 'must be one of epoch, uptime');
+  await assertProblem({ agents: { port: 'x' } }, 'agents.port', 'must be a port number from 0 to 65535');
+  await assertProblem({ agents: { ip: 'here' } }, 'agents.ip', 'must be an IPv4 address');
+  await assertProblem({ agents: { probe_timeout_s: 0 } }, 'agents.probe_timeout_s', 'must be greater than 0');
+  await assertProblem({ wol: { limited_broadcast: 'yes' } }, 'wol.limited_broadcast', 'must be true or false');
+  await assertProblem(
+    { 'pxe-modes': { server_ip: 'x' } },
+    'pxe-modes.server_ip',
+    'must be an IPv4 address, or empty for the automatic choice',
+  );
+});
+
+test('agents.port takes digits in a string, as rest.port does', async () => {
+  const port = await freePort();
+  const s = await startServer({ config: { agents: { port: String(port) } } });
+  try {
+    assert.equal(s.app.container.resolve(AgentLink).port(), port, 'the agent interface listens on that port');
+  } finally {
+    await s.close();
+  }
 });
 
 test('relative paths resolve against the directory of the file that set them', () => {
@@ -45,10 +94,44 @@ test('relative paths resolve against the directory of the file that set them', (
   try {
     const file = path.join(dir, 'site.json');
     writeFileSync(file, JSON.stringify({ database: { path: 'data/og.sqlite' }, repository: { directory: '/srv/images' } }));
-    const config = new Config(file);
+    const config = new Config(file, {}, { env: {} });
     assert.equal(config.core.database.path, path.join(dir, 'data/og.sqlite'), 'relative to the site file');
     assert.equal(config.core.repository.directory, '/srv/images', 'absolute kept');
-    assert.ok(path.isAbsolute(config.core.rest.api_token_file), 'defaults resolve against the package root');
+    assert.equal(
+      config.core.rest.api_token_file,
+      path.join(packageRoot, 'var', 'api-token'),
+      "defaults go to the checkout's state directory, var/",
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the state directory: --state-dir, else OGSERVE_STATE_DIR, else systemd STATE_DIRECTORY, else var/ of the checkout', () => {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, 'site.json');
+    writeFileSync(file, JSON.stringify({ 'pxe-modes': { lang: 'es' } }));
+    const env = { OGSERVE_STATE_DIR: '/srv/og', STATE_DIRECTORY: '/var/lib/ogserve:/var/lib/other' };
+    assert.deepEqual(new Config(file, {}, { env, stateDir: 'state' }).stateDir, { dir: path.resolve('state'), how: '--state-dir' });
+    assert.deepEqual(new Config(file, {}, { env }).stateDir, { dir: '/srv/og', how: 'OGSERVE_STATE_DIR' });
+    assert.deepEqual(new Config(file, {}, { env: { STATE_DIRECTORY: env.STATE_DIRECTORY } }).stateDir, {
+      dir: '/var/lib/ogserve',
+      how: 'systemd StateDirectory',
+    });
+    assert.deepEqual(new Config(file, {}, { env: {} }).stateDir.dir, path.join(packageRoot, 'var'), 'a checkout');
+
+    const installed = new Config(file, {}, { env: { STATE_DIRECTORY: '/var/lib/ogserve' } });
+    assert.equal(installed.core.database.path, '/var/lib/ogserve/ogserve.sqlite', 'the default database');
+    assert.equal(installed.core.rest.api_token_file, '/var/lib/ogserve/api-token', 'the default key file');
+    assert.equal(installed.core.repository.directory, '/var/lib/ogserve/images', 'the default image folder');
+    const pxe = installed.section('pxe-modes', pxeModes.config!);
+    assert.equal(pxe.bios_dir, '/var/lib/ogserve/tftpboot/menu.lst', "a plugin's data path, in a section the site file set");
+    assert.equal(
+      pxe.templates_dir,
+      path.join(packageRoot, 'templates', 'pxe'),
+      'shipped templates: from the install, not the config folder',
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -66,7 +149,7 @@ test('a reference ogserver.json (string ports, database keys) is accepted', () =
         repository: { directory: '/opt/opengnsys/images' },
       }),
     );
-    const config = new Config(file);
+    const config = new Config(file, {}, { env: {} });
     assert.equal(config.core.rest.port, 8888, 'string port read as a number');
     assert.equal(config.core.database.port, 3306, 'database port');
     assert.equal(config.core.rest.api_token, 'reference-key', 'api token');
@@ -75,15 +158,11 @@ test('a reference ogserver.json (string ports, database keys) is accepted', () =
   }
 });
 
-test('an unknown top-level section is refused at startup', async () => {
-  const dir = tempDir();
-  try {
-    const file = path.join(dir, 'c.json');
-    writeFileSync(file, JSON.stringify({ database: { path: path.join(dir, 'db.sqlite') }, mystery: {} }));
-    await assert.rejects(App.create({ configFile: file }), /unknown key 'mystery'/);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+test('an unknown top-level section is refused at startup, listing the known ones', async () => {
+  assert.match(
+    await configError({ mystery: {} }),
+    /^config: mystery: not a known section \(known: rest, database, repository, log, plugins, inventory, agents, /,
+  );
 });
 
 test('npm start with a bad config exits non-zero with one clear line', () => {

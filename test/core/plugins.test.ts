@@ -136,7 +136,10 @@ test('two plugins claiming one route are refused, naming both', async () => {
 });
 
 test('an unloadable or malformed plugin stops startup naming it', async () => {
-  assert.match(await startupError({ plugins: ['no-such-package-ogserve'] }), /plugin 'no-such-package-ogserve' cannot be loaded/);
+  assert.match(
+    await startupError({ plugins: ['no-such-package-ogserve'] }),
+    /^config: plugins: 'no-such-package-ogserve' cannot be loaded: /,
+  );
   const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-bad-'));
   try {
     const bad = writePlugin(dir, 'bad.js', `module.exports = { hello: 1 };`);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import { makeTestDir, removeTestStore, startServer } from '../support/server';
 
-type NotesVersion = 'v1' | 'v2' | 'v3' | 'broken';
+type NotesVersion = 'v1' | 'v2' | 'v3' | 'broken' | 'seeded' | 'seed-fails';
 const notes = (version: NotesVersion) => path.join(__dirname, '..', 'fixtures', 'notes', `${version}.js`);
 const withNotes = (version: NotesVersion) => ({ config: { plugins: ['inventory', notes(version)] } });
 
@@ -130,6 +130,43 @@ test('a failing migration stops startup and leaves the database at the old versi
       );
     } finally {
       await back.close();
+    }
+  } finally {
+    await removeTestStore(dir);
+  }
+});
+
+test("a plugin's seed rows are written once, when its tables are created, with its version record", async () => {
+  const dir = makeTestDir();
+  try {
+    await assert.rejects(
+      startServer({ dir, ...withNotes('seed-fails') }),
+      (error: Error) => {
+        assert.equal(
+          error.message,
+          "database: the first rows of plugin 'notes' could not be written; the next start tries again: the seed broke",
+        );
+        return true;
+      },
+      'a failing seed stops the start',
+    );
+    const first = await startServer({ dir, ...withNotes('seeded') });
+    try {
+      const rows = await first.app.database.query<{ body: string }>('select body from notes');
+      assert.deepEqual(
+        rows.map((r) => r.body),
+        ['welcome to 127.0.0.1'],
+        'seeded once with core settings; nothing of the failed seed stayed, and the version was not recorded without it',
+      );
+      await first.app.database.query('delete from notes');
+    } finally {
+      await first.close();
+    }
+    const again = await startServer({ dir, ...withNotes('seeded') });
+    try {
+      assert.deepEqual(await again.app.database.query('select body from notes'), [], 'a restart does not seed again');
+    } finally {
+      await again.close();
     }
   } finally {
     await removeTestStore(dir);

@@ -14,8 +14,8 @@ export interface ChildRun {
 }
 
 /** Run a node script as a real child process, watching its stdout line by line. */
-export function runNode(script: string, args: string[]): ChildRun {
-  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export function runNode(script: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): ChildRun {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: options.env, cwd: options.cwd });
   const lines: string[] = [];
   const waiters: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
   let stderr = '';

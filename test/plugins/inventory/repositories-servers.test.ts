@@ -1,6 +1,36 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
-import { withServer } from '../../support/server';
+import { makeTestDir, removeTestStore, startServer, withServer } from '../../support/server';
+
+/** Repository 1 of every fresh database, as the reference's schema has it: at rest.ip, 127.0.0.1 in tests. */
+const defaultRepository = { id: 1, name: 'Default', center: 1, ip: '127.0.0.1', addresses: ['127.0.0.1'] };
+
+test('a fresh database has repository 1 "Default" at the server address; it is created once, not again after a delete', async () => {
+  const dir = makeTestDir();
+  try {
+    const first = await startServer({ dir });
+    try {
+      assert.deepEqual((await first.get('/repositories')).body.repositories, [defaultRepository], 'created on the first start');
+      assert.ok(
+        first.logs.some((l) => l.msg === 'created repository 1 "Default" at 127.0.0.1 (rest.ip)'),
+        'the start log says so',
+      );
+      assert.equal((await first.post('/repository/delete', { id: 1 })).status, 200, 'the administrator may delete it');
+    } finally {
+      await first.close();
+    }
+    const second = await startServer({ dir });
+    try {
+      assert.deepEqual((await second.get('/repositories')).body.repositories, [], 'a restart does not bring it back');
+      const next = (await second.post('/repository/add', { name: 'other', ip: '10.1.0.1' })).body.id;
+      assert.ok(next > 1, `ids go on from it (${next})`);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await removeTestStore(dir);
+  }
+});
 
 test('repositories: add with one or several addresses, list, get by id, update, delete', () =>
   withServer(async (s) => {
@@ -10,6 +40,7 @@ test('repositories: add with one or several addresses, list, get by id, update, 
     assert.deepEqual(
       list,
       [
+        defaultRepository,
         { id: one, name: 'main', center: 1, ip: '10.1.0.1', addresses: ['10.1.0.1'] },
         { id: two, name: 'mirror', center: 1, ip: '10.2.0.1', addresses: ['10.2.0.1', '10.2.0.2'] },
       ],
@@ -22,7 +53,11 @@ test('repositories: add with one or several addresses, list, get by id, update, 
     assert.equal(upd.status, 200, upd.text);
     assert.deepEqual((await s.get('/repositories', { id: two })).body.repositories[0].addresses, ['10.2.0.2'], 'addresses replaced');
     assert.equal((await s.post('/repository/delete', { id: String(one) })).status, 200, 'delete');
-    assert.equal((await s.get('/repositories')).body.repositories.length, 1, 'one left');
+    assert.deepEqual(
+      (await s.get('/repositories')).body.repositories.map((r: { id: number }) => r.id),
+      [1, two],
+      'the default and the mirror left',
+    );
     assert.equal((await s.post('/repository/delete', { id: 99 })).body.error, 'unknown_id', 'delete unknown');
   }));
 
@@ -44,7 +79,7 @@ test('two repositories may not share an address; a repository may keep its own',
       200,
       'keeping its own address',
     );
-    assert.equal((await s.get('/repositories')).body.repositories.length, 2, 'nothing half-written');
+    assert.equal((await s.get('/repositories')).body.repositories.length, 3, 'nothing half-written: the default, a and b');
   }));
 
 test('repository names are validated on add and update', () =>
