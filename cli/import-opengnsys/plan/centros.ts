@@ -1,0 +1,27 @@
+import { CenterAdd } from '../../../plugins/inventory/schemas';
+import { refusalOf } from './body-check';
+import { UniqueKeys, decide, idRefusal, label, type Planning } from './context';
+
+const table = 'centros';
+const columns = { name: 'nombrecentro', comment: 'comentarios' };
+
+/** Centers, by POST /center/add's rules: names are unique. */
+export function planCenters(p: Planning): void {
+  p.ledger.read(table, p.site.centers.length);
+  const names = new UniqueKeys('name');
+  for (const center of p.site.centers) {
+    const row = label(table, center.id, center.name);
+    const body = { name: center.name, comment: center.comment ?? '' };
+    const reason =
+      idRefusal(center.id) ?? refusalOf(CenterAdd, body, columns, table) ?? names.taken(center.name, JSON.stringify(center.name));
+    const kept = decide(p, p.centers, table, row, center.id, reason, () => ({
+      id: center.id,
+      name: center.name,
+      comment: center.comment ?? '',
+    }));
+    if (kept) {
+      names.hold(center.name, row);
+      p.plan.centers.push(kept);
+    }
+  }
+}

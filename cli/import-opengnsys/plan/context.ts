@@ -1,0 +1,125 @@
+import type { ClientRequestFields } from '../../../plugins/inventory';
+import type { LegacySite } from '../model';
+import type { Progress } from '../progress';
+import type { Ledger } from './ledger';
+import type {
+  CenterRecord,
+  ClientRecord,
+  ComputerFolderRecord,
+  ImageRecord,
+  ImportPlan,
+  ProcedureRecord,
+  RepositoryRecord,
+  RoomFolderRecord,
+  RoomRecord,
+  ScheduleRecord,
+  ServerRecord,
+  TaskRecord,
+} from './records';
+
+/** What only the target ogserve can judge, asked through its plugins. */
+export interface PlanRules {
+  /** The pre-save checks plugins register on clients (pxe-modes: a boot mode without a template); throws to refuse. */
+  checkClient(fields: ClientRequestFields): Promise<void>;
+  /** Procedures, tasks and schedules are imported only when the scheduler plugin is enabled. */
+  scheduler: boolean;
+}
+
+/** The rows of one legacy table already decided: kept (by legacy id) or refused. */
+export class Decided<T> {
+  readonly kept = new Map<number, T>();
+  readonly refused = new Set<number>();
+
+  constructor(
+    /** How a reference to one of these reads in a reason: "room", "repository". */
+    readonly noun: string,
+  ) {}
+
+  /** Why a reference to `id` leads nowhere, or undefined when it names a kept row. */
+  whyNot(id: number): string | undefined {
+    if (this.kept.has(id)) return undefined;
+    return this.refused.has(id) ? `${this.noun} ${id} was refused` : `there is no ${this.noun} ${id}`;
+  }
+}
+
+/** Everything the table planners share: the site, the rules, the ledger and the decisions so far. */
+export interface Planning {
+  site: LegacySite;
+  rules: PlanRules;
+  ledger: Ledger;
+  progress: Progress;
+  plan: ImportPlan;
+  servers: Decided<ServerRecord>;
+  repositories: Decided<RepositoryRecord>;
+  centers: Decided<CenterRecord>;
+  roomFolders: Decided<RoomFolderRecord>;
+  rooms: Decided<RoomRecord>;
+  computerFolders: Decided<ComputerFolderRecord>;
+  clients: Decided<ClientRecord>;
+  images: Decided<ImageRecord>;
+  procedures: Decided<ProcedureRecord>;
+  tasks: Decided<TaskRecord>;
+  schedules: Decided<ScheduleRecord>;
+}
+
+/** A row as a person finds it in the legacy database: `ordenadores 57 (pc-57, 10.0.1.57)`. */
+export function label(table: string, id: number | string, ...details: (string | null | undefined)[]): string {
+  const shown = details
+    .filter((d): d is string => d != null && d !== '')
+    .map((d) => {
+      const text = JSON.stringify(d).slice(1, -1);
+      return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+    });
+  return shown.length ? `${table} ${id} (${shown.join(', ')})` : `${table} ${id}`;
+}
+
+/** The reference's ids are kept, and ogserve's start at 1. */
+export function idRefusal(id: number): string | undefined {
+  return id < 1 ? `id ${id} cannot be kept: ogserve ids start at 1` : undefined;
+}
+
+/**
+ * A unique key (a MAC, a name within a center) and the kept row holding each: `taken` is
+ * the reason a row cannot have a key another kept row holds. Rows are decided in id order,
+ * so the oldest row keeps its key.
+ */
+export class UniqueKeys {
+  private readonly holders = new Map<string, string>();
+
+  constructor(private readonly what: string) {}
+
+  taken(key: string, shownKey = key): string | undefined {
+    const holder = this.holders.get(key);
+    return holder === undefined ? undefined : `${this.what} ${shownKey} already belongs to ${holder}`;
+  }
+
+  hold(key: string, row: string): void {
+    this.holders.set(key, row);
+  }
+}
+
+export function refuse<T>(p: Planning, decided: Decided<T>, table: string, row: string, id: number, reason: string): void {
+  decided.refused.add(id);
+  p.ledger.refused(table, row, reason);
+}
+
+export function keep<T>(p: Planning, decided: Decided<T>, table: string, id: number, record: T): T {
+  decided.kept.set(id, record);
+  p.ledger.imported(table);
+  return record;
+}
+
+/** Record a decision: refuse the row when there is a reason, else keep `record()` under `id`. */
+export function decide<T>(
+  p: Planning,
+  decided: Decided<T>,
+  table: string,
+  row: string,
+  id: number,
+  reason: string | undefined,
+  record: () => T,
+): T | undefined {
+  if (reason === undefined) return keep(p, decided, table, id, record());
+  refuse(p, decided, table, row, id, reason);
+  return undefined;
+}

@@ -1,0 +1,22 @@
+import { ServerAdd } from '../../../plugins/inventory/schemas';
+import { refusalOf } from './body-check';
+import { UniqueKeys, decide, idRefusal, label, type Planning } from './context';
+
+const table = 'entornos';
+const columns = { ip: 'ipserveradm', port: 'portserveradm' };
+
+/** Servers (`entornos`), by POST /server's rules; addresses are unique. */
+export function planServers(p: Planning): void {
+  p.ledger.read(table, p.site.servers.length);
+  const addresses = new UniqueKeys('ip');
+  for (const server of p.site.servers) {
+    const row = label(table, server.id, server.ip);
+    const body = { ip: server.ip, port: server.port };
+    const reason = idRefusal(server.id) ?? refusalOf(ServerAdd, body, columns, table) ?? addresses.taken(server.ip);
+    const kept = decide(p, p.servers, table, row, server.id, reason, () => ({ id: server.id, ip: server.ip, port: server.port }));
+    if (kept) {
+      addresses.hold(server.ip, row);
+      p.plan.servers.push(kept);
+    }
+  }
+}

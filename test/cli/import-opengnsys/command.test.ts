@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { test } from 'uvu';
+import { allPlugins, makeImportTarget } from '../../support/import-target';
+import { withLegacyDatabase } from '../../support/legacy-db';
+import { removeTestStore, startServer } from '../../support/server';
+
+const mainJs = path.resolve(__dirname, '../../../cli/main.js');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `ogserve <args>` as a real child process. */
+function ogserve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [mainJs, ...args],
+      { env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 16 * 2 ** 20 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** What a console sees of the target inventory (the image list without the disk's free space, which others change). */
+async function inventoryOf(dir: string): Promise<unknown[]> {
+  const server = await startServer({ dir, config: { plugins: allPlugins, log: { level: 'warn' } } });
+  try {
+    const [scopes, repositories, images, servers] = await Promise.all(
+      ['/scopes', '/repositories', '/images', '/server'].map(async (p) => (await server.get(p)).body),
+    );
+    return [scopes, repositories, images.images, servers];
+  } finally {
+    await server.close();
+  }
+}
+
+test('--dry-run lists refusals and changes one per line, counts per table, shows progress, and writes nothing', async () => {
+  await withLegacyDatabase({ bulk: { computers: 1100, partitions: 4 } }, async (db) => {
+    const { dir, configFile } = await makeImportTarget();
+    try {
+      const before = await inventoryOf(dir);
+      // The password from MYSQL_PWD, as the mysql client takes it, so that it stays out of the process list.
+      const run = await ogserve(
+        ['import-opengnsys', '--from', db.url.replace(':ogserve_test@', '@'), '--config', configFile, '--dry-run'],
+        {
+          MYSQL_PWD: 'ogserve_test',
+        },
+      );
+      assert.equal(run.code, 0, run.stderr);
+      const lines = run.stdout.trimEnd().split('\n');
+      assert.equal(lines[0], `reading mysql://ogserve_test@127.0.0.1:3306/${db.name} (schema version 4)`);
+      assert.match(lines[1]!, /^checking against (sqlite|mariadb|postgresql) /);
+      assert.ok(
+        lines.includes(`refused  ordenadores 4 (pc-a1-04, 0.0.0.0): 'ip' must be a valid host address (ordenadores.ip = "0.0.0.0")`),
+      );
+      assert.ok(
+        lines.includes(
+          'refused  ordenadores 3 (pc-a1-03, 10.1.1.13): mac aabbcc000001 already belongs to ordenadores 1 (pc-a1-01, 10.1.1.11)',
+        ),
+      );
+      assert.ok(lines.includes('changed  ordenadores 17 (pc-lb-17, 10.2.3.17): repository 3 was refused: imported without a repository'));
+      assert.ok(lines.includes('table                    read  import  refused  left out'), run.stdout);
+      assert.ok(lines.includes('ordenadores              1126    1112       14         0'), run.stdout);
+      assert.ok(lines.includes('ordenadores_particiones  4411    4408        2         1'), run.stdout);
+      assert.ok(lines.includes('left out of acciones: 1 the history of commands that ran, which ogserve does not keep'));
+      assert.ok(lines.includes('60 rows refused, 19 kept with a change (listed above)'), run.stdout);
+      assert.match(lines.at(-1)!, /^dry run: nothing was written to /);
+      assert.equal(lines.filter((l) => /^(refused|changed) {2}/.test(l)).length, 79);
+      assert.match(run.stderr, /^reading ordenadores: 1126\/1126$/m);
+      assert.match(run.stderr, /^checking ordenadores: 1126\/1126$/m);
+      assert.deepEqual(await inventoryOf(dir), before, 'the target is as it was');
+    } finally {
+      await removeTestStore(dir);
+    }
+  });
+});
+
+test('command line mistakes are usage errors: one line, exit code 2', async () => {
+  for (const [args, message] of [
+    [['import-opengnsys', '--dry-run'], 'import-opengnsys needs --from mysql://USER:PASS@HOST:PORT/DBNAME'],
+    [['import-opengnsys', '--from', 'mysql://u:p@127.0.0.1/og'], 'import-opengnsys writes nothing yet: run it with --dry-run'],
+    [['import-opengnsys', '--from', 'mysql://u:p@127.0.0.1/og', '--dry-run', '--merge'], "unknown option '--merge'"],
+    [['import-opengnsys', '--from', 'postgres://u:p@127.0.0.1/og', '--dry-run'], "--from: 'postgres:' is not mysql: or mariadb:"],
+    [['import-opengnsys', '--from'], '--from needs a value'],
+  ] as const) {
+    const run = await ogserve([...args]);
+    assert.equal(run.code, 2, args.join(' '));
+    assert.equal(run.stderr, `ogserve: ${message} (see ogserve --help)\n`);
+    assert.equal(run.stdout, '');
+  }
+});
+
+test('a legacy server that does not answer stops the run with one line, without the password', async () => {
+  const run = await ogserve(['import-opengnsys', '--from', 'mysql://og:topsecret@127.0.0.1:1/ogAdmBD', '--dry-run']);
+  assert.equal(run.code, 1);
+  assert.match(run.stderr, /^ogserve: cannot read mysql:\/\/og@127\.0\.0\.1:1\/ogAdmBD: .+\n$/);
+  assert.ok(!run.stderr.includes('topsecret'));
+  assert.ok(!run.stderr.includes('    at '), 'no stack trace');
+});
+
+test('the command is listed in --help and has its own', async () => {
+  const help = await ogserve(['--help']);
+  assert.match(help.stdout, /^ {2}import-opengnsys {2}read an OpenGnsys ogServer database/m);
+  const own = await ogserve(['import-opengnsys', '--help']);
+  assert.equal(own.code, 0);
+  assert.match(own.stdout, /^Usage: ogserve import-opengnsys --from mysql:\/\/USER:PASS@HOST:PORT\/DBNAME \[--config FILE\] --dry-run$/m);
+  assert.match(own.stdout, /MYSQL_PWD/);
+});
+
+test.run();
