@@ -5,6 +5,8 @@ import type { Database } from './database';
 import type { Logger } from './log';
 import type { Migration } from './migrations';
 import type { RouteRegistrar } from './http/routes';
+import type { StaticOptions } from './http/static';
+import type { ConsoleView } from './console-views';
 
 /**
  * What a plugin's entry module exports (default export or `plugin`).
@@ -26,6 +28,8 @@ export interface PluginDefinition<C extends TObject = TObject> {
    * version order; each runs in a transaction with the new version record.
    */
   migrations?: Migration[];
+  /** A view of the web console: `dir` is served at `/console/plugins/<name>/`, `entry` is its module there. */
+  console?: ConsoleView;
   register(ctx: PluginContext<Static<C>>): void | Promise<void>;
 }
 
@@ -44,6 +48,11 @@ export interface PluginContext<C = unknown> {
   provide<T>(token: InjectionToken<T>, value: T): void;
   /** Resolve a service exported by this plugin or by one it requires. */
   use<T>(token: InjectionToken<T>): T;
+  /**
+   * Serve the files under `dir` at `prefix` (GET and HEAD, without `Authorization`): pages
+   * and scripts only, never data.
+   */
+  files(prefix: string, dir: string, options?: StaticOptions): void;
   /** Run after every plugin registered (listeners, timers). */
   onStart(fn: () => void | Promise<void>): void;
   /** Run at shutdown, in reverse plugin order. */
