@@ -54,7 +54,14 @@ export async function api<T = Record<string, unknown>>(
   }
   let response: Response;
   try {
-    response = await fetch(path, { method: sent, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    // No credentials: the key travels in Authorization only, and a 401's Basic challenge must
+    // not make the browser pop up its own login box.
+    response = await fetch(path, {
+      method: sent,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'omit',
+    });
   } catch (error) {
     throw new ApiError(0, 'network', (error as Error).message);
   }

@@ -6,7 +6,7 @@ export function humanBytes(bytes: number): string {
   if (!Number.isFinite(bytes) || bytes <= 0) return '0 B';
   const exponent = Math.min(units.length - 1, Math.floor(Math.log(bytes) / Math.log(1024)));
   const value = bytes / 1024 ** exponent;
-  return `${value >= 100 || exponent === 0 ? Math.round(value) : value.toFixed(1)} ${units[exponent]}`;
+  return `${value >= 100 || exponent === 0 ? Math.round(value) : Number(value.toFixed(1))} ${units[exponent]}`;
 }
 
 export function humanDuration(seconds: number): string {

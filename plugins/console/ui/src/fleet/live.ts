@@ -56,6 +56,7 @@ export function followStates(apply: (clients: ClientListing[]) => void, onMode: 
     try {
       const response = await fetch(`/events?ticket=${encodeURIComponent(ticket)}`, {
         headers: { Accept: 'text/event-stream' },
+        credentials: 'omit',
         signal: aborter.signal,
       });
       if (!response.ok || !response.body) throw new Error(`GET /events answered ${response.status}`);
