@@ -149,10 +149,13 @@ test(
 );
 
 test('without a home mount GET / is an API path: 401 without the key, 404 with it', () =>
-  withServer(async (s) => {
-    assert.equal((await send(s.port, 'GET', '/')).status, 401, 'no key');
-    assert.equal((await s.get('/')).status, 404, 'with the key');
-  }));
+  withServer(
+    async (s) => {
+      assert.equal((await send(s.port, 'GET', '/')).status, 401, 'no key');
+      assert.equal((await s.get('/')).status, 404, 'with the key');
+    },
+    { config: { plugins: ['inventory'] } },
+  ));
 
 async function startupError(pluginSource: string): Promise<string> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-static-bad-'));
