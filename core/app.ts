@@ -7,9 +7,11 @@ import { container as rootContainer, type DependencyContainer, type InjectionTok
 import { resolveApiToken } from './api-token';
 import { Config, type CoreSettings } from './config';
 import { openDatabase, type Database } from './database';
+import { mountConsoleViews } from './console-views';
 import { StartupError } from './errors';
 import { RouteTable } from './http/routes';
 import { createRestServer } from './http/server';
+import { StaticMounts } from './http/static';
 import { bundledPluginNames, importPlugins, orderPlugins } from './loader';
 import { type Listening, type ListenSpec, listen } from './listen';
 import { createLogger, type Logger } from './log';
@@ -45,6 +47,7 @@ export class App {
   private readonly startHooks: Hook[] = [];
   private readonly stopHooks: Hook[] = [];
   private closing?: Promise<void>;
+  private readonly statics = new StaticMounts();
 
   private constructor(
     readonly config: Config,
@@ -88,10 +91,11 @@ export class App {
     });
     schemas.forEach(checkMigrationList);
     app.db = await openDatabase(config.core.database, entities, schemas, log);
-    versionRoute(app.routes.registrarFor('core'), app.database);
+    versionRoute(app.routes.registrarFor('core'), app.database, definitions);
     try {
       for (const definition of definitions)
         await definition.register(app.contextFor(definition, sections.get(definition.name)) as PluginContext<never>);
+      mountConsoleViews(app.statics, definitions);
     } catch (error) {
       await app.db.close();
       throw error;
@@ -116,6 +120,7 @@ export class App {
         maxResponseBytes: rest.max_response_bytes,
         db: this.database,
         log: this.log,
+        statics: this.statics.mounts,
       });
       this.restListening = await this.openListener(server, this.log, {
         name: 'REST interface',
@@ -202,6 +207,7 @@ export class App {
         }
         return this.container.resolve(token);
       },
+      files: (prefix, dir, options) => this.statics.add(definition.name, prefix, dir, options),
       onStart: (fn) => this.startHooks.push(fn),
       onStop: (fn) => this.stopHooks.push(fn),
     };

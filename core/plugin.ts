@@ -8,6 +8,8 @@ import type { Listening, ListenSpec } from './listen';
 import type { Logger } from './log';
 import type { Migration, MigrationContext } from './migrations';
 import type { RouteRegistrar } from './http/routes';
+import type { StaticOptions } from './http/static';
+import type { ConsoleView } from './console-views';
 
 /**
  * What a plugin's entry module exports (default export or `plugin`).
@@ -34,6 +36,8 @@ export interface PluginDefinition<C extends TObject = TObject> {
    * transaction that records its schema version (a database that already had them is left alone).
    */
   seed?(ctx: SeedContext): Promise<void>;
+  /** A view of the web console: `dir` is served at `/console/plugins/<name>/`, `entry` is its module there. */
+  console?: ConsoleView;
   register(ctx: PluginContext<Static<C>>): void | Promise<void>;
 }
 
@@ -58,6 +62,11 @@ export interface PluginContext<C = unknown> {
    * port, and everything opened so far is closed. The start log lists it under `name`.
    */
   listen(server: net.Server | dgram.Socket, spec: ListenSpec): Promise<Listening>;
+  /**
+   * Serve the files under `dir` at `prefix` (GET and HEAD, without `Authorization`): pages
+   * and scripts only, never data.
+   */
+  files(prefix: string, dir: string, options?: StaticOptions): void;
   /** Run after every plugin registered (listeners, timers). */
   onStart(fn: () => void | Promise<void>): void;
   /** Run at shutdown, in reverse plugin order. */

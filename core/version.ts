@@ -2,19 +2,24 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from './config';
 import { schemaVersions, type Database } from './database';
+import { consoleViewEntry } from './console-views';
 import type { RouteRegistrar } from './http/routes';
+import type { PluginDefinition } from './plugin';
 
 /** The release, read once from package.json. */
 export const release = (JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 /**
- * GET /version -> `{version, database, schema: {<plugin>: <version>}}`: the release, the
- * database engine and the schema version recorded for each plugin, for upgrade checks.
+ * GET /version -> `{version, database, schema: {<plugin>: <version>}, plugins: [{name, console?}]}`:
+ * the release, the database engine, the schema version recorded for each plugin (for upgrade
+ * checks) and the enabled plugins in load order with their console views (what the console shows).
  */
-export function versionRoute(router: RouteRegistrar, db: Database): void {
+export function versionRoute(router: RouteRegistrar, db: Database, plugins: PluginDefinition[]): void {
+  const enabled = plugins.map((p) => (p.console ? { name: p.name, console: consoleViewEntry(p.name, p.console) } : { name: p.name }));
   router.get('/version', { bodyPolicy: 'ignored', log: false }, async () => ({
     version: release,
     database: db.type,
     schema: await schemaVersions(db),
+    plugins: enabled,
   }));
 }

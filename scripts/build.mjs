@@ -8,6 +8,9 @@
 // successful build with the time the build began: a source or folder under the roots of
 // tsconfig's `include`, tsconfig.json, package.json or package-lock.json newer than the stamp
 // (a folder's time moves when a file in it is added, removed or renamed).
+//
+// Then, every time, each bundled plugin's own asset build (plugins/<name>/ui/build.mjs, the
+// console's browser code): those steps judge their own staleness from their sources.
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -52,7 +55,23 @@ function changedSince(since) {
 const ifStale = process.argv.includes('--if-stale');
 const stampTime = mtimeOf(stamp);
 const changed = stampTime === undefined ? 'no earlier build' : changedSince(stampTime);
-if (ifStale && changed === undefined) process.exit(0);
+
+/** Each plugin's asset build, in name order; a failure stops the build with its exit code. */
+function buildPluginAssets() {
+  const pluginsDir = path.join(root, 'plugins');
+  if (mtimeOf(pluginsDir) === undefined) return;
+  for (const name of readdirSync(pluginsDir).sort()) {
+    const script = path.join(pluginsDir, name, 'ui', 'build.mjs');
+    if (mtimeOf(script) === undefined) continue;
+    const step = spawnSync(process.execPath, [script], { stdio: 'inherit' });
+    if (step.status !== 0) process.exit(step.status ?? 1);
+  }
+}
+
+if (ifStale && changed === undefined) {
+  buildPluginAssets();
+  process.exit(0);
+}
 if (ifStale) process.stderr.write(`build: compiling (${changed === 'no earlier build' ? changed : `${changed} changed`})\n`);
 
 const began = new Date();
@@ -62,3 +81,4 @@ if (run.status !== 0) process.exit(run.status ?? 1);
 mkdirSync(outDir, { recursive: true });
 closeSync(openSync(stamp, 'a'));
 utimesSync(stamp, began, began);
+buildPluginAssets();

@@ -7,7 +7,9 @@ import { ErrorCode, HttpError, badRequest } from '../errors';
 import type { Logger } from '../log';
 import { JsonSyntaxError, NulCharacterError, parseJson } from './json';
 import { sendError, sendJson } from './reply';
+import { withMethodOverride } from './method-override';
 import { RequestContext, type Route } from './routes';
+import { type StaticMount, withStaticFiles } from './static';
 
 export interface RestOptions {
   routes: Route[];
@@ -16,6 +18,8 @@ export interface RestOptions {
   maxResponseBytes: number;
   db: Database;
   log: Logger;
+  /** File trees served without `Authorization` (GET and HEAD only), before any other check. */
+  statics?: StaticMount[];
 }
 
 const noBody = Symbol('no body');
@@ -75,7 +79,8 @@ export function createRestServer(options: RestOptions): http.Server {
     });
   }
 
-  const server = http.createServer(app.handler as http.RequestListener);
+  const api = withMethodOverride(app.handler as http.RequestListener);
+  const server = http.createServer(withStaticFiles(options.statics ?? [], api, maxResponseBytes));
   server.headersTimeout = 10_000;
   server.requestTimeout = 10_000;
   server.keepAliveTimeout = 5_000;

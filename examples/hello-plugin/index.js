@@ -1,11 +1,14 @@
-// A complete third-party ogserve plugin: a config key, a route with a validated body,
-// and a service of a plugin it requires. Enable it with "plugins": [..., "./path/to/hello-plugin"].
+// A complete third-party ogserve plugin: a config key, a route with a validated body, a
+// service of a plugin it requires, and a view in the web console (console/view.js).
+// Enable it with "plugins": [..., "./path/to/hello-plugin"].
+const path = require('node:path');
 const { definePlugin, Type, Ipv4, badRequest, ErrorCode } = require('ogserve');
 const { Inventory } = require('ogserve/plugins/inventory');
 
 module.exports = definePlugin({
   name: 'hello',
   requires: ['inventory'],
+  console: { title: { en: 'Hello', es: 'Hola' }, dir: path.join(__dirname, 'console'), entry: 'view.js' },
   config: Type.Object({ greeting: Type.String({ default: 'Hello' }) }, { additionalProperties: false }),
   register(ctx) {
     const inventory = ctx.use(Inventory);

@@ -8,6 +8,7 @@ import { PartitionEntity } from './entities/partition';
 import { RepositoryAddressEntity, RepositoryEntity } from './entities/repository';
 import { RoomEntity } from './entities/room';
 import { ServerEntity } from './entities/server';
+import { addressRoutes } from './routes/addresses';
 import { centerRoutes } from './routes/centers';
 import { clientRoutes } from './routes/clients';
 import { folderRoutes } from './routes/folders';
@@ -67,6 +68,7 @@ export default definePlugin({
     clientRoutes(routes, inventory);
     repositoryRoutes(routes);
     serverRoutes(routes);
+    addressRoutes(ctx);
     ctx.router.get('/scopes', { bodyPolicy: 'forbidden', log: false }, () => scopes.get());
   },
 });

@@ -34,6 +34,10 @@ export function modeRoutes(ctx: PluginContext<unknown>, bootFiles: BootFiles, in
   // leaves it open, so it answers, per known client, whether its UEFI boot file exists.
   router.get('/efi', { body: EfiQuery }, async ({ body }) => {
     const clients = await inventory.clientsByIps(body.clients);
-    return { clients: await Promise.all(clients.map(async (c) => ({ ip: c.ip, efi: await bootFiles.hasUefiFile(c) }))) };
+    return {
+      clients: await Promise.all(
+        clients.map(async (c) => ({ ip: c.ip, efi: await bootFiles.hasUefiFile(c), bios: await bootFiles.hasBiosFile(c) })),
+      ),
+    };
   });
 }

@@ -102,10 +102,12 @@ export class BootFiles {
 
   /** Whether the client has a UEFI boot file. */
   async hasUefiFile(client: ClientView): Promise<boolean> {
-    return access(path.join(this.settings.uefiDir, uefiFileName(client.mac))).then(
-      () => true,
-      () => false,
-    );
+    return exists(path.join(this.settings.uefiDir, uefiFileName(client.mac)));
+  }
+
+  /** Whether the client has a BIOS (grub4dos) boot file. */
+  async hasBiosFile(client: ClientView): Promise<boolean> {
+    return exists(path.join(this.settings.biosDir, biosFileName(client.mac)));
   }
 
   private async writeOne(client: ClientView, mode: string, renderers: Partial<Record<Firmware, Renderer>>, repoIp: string): Promise<void> {
@@ -139,4 +141,11 @@ async function inBatches<T>(items: T[], width: number, fn: (item: T) => Promise<
     while (next < items.length) await fn(items[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+}
+
+function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
 }

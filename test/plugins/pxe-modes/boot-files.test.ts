@@ -193,7 +193,7 @@ test('a MAC change removes the old files and writes new ones; an IP change rewri
   }
 });
 
-test('GET /efi tells per known client whether its UEFI boot file exists', async () => {
+test('GET /efi tells per known client whether its UEFI and its BIOS boot file exist', async () => {
   const s = await startServer({ config });
   try {
     const center = await addCenter(s);
@@ -201,14 +201,15 @@ test('GET /efi tells per known client whether its UEFI boot file exists', async 
     await addClient(s, room, '192.168.1.10', 'aa:bb:cc:dd:ee:01');
     await addClient(s, room, '192.168.1.11', 'aa:bb:cc:dd:ee:02');
     rmSync(uefiFile(s, '01-aa:bb:cc:dd:ee:02'));
+    rmSync(biosFile(s, '01-AA-BB-CC-DD-EE-01'));
     const r = await s.get('/efi', { clients: ['192.168.1.10', '192.168.1.11', '10.1.1.1'] });
     assert.equal(r.status, 200, r.text);
     assert.deepEqual(
       r.body,
       {
         clients: [
-          { ip: '192.168.1.10', efi: true },
-          { ip: '192.168.1.11', efi: false },
+          { ip: '192.168.1.10', efi: true, bios: false },
+          { ip: '192.168.1.11', efi: false, bios: true },
         ],
       },
       'unknown address left out',

@@ -1,0 +1,55 @@
+import { get } from '../api';
+import { Store } from '../store';
+import type { ClientListing, ScopeNode } from '../types';
+import { buildTree, type TreeModel } from './tree';
+
+/** What the fleet view shows: the tree, every client's live state, MACs for search, the selection. */
+export interface Fleet {
+  model: TreeModel | null;
+  states: Map<string, ClientListing>;
+  macs: Map<string, string>;
+  selection: Set<string>;
+  collapsed: Set<string>;
+  query: string;
+  /** How live updates arrive. */
+  live: 'events' | 'poll';
+  error: string;
+}
+
+export const fleet = new Store<Fleet>({
+  model: null,
+  states: new Map(),
+  macs: new Map(),
+  selection: new Set(),
+  collapsed: new Set(),
+  query: '',
+  live: 'poll',
+  error: '',
+});
+
+export function patchFleet(change: Partial<Fleet>): void {
+  fleet.set({ ...fleet.value, ...change });
+}
+
+/** Reads the scope tree (and the MACs for search) again; the selection keeps clients that still exist. */
+export async function loadTree(): Promise<void> {
+  try {
+    const [{ scope }, addresses] = await Promise.all([
+      get<{ scope: ScopeNode[] }>('/scopes'),
+      get<{ clients: { ip: string; mac: string }[] }>('/client/addresses').catch(() => ({ clients: [] })),
+    ]);
+    const model = buildTree(scope);
+    const selection = new Set([...fleet.value.selection].filter((ip) => model.byIp.has(ip)));
+    patchFleet({ model, selection, macs: new Map(addresses.clients.map((c) => [c.ip, c.mac])), error: '' });
+  } catch (error) {
+    patchFleet({ error: (error as Error).message });
+  }
+}
+
+export function applyStates(clients: ClientListing[]): void {
+  patchFleet({ states: new Map(clients.map((c) => [c.addr, c])) });
+}
+
+export function setSelection(selection: Set<string>): void {
+  patchFleet({ selection });
+}

@@ -1,0 +1,141 @@
+import { bareMac } from '../format';
+import type { ScopeNode } from '../types';
+
+/** One node of the scope tree, linked both ways, with what the list needs precomputed. */
+export interface TreeNode {
+  key: string;
+  type: ScopeNode['type'];
+  id: number;
+  name: string;
+  ip?: string;
+  depth: number;
+  parent?: TreeNode;
+  children: TreeNode[];
+  /** Addresses of every client beneath (or the client itself). */
+  clients: string[];
+  /** Lower-cased name (and address) for search. */
+  text: string;
+}
+
+export interface TreeModel {
+  roots: TreeNode[];
+  byKey: Map<string, TreeNode>;
+  byIp: Map<string, TreeNode>;
+}
+
+export function buildTree(scope: ScopeNode[]): TreeModel {
+  const byKey = new Map<string, TreeNode>();
+  const byIp = new Map<string, TreeNode>();
+  const make = (source: ScopeNode, depth: number, parent?: TreeNode): TreeNode => {
+    const node: TreeNode = {
+      key: `${source.type}:${source.id}`,
+      type: source.type,
+      id: source.id,
+      name: source.name,
+      ip: source.ip,
+      depth,
+      parent,
+      children: [],
+      clients: [],
+      text: `${source.name} ${source.ip ?? ''}`.toLowerCase(),
+    };
+    byKey.set(node.key, node);
+    if (source.type === 'computer' && source.ip) {
+      byIp.set(source.ip, node);
+      node.clients.push(source.ip);
+    }
+    for (const child of source.scope ?? []) {
+      const made = make(child, depth + 1, node);
+      node.children.push(made);
+      for (const ip of made.clients) node.clients.push(ip);
+    }
+    return node;
+  };
+  return { roots: scope.map((s) => make(s, 0)), byKey, byIp };
+}
+
+/** What search compares: lower-cased text, and the bare hex digits when it could be part of a MAC. */
+export interface Query {
+  text: string;
+  mac: string;
+}
+
+export function parseQuery(input: string): Query | null {
+  const text = input.trim().toLowerCase();
+  if (!text) return null;
+  const mac = /^[0-9a-f:.-]+$/.test(text) ? bareMac(text) : '';
+  return { text, mac: mac.length >= 4 ? mac : '' };
+}
+
+function clientMatches(node: TreeNode, query: Query, macs: Map<string, string>): boolean {
+  if (node.text.includes(query.text)) return true;
+  return query.mac !== '' && (macs.get(node.ip ?? '') ?? '').includes(query.mac);
+}
+
+/**
+ * The rows to draw, in tree order. Without a query: every node whose ancestors are all
+ * expanded. With one: matching clients and the path to them (collapsed or not), and
+ * everything under a center, room or folder whose own name matches.
+ */
+export function visibleRows(model: TreeModel, collapsed: Set<string>, query: Query | null, macs: Map<string, string>): TreeNode[] {
+  const rows: TreeNode[] = [];
+  if (!query) {
+    const walk = (node: TreeNode) => {
+      rows.push(node);
+      if (!collapsed.has(node.key)) for (const child of node.children) walk(child);
+    };
+    for (const root of model.roots) walk(root);
+    return rows;
+  }
+  const everything = (node: TreeNode) => {
+    rows.push(node);
+    for (const child of node.children) everything(child);
+  };
+  const filter = (node: TreeNode): void => {
+    if (node.type !== 'computer' && node.text.includes(query.text)) {
+      everything(node);
+      return;
+    }
+    if (node.type === 'computer') {
+      if (clientMatches(node, query, macs)) rows.push(node);
+      return;
+    }
+    const at = rows.length;
+    rows.push(node);
+    for (const child of node.children) filter(child);
+    if (rows.length === at + 1) rows.pop();
+  };
+  for (const root of model.roots) filter(root);
+  return rows;
+}
+
+/** Clients beneath a node that the current rows show: what selecting the node selects. */
+export function shownClients(node: TreeNode, rows: TreeNode[], filtered: boolean): string[] {
+  if (!filtered) return node.clients;
+  const shown = new Set(rows.filter((r) => r.type === 'computer').map((r) => r.ip!));
+  return node.clients.filter((ip) => shown.has(ip));
+}
+
+export interface Counts {
+  total: number;
+  on: number;
+  busy: number;
+}
+
+/** Per center, room and folder: clients beneath, how many are connected and how many busy. */
+export function countStates(model: TreeModel, states: Map<string, { state: string }>): Map<string, Counts> {
+  const counts = new Map<string, Counts>();
+  for (const node of model.byKey.values())
+    if (node.type !== 'computer') counts.set(node.key, { total: node.clients.length, on: 0, busy: 0 });
+  for (const [ip, { state }] of states) {
+    if (state === 'WOL_SENT') continue;
+    let node = model.byIp.get(ip)?.parent;
+    while (node) {
+      const c = counts.get(node.key)!;
+      c.on++;
+      if (state === 'BSY') c.busy++;
+      node = node.parent;
+    }
+  }
+  return counts;
+}

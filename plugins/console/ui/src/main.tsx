@@ -1,0 +1,163 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { api, session, whenUnauthorized } from './api';
+import { applyStates, fleet, loadTree, patchFleet } from './fleet/fleet';
+import { followStates } from './fleet/live';
+import { trackStates } from './fleet/runs';
+import { localized, t, useLang } from './i18n';
+import { enabled, server, useServer } from './plugins';
+import { href, useRoute } from './router';
+import './styles.css';
+import type { VersionInfo } from './types';
+import { Client } from './views/Client';
+import { Images } from './views/Images';
+import { LanguageSwitch } from './views/LanguageSwitch';
+import { Live } from './views/Live';
+import { PluginView } from './views/PluginView';
+import { Repositories } from './views/Repositories';
+import { Scheduler } from './views/Scheduler';
+import { Server } from './views/Server';
+import { SignIn } from './views/SignIn';
+import { Fleet } from './views/fleet/Fleet';
+
+/** The tree is read again this often while states are polled (events say when it changed). */
+const treeRefreshMs = 30_000;
+
+function App() {
+  useLang();
+  const info = useServer();
+  const [message, setMessage] = useState('');
+  const [checking, setChecking] = useState(!!session.key);
+
+  useEffect(() => {
+    whenUnauthorized((reason) => {
+      server.set(null);
+      setMessage(t('signin.expired', { reason }));
+    });
+    // A key kept from earlier in this tab: check it once.
+    if (session.key)
+      api<VersionInfo>('GET', '/version')
+        .then((v) => server.set(v))
+        .catch(() => undefined)
+        .finally(() => setChecking(false));
+  }, []);
+
+  useEffect(() => {
+    if (!info || !enabled(info, 'inventory')) return;
+    void loadTree();
+    const source = enabled(info, 'agents')
+      ? followStates(
+          (clients) => {
+            applyStates(clients);
+            trackStates(fleet.value.states);
+          },
+          (live) => patchFleet({ live }),
+        )
+      : null;
+    const timer = setInterval(() => {
+      if (fleet.value.live === 'poll') void loadTree();
+    }, treeRefreshMs);
+    return () => {
+      source?.stop();
+      clearInterval(timer);
+    };
+  }, [info]);
+
+  if (checking) return <p class="loading">{t('loading')}</p>;
+  if (!info)
+    return (
+      <SignIn
+        message={message}
+        onSignedIn={(v) => {
+          setMessage('');
+          server.set(v);
+        }}
+      />
+    );
+  return <Shell info={info} />;
+}
+
+function Shell(props: { info: VersionInfo }) {
+  const { info } = props;
+  const route = useRoute();
+  const [page = enabled(info, 'inventory') ? 'fleet' : 'server', ...rest] = route;
+  const views = info.plugins.filter((p) => p.console);
+  const nav: [string, string, boolean][] = [
+    ['fleet', t('nav.fleet'), enabled(info, 'inventory')],
+    ['images', t('nav.images'), enabled(info, 'images')],
+    ['live', t('nav.live'), enabled(info, 'live')],
+    ['repositories', t('nav.repositories'), enabled(info, 'inventory')],
+    ['scheduler', t('nav.scheduler'), enabled(info, 'scheduler')],
+    ['server', t('nav.server'), true],
+  ];
+  const current = page === 'plugin' ? `plugin/${rest[0]}` : page === 'client' ? 'fleet' : page;
+  const view = page === 'plugin' ? views.find((p) => p.name === rest[0]) : undefined;
+  return (
+    <>
+      <header class="top">
+        <a class="brand" href={href('fleet')}>
+          {t('app.name')}
+        </a>
+        <nav aria-label={t('nav.main')}>
+          <ul>
+            {nav
+              .filter(([, , shown]) => shown)
+              .map(([key, label]) => (
+                <li key={key}>
+                  <a href={href(key)} aria-current={current === key ? 'page' : undefined}>
+                    {label}
+                  </a>
+                </li>
+              ))}
+            {views.map((p) => (
+              <li key={p.name}>
+                <a
+                  href={href('plugin', p.name)}
+                  aria-current={current === `plugin/${p.name}` ? 'page' : undefined}
+                  data-plugin-view={p.name}
+                >
+                  {localized(p.console!.title)}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <LanguageSwitch />
+        <button
+          type="button"
+          class="signout"
+          onClick={() => {
+            session.signOut();
+            server.set(null);
+            location.hash = '';
+          }}
+        >
+          {t('signout')}
+        </button>
+      </header>
+      <main>
+        {page === 'fleet' && enabled(info, 'inventory') ? (
+          <Fleet />
+        ) : page === 'client' && rest[0] ? (
+          <Client ip={rest[0]} key={rest[0]} />
+        ) : page === 'images' && enabled(info, 'images') ? (
+          <Images />
+        ) : page === 'live' && enabled(info, 'live') ? (
+          <Live />
+        ) : page === 'repositories' && enabled(info, 'inventory') ? (
+          <Repositories />
+        ) : page === 'scheduler' && enabled(info, 'scheduler') ? (
+          <Scheduler />
+        ) : view ? (
+          <PluginView name={view.name} view={view.console!} key={view.name} />
+        ) : page === 'server' ? (
+          <Server />
+        ) : (
+          <p>{t('notFound')}</p>
+        )}
+      </main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,14 @@
+import { Store, useStore } from './store';
+import type { VersionInfo } from './types';
+
+/** What GET /version said after sign-in: the release and the enabled plugins, with their console views. */
+export const server = new Store<VersionInfo | null>(null);
+
+export function useServer(): VersionInfo | null {
+  return useStore(server);
+}
+
+/** Whether every named plugin is enabled: the console offers only what the server serves. */
+export function enabled(info: VersionInfo | null, ...names: string[]): boolean {
+  return !!info && names.every((name) => info.plugins.some((p) => p.name === name));
+}

@@ -1,0 +1,115 @@
+import { useMemo, useState } from 'preact/hooks';
+import { Dialog } from '../../components/Dialog';
+import { ErrorNote } from '../../components/ErrorNote';
+import { StateBadge } from '../../components/StateBadge';
+import { fleet, loadTree, patchFleet, setSelection } from '../../fleet/fleet';
+import { stateNames } from '../../fleet/states';
+import { countStates, parseQuery, shownClients, type TreeNode, visibleRows } from '../../fleet/tree';
+import { t } from '../../i18n';
+import { useStore } from '../../store';
+import { ActionBar } from './Actions';
+import { CenterForm, NodeDialog } from './NodeDialogs';
+import { RunsPanel } from './RunsPanel';
+import { TreeList } from './TreeList';
+
+/** The fleet: the scope tree with live states, search, selection, and what to do with the selection. */
+export function Fleet() {
+  const state = useStore(fleet);
+  const { model, states, macs, selection, collapsed } = state;
+  const [menu, setMenu] = useState<TreeNode | null>(null);
+  const [addingCenter, setAddingCenter] = useState(false);
+  const query = useMemo(() => parseQuery(state.query), [state.query]);
+  const rows = useMemo(() => (model ? visibleRows(model, collapsed, query, macs) : []), [model, collapsed, query, macs]);
+  const counts = useMemo(() => (model ? countStates(model, states) : new Map()), [model, states]);
+  const selected = useMemo(() => [...selection], [selection]);
+
+  const toggle = (node: TreeNode) => {
+    const next = new Set(collapsed);
+    if (next.has(node.key)) next.delete(node.key);
+    else next.add(node.key);
+    patchFleet({ collapsed: next });
+  };
+  const select = (node: TreeNode, on: boolean) => {
+    const next = new Set(selection);
+    for (const ip of shownClients(node, rows, !!query)) {
+      if (on) next.add(ip);
+      else next.delete(ip);
+    }
+    setSelection(next);
+  };
+
+  return (
+    <div class="fleet">
+      <div class="fleet-bar">
+        <label class="search">
+          <span class="sr-only">{t('fleet.search')}</span>
+          <input
+            type="search"
+            placeholder={t('fleet.search')}
+            value={state.query}
+            onInput={(e) => patchFleet({ query: e.currentTarget.value })}
+            aria-describedby="match-count"
+          />
+        </label>
+        <span id="match-count" class="hint" aria-live="polite">
+          {query
+            ? t('fleet.matches', { count: rows.filter((r) => r.type === 'computer').length })
+            : t('fleet.clients', { count: model?.byIp.size ?? 0 })}
+        </span>
+        <span class="live" data-live={state.live}>
+          {state.live === 'events' ? t('fleet.liveEvents') : t('fleet.livePoll')}
+        </span>
+        <button type="button" onClick={() => setAddingCenter(true)}>
+          {t('fleet.addCenter')}
+        </button>
+      </div>
+      <ul class="legend" aria-label={t('fleet.legend')}>
+        {stateNames.map((name) => (
+          <li key={name}>
+            <StateBadge state={name} />
+          </li>
+        ))}
+      </ul>
+      <ErrorNote error={state.error ? new Error(state.error) : null} />
+      <div class="selection-bar">
+        <span aria-live="polite" class="selected-count">
+          {t('fleet.selected', { count: selected.length })}
+        </span>
+        {selected.length > 0 && (
+          <button type="button" class="link" onClick={() => setSelection(new Set())}>
+            {t('fleet.clearSelection')}
+          </button>
+        )}
+      </div>
+      <ActionBar clients={selected} />
+      {model ? (
+        <TreeList
+          rows={rows}
+          states={states}
+          macs={macs}
+          counts={counts}
+          selection={selection}
+          collapsed={collapsed}
+          filtered={!!query}
+          onToggle={toggle}
+          onSelect={select}
+          onMenu={setMenu}
+        />
+      ) : (
+        <p class="loading">{t('loading')}</p>
+      )}
+      <RunsPanel />
+      {menu && <NodeDialog node={menu} onClose={() => setMenu(null)} />}
+      {addingCenter && (
+        <Dialog title={t('fleet.addCenter')} onClose={() => setAddingCenter(false)}>
+          <CenterForm
+            done={async () => {
+              await loadTree();
+              setAddingCenter(false);
+            }}
+          />
+        </Dialog>
+      )}
+    </div>
+  );
+}

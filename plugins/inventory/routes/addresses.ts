@@ -1,0 +1,13 @@
+import type { PluginContext } from '../../../core/plugin';
+
+/**
+ * GET /client/addresses -> `{clients: [{ip, mac}]}`: every client's MAC by address, in one
+ * read, so a console can find clients by MAC (GET /scopes carries names and addresses only).
+ * Kept out of the request log with the other reads consoles repeat.
+ */
+export function addressRoutes(ctx: PluginContext): void {
+  ctx.router.get('/client/addresses', { bodyPolicy: 'forbidden', log: false }, async () => {
+    const rows = await ctx.db.query<{ ip: string; mac: string }>('select ip, mac from clients order by id');
+    return { clients: rows.map((r) => ({ ip: r.ip, mac: r.mac })) };
+  });
+}

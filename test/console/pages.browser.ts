@@ -1,0 +1,230 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { test } from 'uvu';
+import { type TestBrowser, launchBrowser, screenshot } from '../support/browser';
+import { eventually } from '../support/fake-agent';
+import { clientRow, consoleSite, groupRow, signIn } from './site';
+
+let browser: TestBrowser;
+test.before(async () => {
+  browser = await launchBrowser();
+});
+test.after(async () => {
+  await browser.close();
+});
+
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/** axe-core's serious and critical findings on the page as it is now. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  const violations = (await page.evaluate(() =>
+    (window as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe.run().then((r) => r.violations),
+  )) as Violation[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+}
+
+test('every view passes axe-core without a serious or critical violation (a screenshot of each is kept)', async () => {
+  const site = await consoleSite(3);
+  try {
+    await site.connect(site.ips[0]!);
+    await site.s.post('/center/add', { name: 'Annex' });
+    const page = await browser.page();
+    const found: string[] = [];
+    const check = async (view: string) => {
+      await screenshot(page, view);
+      for (const v of await seriousViolations(page)) found.push(`${view}: ${v}`);
+    };
+    await page.goto(`${site.url}/`);
+    await page.getByLabel('API key').waitFor();
+    await check('sign-in');
+    await signIn(page, site.url);
+    await clientRow(page, site.ips[0]!).locator('.state-OPG').waitFor();
+    await clientRow(page, site.ips[0]!).locator('input[type=checkbox]').check();
+    await check('fleet');
+    await page.locator('[data-action=setup]').click();
+    await page.locator('dialog table').waitFor();
+    await check('action-setup');
+    await page.locator('dialog button.icon').click();
+    await groupRow(page, 'Lab 1').locator('button.menu').click();
+    await page.locator('dialog .menu-list').waitFor();
+    await check('node-menu');
+    await page.locator('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.locator('dialog .warning', { hasText: 'also deletes everything in it: 0 rooms, 0 folders and 3 clients' }).waitFor();
+    await check('node-delete');
+    await page.locator('dialog button.icon').click();
+    await clientRow(page, site.ips[0]!).getByRole('link').click();
+    await page.locator('.client-page table.grid').waitFor();
+    await check('client');
+    for (const [link, ready, view] of [
+      ['Images', 'h1#images-title', 'images'],
+      ['Live images', 'h1#live-title', 'live'],
+      ['Repositories', 'tr[data-repository=main]', 'repositories'],
+      ['Scheduler', 'h1#scheduler-title', 'scheduler'],
+      ['Server', 'tr[data-plugin=console]', 'server'],
+      ['Hello', '[data-plugin=hello] form', 'plugin-hello'],
+    ] as const) {
+      await page.getByRole('link', { name: link, exact: true }).click();
+      await page.locator(ready).waitFor();
+      await check(view);
+    }
+    assert.deepEqual(found, [], 'no serious or critical violation');
+  } finally {
+    await site.close();
+  }
+});
+
+test('the client page shows the record, disks with human sizes, boot files and hardware; an edit the API refuses shows under its field', async () => {
+  const site = await consoleSite(2);
+  try {
+    const agent = await site.connect(site.ips[0]!);
+    // A software inventory of partition 2, so the page has a list to show.
+    assert.equal((await site.s.post('/software', { clients: [site.ips[0]], disk: '1', partition: '2' })).status, 200, 'software inventory');
+    await agent.waitFor('software');
+    await eventually(
+      async () => (await site.s.get('/software', { client: [site.ips[0]], disk: 1, partition: 2 })).body.software?.length > 0,
+      'software stored',
+    );
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await page.goto(`${site.url}/console/#/client/${site.ips[0]}`);
+    await page.locator('.client-page h1', { hasText: 'pc01' }).waitFor();
+    const disks = page.locator('.client-page table.grid');
+    await disks.locator('td', { hasText: '100 GiB' }).first().waitFor();
+    await disks.locator('td', { hasText: 'Ubuntu 22.04 LTS' }).waitFor();
+    await disks.locator('td', { hasText: '50 GiB' }).waitFor();
+    assert.equal(await page.locator('[data-boot=uefi]').textContent(), 'yes', 'UEFI file present');
+    assert.equal(await page.locator('[data-boot=bios]').textContent(), 'yes', 'BIOS file present');
+    await page.getByRole('button', { name: 'Show software' }).click();
+    await page.locator('.software li', { hasText: 'bash 5.1' }).waitFor();
+
+    const ip = page.locator('form.record').getByLabel('IP address');
+    await ip.fill(site.ips[1]!);
+    await page.locator('form.record').getByRole('button', { name: 'Save' }).click();
+    await page.locator('form.record .field.invalid small.error', { hasText: site.ips[1]! }).waitFor();
+    assert.equal(await ip.getAttribute('aria-invalid'), 'true', 'the duplicate address is marked on the IP field');
+
+    await ip.fill(site.ips[0]!);
+    await page.locator('form.record').getByLabel('Name').fill('teacher-pc');
+    await page.locator('form.record').getByRole('button', { name: 'Save' }).click();
+    await page.locator('form.record [role=status]', { hasText: 'Saved.' }).waitFor();
+    assert.equal((await site.s.get('/client/info', { client: [site.ips[0]] })).body.name, 'teacher-pc', 'saved through /client/update');
+  } finally {
+    await site.close();
+  }
+});
+
+test('the Spanish UI follows the browser language and the header switches it', async () => {
+  const site = await consoleSite(1);
+  try {
+    const page = await browser.page({ locale: 'es-ES' });
+    await page.goto(`${site.url}/`);
+    await page.getByLabel('Clave de la API').waitFor();
+    await signIn(page, site.url);
+    await page.getByRole('link', { name: 'Equipos' }).waitFor();
+    await clientRow(page, site.ips[0]!).locator('.state', { hasText: 'apagado' }).waitFor();
+    await page.getByRole('button', { name: 'Encender' }).waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'es', 'the page says its language');
+    await screenshot(page, 'fleet-es');
+    await page.getByLabel('Idioma').selectOption('en');
+    await page.getByRole('link', { name: 'Fleet' }).waitFor();
+    await page.reload();
+    await page.getByRole('link', { name: 'Fleet' }).waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'en', 'the choice is kept');
+  } finally {
+    await site.close();
+  }
+});
+
+test("the example plugin's view is listed only while the plugin is enabled, and calls its own route with the signed-in key", async () => {
+  const site = await consoleSite(1);
+  try {
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await clientRow(page, site.ips[0]!).locator('input[type=checkbox]').check();
+    await page.getByRole('link', { name: 'Hello', exact: true }).click();
+    const view = page.locator('[data-plugin=hello]');
+    assert.equal(await view.getByLabel('Client address').inputValue(), site.ips[0], 'the view gets the selection');
+    await view.getByRole('button', { name: 'Say hello' }).click();
+    await view.locator('[role=status]', { hasText: 'Hello, pc01 in room Lab 1' }).waitFor();
+    await view.getByLabel('Client address').fill('127.9.9.9');
+    await view.getByRole('button', { name: 'Say hello' }).click();
+    await view.locator('[role=status]', { hasText: 'no client with ip 127.9.9.9' }).waitFor();
+  } finally {
+    await site.close();
+  }
+  const plain = await consoleSite(0, { plugins: ['inventory', 'console'] });
+  try {
+    const page = await browser.page();
+    await signIn(page, plain.url);
+    await page.getByRole('link', { name: 'Fleet' }).waitFor();
+    const links = await page.locator('header nav a').allTextContents();
+    assert.deepEqual(links, ['Fleet', 'Repositories', 'Server'], 'only the views of enabled plugins');
+    assert.equal(await page.locator('[data-action]').count(), 2, 'only the inventory actions (move, delete)');
+  } finally {
+    await plain.close();
+  }
+});
+
+test('inventory: add a center, a room and a folder, import clients from dhcpd host blocks, and delete a room after being told what goes with it', async () => {
+  const site = await consoleSite(0);
+  try {
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await page.getByRole('button', { name: 'Add center' }).click();
+    await page.locator('dialog').getByLabel('Name').fill('Faculty');
+    await page.locator('dialog').getByRole('button', { name: 'Save' }).click();
+    await groupRow(page, 'Faculty').waitFor();
+    await groupRow(page, 'Faculty').locator('button.menu').click();
+    await page.locator('dialog').getByRole('button', { name: 'Add room' }).click();
+    await page.locator('dialog').getByLabel('Name').fill('Physics');
+    await page.locator('dialog').getByRole('button', { name: 'Save' }).click();
+    await groupRow(page, 'Physics').locator('button.menu').click();
+    await page.locator('dialog').getByRole('button', { name: 'Add folder' }).click();
+    await page.locator('dialog').getByLabel('Name').fill('Back row');
+    await page.locator('dialog').getByRole('button', { name: 'Add folder' }).click();
+    await groupRow(page, 'Back row').locator('button.menu').click();
+    await page.locator('dialog').getByRole('button', { name: 'Import from dhcpd.conf' }).click();
+    await page.locator('dialog textarea').fill(`# lab hosts
+host phys01 { hardware ethernet 02:00:00:00:01:01; fixed-address 127.0.5.1; }
+host phys02 {
+  hardware ethernet 02:00:00:00:01:02;
+  fixed-address 127.0.5.2;
+}
+host broken { hardware ethernet 02:00:00:00:01:01; fixed-address 127.0.5.3; }
+host nomac { fixed-address 127.0.5.4; }`);
+    await page.locator('dialog .hint', { hasText: '3 hosts found. Without a MAC or an address: nomac.' }).waitFor();
+    await page.locator('dialog').getByRole('button', { name: 'Import 3 clients' }).click();
+    await page.locator('dialog .import-report li.failed', { hasText: 'broken' }).waitFor();
+    assert.equal(await page.locator('dialog .import-report li.ok').count(), 2, 'two added, the duplicate MAC reported');
+    await page.locator('dialog').getByRole('button', { name: 'Close' }).last().click();
+    await clientRow(page, '127.0.5.2').waitFor();
+    const scopes = await site.s.get('/scopes');
+    const faculty = scopes.body.scope.find((c: { name: string }) => c.name === 'Faculty');
+    assert.deepEqual(
+      faculty.scope[0].scope[0].scope.map((c: { name: string }) => c.name),
+      ['phys01', 'phys02'],
+      'in the folder of the room',
+    );
+    await groupRow(page, 'Physics').locator('button.menu').click();
+    await page.locator('dialog').getByRole('button', { name: 'Delete' }).click();
+    await page.locator('dialog .warning', { hasText: '0 rooms, 1 folders and 2 clients' }).waitFor();
+    await page.locator('dialog').getByRole('button', { name: 'Delete' }).click();
+    await groupRow(page, 'Physics').waitFor({ state: 'detached' });
+    assert.equal((await site.s.get('/client/addresses')).body.clients.length, 0, 'its clients went with it');
+  } finally {
+    await site.close();
+  }
+});
+
+test.run();

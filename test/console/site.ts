@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { AgentLink } from '../../plugins/agents';
+import { bulkInsert } from '../support/bulk';
+import { FakeAgent, type FakeAgentOptions, eventually } from '../support/fake-agent';
+import { addCenter, addClient, addRoom, macFor } from '../support/fixtures';
+import { TOKEN, type TestServer, startServer } from '../support/server';
+import { UdpReceiver } from '../support/udp-receiver';
+
+export const helloPlugin = path.resolve(__dirname, '../../../examples/hello-plugin');
+
+export interface ConsoleSite {
+  s: TestServer;
+  url: string;
+  /** Receives the Wake-on-LAN packets: the clients' directed broadcast, 127.255.255.255. */
+  wol: UdpReceiver;
+  center: number;
+  room: number;
+  /** Clients 127.0.1.1 ... in room `room` (netmask 255.0.0.0, so their broadcast is 127.255.255.255). */
+  ips: string[];
+  connect(ip: string, options?: Partial<FakeAgentOptions>): Promise<FakeAgent>;
+  close(): Promise<void>;
+}
+
+/**
+ * A real server with every bundled plugin (the scheduler too), the example plugin with its
+ * console view, a repository, `count` clients on loopback and a UDP receiver for wake packets.
+ */
+export async function consoleSite(count = 3, config: Record<string, unknown> = {}): Promise<ConsoleSite> {
+  const wol = await UdpReceiver.bind('127.255.255.255');
+  const plugins = [
+    'inventory',
+    'agents',
+    'pxe-modes',
+    'live',
+    'wol',
+    'stats',
+    'shell',
+    'images',
+    'cache',
+    'scheduler',
+    'console',
+    helloPlugin,
+  ];
+  const s = await startServer({ config: { plugins, wol: { port: wol.port }, ...config } });
+  const agents: FakeAgent[] = [];
+  try {
+    const center = await addCenter(s, 'School');
+    const room = await addRoom(s, center, 'Lab 1', '255.0.0.0');
+    const repo = await s.post('/repository/add', { name: 'main', ip: '127.0.1.250' });
+    assert.equal(repo.status, 200, `repository/add: ${repo.text}`);
+    const ips: string[] = [];
+    for (let i = 1; i <= count; i++) {
+      ips.push(`127.0.1.${i}`);
+      await addClient(s, room, `127.0.1.${i}`, macFor(i), { name: `pc${String(i).padStart(2, '0')}`, repo_id: repo.body.id });
+    }
+    return {
+      s,
+      url: `http://127.0.0.1:${s.port}`,
+      wol,
+      center,
+      room,
+      ips,
+      async connect(ip, options = {}) {
+        const link = s.app.container.resolve(AgentLink);
+        const agent = await FakeAgent.connect({ port: link.port(), localAddress: ip, ...options });
+        agents.push(agent);
+        await agent.waitFor('refresh');
+        await eventually(async () => {
+          const r = await s.get('/clients');
+          return (r.body.clients as { addr: string; last_cmd: { result: string } }[]).some(
+            (c) => c.addr === ip && c.last_cmd.result !== 'unknown',
+          );
+        }, `${ip} connected`);
+        return agent;
+      },
+      async close() {
+        for (const agent of agents) agent.destroy();
+        await s.close();
+        await wol.close();
+      },
+    };
+  } catch (error) {
+    await s.close();
+    await wol.close();
+    throw error;
+  }
+}
+
+/** `count` more clients written straight to the database (rooms of 100), for the large-fleet tests. */
+export async function bulkClients(site: { s: TestServer; center: number }, count: number, firstId = 1000): Promise<void> {
+  const rooms = Math.ceil(count / 100);
+  const roomIds: number[] = [];
+  for (let r = 0; r < rooms; r++)
+    roomIds.push(await addRoom(site.s, site.center, `Room ${String(r + 1).padStart(3, '0')}`, '255.255.255.0'));
+  const rows = Array.from({ length: count }, (_, i) => {
+    const n = firstId + i;
+    return [
+      n,
+      `host${String(i).padStart(5, '0')}`,
+      `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
+      macFor(0x100000 + n),
+      roomIds[Math.floor(i / 100)],
+    ];
+  });
+  await bulkInsert(site.s.app.database, 'clients', ['id', 'name', 'ip', 'mac', 'room_id'], rows);
+}
+
+/** Open the console and sign in with the test key; resolves once the fleet tree is drawn. */
+export async function signIn(page: Page, url: string, key = TOKEN): Promise<void> {
+  await page.goto(`${url}/`);
+  await page.getByLabel(/API key|Clave de la API/).fill(key);
+  await page.getByRole('button', { name: /Sign in|Entrar/ }).click();
+}
+
+/** The tree row of a client (by address) or of a center, room or folder (by name). */
+export const clientRow = (page: Page, ip: string) => page.locator(`li.row.computer[data-ip="${ip}"]`);
+export const groupRow = (page: Page, name: string) => page.locator('li.row.group', { has: page.locator('.name', { hasText: name }) });
