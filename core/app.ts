@@ -8,7 +8,7 @@ import { Config, type CoreSettings } from './config';
 import { openDatabase, type Database } from './database';
 import { StartupError } from './errors';
 import { RouteTable } from './http/routes';
-import { createRestServer } from './http/server';
+import { closeRestServer, createRestServer } from './http/server';
 import { bundledPluginNames, importPlugins, orderPlugins } from './loader';
 import { createLogger, type Logger } from './log';
 import { checkMigrationList } from './migrations';
@@ -88,6 +88,7 @@ export class App {
       token,
       maxRequestBytes: rest.max_request_bytes,
       maxResponseBytes: rest.max_response_bytes,
+      maxJsonDepth: rest.max_json_depth,
       db: this.database,
       log: this.log,
     });
@@ -106,7 +107,10 @@ export class App {
     return (this.server?.address() as AddressInfo | null)?.port ?? 0;
   }
 
-  /** Graceful stop: no new requests, plugins stopped in reverse order, database closed. */
+  /**
+   * Graceful stop: no new requests, those in flight answered (up to rest.shutdown_grace_s),
+   * plugins stopped in reverse order, database closed.
+   */
   close(): Promise<void> {
     this.closing ??= this.shutdown();
     return this.closing;
@@ -114,12 +118,7 @@ export class App {
 
   private async shutdown(): Promise<void> {
     const server = this.server;
-    if (server) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      setTimeout(() => server.closeAllConnections(), 2000).unref();
-      await closed;
-    }
+    if (server) await closeRestServer(server, this.settings.rest.shutdown_grace_s * 1000, this.log);
     for (const hook of [...this.stopHooks].reverse()) {
       try {
         await hook();
