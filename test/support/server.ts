@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import './listen-guard';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -34,7 +34,7 @@ test('poweroff, reboot, stop, refresh and hardware are relayed with the referenc
       );
       const seen = await agent.waitFor(path, path === 'refresh' ? 1 : 0);
       assert.equal(seen.raw, head(method, path), `${route} request bytes`);
-      const line = new RegExp(`^127\\.0\\.0\\.1:\\d+ POST ${route} clients=${ip},127\\.0\\.1\\.99$`);
+      const line = new RegExp(`^127\\.0\\.0\\.1:\\d+ POST ${route} clients=${ip},127\\.0\\.1\\.99 status=200 ms=[\\d.]+$`);
       assert.ok(
         x.s.logs.some((l) => line.test(l.msg)),
         `${route} request logged with its clients`,
