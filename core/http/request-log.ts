@@ -27,18 +27,24 @@ export class RequestLog {
     const entry: Entry = { started: process.hrtime.bigint(), clients: [] };
     this.entries.set(req, entry);
     let written = false;
+    let answered = false;
     const write = (): void => {
       if (written) return;
       written = true;
       const ms = Math.round(Number(process.hrtime.bigint() - entry.started) / 1e5) / 10;
-      const status = res.writableFinished ? String(res.statusCode) : 'aborted';
+      const status = answered ? String(res.statusCode) : 'aborted';
       const source = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
       this.log.info(
-        { status: res.writableFinished ? res.statusCode : undefined, ms },
+        { status: answered ? res.statusCode : undefined, ms },
         `${source}:${req.socket.remotePort} ${method} ${path} clients=${entry.clients.join(',')} status=${status} ms=${ms}`,
       );
     };
-    res.once('finish', write);
+    // 'prefinish': the whole answer has been handed to the socket (end() was called), so the
+    // line is in the log before the client can have read the answer.
+    res.once('prefinish', () => {
+      answered = true;
+      write();
+    });
     res.once('close', write);
   }
 
