@@ -7,6 +7,7 @@ import { DiskSetupWriter } from './disk-setup-writer';
 import type { ClientUpdate } from './schemas';
 
 export type ClientListener = (client: ClientView) => void | Promise<void>;
+export type ClientsListener = (clients: ClientView[]) => void | Promise<void>;
 
 /** The fields a /client/add or /client/update request sets, as it sent them. */
 export type ClientRequestFields = Readonly<Partial<Static<typeof ClientUpdate>>>;
@@ -50,6 +51,7 @@ const inChunk = 500;
  */
 export class Inventory {
   private readonly removedListeners: ClientListener[] = [];
+  private readonly batchRemovedListeners: ClientsListener[] = [];
   private readonly savedListeners: ClientListener[] = [];
   private readonly checks: ClientCheck[] = [];
   private readonly diskWriter: DiskSetupWriter;
@@ -64,6 +66,14 @@ export class Inventory {
   /** Fired after a client is deleted, or with its old record when its IP or MAC changed. */
   onClientRemoved(listener: ClientListener): void {
     this.removedListeners.push(listener);
+  }
+
+  /**
+   * Fired once per removal with every client it removed (a cascade's thousands at once),
+   * after the per-client listeners: for work better done once per batch than per client.
+   */
+  onClientsRemoved(listener: ClientsListener): void {
+    this.batchRemovedListeners.push(listener);
   }
 
   /** Fired after a client is added or updated through the REST interface. */
@@ -86,6 +96,14 @@ export class Inventory {
 
   async notifyRemoved(clients: ClientView[]): Promise<void> {
     await this.notify(this.removedListeners, clients, 'client removed');
+    if (clients.length === 0) return;
+    for (const listener of this.batchRemovedListeners) {
+      try {
+        await listener(clients);
+      } catch (error) {
+        this.log.error({ err: error, clients: clients.length }, 'clients removed listener failed');
+      }
+    }
   }
 
   async notifySaved(clients: ClientView[]): Promise<void> {
@@ -117,6 +135,12 @@ export class Inventory {
       for (const row of rows) found.set(String(row.ip), toClientView(row));
     }
     return unique.flatMap((ip) => found.get(ip) ?? []);
+  }
+
+  /** The stored MAC (12 lower-case hex digits) of every client. */
+  async macs(): Promise<Set<string>> {
+    const rows = await this.db.query<{ mac: string }>('select mac from clients');
+    return new Set(rows.map((r) => r.mac));
   }
 
   async clientsWhere(sql: string, params: unknown[], em?: EntityManager): Promise<ClientView[]> {
