@@ -55,6 +55,11 @@ export default definePlugin({
       fd_reserve: Type.Integer({ default: 256, minimum: 16 }),
       /** A refused-connection warning is logged at most once per this many seconds. */
       saturation_log_interval_s: Type.Number({ default: 60, exclusiveMinimum: 0 }),
+      /**
+       * What one address repeats (connections from an address no client has, session events
+       * that make no sense) is logged once at once, then counted: one line per address per interval.
+       */
+      peer_log_interval_s: Type.Number({ default: 60, exclusiveMinimum: 0 }),
     },
     { additionalProperties: false },
   ),

@@ -6,7 +6,7 @@ import { agentConnectionCap, descriptorLimit } from './descriptors';
 import { LookupBatch } from './lookup-batch';
 import { ProbeSweep } from './probe-sweep';
 import { readEvent, readProbe } from './states';
-import { ThrottledWarning } from './throttled-warning';
+import { ThrottledPerAddress, ThrottledWarning } from './throttled-warning';
 import type { AgentAnswer, AgentRequest, ClientListing, Dispatch, LastResult } from './types';
 
 export interface AgentLinkSettings {
@@ -20,6 +20,7 @@ export interface AgentLinkSettings {
   connect_timeout_s: number;
   fd_reserve: number;
   saturation_log_interval_s: number;
+  peer_log_interval_s: number;
 }
 
 /** Stores what a 200 answer says; `request` is what was sent (the answer may not echo it). */
@@ -47,6 +48,8 @@ export class AgentLink {
   private probeSweep?: ProbeSweep;
   private readonly refused: ThrottledWarning;
   private readonly acceptFailed: ThrottledWarning;
+  private readonly strangers: ThrottledPerAddress;
+  private readonly badEvents: ThrottledPerAddress;
   private connectionCap = 0;
 
   constructor(
@@ -67,6 +70,17 @@ export class AgentLink {
       log,
       intervalMs,
       (count) => `agent listener could not accept ${count} connection(s): out of file descriptors`,
+    );
+    const peerIntervalMs = settings.peer_log_interval_s * 1000;
+    this.strangers = new ThrottledPerAddress(
+      log,
+      peerIntervalMs,
+      (count, seconds) => `agent connection from an address no client has; closed ${count} more time(s) within ${seconds} s`,
+    );
+    this.badEvents = new ThrottledPerAddress(
+      log,
+      peerIntervalMs,
+      (count, seconds) => `agent event ignored ${count} more time(s) within ${seconds} s`,
     );
     inventory.onClientRemoved((client) => this.clientRemoved(client));
     inventory.onClientSaved((client) => {
@@ -208,6 +222,8 @@ export class AgentLink {
     this.probeSweep?.stop();
     this.refused.stop();
     this.acceptFailed.stop();
+    this.strangers.stop();
+    this.badEvents.stop();
     const server = this.server;
     this.server = undefined;
     const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
@@ -229,7 +245,7 @@ export class AgentLink {
           return;
         }
         if (!client) {
-          this.log.warn({ ip }, 'agent connection from an address no client has; closed');
+          this.strangers.hit(ip, 'agent connection from an address no client has; closed');
           socket.destroy();
           return;
         }
@@ -325,7 +341,7 @@ export class AgentLink {
     if (body === undefined) return;
     const outcome = readEvent(conn.state, body);
     if (!outcome.ok) {
-      this.log.warn({ ip: conn.ip }, `agent event ignored: ${outcome.why}`);
+      this.badEvents.hit(conn.ip, `agent event ignored: ${outcome.why}`);
       return;
     }
     conn.state = outcome.state;
