@@ -2,27 +2,55 @@ import { execute, type Database } from '../../core/database';
 import { AnswerError } from './configuration';
 import { HardwareItemEntity } from './entities/hardware';
 
-/** The reference's hardware type codes (`tipohardwares.nemonico`) and what GET /hardware shows for each. */
-export const hardwareTypes: Readonly<Record<string, string>> = {
-  boa: 'Board',
-  mul: 'Multimedia device',
-  net: 'Network card',
-  cpu: 'CPU',
-  mem: 'Memory',
-  vga: 'Graphics card',
-  dis: 'Disk',
-  aud: 'Audio device',
-  mod: 'Make and model',
-  bio: 'BIOS',
-  cdr: 'Optical drive',
-  ide: 'IDE controller',
-  fir: 'FireWire controller',
-  usb: 'USB controller',
-  bus: 'System bus',
-  cha: 'Chassis',
-  sto: 'Storage controller',
-  boo: 'Boot type',
-};
+/**
+ * The reference's hardware type codes (`tipohardwares.nemonico`) and what GET /hardware
+ * shows for each: the reference's own descriptions (`tipohardwares.descripcion`, Spanish,
+ * as its database ships them, spacing included), what its consoles show, or English names.
+ */
+export const hardwareTypeNames = {
+  reference: {
+    boa: 'Placas',
+    mul: 'Dispositivos Multimedia',
+    net: 'Tarjetas de Red',
+    cpu: 'Microprocesadores',
+    mem: 'Memorias',
+    vga: 'Tarjetas gr\u00e1ficas',
+    dis: 'Discos',
+    aud: 'Dispositivos de sonido',
+    mod: 'Marca y modelo del equipo',
+    bio: 'Modelo y version de la bios',
+    cdr: 'Modelo de grabadora o  grabadora de CD/DVD',
+    ide: 'Controladores IDE',
+    fir: 'Controladores FireWire',
+    usb: 'Controladores USB',
+    bus: 'Bus del Sistema',
+    cha: 'Chasis del Sistema',
+    sto: 'Controladores de almacenamiento',
+    boo: 'Tipo de proceso de arranque',
+  },
+  english: {
+    boa: 'Board',
+    mul: 'Multimedia device',
+    net: 'Network card',
+    cpu: 'CPU',
+    mem: 'Memory',
+    vga: 'Graphics card',
+    dis: 'Disk',
+    aud: 'Audio device',
+    mod: 'Make and model',
+    bio: 'BIOS',
+    cdr: 'Optical drive',
+    ide: 'IDE controller',
+    fir: 'FireWire controller',
+    usb: 'USB controller',
+    bus: 'System bus',
+    cha: 'Chassis',
+    sto: 'Storage controller',
+    boo: 'Boot type',
+  },
+} as const satisfies Record<string, Record<string, string>>;
+
+export type HardwareTypeNames = keyof typeof hardwareTypeNames;
 
 /** Bounds the rows one answer can write (the reference reads 128). */
 const maxItems = 4096;
@@ -41,7 +69,7 @@ export function readHardware(body: unknown): { type: string; description: string
     const eq = line.indexOf('=');
     if (eq < 0) throw new AnswerError(`hardware line without '=': ${JSON.stringify(line.slice(0, 60))}`);
     const type = line.slice(0, eq).trim();
-    if (!Object.hasOwn(hardwareTypes, type)) throw new AnswerError(`unknown hardware type '${type.slice(0, 20)}'`);
+    if (!Object.hasOwn(hardwareTypeNames.reference, type)) throw new AnswerError(`unknown hardware type '${type.slice(0, 20)}'`);
     items.push({ type, description: line.slice(eq + 1).trim() });
     if (items.length > maxItems) throw new AnswerError(`more than ${maxItems} hardware items`);
   }
@@ -56,10 +84,15 @@ export async function storeHardware(db: Database, clientId: number, items: { typ
   });
 }
 
-export async function storedHardware(db: Database, clientId: number): Promise<{ description: string; type: string }[]> {
+export async function storedHardware(
+  db: Database,
+  clientId: number,
+  names: HardwareTypeNames,
+): Promise<{ description: string; type: string }[]> {
   const rows = await db.query<{ type: string; description: string }>(
     'select type, description from client_hardware where client_id = ? order by position',
     [clientId],
   );
-  return rows.map((r) => ({ description: r.description, type: hardwareTypes[r.type] ?? r.type }));
+  const typeNames: Readonly<Record<string, string>> = hardwareTypeNames[names];
+  return rows.map((r) => ({ description: r.description, type: typeNames[r.type] ?? r.type }));
 }

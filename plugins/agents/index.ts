@@ -60,6 +60,8 @@ export default definePlugin({
        * that make no sense) is logged once at once, then counted: one line per address per interval.
        */
       peer_log_interval_s: Type.Number({ default: 60, exclusiveMinimum: 0 }),
+      /** GET /hardware `type`: the reference's (Spanish) descriptions, what its consoles show, or English names. */
+      hardware_type_names: Type.Union([Type.Literal('reference'), Type.Literal('english')], { default: 'reference' }),
     },
     { additionalProperties: false },
   ),
@@ -92,7 +94,7 @@ export default definePlugin({
       await storeSoftware(ctx.db, client.id, disk, partition, lines);
     });
 
-    agentRoutes(ctx, link, inventory);
+    agentRoutes(ctx, link, inventory, ctx.config.hardware_type_names);
     ctx.onStart(() => link.start());
     ctx.onStop(() => link.stop());
   },

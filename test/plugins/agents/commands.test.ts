@@ -48,14 +48,40 @@ test('poweroff, reboot, stop, refresh and hardware are relayed with the referenc
     assert.deepEqual(
       hw.body.hardware,
       [
-        { description: 'Intel Core i5 3.2GHz', type: 'CPU' },
-        { description: 'QEMU 8192MiB', type: 'Memory' },
-        { description: 'Intel 82540EM Gigabit', type: 'Network card' },
+        { description: 'Intel Core i5 3.2GHz', type: 'Microprocesadores' },
+        { description: 'QEMU 8192MiB', type: 'Memorias' },
+        { description: 'Intel 82540EM Gigabit', type: 'Tarjetas de Red' },
       ],
-      'hardware stored by type code, read back with type names',
+      "hardware stored by type code, read back with the reference's type descriptions",
     );
   } finally {
     await x.close();
+  }
+});
+
+test('hardware types read as the reference describes them by default, or in English with agents.hardware_type_names', async () => {
+  const text = 'vga=Cirrus\ncdr=QEMU DVD-ROM\nboo=UEFI\nboa=Intel 440FX\n';
+  for (const [names, expected] of [
+    ['reference', ['Tarjetas gr\u00e1ficas', 'Modelo de grabadora o  grabadora de CD/DVD', 'Tipo de proceso de arranque', 'Placas']],
+    ['english', ['Graphics card', 'Optical drive', 'Boot type', 'Board']],
+  ] as const) {
+    const x = await site(1, names === 'reference' ? {} : { hardware_type_names: names });
+    try {
+      const ip = x.ips[0]!;
+      const agent = await x.connect(ip);
+      agent.on('hardware', { body: { hardware: text } });
+      await x.s.post('/hardware', { clients: [ip] });
+      await eventually(async () => (await x.s.get('/hardware', { client: [ip] })).body.hardware.length === 4, `${names}: stored`);
+      const r = await x.s.get('/hardware', { client: [ip] });
+      assert.deepEqual(
+        r.body.hardware.map((h: { type: string }) => h.type),
+        expected,
+        `${names}: type names`,
+      );
+      if (names === 'reference') assert.ok(r.text.includes('Tarjetas gr\\u00e1ficas'), 'non-ASCII escaped on the wire');
+    } finally {
+      await x.close();
+    }
   }
 });
 
