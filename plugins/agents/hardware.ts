@@ -1,6 +1,8 @@
 import { execute, type Database } from '../../core/database';
 import { AnswerError } from './configuration';
+import type { Inventory } from '../inventory';
 import { HardwareItemEntity } from './entities/hardware';
+import { hardwareProfileId } from './profiles';
 
 /**
  * The reference's hardware type codes (`tipohardwares.nemonico`) and what GET /hardware
@@ -76,8 +78,19 @@ export function readHardware(body: unknown): { type: string; description: string
   return items;
 }
 
-export async function storeHardware(db: Database, clientId: number, items: { type: string; description: string }[]): Promise<void> {
+/**
+ * Replace a client's stored components and set its hardware profile (its `hardware_id`,
+ * shared by every client with the same components), in one transaction.
+ */
+export async function storeHardware(
+  db: Database,
+  inventory: Inventory,
+  clientId: number,
+  items: { type: string; description: string }[],
+): Promise<void> {
+  const profile = await hardwareProfileId(db, items);
   await db.transactional(async (em) => {
+    await inventory.setHardwareProfile(em, clientId, profile);
     await execute(em, 'delete from client_hardware where client_id = ?', [clientId]);
     if (items.length > 0)
       await em.insertMany(HardwareItemEntity, items.map((item, position) => ({ client: clientId, ...item, position })) as never[]);

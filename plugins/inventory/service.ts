@@ -215,14 +215,41 @@ export class Inventory {
     return out;
   }
 
-  /** Record the image a client's partition now holds (an agent created or restored it there). */
-  async setPartitionImage(clientId: number, disk: number, partition: number, imageId: number): Promise<void> {
-    await this.db.query('update partitions set image = ? where client_id = ? and disk = ? and part_number = ?', [
-      imageId,
-      clientId,
-      disk,
-      partition,
-    ]);
+  /**
+   * Record the image a client's partition now holds (an agent created or restored it there),
+   * and with a restore the image's software profile, as the reference does.
+   */
+  async setPartitionImage(clientId: number, disk: number, partition: number, imageId: number, softwareId?: number): Promise<void> {
+    const where = 'where client_id = ? and disk = ? and part_number = ?';
+    if (softwareId === undefined) await this.db.query(`update partitions set image = ? ${where}`, [imageId, clientId, disk, partition]);
+    else await this.db.query(`update partitions set image = ?, software = ? ${where}`, [imageId, softwareId, clientId, disk, partition]);
+  }
+
+  /**
+   * Record a partition's software profile (an agent reported its software). As the
+   * reference, a partition whose profile changes no longer holds the image it held.
+   */
+  async setPartitionSoftware(em: EntityManager, clientId: number, disk: number, partition: number, profileId: number): Promise<void> {
+    // image first: MariaDB evaluates the assignments in order, each seeing the ones before.
+    await execute(
+      em,
+      'update partitions set image = case when software = ? then image else 0 end, software = ? where client_id = ? and disk = ? and part_number = ?',
+      [profileId, profileId, clientId, disk, partition],
+    );
+  }
+
+  /** The software profile of a client's partition; 0 when none was reported or there is no such partition. */
+  async partitionSoftware(clientId: number, disk: number, partition: number): Promise<number> {
+    const rows = await this.db.query<{ software: number }>(
+      'select software from partitions where client_id = ? and disk = ? and part_number = ?',
+      [clientId, disk, partition],
+    );
+    return Number(rows[0]?.software ?? 0);
+  }
+
+  /** Record a client's hardware profile (its `hardware_id`): its agent reported its hardware. */
+  async setHardwareProfile(em: EntityManager, clientId: number, profileId: number): Promise<void> {
+    await execute(em, 'update clients set hardware_id = ? where id = ?', [profileId, clientId]);
   }
 
   /** Forget a deleted image on every partition that held it: consoles look every non-zero image id up. */
