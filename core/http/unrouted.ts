@@ -43,6 +43,9 @@ function answerOnSocket(req: IncomingMessage, socket: Duplex, listener: Listener
   res.once('finish', () => {
     res.detachSocket(socket as never);
     socket.end();
+    // What Node's server does for its own responses: the answer is over ('close' tells the
+    // request log and the count of requests in flight).
+    process.nextTick(() => res.emit('close'));
   });
   listener(req, res);
 }

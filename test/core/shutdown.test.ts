@@ -155,6 +155,33 @@ test('new connections are refused once SIGTERM is received, while a request in f
   }
 });
 
+test('requests answered outside the router (CONNECT, unknown methods) do not hold up the stop', async () => {
+  const dir = makeTestDir();
+  try {
+    await prepareSite(dir, async () => undefined);
+    const server = await spawnServer({ dir, config: { log: { level: 'info' }, rest: { shutdown_grace_s: 60 } } });
+    let code: number | null;
+    try {
+      for (const method of ['CONNECT', 'FOO']) {
+        const socket = net.connect(server.restPort, '127.0.0.1');
+        socket.write(`${method} /scopes HTTP/1.1\r\nHost: x\r\nAuthorization: ${TOKEN}\r\n\r\n`);
+        let received = '';
+        socket.on('data', (d: Buffer) => (received += d.toString()));
+        await within(new Promise((resolve) => socket.once('close', resolve)), 10_000, `${method} answered`);
+        assert.match(received, /^HTTP\/1\.1 405 /, `${method}: ${received.slice(0, 60)}`);
+      }
+      process.kill(server.pid, 'SIGTERM');
+      code = await within(server.stop(), 10_000, 'the service to stop without waiting for the grace');
+    } finally {
+      await server.stop();
+    }
+    assert.equal(code, 0, 'the service exits');
+    assert.ok(!logged(server, /waiting up to/), 'no request was counted as still in flight');
+  } finally {
+    await removeTestStore(dir);
+  }
+});
+
 test('the systemd unit waits longer than the default grace before it kills the service', () => {
   const unit = readFileSync(path.join(root, 'packaging', 'ogserve.service'), 'utf8');
   const stopTimeout = Number(/^TimeoutStopSec=(\d+)$/m.exec(unit)?.[1]);

@@ -119,7 +119,8 @@ test('POST /software relays {disk, partition} and stores the list per client, di
       head('GET', 'software', '{"disk":"1","partition":"2"}'),
       'software request bytes: the REST body without clients',
     );
-    await eventually(async () => (await x.entry(ip))?.last_cmd.result === 'success', 'stored');
+    // last_cmd.result is already 'success' from the connect refresh: wait until the agent is idle again.
+    await eventually(async () => (await x.entry(ip))?.state === 'OPG' && (await x.entry(ip))?.last_cmd.result === 'success', 'stored');
     const list = await x.s.get('/software', { client: [ip], disk: 1, partition: 2 });
     assert.deepEqual(list.body, { software: ['bash 5.1', 'coreutils 8.32'] }, 'packages without the OS line');
     const other = await x.s.get('/software', { client: [ip], disk: 2, partition: 2 });
