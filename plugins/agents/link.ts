@@ -51,6 +51,7 @@ export class AgentLink {
   private readonly strangers: ThrottledPerAddress;
   private readonly badEvents: ThrottledPerAddress;
   private connectionCap = 0;
+  private readonly unsettled = new Set<Promise<unknown>>();
 
   constructor(
     private readonly settings: AgentLinkSettings,
@@ -93,7 +94,7 @@ export class AgentLink {
       probeTimeoutMs: settings.probe_timeout_s * 1000,
       answerTimeoutMs: settings.answer_timeout_s * 1000,
       maxAnswerBytes: settings.max_answer_bytes,
-      commandAnswered: (conn, pending, answer) => this.commandAnswered(conn, pending, answer),
+      commandAnswered: (conn, pending, answer) => this.settling(this.commandAnswered(conn, pending, answer)),
       probeAnswered: (conn, answer) => this.probeAnswered(conn, answer),
       event: (conn, body) => this.event(conn, body),
       closed: (conn) => this.closed(conn),
@@ -229,6 +230,16 @@ export class AgentLink {
     const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
     for (const conn of [...this.connections.values()]) conn.close('server stopping');
     await closed;
+    // Answers being stored and lookups under way finish before the database closes under them.
+    await Promise.allSettled([...this.unsettled]);
+  }
+
+  /** Work started by an agent's bytes that uses the database: stop() waits for it. */
+  private settling<T>(work: Promise<T>): Promise<T> {
+    this.unsettled.add(work);
+    const done = () => this.unsettled.delete(work);
+    work.then(done, done);
+    return work;
   }
 
   private accept(socket: Socket): void {
@@ -237,7 +248,7 @@ export class AgentLink {
     socket.setKeepAlive(true, keepAliveMs);
     socket.on('error', () => undefined);
     const ip = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
-    this.lookups.clientByIp(ip).then(
+    this.settling(this.lookups.clientByIp(ip)).then(
       (client) => {
         // The peer left, or the service stopped while the lookup ran.
         if (socket.destroyed || !this.server) {
