@@ -54,6 +54,9 @@ export const hardwareTypeNames = {
 
 export type HardwareTypeNames = keyof typeof hardwareTypeNames;
 
+/** The type codes ogserve knows, with its English name for each (importers check codes against it). */
+export const hardwareTypes: Readonly<Record<string, string>> = hardwareTypeNames.english;
+
 /** Bounds the rows one answer can write (the reference reads 128). */
 const maxItems = 4096;
 
@@ -71,7 +74,7 @@ export function readHardware(body: unknown): { type: string; description: string
     const eq = line.indexOf('=');
     if (eq < 0) throw new AnswerError(`hardware line without '=': ${JSON.stringify(line.slice(0, 60))}`);
     const type = line.slice(0, eq).trim();
-    if (!Object.hasOwn(hardwareTypeNames.reference, type)) throw new AnswerError(`unknown hardware type '${type.slice(0, 20)}'`);
+    if (!Object.hasOwn(hardwareTypes, type)) throw new AnswerError(`unknown hardware type '${type.slice(0, 20)}'`);
     items.push({ type, description: line.slice(eq + 1).trim() });
     if (items.length > maxItems) throw new AnswerError(`more than ${maxItems} hardware items`);
   }

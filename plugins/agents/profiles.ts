@@ -4,6 +4,17 @@ import type { Database } from '../../core/database';
 import { HardwareProfileEntity, SoftwareProfileEntity } from './entities/profile';
 
 /**
+ * What identifies a profile: the SHA-256 of its items sorted, one per line (packages; or
+ * hardware components as `type=description`). An importer that brings a site's profiles
+ * keys them the same way, so that agents' later reports find them.
+ */
+export function profileFingerprint(items: string[]): string {
+  return createHash('sha256')
+    .update([...items].sort().join('\n'))
+    .digest('hex');
+}
+
+/**
  * The id of the profile of a set of items (packages, hardware components), created on first
  * sight. The reference compares sorted id lists, so order does not matter and a repeated
  * line counts once per time it appears; so does this, with the text in place of the ids.
@@ -16,9 +27,7 @@ async function profileId(
   items: string[],
   extra: Record<string, string>,
 ): Promise<number> {
-  const fingerprint = createHash('sha256')
-    .update([...items].sort().join('\n'))
-    .digest('hex');
+  const fingerprint = profileFingerprint(items);
   const found = await db.fork().findOne(entity as typeof HardwareProfileEntity, { fingerprint });
   if (found) return found.id;
   try {
