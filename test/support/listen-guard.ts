@@ -1,4 +1,5 @@
 import net from 'node:net';
+import os from 'node:os';
 
 /**
  * Tests listen on loopback and ephemeral ports only: never on 8888 or 8889 (where a real
@@ -10,14 +11,29 @@ import net from 'node:net';
 const installed = Symbol.for('ogserve.listen-guard');
 const reserved = new Set([8888, 8889]);
 
+/**
+ * Why a listen on `host`:`port` is refused, or undefined. Every address (no host, 0.0.0.0,
+ * ::) and this machine's own non-loopback addresses are refused; an address this machine
+ * does not have is let through, since the listen itself fails (tests of that error use one).
+ */
 export function refusedListen(port: unknown, host: unknown): string | undefined {
   const address = typeof host === 'string' && host !== '' ? host : undefined;
-  const loopback = address !== undefined && (/^127\./.test(address) || address === '::1' || address === 'localhost');
   if (typeof port === 'number' || typeof port === 'string') {
     if (reserved.has(Number(port))) return `a test may not listen on port ${port} (the service's default ports): use port 0`;
-    if (!loopback) return `a test may not listen on ${address ?? 'every address'}:${port}: use 127.0.0.1`;
+    const everywhere = address === undefined || address === '0.0.0.0' || address === '::';
+    if (everywhere || ownAddresses().has(address)) return `a test may not listen on ${address ?? 'every address'}:${port}: use 127.0.0.1`;
   }
   return undefined;
+}
+
+/** The non-loopback addresses of this machine's interfaces. */
+function ownAddresses(): Set<string> {
+  return new Set(
+    Object.values(os.networkInterfaces())
+      .flat()
+      .filter((i) => i !== undefined && !i.internal)
+      .map((i) => i!.address),
+  );
 }
 
 function portAndHost(args: unknown[]): [unknown, unknown] {
