@@ -206,7 +206,7 @@ async function main(): Promise<void> {
     for (const child of swarms) if (child.connected) child.kill();
     const code = await server.stop();
     if (code !== 0) failures.push(`the service exited with ${code}`);
-    const errors = server.logs.filter((l) => l.level >= 50);
+    const errors = server.logs.filter((l) => l.level === 'error' || l.level === 'fatal');
     if (errors.length > 0) failures.push(`${errors.length} error lines in the service log, first: ${errors[0]!.msg}`);
     if (process.env.SOAK_KEEP) console.log(`kept ${dir}`);
     else rmSync(dir, { recursive: true, force: true });

@@ -10,7 +10,7 @@ import { openDatabase, type Database } from './database';
 import { mountConsoleViews } from './console-views';
 import { StartupError } from './errors';
 import { RouteTable } from './http/routes';
-import { createRestServer } from './http/server';
+import { closeRestServer, createRestServer } from './http/server';
 import { StaticMounts } from './http/static';
 import { bundledPluginNames, importPlugins, orderPlugins } from './loader';
 import { type Listening, type ListenSpec, listen } from './listen';
@@ -119,6 +119,7 @@ export class App {
         maxRequestBytes: rest.max_request_bytes,
         maxResponseBytes: rest.max_response_bytes,
         db: this.database,
+        maxJsonDepth: rest.max_json_depth,
         log: this.log,
         statics: this.statics.mounts,
       });
@@ -150,7 +151,10 @@ export class App {
     return listening;
   }
 
-  /** Graceful stop: no new requests, plugins stopped in reverse order, database closed. */
+  /**
+   * Graceful stop: no new requests, those in flight answered (up to rest.shutdown_grace_s),
+   * plugins stopped in reverse order, database closed.
+   */
   close(): Promise<void> {
     this.closing ??= this.shutdown();
     return this.closing;
@@ -158,12 +162,7 @@ export class App {
 
   private async shutdown(): Promise<void> {
     const server = this.server;
-    if (server) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      setTimeout(() => server.closeAllConnections(), 2000).unref();
-      await closed;
-    }
+    if (server) await closeRestServer(server, this.settings.rest.shutdown_grace_s * 1000, this.log);
     for (const hook of [...this.stopHooks].reverse()) {
       try {
         await hook();

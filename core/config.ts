@@ -28,6 +28,10 @@ export const CoreSchema = Type.Object(
         api_token_file: Type.String({ default: 'api-token', path: true }),
         max_response_bytes: Type.Integer({ minimum: 1024, default: 262144 }),
         max_request_bytes: Type.Integer({ minimum: 1024, default: 131072 }),
+        /** Deepest nesting of arrays and objects a request body may have: deeper is a 400, never a stack overflow. */
+        max_json_depth: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
+        /** On SIGTERM, how long requests in flight may take to finish before their connections are cut. */
+        shutdown_grace_s: Type.Number({ minimum: 0, maximum: 3600, default: 15 }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -55,3 +55,21 @@ export const MAX_INT = 2 ** 31 - 1;
 export function isDecimalInt(value: string): boolean {
   return /^[0-9]{1,15}$/.test(value) && Number(value) <= MAX_INT;
 }
+
+/** C0 controls, DEL and the C1 controls (U+0080-U+009F): never part of a name. */
+const controlCharacter = /[\u0000-\u001f\u007f-\u009f]/;
+/**
+ * A character a reader sees: not white space, not a control, not a format character
+ * (zero-width space and joiners, U+FEFF, soft hyphen: Unicode Cf) nor any other character
+ * Unicode says to leave undisplayed (Default_Ignorable_Code_Point: U+3164 Hangul filler...).
+ */
+const visibleCharacter = /[^\s\p{Cc}\p{Cf}\p{Z}\p{Default_Ignorable_Code_Point}]/u;
+
+/**
+ * A name a person gave and another must be able to read: no control characters, and at
+ * least one visible character (a name made only of zero-width spaces shows as blank).
+ * Format characters inside a name stay allowed: joiners are part of some scripts and emoji.
+ */
+export function isPrintableName(value: string): boolean {
+  return !controlCharacter.test(value) && visibleCharacter.test(value);
+}

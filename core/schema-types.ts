@@ -39,9 +39,11 @@ export const Netmask = (): TString => Type.String({ format: 'netmask', maxLength
 /** An address list as the reference takes it: at most 4096 entries. */
 export const IpList = (options: { minItems?: number } = {}) => Type.Array(Ipv4(), { maxItems: 4096, minItems: options.minItems ?? 0 });
 
-/** A human-given name: not blank, no control characters. */
-export const Name = (maxLength: number): TString =>
-  Type.String({ minLength: 1, maxLength, pattern: '^(?=.*\\S)[^\\u0000-\\u001f\\u007f]*$' });
+/**
+ * A human-given name: no control characters (C0, DEL, C1) and at least one visible
+ * character, so that a name of zero-width spaces or other invisible characters is refused.
+ */
+export const Name = (maxLength: number): TString => Type.String({ minLength: 1, maxLength, format: 'printable name' });
 
 export function toInt(value: number | string): number {
   return typeof value === 'number' ? value : Number.parseInt(value, 10);

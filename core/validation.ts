@@ -1,6 +1,6 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { isDecimalInt, isHostIpv4, isIpv4, isMac, isNetmask } from './formats';
+import { isDecimalInt, isHostIpv4, isIpv4, isMac, isNetmask, isPrintableName } from './formats';
 
 /**
  * The one validator of the service: request bodies and config sections are checked
@@ -12,6 +12,7 @@ ajv.addFormat('host address', { type: 'string', validate: isHostIpv4 });
 ajv.addFormat('mac', { type: 'string', validate: isMac });
 ajv.addFormat('netmask', { type: 'string', validate: isNetmask });
 ajv.addFormat('decimal-int', { type: 'string', validate: isDecimalInt });
+ajv.addFormat('printable name', { type: 'string', validate: isPrintableName });
 
 export interface Violation {
   field: string;

@@ -15,7 +15,15 @@ export class NulCharacterError extends Error {
   }
 }
 
-export function parseJson(text: string): unknown {
+/** The body nests arrays and objects deeper than allowed. */
+export class JsonDepthError extends Error {
+  constructor(readonly maxDepth: number) {
+    super(`the request body nests arrays and objects deeper than ${maxDepth} levels`);
+  }
+}
+
+export function parseJson(text: string, maxDepth = 64): unknown {
+  checkDepth(text, maxDepth);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -27,6 +35,27 @@ export function parseJson(text: string): unknown {
   const hasNul = text.includes('\\u0000');
   if (hasPrototypeKey || hasNul) clean(value, '', hasPrototypeKey, hasNul);
   return value;
+}
+
+/**
+ * Refuse a text that nests deeper than `maxDepth` before anything walks it: every later
+ * step (the key and NUL walk, schema validation, handlers) may recurse once per level.
+ * Brackets inside strings do not count; the text need not be valid JSON (JSON.parse judges that).
+ */
+function checkDepth(text: string, maxDepth: number): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxDepth) throw new JsonDepthError(maxDepth);
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
 }
 
 /**

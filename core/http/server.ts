@@ -5,17 +5,22 @@ import getRawBody from 'raw-body';
 import type { Database } from '../database';
 import { ErrorCode, HttpError, badRequest } from '../errors';
 import type { Logger } from '../log';
-import { JsonSyntaxError, NulCharacterError, parseJson } from './json';
+import { InFlight } from './in-flight';
+import { JsonDepthError, JsonSyntaxError, NulCharacterError, parseJson } from './json';
 import { sendError, sendJson } from './reply';
 import { withMethodOverride } from './method-override';
+import { RequestLog } from './request-log';
 import { RequestContext, type Route } from './routes';
 import { type StaticMount, withStaticFiles } from './static';
+import { answerUnroutedRequests } from './unrouted';
 
 export interface RestOptions {
   routes: Route[];
   token: string;
   maxRequestBytes: number;
   maxResponseBytes: number;
+  /** Deepest nesting a request body may have (rest.max_json_depth). */
+  maxJsonDepth: number;
   db: Database;
   log: Logger;
   /** File trees served without `Authorization` (GET and HEAD only), before any other check. */
@@ -23,8 +28,18 @@ export interface RestOptions {
 }
 
 const noBody = Symbol('no body');
-/** Requests whose log line was written. */
-const logged = new WeakSet<IncomingMessage>();
+const inFlightOf = new WeakMap<http.Server, InFlight>();
+
+/**
+ * Stop a listener made by createRestServer: no new connections, requests in flight get up
+ * to `graceMs` to be answered, then every connection is closed. Resolves with how many
+ * requests were cut off.
+ */
+export function closeRestServer(server: http.Server, graceMs: number, log: Logger): Promise<number> {
+  const inFlight = inFlightOf.get(server);
+  if (!inFlight) throw new Error('not a REST listener');
+  return inFlight.close(server, graceMs, log);
+}
 
 /**
  * The REST listener. Order of checks for every request: X-Sequence echo, authorization,
@@ -36,13 +51,10 @@ export function createRestServer(options: RestOptions): http.Server {
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
 
-  // The spec logs every request but these polled reads; a request refused before its route
-  // ran (401, 404, 405) is logged here, without the clients it may have named.
-  const unlogged = new Set(routes.filter((r) => !r.log).map((r) => `${r.method} ${r.path}`));
-  const fail = (req: IncomingMessage & { path?: string }, res: ServerResponse, error: unknown): void => {
-    const method = req.method ?? '';
-    const path = req.path ?? (req.url ?? '').split('?')[0]!;
-    if (!logged.has(req) && !unlogged.has(`${method} ${path}`)) logRequest(log, req, method, path, noBody);
+  // The spec logs every request but these polled reads; refused requests are logged too.
+  const requestLog = new RequestLog(log, new Set(routes.filter((r) => !r.log).map((r) => `${r.method} ${r.path}`)));
+  const inFlight = new InFlight();
+  const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
     const known = toHttpError(error);
     if (known.status >= 500) log.error({ err: error, method: req.method, url: req.url }, 'request failed');
     const headers: Record<string, string> = sequenceHeader(req);
@@ -75,32 +87,41 @@ export function createRestServer(options: RestOptions): http.Server {
 
   for (const route of routes) {
     app.add(route.method as Parameters<typeof app.add>[0], route.path, (req: IncomingMessage, res: ServerResponse) => {
-      handle(route, req, res, options).catch((error: unknown) => fail(req, res, error));
+      handle(route, req, res, options, requestLog).catch((error: unknown) => fail(req, res, error));
     });
   }
 
   const api = withMethodOverride(app.handler as http.RequestListener);
-  const server = http.createServer(withStaticFiles(options.statics ?? [], api, maxResponseBytes));
+  const routed = withStaticFiles(options.statics ?? [], api, maxResponseBytes);
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    inFlight.begin(req, res);
+    requestLog.begin(req, res);
+    routed(req, res);
+  };
+  const server = http.createServer(listener);
+  inFlightOf.set(server, inFlight);
+  answerUnroutedRequests(server, listener);
   server.headersTimeout = 10_000;
   server.requestTimeout = 10_000;
   server.keepAliveTimeout = 5_000;
   return server;
 }
 
-async function handle(route: Route, req: IncomingMessage, res: ServerResponse, options: RestOptions): Promise<void> {
+async function handle(
+  route: Route,
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: RestOptions,
+  requestLog: RequestLog,
+): Promise<void> {
   let body: unknown = noBody;
-  try {
-    if (route.policy !== 'ignored') {
-      const raw = await readBody(req, options.maxRequestBytes);
-      if (raw.length > 0) {
-        if (route.policy === 'forbidden') throw badRequest(ErrorCode.bodyNotAllowed, `${route.method} ${route.path} takes no request body`);
-        body = parseBody(raw);
-      }
+  if (route.policy !== 'ignored') {
+    const raw = await readBody(req, options.maxRequestBytes);
+    if (raw.length > 0) {
+      if (route.policy === 'forbidden') throw badRequest(ErrorCode.bodyNotAllowed, `${route.method} ${route.path} takes no request body`);
+      body = parseBody(raw, options.maxJsonDepth);
+      requestLog.noteBody(req, body);
     }
-  } finally {
-    // Logged whether or not the body was acceptable: refused requests are the ones worth seeing.
-    if (route.log) logRequest(options.log, req, route.method, route.path, body);
-    else logged.add(req);
   }
   if (body === noBody) {
     if (route.policy === 'required') throw badRequest(ErrorCode.bodyRequired, `${route.method} ${route.path} needs a JSON body`);
@@ -128,23 +149,15 @@ async function readBody(req: IncomingMessage, limit: number): Promise<string> {
   }
 }
 
-function parseBody(raw: string): unknown {
+function parseBody(raw: string, maxDepth: number): unknown {
   try {
-    return parseJson(raw);
+    return parseJson(raw, maxDepth);
   } catch (error) {
     if (error instanceof NulCharacterError) throw badRequest(ErrorCode.invalidField, error.message, error.field);
+    if (error instanceof JsonDepthError) throw badRequest(ErrorCode.invalidJson, error.message);
     if (error instanceof JsonSyntaxError) throw badRequest(ErrorCode.invalidJson, `the request body is not valid JSON: ${error.message}`);
     throw error;
   }
-}
-
-/** `<source ip>:<port> <METHOD> /<path> clients=<ip>,<ip>`, as the spec's request log. */
-function logRequest(log: Logger, req: IncomingMessage, method: string, path: string, body: unknown): void {
-  logged.add(req);
-  const source = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
-  const record = (typeof body === 'object' && body !== null ? body : {}) as { clients?: unknown; client?: unknown };
-  const list = Array.isArray(record.clients) ? record.clients : Array.isArray(record.client) ? record.client : [];
-  log.info(`${source}:${req.socket.remotePort} ${method} ${path} clients=${list.filter((c) => typeof c === 'string').join(',')}`);
 }
 
 function sequenceHeader(req: IncomingMessage): Record<string, string> {

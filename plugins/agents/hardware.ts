@@ -1,28 +1,61 @@
 import { execute, type Database } from '../../core/database';
 import { AnswerError } from './configuration';
+import type { Inventory } from '../inventory';
 import { HardwareItemEntity } from './entities/hardware';
+import { hardwareProfileId } from './profiles';
 
-/** The reference's hardware type codes (`tipohardwares.nemonico`) and what GET /hardware shows for each. */
-export const hardwareTypes: Readonly<Record<string, string>> = {
-  boa: 'Board',
-  mul: 'Multimedia device',
-  net: 'Network card',
-  cpu: 'CPU',
-  mem: 'Memory',
-  vga: 'Graphics card',
-  dis: 'Disk',
-  aud: 'Audio device',
-  mod: 'Make and model',
-  bio: 'BIOS',
-  cdr: 'Optical drive',
-  ide: 'IDE controller',
-  fir: 'FireWire controller',
-  usb: 'USB controller',
-  bus: 'System bus',
-  cha: 'Chassis',
-  sto: 'Storage controller',
-  boo: 'Boot type',
-};
+/**
+ * The reference's hardware type codes (`tipohardwares.nemonico`) and what GET /hardware
+ * shows for each: the reference's own descriptions (`tipohardwares.descripcion`, Spanish,
+ * as its database ships them, spacing included), what its consoles show, or English names.
+ */
+export const hardwareTypeNames = {
+  reference: {
+    boa: 'Placas',
+    mul: 'Dispositivos Multimedia',
+    net: 'Tarjetas de Red',
+    cpu: 'Microprocesadores',
+    mem: 'Memorias',
+    vga: 'Tarjetas gr\u00e1ficas',
+    dis: 'Discos',
+    aud: 'Dispositivos de sonido',
+    mod: 'Marca y modelo del equipo',
+    bio: 'Modelo y version de la bios',
+    cdr: 'Modelo de grabadora o  grabadora de CD/DVD',
+    ide: 'Controladores IDE',
+    fir: 'Controladores FireWire',
+    usb: 'Controladores USB',
+    bus: 'Bus del Sistema',
+    cha: 'Chasis del Sistema',
+    sto: 'Controladores de almacenamiento',
+    boo: 'Tipo de proceso de arranque',
+  },
+  english: {
+    boa: 'Board',
+    mul: 'Multimedia device',
+    net: 'Network card',
+    cpu: 'CPU',
+    mem: 'Memory',
+    vga: 'Graphics card',
+    dis: 'Disk',
+    aud: 'Audio device',
+    mod: 'Make and model',
+    bio: 'BIOS',
+    cdr: 'Optical drive',
+    ide: 'IDE controller',
+    fir: 'FireWire controller',
+    usb: 'USB controller',
+    bus: 'System bus',
+    cha: 'Chassis',
+    sto: 'Storage controller',
+    boo: 'Boot type',
+  },
+} as const satisfies Record<string, Record<string, string>>;
+
+export type HardwareTypeNames = keyof typeof hardwareTypeNames;
+
+/** The type codes ogserve knows, with its English name for each (importers check codes against it). */
+export const hardwareTypes: Readonly<Record<string, string>> = hardwareTypeNames.english;
 
 /** Bounds the rows one answer can write (the reference reads 128). */
 const maxItems = 4096;
@@ -48,18 +81,34 @@ export function readHardware(body: unknown): { type: string; description: string
   return items;
 }
 
-export async function storeHardware(db: Database, clientId: number, items: { type: string; description: string }[]): Promise<void> {
+/**
+ * Replace a client's stored components and set its hardware profile (its `hardware_id`,
+ * shared by every client with the same components), in one transaction.
+ */
+export async function storeHardware(
+  db: Database,
+  inventory: Inventory,
+  clientId: number,
+  items: { type: string; description: string }[],
+): Promise<void> {
+  const profile = await hardwareProfileId(db, items);
   await db.transactional(async (em) => {
+    await inventory.setHardwareProfile(em, clientId, profile);
     await execute(em, 'delete from client_hardware where client_id = ?', [clientId]);
     if (items.length > 0)
       await em.insertMany(HardwareItemEntity, items.map((item, position) => ({ client: clientId, ...item, position })) as never[]);
   });
 }
 
-export async function storedHardware(db: Database, clientId: number): Promise<{ description: string; type: string }[]> {
+export async function storedHardware(
+  db: Database,
+  clientId: number,
+  names: HardwareTypeNames,
+): Promise<{ description: string; type: string }[]> {
   const rows = await db.query<{ type: string; description: string }>(
     'select type, description from client_hardware where client_id = ? order by position',
     [clientId],
   );
-  return rows.map((r) => ({ description: r.description, type: hardwareTypes[r.type] ?? r.type }));
+  const typeNames: Readonly<Record<string, string>> = hardwareTypeNames[names];
+  return rows.map((r) => ({ description: r.description, type: typeNames[r.type] ?? r.type }));
 }

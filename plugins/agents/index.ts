@@ -4,6 +4,7 @@ import { Port } from '../../core/schema-types';
 import { Inventory } from '../inventory';
 import { AnswerError, readConfiguration } from './configuration';
 import { HardwareItemEntity } from './entities/hardware';
+import { HardwareProfileEntity, SoftwareProfileEntity } from './entities/profile';
 import { SoftwareItemEntity } from './entities/software';
 import { readHardware, storeHardware } from './hardware';
 import { AgentLink } from './link';
@@ -27,8 +28,9 @@ export {
 export default definePlugin({
   name: 'agents',
   requires: ['inventory'],
-  schemaVersion: 1,
-  entities: [HardwareItemEntity, SoftwareItemEntity],
+  // 2: software and hardware profiles (new tables only).
+  schemaVersion: 2,
+  entities: [HardwareItemEntity, SoftwareItemEntity, SoftwareProfileEntity, HardwareProfileEntity],
   config: Type.Object(
     {
       ip: Type.String({ default: '0.0.0.0', format: 'ipv4' }),
@@ -57,6 +59,13 @@ export default definePlugin({
       fd_reserve: Type.Integer({ default: 256, minimum: 16 }),
       /** A refused-connection warning is logged at most once per this many seconds. */
       saturation_log_interval_s: Type.Number({ default: 60, exclusiveMinimum: 0 }),
+      /**
+       * What one address repeats (connections from an address no client has, session events
+       * that make no sense) is logged once at once, then counted: one line per address per interval.
+       */
+      peer_log_interval_s: Type.Number({ default: 60, exclusiveMinimum: 0 }),
+      /** GET /hardware `type`: the reference's (Spanish) descriptions, what its consoles show, or English names. */
+      hardware_type_names: Type.Union([Type.Literal('reference'), Type.Literal('english')], { default: 'reference' }),
     },
     { additionalProperties: false },
   ),
@@ -64,7 +73,7 @@ export default definePlugin({
     const inventory = ctx.use(Inventory);
     const link = new AgentLink({ ...ctx.config, port: Number(ctx.config.port) }, inventory, ctx.log);
     ctx.provide(AgentLink, link);
-    ctx.provide(SoftwareInventory, new SoftwareInventory(ctx.db));
+    ctx.provide(SoftwareInventory, new SoftwareInventory(ctx.db, inventory));
 
     // The configuration answer (refresh, setup): the agent kind of Linux/Windows agents,
     // or the disks and partitions of a live agent, stored in one transaction.
@@ -80,16 +89,16 @@ export default definePlugin({
     };
     link.onAnswer('refresh', (client, answer) => storeConfiguration(client, answer.body));
     link.onAnswer('setup', (client, answer) => storeConfiguration(client, answer.body));
-    link.onAnswer('hardware', (client, answer) => storeHardware(ctx.db, client.id, readHardware(answer.body)));
+    link.onAnswer('hardware', (client, answer) => storeHardware(ctx.db, inventory, client.id, readHardware(answer.body)));
     // The agent's answer names the partition but not the disk: the request says which.
     link.onAnswer('software', async (client, answer, request) => {
       const disk = Number((request.body as { disk?: unknown } | undefined)?.disk);
       if (!Number.isInteger(disk) || disk < 0) throw new AnswerError('a software answer to a request naming no disk');
       const { partition, lines } = readSoftware(answer.body);
-      await storeSoftware(ctx.db, client.id, disk, partition, lines);
+      await storeSoftware(ctx.db, inventory, client.id, disk, partition, lines);
     });
 
-    agentRoutes(ctx, link, inventory);
+    agentRoutes(ctx, link, inventory, ctx.config.hardware_type_names);
     ctx.onStart(() => link.start(ctx.listen));
     ctx.onStop(() => link.stop());
   },

@@ -7,7 +7,7 @@ import { agentConnectionCap, descriptorLimit } from './descriptors';
 import { LookupBatch } from './lookup-batch';
 import { ProbeSweep } from './probe-sweep';
 import { readEvent, readProbe } from './states';
-import { ThrottledWarning } from './throttled-warning';
+import { ThrottledPerAddress, ThrottledWarning } from './throttled-warning';
 import type { AgentAnswer, AgentRequest, ClientListing, Dispatch, LastResult } from './types';
 
 export interface AgentLinkSettings {
@@ -21,6 +21,7 @@ export interface AgentLinkSettings {
   connect_timeout_s: number;
   fd_reserve: number;
   saturation_log_interval_s: number;
+  peer_log_interval_s: number;
 }
 
 /** Stores what a 200 answer says; `request` is what was sent (the answer may not echo it). */
@@ -49,7 +50,10 @@ export class AgentLink {
   private probeSweep?: ProbeSweep;
   private readonly refused: ThrottledWarning;
   private readonly acceptFailed: ThrottledWarning;
+  private readonly strangers: ThrottledPerAddress;
+  private readonly badEvents: ThrottledPerAddress;
   private connectionCap = 0;
+  private readonly unsettled = new Set<Promise<unknown>>();
 
   constructor(
     private readonly settings: AgentLinkSettings,
@@ -70,6 +74,17 @@ export class AgentLink {
       intervalMs,
       (count) => `agent listener could not accept ${count} connection(s): out of file descriptors`,
     );
+    const peerIntervalMs = settings.peer_log_interval_s * 1000;
+    this.strangers = new ThrottledPerAddress(
+      log,
+      peerIntervalMs,
+      (count, seconds) => `agent connection from an address no client has; closed ${count} more time(s) within ${seconds} s`,
+    );
+    this.badEvents = new ThrottledPerAddress(
+      log,
+      peerIntervalMs,
+      (count, seconds) => `agent event ignored ${count} more time(s) within ${seconds} s`,
+    );
     inventory.onClientRemoved((client) => this.clientRemoved(client));
     inventory.onClientSaved((client) => {
       const conn = this.connections.get(client.ip);
@@ -81,7 +96,7 @@ export class AgentLink {
       probeTimeoutMs: settings.probe_timeout_s * 1000,
       answerTimeoutMs: settings.answer_timeout_s * 1000,
       maxAnswerBytes: settings.max_answer_bytes,
-      commandAnswered: (conn, pending, answer) => this.commandAnswered(conn, pending, answer),
+      commandAnswered: (conn, pending, answer) => this.settling(this.commandAnswered(conn, pending, answer)),
       probeAnswered: (conn, answer) => this.probeAnswered(conn, answer),
       event: (conn, body) => this.event(conn, body),
       closed: (conn) => this.closed(conn),
@@ -213,11 +228,23 @@ export class AgentLink {
     this.probeSweep?.stop();
     this.refused.stop();
     this.acceptFailed.stop();
+    this.strangers.stop();
+    this.badEvents.stop();
     const server = this.server;
     this.server = undefined;
     const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
     for (const conn of [...this.connections.values()]) conn.close('server stopping');
     await closed;
+    // Answers being stored and lookups under way finish before the database closes under them.
+    await Promise.allSettled([...this.unsettled]);
+  }
+
+  /** Work started by an agent's bytes that uses the database: stop() waits for it. */
+  private settling<T>(work: Promise<T>): Promise<T> {
+    this.unsettled.add(work);
+    const done = () => this.unsettled.delete(work);
+    work.then(done, done);
+    return work;
   }
 
   private accept(socket: Socket): void {
@@ -226,7 +253,7 @@ export class AgentLink {
     socket.setKeepAlive(true, keepAliveMs);
     socket.on('error', () => undefined);
     const ip = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
-    this.lookups.clientByIp(ip).then(
+    this.settling(this.lookups.clientByIp(ip)).then(
       (client) => {
         // The peer left, or the service stopped while the lookup ran.
         if (socket.destroyed || !this.server) {
@@ -234,7 +261,7 @@ export class AgentLink {
           return;
         }
         if (!client) {
-          this.log.warn({ ip }, 'agent connection from an address no client has; closed');
+          this.strangers.hit(ip, 'agent connection from an address no client has; closed');
           socket.destroy();
           return;
         }
@@ -330,7 +357,7 @@ export class AgentLink {
     if (body === undefined) return;
     const outcome = readEvent(conn.state, body);
     if (!outcome.ok) {
-      this.log.warn({ ip: conn.ip }, `agent event ignored: ${outcome.why}`);
+      this.badEvents.hit(conn.ip, `agent event ignored: ${outcome.why}`);
       return;
     }
     conn.state = outcome.state;

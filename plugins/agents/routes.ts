@@ -2,7 +2,7 @@ import { ErrorCode, badRequest } from '../../core/errors';
 import type { PluginContext } from '../../core/plugin';
 import { toInt } from '../../core/schema-types';
 import type { ClientView, Inventory } from '../inventory';
-import { storedHardware } from './hardware';
+import { type HardwareTypeNames, storedHardware } from './hardware';
 import type { AgentLink } from './link';
 import { ClientQuery, ClientsBody, DiskPartitionCommand, SessionQuery, SetupCommand, SoftwareQuery } from './schemas';
 import { storedSoftware } from './software';
@@ -21,7 +21,7 @@ const respond = (dispatch: Dispatch) => ({ clients: dispatch.outcomes });
  * at once with who was sent the command, who was busy and who is not connected) and the
  * read-backs of what agents reported.
  */
-export function agentRoutes(ctx: PluginContext, link: AgentLink, inventory: Inventory): void {
+export function agentRoutes(ctx: PluginContext, link: AgentLink, inventory: Inventory, hardwareNames: HardwareTypeNames): void {
   const { router, db } = ctx;
 
   // Consoles poll these two: kept out of the request log, as the reference.
@@ -77,7 +77,7 @@ export function agentRoutes(ctx: PluginContext, link: AgentLink, inventory: Inve
 
   router.get('/hardware', { body: ClientQuery }, async ({ body }) => {
     const client = await known(body.client[0]!, 'client');
-    return { hardware: await storedHardware(db, client.id) };
+    return { hardware: await storedHardware(db, client.id, hardwareNames) };
   });
 
   router.get('/software', { body: SoftwareQuery }, async ({ body }) => {

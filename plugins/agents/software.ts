@@ -1,6 +1,8 @@
 import { execute, type Database } from '../../core/database';
 import { AnswerError } from './configuration';
+import type { Inventory } from '../inventory';
 import { SoftwareItemEntity } from './entities/software';
+import { softwareProfileId } from './profiles';
 
 /** Bounds the rows one answer can write (the reference reads 8096 lines). */
 const maxLines = 20_000;
@@ -35,17 +37,35 @@ export function softwareLines(text: string): string[] {
  * answers carry one too (an image create answer lists the software of the imaged partition).
  */
 export class SoftwareInventory {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly inventory: Inventory,
+  ) {}
 
-  /** Replace one partition's list with the agent's text; throws AnswerError before writing when it is unusable. */
+  /**
+   * Replace one partition's list with the agent's text and set its software profile;
+   * throws AnswerError before writing when it is unusable.
+   */
   async store(clientId: number, disk: number, partition: number, text: string): Promise<void> {
-    await storeSoftware(this.db, clientId, disk, partition, softwareLines(text));
+    await storeSoftware(this.db, this.inventory, clientId, disk, partition, softwareLines(text));
   }
 }
 
-/** Replace the stored software list of one partition, in one transaction. */
-export async function storeSoftware(db: Database, clientId: number, disk: number, partition: number, lines: string[]): Promise<void> {
+/**
+ * Replace the stored software list of one partition and set the partition's software
+ * profile (the id shared by every partition with the same packages), in one transaction.
+ */
+export async function storeSoftware(
+  db: Database,
+  inventory: Inventory,
+  clientId: number,
+  disk: number,
+  partition: number,
+  lines: string[],
+): Promise<void> {
+  const profile = await softwareProfileId(db, lines);
   await db.transactional(async (em) => {
+    await inventory.setPartitionSoftware(em, clientId, disk, partition, profile);
     await execute(em, 'delete from client_software where client_id = ? and disk = ? and part_number = ?', [clientId, disk, partition]);
     if (lines.length > 0) {
       await em.insertMany(

@@ -38,6 +38,9 @@ export function captureHandler(
       repositoryId = repository.id;
     }
     if (a.software !== undefined) await software.store(client.id, a.disk, a.partition, a.software);
+    // The image carries the source partition's software profile, as the reference's does:
+    // consoles show it and send it back as the restore's profile.
+    const softwareId = await inventory.partitionSoftware(client.id, a.disk, a.partition);
     // Older agents leave out size, mode and time: read them from the file when it is here.
     const file =
       a.size === undefined || a.perms === undefined || a.lastupdate === undefined ? await imageFileStat(directory, a.name) : undefined;
@@ -49,6 +52,7 @@ export function captureHandler(
       centerId: request ? request.centerId : client.room.centerId,
       groupId: request?.groupId,
       clientId: client.id,
+      softwareId,
       disk: a.disk,
       partition: a.partition,
       code: a.code,
@@ -65,12 +69,12 @@ export function captureHandler(
   };
 }
 
-/** Store a 200 answer to POST /image/restore: the partition now holds the image. */
+/** Store a 200 answer to POST /image/restore: the partition now holds the image, and its software profile. */
 export function restoreHandler(store: ImageStore, inventory: Inventory): AnswerHandler {
   return async (client, answer) => {
     const a = readRestoreAnswer(answer.body);
     const image = await store.byId(store.fork(), a.imageId);
     if (!image) throw new ImageAnswerError(`the answer names image ${a.imageId}, which does not exist`);
-    await inventory.setPartitionImage(client.id, a.disk, a.partition, image.id);
+    await inventory.setPartitionImage(client.id, a.disk, a.partition, image.id, image.softwareId);
   };
 }

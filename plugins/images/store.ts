@@ -29,6 +29,8 @@ export interface ImageCapture {
   centerId?: number;
   groupId?: number;
   clientId: number;
+  /** The source partition's software profile (0 when none was reported). */
+  softwareId?: number;
   disk: number;
   partition: number;
   code: number;
@@ -128,6 +130,7 @@ export class ImageStore {
           const fields = {
             repositoryId: capture.repositoryId,
             clientId: capture.clientId,
+            softwareId: capture.softwareId ?? 0,
             disk: capture.disk,
             partition: capture.partition,
             code: capture.code,
@@ -159,7 +162,6 @@ export class ImageStore {
             description: capture.description ?? '',
             centerId: capture.centerId ?? 0,
             groupId: capture.groupId ?? 0,
-            softwareId: 0,
             type: MONOLITHIC,
             revision: 1,
           } as never)) as number;

@@ -21,7 +21,15 @@ import { Inventory } from './service';
 
 export { Inventory } from './service';
 export type { ClientView } from './client-view';
-export type { DiskEntry, StoredDiskEntry, RepositoryView, ClientListener, ClientCheck, ClientRequestFields } from './service';
+export type {
+  DiskEntry,
+  StoredDiskEntry,
+  RepositoryView,
+  ClientListener,
+  ClientsListener,
+  ClientCheck,
+  ClientRequestFields,
+} from './service';
 export { COMPUTER_FOLDER_MARKER, parseFolderId } from './folder-ids';
 export { repositoryAddressFor } from './repository-address';
 

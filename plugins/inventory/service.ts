@@ -7,6 +7,7 @@ import { DiskSetupWriter } from './disk-setup-writer';
 import type { ClientUpdate } from './schemas';
 
 export type ClientListener = (client: ClientView) => void | Promise<void>;
+export type ClientsListener = (clients: ClientView[]) => void | Promise<void>;
 
 /** The fields a /client/add or /client/update request sets, as it sent them. */
 export type ClientRequestFields = Readonly<Partial<Static<typeof ClientUpdate>>>;
@@ -50,6 +51,7 @@ const inChunk = 500;
  */
 export class Inventory {
   private readonly removedListeners: ClientListener[] = [];
+  private readonly batchRemovedListeners: ClientsListener[] = [];
   private readonly savedListeners: ClientListener[] = [];
   private readonly checks: ClientCheck[] = [];
   private readonly diskWriter: DiskSetupWriter;
@@ -64,6 +66,14 @@ export class Inventory {
   /** Fired after a client is deleted, or with its old record when its IP or MAC changed. */
   onClientRemoved(listener: ClientListener): void {
     this.removedListeners.push(listener);
+  }
+
+  /**
+   * Fired once per removal with every client it removed (a cascade's thousands at once),
+   * after the per-client listeners: for work better done once per batch than per client.
+   */
+  onClientsRemoved(listener: ClientsListener): void {
+    this.batchRemovedListeners.push(listener);
   }
 
   /** Fired after a client is added or updated through the REST interface. */
@@ -86,6 +96,14 @@ export class Inventory {
 
   async notifyRemoved(clients: ClientView[]): Promise<void> {
     await this.notify(this.removedListeners, clients, 'client removed');
+    if (clients.length === 0) return;
+    for (const listener of this.batchRemovedListeners) {
+      try {
+        await listener(clients);
+      } catch (error) {
+        this.log.error({ err: error, clients: clients.length }, 'clients removed listener failed');
+      }
+    }
   }
 
   async notifySaved(clients: ClientView[]): Promise<void> {
@@ -117,6 +135,12 @@ export class Inventory {
       for (const row of rows) found.set(String(row.ip), toClientView(row));
     }
     return unique.flatMap((ip) => found.get(ip) ?? []);
+  }
+
+  /** The stored MAC (12 lower-case hex digits) of every client. */
+  async macs(): Promise<Set<string>> {
+    const rows = await this.db.query<{ mac: string }>('select mac from clients');
+    return new Set(rows.map((r) => r.mac));
   }
 
   async clientsWhere(sql: string, params: unknown[], em?: EntityManager): Promise<ClientView[]> {
@@ -191,14 +215,41 @@ export class Inventory {
     return out;
   }
 
-  /** Record the image a client's partition now holds (an agent created or restored it there). */
-  async setPartitionImage(clientId: number, disk: number, partition: number, imageId: number): Promise<void> {
-    await this.db.query('update partitions set image = ? where client_id = ? and disk = ? and part_number = ?', [
-      imageId,
-      clientId,
-      disk,
-      partition,
-    ]);
+  /**
+   * Record the image a client's partition now holds (an agent created or restored it there),
+   * and with a restore the image's software profile, as the reference does.
+   */
+  async setPartitionImage(clientId: number, disk: number, partition: number, imageId: number, softwareId?: number): Promise<void> {
+    const where = 'where client_id = ? and disk = ? and part_number = ?';
+    if (softwareId === undefined) await this.db.query(`update partitions set image = ? ${where}`, [imageId, clientId, disk, partition]);
+    else await this.db.query(`update partitions set image = ?, software = ? ${where}`, [imageId, softwareId, clientId, disk, partition]);
+  }
+
+  /**
+   * Record a partition's software profile (an agent reported its software). As the
+   * reference, a partition whose profile changes no longer holds the image it held.
+   */
+  async setPartitionSoftware(em: EntityManager, clientId: number, disk: number, partition: number, profileId: number): Promise<void> {
+    // image first: MariaDB evaluates the assignments in order, each seeing the ones before.
+    await execute(
+      em,
+      'update partitions set image = case when software = ? then image else 0 end, software = ? where client_id = ? and disk = ? and part_number = ?',
+      [profileId, profileId, clientId, disk, partition],
+    );
+  }
+
+  /** The software profile of a client's partition; 0 when none was reported or there is no such partition. */
+  async partitionSoftware(clientId: number, disk: number, partition: number): Promise<number> {
+    const rows = await this.db.query<{ software: number }>(
+      'select software from partitions where client_id = ? and disk = ? and part_number = ?',
+      [clientId, disk, partition],
+    );
+    return Number(rows[0]?.software ?? 0);
+  }
+
+  /** Record a client's hardware profile (its `hardware_id`): its agent reported its hardware. */
+  async setHardwareProfile(em: EntityManager, clientId: number, profileId: number): Promise<void> {
+    await execute(em, 'update clients set hardware_id = ? where id = ?', [profileId, clientId]);
   }
 
   /** Forget a deleted image on every partition that held it: consoles look every non-zero image id up. */

@@ -4,7 +4,8 @@ import { IpList } from '../../core/schema-types';
 /** POST /live/set, POST /oglive/set: any name is accepted; an unlisted one means the default. */
 export const LiveSetBody = Type.Object({ clients: IpList(), name: Type.String({ maxLength: 256 }) });
 
-const Field = (maxLength: number) => Type.Optional(Type.String({ maxLength, pattern: '^[^\\u0000-\\u001f\\u007f]*$' }));
+/** Free text of a live entry: no control characters (C0, DEL, C1). */
+const Field = (maxLength: number) => Type.Optional(Type.String({ maxLength, pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' }));
 
 /** POST /live/add: a live image directory (the same rule as a stored livedir) and what it holds. */
 export const LiveAddBody = Type.Object({

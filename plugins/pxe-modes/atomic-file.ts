@@ -1,23 +1,42 @@
 import { randomBytes } from 'node:crypto';
-import { readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { open, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
 const TEMP_SUFFIX = '.tmp';
 
 /**
  * Write `name` in the existing `dir` so that a reader (the TFTP server, a booting PC) sees
- * either the old file or the whole new one: a temp file in the same directory, then rename.
+ * either the old file or the whole new one: a temp file in the same directory, its data
+ * synced to disk, then renamed over the target. Without the sync a power cut after the
+ * rename can leave an empty file under the target's name. The rename itself is made durable
+ * by syncing the directory (`syncDirectory`), once per batch of writes.
  */
 export async function writeAtomic(dir: string, name: string, content: string): Promise<void> {
   const target = path.join(dir, name);
   const temp = path.join(dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   try {
     // 'wx': never write through something already at the temp name (a planted symlink).
-    await writeFile(temp, content, { mode: 0o644, flag: 'wx' });
+    const file = await open(temp, 'wx', 0o644);
+    try {
+      await file.writeFile(content);
+      await file.datasync();
+    } finally {
+      await file.close();
+    }
     await rename(temp, target);
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
+  }
+}
+
+/** Sync a directory's entries to disk: what makes the renames done in it survive a power cut. */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 
@@ -26,10 +45,21 @@ export async function removeFile(dir: string, name: string): Promise<void> {
   await rm(path.join(dir, name), { force: true });
 }
 
+/**
+ * Remove the regular files and symlinks of `dir` whose name `doomed` picks (nothing else:
+ * sub-folders stay); a missing directory has nothing to remove. Resolves with how many went.
+ */
+export async function removeFilesWhere(dir: string, doomed: (name: string) => boolean): Promise<number> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return [];
+    throw error;
+  });
+  const names = entries.filter((e) => (e.isFile() || e.isSymbolicLink()) && doomed(e.name)).map((e) => e.name);
+  await Promise.all(names.map((n) => rm(path.join(dir, n), { force: true })));
+  return names.length;
+}
+
 /** Remove temp files a crash left behind (hidden, ending in .tmp); the targets are untouched. */
-export async function removeStaleTempFiles(dir: string): Promise<number> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  const stale = names.filter((n) => n.startsWith('.') && n.endsWith(TEMP_SUFFIX));
-  await Promise.all(stale.map((n) => rm(path.join(dir, n), { force: true })));
-  return stale.length;
+export function removeStaleTempFiles(dir: string): Promise<number> {
+  return removeFilesWhere(dir, (n) => n.startsWith('.') && n.endsWith(TEMP_SUFFIX));
 }

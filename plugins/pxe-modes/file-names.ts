@@ -19,3 +19,15 @@ export function biosFileName(mac: string): string {
 export function uefiFileName(mac: string): string {
   return `01-${octets(mac).join(':')}`;
 }
+
+const biosName = /^01-([0-9A-F]{2})-([0-9A-F]{2})-([0-9A-F]{2})-([0-9A-F]{2})-([0-9A-F]{2})-([0-9A-F]{2})$/;
+const uefiName = /^01-([0-9a-f]{2}):([0-9a-f]{2}):([0-9a-f]{2}):([0-9a-f]{2}):([0-9a-f]{2}):([0-9a-f]{2})$/;
+
+/**
+ * The stored MAC (12 lower-case hex digits) a boot file of this firmware is named after, or
+ * undefined for a name this plugin never writes there (a site's `default`, other cases).
+ */
+export function macOfBootFile(firmware: 'bios' | 'uefi', name: string): string | undefined {
+  const match = (firmware === 'bios' ? biosName : uefiName).exec(name);
+  return match ? match.slice(1).join('').toLowerCase() : undefined;
+}

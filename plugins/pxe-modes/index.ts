@@ -53,6 +53,8 @@ export default definePlugin({
     ctx.onStart(async () => {
       await logSetup(ctx.log, server, templates, config);
       await bootFiles.removeStaleTempFiles();
+      const orphans = await bootFiles.exclusive(() => bootFiles.removeOrphans());
+      if (orphans > 0) ctx.log.warn({ removed: orphans }, `removed ${orphans} boot file(s) of clients no longer in the inventory`);
     });
     modeRoutes(ctx, bootFiles, inventory);
 
@@ -61,7 +63,14 @@ export default definePlugin({
       if (boot !== undefined && !(await bootFiles.modes()).includes(boot)) throw new UnknownModeError(boot, 'boot');
     });
     // Under the lock of POST /mode: a save racing it must not leave the other mode's files.
-    inventory.onClientRemoved((client) => bootFiles.exclusive(() => bootFiles.deleteFor(client)));
+    // A batch (a cascade, a delete of several clients) is one sweep of the folders, which
+    // also takes whatever an earlier crash left.
+    inventory.onClientsRemoved((clients) =>
+      bootFiles.exclusive(async () => {
+        if (clients.length === 1) await bootFiles.deleteFor(clients[0]!);
+        else await bootFiles.removeOrphans();
+      }),
+    );
     inventory.onClientSaved((saved) =>
       bootFiles.exclusive(async () => {
         const client = await inventory.clientById(saved.id);

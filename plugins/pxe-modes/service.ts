@@ -3,9 +3,9 @@ import path from 'node:path';
 import { ErrorCode, HttpError } from '../../core/errors';
 import type { Logger } from '../../core/log';
 import type { ClientView, Inventory } from '../inventory';
-import { removeFile, removeStaleTempFiles, writeAtomic } from './atomic-file';
+import { removeFile, removeFilesWhere, removeStaleTempFiles, syncDirectory, writeAtomic } from './atomic-file';
 import { bootParameters, paramValue } from './boot-params';
-import { biosFileName, uefiFileName } from './file-names';
+import { biosFileName, macOfBootFile, uefiFileName } from './file-names';
 import { FIRMWARES, type Firmware, type Renderer, type Templates } from './templates';
 
 export interface BootFilesSettings {
@@ -81,6 +81,8 @@ export class BootFiles {
       return ip;
     };
     await inBatches(clients, parallelWrites, async (client) => this.writeOne(client, mode, renderers, await repoIp(client.repositoryId)));
+    // Each file's data was synced before its rename; this makes the renames durable.
+    if (clients.length > 0) for (const firmware of FIRMWARES) if (renderers[firmware]) await syncDirectory(this.directory(firmware));
     this.log.debug({ mode, clients: clients.length }, 'boot files written');
   }
 
@@ -90,6 +92,24 @@ export class BootFiles {
       removeFile(this.settings.biosDir, biosFileName(client.mac)),
       removeFile(this.settings.uefiDir, uefiFileName(client.mac)),
     ]);
+  }
+
+  /**
+   * Remove the boot files whose MAC no client has: only files named as this plugin names
+   * them, only in the two boot folders. Run at start (a crash between a delete's commit and
+   * its file removals leaves some behind) and after removals of several clients; call it
+   * inside `exclusive`, so no write of this process runs meanwhile. Resolves with the count.
+   */
+  async removeOrphans(): Promise<number> {
+    const macs = await this.inventory.macs();
+    let removed = 0;
+    for (const firmware of FIRMWARES) {
+      removed += await removeFilesWhere(this.directory(firmware), (name) => {
+        const mac = macOfBootFile(firmware, name);
+        return mac !== undefined && !macs.has(mac);
+      });
+    }
+    return removed;
   }
 
   /** At startup: drop temp files an interrupted write left in the boot directories. */

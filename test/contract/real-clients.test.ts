@@ -334,8 +334,8 @@ test('hardware: ogCP re-inventories with POST; the view and ogCLI `list hardware
     await agent.waitFor('hardware');
     await x.settled(ip);
     const expected = [
-      { description: 'Intel Core i5 3.2GHz', type: 'CPU' },
-      { description: 'QEMU 8192MiB', type: 'Memory' },
+      { description: 'Intel Core i5 3.2GHz', type: 'Microprocesadores' },
+      { description: 'QEMU 8192MiB', type: 'Memorias' },
     ];
     assert.deepEqual(read.hardware(await ogcp.hardwareView(x.py, ip)), expected, 'ogCP hardware view');
     assert.deepEqual(read.hardware(await x.py.read('/hardware', { client: [ip] })), expected, 'ogCLI list hardware');

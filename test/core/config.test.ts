@@ -45,7 +45,7 @@ test('unknown keys are an error naming them and the keys there are', async () =>
   await assertProblem(
     { rest: { prot: 1 } },
     'rest.prot',
-    'not a known key (known: ip, port, api_token, api_token_file, max_response_bytes, max_request_bytes)',
+    'not a known key (known: ip, port, api_token, api_token_file, max_response_bytes, max_request_bytes, max_json_depth, shutdown_grace_s)',
   );
   assert.match(await configError({ database: { hostname: 'x' } }), /^config: database\.hostname: not a known key \(known: type, path, /);
   assert.match(
@@ -181,21 +181,36 @@ test('npm start with a bad config exits non-zero with one clear line', () => {
   }
 });
 
+/** Start the service and stop it again, closing whatever it opened even when the start fails. */
+async function startAndClose(configFile: string, logStream: { write(line: string): void }): Promise<void> {
+  const app = await App.create({ configFile, logStream });
+  try {
+    await app.listen();
+  } finally {
+    await app.close();
+  }
+}
+
 test('without rest.api_token a key is generated once, kept with mode 0600 and reused', async () => {
   const dir = tempDir();
   try {
     const tokenFile = path.join(dir, 'var', 'api-token');
     mkdirSync(path.join(dir, 'var'));
     const file = path.join(dir, 'c.json');
+    // Loopback and ephemeral ports for every listener, and the boot folders in the temp dir.
     writeFileSync(
       file,
-      JSON.stringify({ rest: { ip: '127.0.0.1', port: 0, api_token_file: 'var/api-token' }, database: { path: 'var/db.sqlite' } }),
+      JSON.stringify({
+        rest: { ip: '127.0.0.1', port: 0, api_token_file: 'var/api-token' },
+        agents: { ip: '127.0.0.1', port: 0 },
+        database: { path: 'var/db.sqlite' },
+        'pxe-modes': { bios_dir: 'var/menu.lst', uefi_dir: 'var/grub' },
+        live: { directory: 'var/tftpboot' },
+      }),
     );
     const lines: string[] = [];
     const logStream = { write: (line: string) => lines.push(line) };
-    const first = await App.create({ configFile: file, logStream });
-    await first.listen();
-    await first.close();
+    await startAndClose(file, logStream);
     const token = readFileSync(tokenFile, 'utf8').trim();
     assert.match(token, /^[0-9a-f]{48}$/, 'random hex key');
     assert.equal(statSync(tokenFile).mode & 0o777, 0o600, 'file mode 0600');
@@ -203,9 +218,7 @@ test('without rest.api_token a key is generated once, kept with mode 0600 and re
       lines.some((l) => l.includes(tokenFile)),
       'the log says where the key is',
     );
-    const second = await App.create({ configFile: file, logStream });
-    await second.listen();
-    await second.close();
+    await startAndClose(file, logStream);
     assert.equal(readFileSync(tokenFile, 'utf8').trim(), token, 'the same key on the next start');
   } finally {
     rmSync(dir, { recursive: true, force: true });

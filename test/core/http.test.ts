@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { test } from 'uvu';
-import { addCenter } from '../support/fixtures';
+import { addCenter, addClient, addRoom } from '../support/fixtures';
+import { eventually } from '../support/fake-agent';
 import { TOKEN, send, withServer } from '../support/server';
 
 test('a request without the API key is refused with 401 and WWW-Authenticate', () =>
@@ -164,15 +165,18 @@ test('X-Sequence is echoed on success and on errors', () =>
     assert.equal(unauth.headers['x-sequence'], '19', 'on 401');
   }));
 
-test('requests are logged as "<ip>:<port> <METHOD> /<path> clients=..." except the polled ones', () =>
+test('requests are logged as "<ip>:<port> <METHOD> /<path> clients=... status=<code> ms=<duration>" except the polled ones', () =>
   withServer(async (s) => {
     await s.post('/client/delete', { clients: ['10.1.1.1', '10.1.1.2'] });
     await s.get('/scopes');
     const lines = s.logs.map((l) => l.msg);
     assert.ok(
-      lines.some((m) => /^127\.0\.0\.1:\d+ POST \/client\/delete clients=10\.1\.1\.1,10\.1\.1\.2$/.test(m)),
+      lines.some((m) => /^127\.0\.0\.1:\d+ POST \/client\/delete clients=10\.1\.1\.1,10\.1\.1\.2 status=200 ms=\d+(\.\d)?$/.test(m)),
       `log line present: ${JSON.stringify(lines)}`,
     );
+    const line = s.logs.find((l) => l.msg.includes('POST /client/delete'))!;
+    assert.equal(line.status, 200, 'the status as a field too');
+    assert.equal(typeof line.ms, 'number', 'the duration as a field too');
     assert.ok(!lines.some((m) => m.includes('/scopes')), 'GET /scopes is not logged');
   }));
 
@@ -186,15 +190,120 @@ test('refused requests are logged too, once each: 401, 404, 405, bad JSON, schem
     await send(s.port, 'GET', '/scopes');
     const lines = s.logs.map((l) => l.msg).filter((m) => /^127\.0\.0\.1:\d+ /.test(m));
     const expected = [
-      /^127\.0\.0\.1:\d+ POST \/center\/add clients=$/,
-      /^127\.0\.0\.1:\d+ GET \/no\/such\/path clients=$/,
-      /^127\.0\.0\.1:\d+ PUT \/clients clients=$/,
-      /^127\.0\.0\.1:\d+ POST \/client\/delete clients=$/,
-      /^127\.0\.0\.1:\d+ POST \/client\/delete clients=10\.1\.1\.1$/,
+      /^127\.0\.0\.1:\d+ POST \/center\/add clients= status=401 ms=[\d.]+$/,
+      /^127\.0\.0\.1:\d+ GET \/no\/such\/path clients= status=404 ms=[\d.]+$/,
+      /^127\.0\.0\.1:\d+ PUT \/clients clients= status=405 ms=[\d.]+$/,
+      /^127\.0\.0\.1:\d+ POST \/client\/delete clients= status=400 ms=[\d.]+$/,
+      /^127\.0\.0\.1:\d+ POST \/client\/delete clients=10\.1\.1\.1 status=400 ms=[\d.]+$/,
     ];
     assert.equal(lines.length, expected.length, `one line each, none for GET /scopes: ${JSON.stringify(lines)}`);
     for (const [i, line] of lines.entries()) assert.match(line, expected[i]!, `line ${i}`);
   }));
+
+test('the request line is written once the answer is sent, after what its handler logged', () =>
+  withServer(async (s) => {
+    const room = await addRoom(s, await addCenter(s));
+    await addClient(s, room, '10.0.0.1', '00:11:22:33:44:55', { name: 'owner' });
+    const r = await s.post('/client/add', { ip: '10.0.0.2', mac: '001122334455', room });
+    assert.equal(r.status, 400, 'duplicate MAC refused');
+    const owner = s.logs.findIndex((l) => l.msg.includes('name=owner'));
+    const requests = s.logs.flatMap((l, i) => (/POST \/client\/add clients= status=400 /.test(l.msg) ? [i] : []));
+    assert.ok(owner >= 0, 'the handler logged the owner of the MAC');
+    assert.equal(requests.length, 1, 'one request line');
+    assert.ok(requests[0]! > owner, `the request line (${requests[0]}) comes after the handler's (${owner})`);
+  }));
+
+test('log lines name their level ("info", "warn"), not a number', () =>
+  withServer(async (s) => {
+    await s.post('/client/delete', { clients: [] });
+    const line = s.logs.find((l) => l.msg.includes('POST /client/delete'));
+    assert.equal(line?.level, 'info', JSON.stringify(line));
+    assert.ok(
+      s.logs.every((l) => typeof l.level === 'string' && ['debug', 'info', 'warn', 'error', 'fatal'].includes(l.level)),
+      JSON.stringify(s.logs.map((l) => l.level)),
+    );
+  }));
+
+test('a body nested deeper than rest.max_json_depth (64) answers 400 naming the problem, never 500', () =>
+  withServer(async (s) => {
+    const deepArray = `${'['.repeat(2000)}${']'.repeat(2000)}`;
+    const deepObject = `{"__proto__": 1, "name": "x", "a": ${'{"a": '.repeat(2000)}1${'}'.repeat(2001)}`;
+    for (const [label, body] of [
+      ['2,000 nested arrays', deepArray],
+      ['2,000 nested objects with a prototype key', deepObject],
+    ]) {
+      const r = await s.post('/center/add', body);
+      assert.equal(r.status, 400, `${label}: ${r.text}`);
+      assert.equal(r.body.error, 'invalid_json', `${label}: code`);
+      assert.match(r.body.message, /deeper than 64 levels/, `${label}: message names the problem`);
+    }
+    const nested = (levels: number) => `{"name": "n${levels}", "extra": ${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}}`;
+    assert.equal((await s.post('/center/add', nested(64))).status, 200, '64 levels (the body object counts) are accepted');
+    assert.equal((await s.post('/center/add', nested(65))).status, 400, '65 levels are refused');
+    const brackets = await s.post('/center/add', { name: '['.repeat(90), comment: '{'.repeat(900) });
+    assert.equal(brackets.status, 200, `brackets inside strings do not count: ${brackets.text}`);
+    assert.ok(!s.logs.some((l) => l.level === 'error'), 'no internal error logged');
+  }));
+
+test('rest.max_json_depth sets the bound', () =>
+  withServer(
+    async (s) => {
+      assert.equal((await s.post('/center/add', { name: 'flat', x: [[1]] })).status, 200, '3 levels');
+      const r = await s.post('/center/add', { name: 'deep', x: [[[1]]] });
+      assert.equal(r.status, 400, r.text);
+      assert.match(r.body.message, /deeper than 3 levels/, 'the configured bound');
+    },
+    { config: { rest: { max_json_depth: 3 } } },
+  ));
+
+test('CONNECT and methods HTTP does not know are answered like any other method, over a raw socket', () =>
+  withServer(async (s) => {
+    // PROPFIND is a method Node's parser knows (it reaches the router); the others it does not.
+    for (const method of ['CONNECT', 'FOO', 'BREW', 'PROPFIND']) {
+      const target = '/scopes';
+      const unauth = await raw(s.port, `${method} ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      assert.match(unauth, /^HTTP\/1\.1 401 /, `${method} without the key: ${unauth.slice(0, 80)}`);
+      assert.match(unauth, /\r\nWWW-Authenticate: /i, `${method}: WWW-Authenticate`);
+      assert.match(unauth, /"error":"unauthorized"/, `${method}: JSON error`);
+      const wrong = await raw(s.port, `${method} ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: nope\r\n\r\n`);
+      assert.match(wrong, /^HTTP\/1\.1 401 /, `${method} with a wrong key`);
+      const known = await raw(s.port, `${method} /scopes HTTP/1.1\r\nHost: x\r\nAuthorization: ${TOKEN}\r\nX-Sequence: q7\r\n\r\n`);
+      assert.match(known, /^HTTP\/1\.1 405 /, `${method} on a known path: ${known.slice(0, 80)}`);
+      assert.match(known, /\r\nAllow: GET\r\n/i, `${method}: Allow lists the path's methods`);
+      assert.match(known, /\r\nX-Sequence: q7\r\n/i, `${method}: X-Sequence echoed`);
+      assert.match(known, /"error":"method_not_allowed"/, `${method}: JSON error`);
+    }
+    const proxy = await raw(s.port, `CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nAuthorization: ${TOKEN}\r\n\r\n`);
+    assert.match(proxy, /^HTTP\/1\.1 404 /, `CONNECT to a host is no endpoint of the service: ${proxy.slice(0, 80)}`);
+    await eventually(
+      () => s.logs.filter((l) => /^127\.0\.0\.1:\d+ (CONNECT|FOO) \/scopes clients= status=(401|405) /.test(l.msg)).length === 6,
+      'each refused request logged once',
+    );
+    assert.equal((await s.get('/scopes')).status, 200, 'the service goes on');
+  }));
+
+/** Write one request (asking for the connection to close) on a fresh connection and read until it closes. */
+function raw(port: number, text: string): Promise<string> {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.write(text.replace('\r\n', '\r\nConnection: close\r\n'));
+  return readAll(socket);
+}
+
+function readAll(socket: net.Socket): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no close within 5 s; got ${JSON.stringify(out.slice(0, 200))}`));
+    }, 5000);
+    socket.on('data', (d: Buffer) => (out += d.toString('latin1')));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(out);
+    });
+  });
+}
 
 test('GET /scopes with a body is refused', () =>
   withServer(async (s) => {

@@ -14,7 +14,7 @@ import { testEngine } from '../support/test-db';
  * what plugins add (pxe-modes: its server address and templates).
  */
 
-const warn = 40;
+const warn = 'warn';
 
 /** The lines matching `pattern`; each fact must be said exactly once. */
 function once(s: TestServer, pattern: RegExp): TestServer['logs'][number] {

@@ -16,7 +16,7 @@ export interface ChildServer {
   restPort: number;
   agentPort: number;
   /** Every JSON log line the service wrote to stdout. */
-  logs: { level: number; msg: string; [key: string]: unknown }[];
+  logs: { level: string; msg: string; [key: string]: unknown }[];
   request(method: string, urlPath: string, body?: unknown): Promise<Reply>;
   get(urlPath: string, body?: unknown): Promise<Reply>;
   post(urlPath: string, body?: unknown): Promise<Reply>;
@@ -87,7 +87,7 @@ export async function spawnServer(options: SpawnOptions): Promise<ChildServer> {
       try {
         if (line) logs.push(JSON.parse(line));
       } catch {
-        logs.push({ level: 0, msg: line });
+        logs.push({ level: 'unparsed', msg: line });
       }
     }
   });

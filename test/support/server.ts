@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import './listen-guard';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,7 +24,7 @@ export interface TestServer {
   /** Temp directory holding the SQLite file and anything else the test writes. */
   dir: string;
   /** Every log line the server wrote, parsed. */
-  logs: { level: number; msg: string; [key: string]: unknown }[];
+  logs: { level: string; msg: string; [key: string]: unknown }[];
   request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply>;
   get(path: string, body?: unknown): Promise<Reply>;
   post(path: string, body?: unknown): Promise<Reply>;

@@ -30,20 +30,56 @@ export function testDatabaseSection(dir: string, engine: TestEngine = testEngine
     type: engine,
     ip: '127.0.0.1',
     port: Number(process.env.OGSERVE_TEST_DB_PORT ?? defaultPorts[engine]),
-    name: databaseNameFor(dir),
+    name: databaseNameFor(dir, engine),
     user: process.env.OGSERVE_TEST_DB_USER ?? 'ogserve_test',
     pass: process.env.OGSERVE_TEST_DB_PASS ?? 'ogserve_test',
   };
 }
 
+/** Server-engine databases this process named, by engine: the suite runner drops those left at the end. */
+const named = new Map<TestEngine, Set<string>>();
+
 /** `ogt_` and the temp dir's random suffix, lower-cased: a valid name on every engine. */
-function databaseNameFor(dir: string): string {
+function databaseNameFor(dir: string, engine: TestEngine): string {
   const suffix =
     path
       .basename(dir)
       .replace(/[^A-Za-z0-9]/g, '')
       .toLowerCase() || randomBytes(6).toString('hex');
-  return `ogt_${suffix}`.slice(0, 60);
+  const name = `ogt_${suffix}`.slice(0, 60);
+  if (!named.has(engine)) named.set(engine, new Set());
+  named.get(engine)!.add(name);
+  return name;
+}
+
+/**
+ * Drop every database this process named that still exists: those of tests that failed
+ * before their cleanup ran. Only this run's names: other runs may share the server.
+ */
+export async function dropLeftoverTestDatabases(): Promise<string[]> {
+  const dropped: string[] = [];
+  for (const [engine, names] of named) {
+    if (names.size === 0) continue;
+    const side = await connectSide('', true, engine);
+    try {
+      const existing =
+        engine === 'postgresql'
+          ? await side.query<{ name: string }>("select datname as name from pg_database where datname like 'ogt\\_%'")
+          : await side.query<{ name: string }>(
+              "select schema_name as name from information_schema.schemata where schema_name like 'ogt\\_%'",
+            );
+      for (const { name } of existing) {
+        if (!names.has(name)) continue;
+        await side.query(
+          engine === 'postgresql' ? `drop database if exists "${name}" with (force)` : `drop database if exists \`${name}\``,
+        );
+        dropped.push(name);
+      }
+    } finally {
+      await side.close();
+    }
+  }
+  return dropped;
 }
 
 /** A plain connection of the test's own, beside the server's: for probes and checks. */

@@ -53,7 +53,7 @@ const expectedLines: [string, string, string][] = [
   ['refused', 'aulas 5 (Mala máscara)', '\'netmask\' must be a valid netmask (aulas.netmask = "255.0.255.0")'],
   ['refused', 'aulas 6 (Aula 2)', 'name "Aula 2" in center 1 already belongs to aulas 2 (Aula 2)'],
   ['refused', 'aulas 8 (Cero)', '\'netmask\' must be a valid netmask (aulas.netmask = "0.0.0.0")'],
-  ['refused', 'aulas 9 (Aula\\tTab)', "'name' must match pattern"],
+  ['refused', 'aulas 9 (Aula\\tTab)', "'name' must be a valid printable name"],
   ['refused', 'aulas 10 (Sala sin centro)', 'center 3 was refused'],
   ['refused', 'aulas 15 (Aula del centro cero)', 'center 0 was refused'],
   ['changed', 'aulas 7 (', 'room folder 6 was refused: kept at the top of center 2'],

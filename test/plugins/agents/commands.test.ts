@@ -34,7 +34,7 @@ test('poweroff, reboot, stop, refresh and hardware are relayed with the referenc
       );
       const seen = await agent.waitFor(path, path === 'refresh' ? 1 : 0);
       assert.equal(seen.raw, head(method, path), `${route} request bytes`);
-      const line = new RegExp(`^127\\.0\\.0\\.1:\\d+ POST ${route} clients=${ip},127\\.0\\.1\\.99$`);
+      const line = new RegExp(`^127\\.0\\.0\\.1:\\d+ POST ${route} clients=${ip},127\\.0\\.1\\.99 status=200 ms=[\\d.]+$`);
       assert.ok(
         x.s.logs.some((l) => line.test(l.msg)),
         `${route} request logged with its clients`,
@@ -48,14 +48,40 @@ test('poweroff, reboot, stop, refresh and hardware are relayed with the referenc
     assert.deepEqual(
       hw.body.hardware,
       [
-        { description: 'Intel Core i5 3.2GHz', type: 'CPU' },
-        { description: 'QEMU 8192MiB', type: 'Memory' },
-        { description: 'Intel 82540EM Gigabit', type: 'Network card' },
+        { description: 'Intel Core i5 3.2GHz', type: 'Microprocesadores' },
+        { description: 'QEMU 8192MiB', type: 'Memorias' },
+        { description: 'Intel 82540EM Gigabit', type: 'Tarjetas de Red' },
       ],
-      'hardware stored by type code, read back with type names',
+      "hardware stored by type code, read back with the reference's type descriptions",
     );
   } finally {
     await x.close();
+  }
+});
+
+test('hardware types read as the reference describes them by default, or in English with agents.hardware_type_names', async () => {
+  const text = 'vga=Cirrus\ncdr=QEMU DVD-ROM\nboo=UEFI\nboa=Intel 440FX\n';
+  for (const [names, expected] of [
+    ['reference', ['Tarjetas gr\u00e1ficas', 'Modelo de grabadora o  grabadora de CD/DVD', 'Tipo de proceso de arranque', 'Placas']],
+    ['english', ['Graphics card', 'Optical drive', 'Boot type', 'Board']],
+  ] as const) {
+    const x = await site(1, names === 'reference' ? {} : { hardware_type_names: names });
+    try {
+      const ip = x.ips[0]!;
+      const agent = await x.connect(ip);
+      agent.on('hardware', { body: { hardware: text } });
+      await x.s.post('/hardware', { clients: [ip] });
+      await eventually(async () => (await x.s.get('/hardware', { client: [ip] })).body.hardware.length === 4, `${names}: stored`);
+      const r = await x.s.get('/hardware', { client: [ip] });
+      assert.deepEqual(
+        r.body.hardware.map((h: { type: string }) => h.type),
+        expected,
+        `${names}: type names`,
+      );
+      if (names === 'reference') assert.ok(r.text.includes('Tarjetas gr\\u00e1ficas'), 'non-ASCII escaped on the wire');
+    } finally {
+      await x.close();
+    }
   }
 });
 
@@ -93,7 +119,8 @@ test('POST /software relays {disk, partition} and stores the list per client, di
       head('GET', 'software', '{"disk":"1","partition":"2"}'),
       'software request bytes: the REST body without clients',
     );
-    await eventually(async () => (await x.entry(ip))?.last_cmd.result === 'success', 'stored');
+    // last_cmd.result is already 'success' from the connect refresh: wait until the agent is idle again.
+    await eventually(async () => (await x.entry(ip))?.state === 'OPG' && (await x.entry(ip))?.last_cmd.result === 'success', 'stored');
     const list = await x.s.get('/software', { client: [ip], disk: 1, partition: 2 });
     assert.deepEqual(list.body, { software: ['bash 5.1', 'coreutils 8.32'] }, 'packages without the OS line');
     const other = await x.s.get('/software', { client: [ip], disk: 2, partition: 2 });

@@ -144,6 +144,42 @@ test('until the connect refresh is answered the client shows BSY', async () => {
   }
 });
 
+test('connections from addresses no client has are logged once per address per interval, with a count', async () => {
+  const x = await site(1);
+  try {
+    for (let i = 0; i < 30; i++) {
+      const stranger = await FakeAgent.connect({ port: x.link.port(), localAddress: '127.0.9.7' });
+      await within(stranger.closed, 5000, `connection ${i} closed`);
+    }
+    const other = await FakeAgent.connect({ port: x.link.port(), localAddress: '127.0.9.8' });
+    await within(other.closed, 5000, 'the other address closed');
+    const lines = x.s.logs.filter((l) => /no client has/.test(l.msg));
+    assert.equal(lines.filter((l) => l.ip === '127.0.9.7').length, 1, `30 connections, one line within the interval: ${lines.length}`);
+    assert.equal(lines.filter((l) => l.ip === '127.0.9.8').length, 1, 'another address gets its own line');
+  } finally {
+    await x.close();
+  }
+});
+
+test('at the end of the interval a refused address gets one summary line with its count', async () => {
+  const x = await site(1, { peer_log_interval_s: 0.3 });
+  try {
+    for (let i = 0; i < 20; i++) {
+      const stranger = await FakeAgent.connect({ port: x.link.port(), localAddress: '127.0.9.7' });
+      await within(stranger.closed, 5000, `connection ${i} closed`);
+    }
+    const counted = () =>
+      x.s.logs.filter((l) => l.ip === '127.0.9.7' && /no client has/.test(l.msg)).reduce((n, l) => n + Number(l.count), 0);
+    await eventually(() => counted() === 20, 'all 20 accounted for in the log');
+    assert.ok(
+      x.s.logs.some((l) => l.ip === '127.0.9.7' && /closed \d+ more time\(s\) within 0\.3 s/.test(l.msg)),
+      'a summary line with the count',
+    );
+  } finally {
+    await x.close();
+  }
+});
+
 test('a connection from an address no client has is logged and closed', async () => {
   const x = await site(1);
   try {

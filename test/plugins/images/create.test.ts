@@ -45,6 +45,12 @@ test('create a new image (web console body): relayed with the repository address
     const images = await x.images();
     assert.equal(images.length, 1, 'one image stored');
     const image = images[0];
+    // The source partition's software profile, as the reference's images carry it (ogCP shows
+    // it and sends it back as the restore's profile): set from the answer's software list.
+    const setup = await x.s.get('/client/setup', { client: [ip] });
+    const source = setup.body.partitions.find((p: { disk: number; partition: number }) => p.disk === 1 && p.partition === 2);
+    assert.ok(source.software > 0, `the imaged partition has a software profile: ${JSON.stringify(source)}`);
+    assert.equal(source.image, image.id, 'the imaged partition holds the image');
     assert.deepEqual(
       { ...image, id: undefined },
       {
@@ -55,7 +61,7 @@ test('create a new image (web console body): relayed with the repository address
         datasize: 8589934592,
         modified: image.modified,
         permissions: '644',
-        software_id: 0,
+        software_id: source.software,
         type: 1,
         repo_id: x.repository,
         repo_ip: repositoryAddresses[0],

@@ -10,8 +10,9 @@ test("an image's life against fake agents: create, list, restore, delete; partit
     const [source, target] = x.ips as [string, string];
     const a = await x.connect(source);
     const b = await x.connect(target);
-    const partitionImage = async (ip: string, partition: number) =>
-      (await x.s.get('/client/setup', { client: [ip] })).body.partitions.find((p: any) => p.disk === 1 && p.partition === partition)?.image;
+    const partitionOf = async (ip: string, partition: number) =>
+      (await x.s.get('/client/setup', { client: [ip] })).body.partitions.find((p: any) => p.disk === 1 && p.partition === partition);
+    const partitionImage = async (ip: string, partition: number) => (await partitionOf(ip, partition))?.image;
 
     // Create: the agent writes the files and answers; the record appears and partition 2 links to it.
     a.on('image/create', (request) => {
@@ -36,6 +37,10 @@ test("an image's life against fake agents: create, list, restore, delete; partit
     const [image] = await x.images();
     assert.equal(image.name, 'lab', 'listed');
     assert.equal(await partitionImage(source, 2), image.id, 'the source partition links to the image');
+    const profile = (await partitionOf(source, 2)).software;
+    assert.ok(profile > 0, 'the source partition has the software profile of the answer');
+    assert.equal(image.software_id, profile, "the image carries the source partition's software profile");
+    assert.equal((await partitionOf(target, 1)).software, 0, 'the target partition has none yet');
 
     // Restore on another client (ogCLI: the repository given as the server's address).
     b.on('image/restore', (request) => ({
@@ -55,6 +60,7 @@ test("an image's life against fake agents: create, list, restore, delete; partit
     await b.waitFor('image/restore');
     assert.equal((await x.settled(target)).last_cmd.result, 'success', 'restore answer stored');
     assert.equal(await partitionImage(target, 1), image.id, 'the restored partition links to the image');
+    assert.equal((await partitionOf(target, 1)).software, profile, "the restored partition takes the image's software profile");
 
     // A restore answer naming an image that does not exist fails.
     b.on('image/restore', { body: { disk: '1', partition: '1', image_id: '999' } });

@@ -6,6 +6,25 @@ import { withServer, type TestServer } from '../../support/server';
 type Case = [method: string, path: string, body: unknown, field: string];
 
 const long = 'x'.repeat(10_000);
+
+/**
+ * Names made only of invisible characters (C1 controls, zero-width spaces and joiners,
+ * U+FEFF, soft hyphen, word joiner, Hangul filler, spaces of every kind) or holding a
+ * control character anywhere.
+ */
+const invisibleNames = [
+  '\u0085',
+  '\u0080\u009f',
+  '\u200b',
+  '\u200b\u200c\u200d',
+  '\ufeff',
+  ' \u00ad ',
+  '\u2060\u2063',
+  '\u3164',
+  '\u00a0\u2003\u3000',
+  'Lab\u00851',
+  'Lab\u0007',
+];
 const tooBig = 99_999_999_999;
 
 /** Every inventory endpoint with wrong types, missing fields, huge and malformed values: 400 naming the field. */
@@ -101,6 +120,17 @@ const cases: Case[] = [
   ['POST', '/client/update', { id: 1, hardware_id: '2147483648' }, 'hardware_id'],
   // The query parameter takes plain decimal digits only, as the body does; parseInt forgave these.
   ...['1abc', '1.5', '%201', '1e0', '0x1', '', '-1', '2147483648'].map((id): Case => ['GET', `/repositories?id=${id}`, undefined, 'id']),
+  // Names that show as blank, or carry control characters (C1 as much as C0).
+  ...invisibleNames.flatMap((name): Case[] => [
+    ['POST', '/center/add', { name }, 'name'],
+    ['POST', '/center/update', { id: 1, name }, 'name'],
+    ['POST', '/room/add', { center: 1, name, netmask: '255.255.255.0' }, 'name'],
+    ['POST', '/room/update', { id: 1, name }, 'name'],
+    ['POST', '/folder/add', { name, center: 1 }, 'name'],
+    ['POST', '/folder/update', { id: 1, name }, 'name'],
+    ['POST', '/repository/add', { name, ip: '10.9.0.1' }, 'name'],
+    ['POST', '/repository/update', { repo_id: 1, name, ip: '10.9.0.1' }, 'name'],
+  ]),
   ['POST', '/server', { ip: 'x' }, 'ip'],
   ['POST', '/server', { ip: '10.0.0.1', port: 70000 }, 'port'],
   ['DELETE', '/server', {}, 'id'],

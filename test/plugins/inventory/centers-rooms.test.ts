@@ -135,4 +135,21 @@ test('names with quotes and SQL are stored verbatim', () =>
     assert.equal((await s.get('/scopes')).body.scope.length, 1, 'table still there');
   }));
 
+test('names with a visible character are kept as sent, joiners and other scripts included', () =>
+  withServer(async (s) => {
+    for (const name of ['Aula\u00a01', 'Sala \u0645\u200c\u0627', 'Lab \u{1F469}\u200d\u{1F4BB}', 'x\u200b', 'Ni\u00f1os']) {
+      const r = await s.post('/center/add', { name });
+      assert.equal(r.status, 200, `${JSON.stringify(name)}: ${r.text}`);
+      const info = await s.get('/center/info', { id: r.body.id });
+      assert.equal(info.body.name, name, `${JSON.stringify(name)} stored as sent`);
+    }
+  }));
+
+test('a name of invisible characters is refused with a message naming the field', () =>
+  withServer(async (s) => {
+    const r = await s.post('/center/add', { name: '\u200b\u200b' });
+    assert.equal(r.status, 400, r.text);
+    assert.deepEqual(r.body, { error: 'invalid_field', message: "'name' must be a valid printable name", field: 'name' });
+  }));
+
 test.run();

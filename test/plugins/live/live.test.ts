@@ -93,6 +93,11 @@ test('POST /live/add lists an entry; duplicates and bad names are refused; /live
       assert.equal(r.body.error, code, `add ${JSON.stringify(name)}: ${code}`);
       assert.equal(r.body.field, 'name', `add ${JSON.stringify(name)}: names the field`);
     }
+    for (const distribution of ['jammy\u0007', 'jammy\u0085', '\u009b2J']) {
+      r = await s.post('/live/add', { name: 'ogLive-other', distribution });
+      assert.equal(r.status, 400, `distribution ${JSON.stringify(distribution)}: ${r.text}`);
+      assert.equal(r.body.field, 'distribution', 'names the field');
+    }
     r = await s.post('/live/delete', { name: images[0] });
     assert.equal(r.status, 400, 'an image found on disk is not deleted through the interface');
     r = await s.post('/live/delete', { name: 'nothing-here' });

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import { Inventory } from '../../../plugins/inventory';
 import { BootFiles, UnknownModeError } from '../../../plugins/pxe-modes';
 import { addCenter, addClient, addRoom } from '../../support/fixtures';
-import { startServer } from '../../support/server';
+import { makeTestDir, removeTestStore, startServer } from '../../support/server';
 import { allFiles, biosFile, bootDirs, readIfExists, uefiFile } from './support';
 
 test('the BootFiles service writes a given mode, refuses an unlisted one and deletes both files', async () => {
@@ -29,18 +28,25 @@ test('the BootFiles service writes a given mode, refuses an unlisted one and del
   }
 });
 
-test('temp files left by an interrupted write are removed at startup; boot files stay', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-test-'));
-  const bios = path.join(dir, 'tftpboot', 'menu.lst');
-  mkdirSync(bios, { recursive: true });
-  writeFileSync(path.join(bios, '.01-AA-BB-CC-DD-EE-01.123.abcdef.tmp'), 'half');
-  writeFileSync(path.join(bios, '01-AA-BB-CC-DD-EE-01'), 'whole');
-  const s = await startServer({ dir });
+test("temp files left by an interrupted write are removed at startup; the client's boot files stay", async () => {
+  const dir = makeTestDir();
   try {
-    assert.deepEqual(allFiles(bootDirs(s).bios), ['01-AA-BB-CC-DD-EE-01'], 'only the temp file removed');
+    const first = await startServer({ dir });
+    try {
+      await addClient(first, await addRoom(first, await addCenter(first)), '192.168.1.10', 'aa:bb:cc:dd:ee:01');
+    } finally {
+      await first.close();
+    }
+    const bios = path.join(dir, 'tftpboot', 'menu.lst');
+    writeFileSync(path.join(bios, '.01-AA-BB-CC-DD-EE-01.123.abcdef.tmp'), 'half');
+    const s = await startServer({ dir });
+    try {
+      assert.deepEqual(allFiles(bootDirs(s).bios), ['01-AA-BB-CC-DD-EE-01'], 'only the temp file removed');
+    } finally {
+      await s.close();
+    }
   } finally {
-    await s.close();
-    rmSync(dir, { recursive: true, force: true });
+    await removeTestStore(dir);
   }
 });
 

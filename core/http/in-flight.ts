@@ -1,0 +1,50 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Logger } from '../log';
+
+/**
+ * The requests a REST listener is answering, so that a stop can let them finish: a
+ * cascade that committed is answered rather than cut off with its connection.
+ */
+export class InFlight {
+  private readonly open = new Set<ServerResponse>();
+  private closing = false;
+  private idle?: () => void;
+
+  begin(_req: IncomingMessage, res: ServerResponse): void {
+    this.open.add(res);
+    // Once stopping, every answer closes its connection: a keep-alive client goes elsewhere.
+    if (this.closing) res.setHeader('Connection', 'close');
+    res.once('close', () => {
+      this.open.delete(res);
+      if (this.open.size === 0) this.idle?.();
+    });
+  }
+
+  /**
+   * Stop accepting connections, wait up to `graceMs` for the requests in flight, then close
+   * every connection left. Resolves with how many requests were cut off.
+   */
+  async close(server: Server, graceMs: number, log: Logger): Promise<number> {
+    this.closing = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    for (const res of this.open) if (!res.headersSent) res.setHeader('Connection', 'close');
+    if (this.open.size > 0) {
+      log.info(
+        { requests: this.open.size, grace_s: graceMs / 1000 },
+        `waiting up to ${graceMs / 1000} s for ${this.open.size} request(s) in flight`,
+      );
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        this.idle = resolve;
+        timer = setTimeout(resolve, graceMs);
+      });
+      clearTimeout(timer);
+    }
+    const cut = this.open.size;
+    if (cut > 0) log.warn({ requests: cut }, `${cut} request(s) still running after rest.shutdown_grace_s; connections closed`);
+    server.closeAllConnections();
+    await closed;
+    return cut;
+  }
+}

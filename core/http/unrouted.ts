@@ -1,0 +1,74 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * Requests Node's HTTP server does not hand to the request listener: CONNECT (emitted as
+ * 'connect', the socket closed when nobody listens) and methods its parser does not know
+ * ('clientError', answered with a bare 400). Both go through the ordinary listener, so
+ * they get the same checks and answers as any other method (401 first, then 404 or 405),
+ * then the connection is closed: its parser cannot read another request.
+ */
+export function answerUnroutedRequests(server: http.Server, listener: Listener): void {
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    req.push(null); // a CONNECT carries no body the service reads
+    answerOnSocket(req, socket, listener);
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
+    const req = error.code === 'HPE_INVALID_METHOD' && error.rawPacket ? requestFromBytes(error.rawPacket, socket) : undefined;
+    if (req) return answerOnSocket(req, socket, listener);
+    // Anything else gets what Node answers when nobody listens for client errors.
+    if (socket.writable && (socket as Duplex & { bytesWritten?: number }).bytesWritten === 0) socket.write(bareAnswer(error.code));
+    socket.destroy();
+  });
+}
+
+function bareAnswer(code: string | undefined): string {
+  const status =
+    code === 'HPE_HEADER_OVERFLOW'
+      ? '431 Request Header Fields Too Large'
+      : code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+        ? '413 Payload Too Large'
+        : code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? '408 Request Timeout'
+          : '400 Bad Request';
+  return `HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`;
+}
+
+function answerOnSocket(req: IncomingMessage, socket: Duplex, listener: Listener): void {
+  const res = new http.ServerResponse(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket as never);
+  res.once('finish', () => {
+    res.detachSocket(socket as never);
+    socket.end();
+    // What Node's server does for its own responses: the answer is over ('close' tells the
+    // request log and the count of requests in flight).
+    process.nextTick(() => res.emit('close'));
+  });
+  listener(req, res);
+}
+
+/**
+ * The request line and headers of a request whose method the parser refused, read from
+ * the bytes it had received. Headers not received yet count as absent (no Authorization: 401).
+ */
+function requestFromBytes(bytes: Buffer, socket: Duplex): IncomingMessage | undefined {
+  const text = bytes.toString('latin1');
+  const end = text.indexOf('\r\n\r\n');
+  const lines = (end >= 0 ? text.slice(0, end) : text).split('\r\n');
+  const line = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}) (\S{1,8192}) HTTP\/1\.[01]$/.exec(lines[0] ?? '');
+  if (!line) return undefined;
+  const req = new http.IncomingMessage(socket as never);
+  req.method = line[1]!;
+  req.url = line[2]!;
+  for (const header of lines.slice(1)) {
+    const colon = header.indexOf(':');
+    if (colon <= 0) continue;
+    const name = header.slice(0, colon).trim().toLowerCase();
+    if (!(name in req.headers)) req.headers[name] = header.slice(colon + 1).trim();
+  }
+  req.push(null);
+  return req;
+}

@@ -1,0 +1,48 @@
+/**
+ * The suite runner (`npm test`): runs the uvu tests under a directory like `uvu DIR PATTERN`,
+ * with the listen guard loaded first, and makes sure the run ends:
+ * - server-engine databases this run created and did not drop (a test failed before its
+ *   cleanup) are dropped at the end, and on SIGINT/SIGTERM;
+ * - when the tests are done but something they opened keeps the process alive (a server a
+ *   failed test never closed), the run names what is open and exits with a failure instead
+ *   of hanging.
+ * Usage: node dist/test/support/run.js [DIR] [PATTERN]  (default: the compiled test folder, \.test\.js$)
+ */
+import './listen-guard';
+import path from 'node:path';
+import { dropLeftoverTestDatabases } from './test-db';
+
+const { parse } = require('uvu/parse') as {
+  parse(dir: string, pattern: string, opts: object): Promise<{ suites: { name: string; file: string }[] }>;
+};
+const { run } = require('uvu/run') as { run(suites: unknown[], opts: object): Promise<void> };
+
+/** How long the process may stay alive after the last test before what is open counts as a leak. */
+const lingerMs = 3000;
+
+async function main(): Promise<void> {
+  const [dir = path.resolve(__dirname, '..'), pattern = '\\.test\\.js$'] = process.argv.slice(2);
+  process.env.FORCE_COLOR ??= '1';
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      void dropLeftoverTestDatabases()
+        .catch((error: unknown) => process.stderr.write(`could not drop test databases: ${(error as Error).message}\n`))
+        .finally(() => process.exit(130));
+    });
+  }
+  const { suites } = await parse(dir, pattern, {});
+  if (suites.length === 0) throw new Error(`no test file under ${dir} matches ${pattern}`);
+  await run(suites, {});
+  await dropLeftoverTestDatabases();
+  const timer = setTimeout(() => {
+    const open = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap');
+    process.stderr.write(`\nThe tests are done but left resources open (${open.join(', ')}): a test did not close what it started.\n`);
+    process.exit(process.exitCode || 1);
+  }, lingerMs);
+  timer.unref();
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});
