@@ -9,6 +9,7 @@ import { Config, type CoreSettings } from './config';
 import { openDatabase, type Database } from './database';
 import { mountConsoleViews } from './console-views';
 import { StartupError } from './errors';
+import { EventBus } from './events';
 import { RouteTable } from './http/routes';
 import { closeRestServer, createRestServer } from './http/server';
 import { StaticMounts } from './http/static';
@@ -48,6 +49,7 @@ export class App {
   private readonly stopHooks: Hook[] = [];
   private closing?: Promise<void>;
   private readonly statics = new StaticMounts();
+  readonly events: EventBus;
 
   private constructor(
     readonly config: Config,
@@ -56,7 +58,9 @@ export class App {
     readonly plugins: PluginDefinition[],
     private readonly routes: RouteTable,
     private db?: Database,
-  ) {}
+  ) {
+    this.events = new EventBus(log);
+  }
 
   get settings(): CoreSettings {
     return this.config.core;
@@ -187,6 +191,7 @@ export class App {
       container: this.container.createChildContainer(),
       db: this.database,
       log,
+      events: this.events.forPlugin(definition.name),
       listen: (server, spec) => this.openListener(server, log, spec),
       provide: (token, value) => {
         const owner = this.owners.get(token);

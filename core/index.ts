@@ -13,3 +13,4 @@ export { App, type AppOptions } from './app';
 export { SystemClock, ManualClock, type Clock } from './clock';
 export { IntLike, Number16, Port, Ipv4, HostIpv4, Mac, Netmask, IpList, Name, toInt } from './schema-types';
 export type { ListenSpec, Listening } from './listen';
+export type { EventMap, EventName, ListenerFailure, PluginEvents } from './events';

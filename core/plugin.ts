@@ -4,6 +4,7 @@ import type { TObject, Static } from '@sinclair/typebox';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { CoreSettings } from './config';
 import type { Database } from './database';
+import type { PluginEvents } from './events';
 import type { Listening, ListenSpec } from './listen';
 import type { Logger } from './log';
 import type { Migration, MigrationContext } from './migrations';
@@ -52,6 +53,8 @@ export interface PluginContext<C = unknown> {
   readonly container: DependencyContainer;
   readonly db: Database;
   readonly log: Logger;
+  /** The event bus: announce what happened, hear what other plugins announce. */
+  readonly events: PluginEvents;
   /** Export a service for the plugins that declare this one in `requires`. */
   provide<T>(token: InjectionToken<T>, value: T): void;
   /** Resolve a service exported by this plugin or by one it requires. */

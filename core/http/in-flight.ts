@@ -7,6 +7,7 @@ import type { Logger } from '../log';
  */
 export class InFlight {
   private readonly open = new Set<ServerResponse>();
+  private readonly streams = new Set<ServerResponse>();
   private closing = false;
   private idle?: () => void;
 
@@ -20,6 +21,14 @@ export class InFlight {
     });
   }
 
+  /** An answer that stays open (an event stream): a stop ends it at once rather than waiting. */
+  stream(res: ServerResponse): void {
+    this.open.delete(res);
+    this.streams.add(res);
+    res.once('close', () => this.streams.delete(res));
+    if (this.open.size === 0) this.idle?.();
+  }
+
   /**
    * Stop accepting connections, wait up to `graceMs` for the requests in flight, then close
    * every connection left. Resolves with how many requests were cut off.
@@ -28,6 +37,7 @@ export class InFlight {
     this.closing = true;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    for (const res of this.streams) res.end();
     for (const res of this.open) if (!res.headersSent) res.setHeader('Connection', 'close');
     if (this.open.size > 0) {
       log.info(

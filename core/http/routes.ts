@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Database } from '../database';
@@ -20,6 +20,16 @@ export interface RouteSpec<S extends TSchema> {
   bodyPolicy?: BodyPolicy;
   /** false keeps the route out of the request log (endpoints consoles poll). */
   log?: boolean;
+  /**
+   * The handler answers on `ctx.res` itself and may keep it open (an event stream): core
+   * sends nothing, and a stop ends the answer at once instead of waiting for it.
+   */
+  stream?: boolean;
+  /**
+   * Another credential this route accepts when the request has no valid key, for clients
+   * that cannot set headers (a browser's EventSource): true lets the request through.
+   */
+  credential?: (req: IncomingMessage) => boolean;
 }
 
 export type Handler<B> = (ctx: RequestContext<B>) => unknown;
@@ -30,6 +40,7 @@ export class RequestContext<B> {
 
   constructor(
     readonly req: IncomingMessage,
+    readonly res: ServerResponse,
     readonly body: B,
     readonly log: Logger,
     private readonly db: Database,
@@ -46,6 +57,8 @@ export interface Route {
   policy: BodyPolicy;
   check?: Checker<TSchema>;
   log: boolean;
+  stream: boolean;
+  credential?: (req: IncomingMessage) => boolean;
   handler: Handler<unknown>;
   owner: string;
 }
@@ -77,6 +90,8 @@ export class RouteTable {
       policy: spec.bodyPolicy ?? (spec.body ? 'required' : 'ignored'),
       check: spec.body ? compile(spec.body) : undefined,
       log: spec.log ?? true,
+      stream: spec.stream ?? false,
+      credential: spec.credential,
       handler,
       owner,
     });

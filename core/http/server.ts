@@ -50,6 +50,7 @@ export function createRestServer(options: RestOptions): http.Server {
   const tokenDigest = digest(options.token);
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+  const credentials = new Map(routes.flatMap((r) => (r.credential ? [[`${r.method} ${r.path}`, r.credential] as const] : [])));
 
   // The spec logs every request but these polled reads; refused requests are logged too.
   const requestLog = new RequestLog(log, new Set(routes.filter((r) => !r.log).map((r) => `${r.method} ${r.path}`)));
@@ -77,16 +78,16 @@ export function createRestServer(options: RestOptions): http.Server {
     },
   });
 
-  app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
+  app.use((req: IncomingMessage & { path?: string }, res: ServerResponse, next: () => void) => {
     const supplied = req.headers.authorization;
-    if (supplied === undefined || !timingSafeEqual(digest(supplied), tokenDigest)) {
-      return fail(req, res, new HttpError(401, ErrorCode.unauthorized, 'the Authorization header must carry the API key'));
-    }
-    next();
+    if (supplied !== undefined && timingSafeEqual(digest(supplied), tokenDigest)) return next();
+    if (supplied === undefined && credentials.get(`${req.method} ${req.path}`)?.(req)) return next();
+    fail(req, res, new HttpError(401, ErrorCode.unauthorized, 'the Authorization header must carry the API key'));
   });
 
   for (const route of routes) {
     app.add(route.method as Parameters<typeof app.add>[0], route.path, (req: IncomingMessage, res: ServerResponse) => {
+      if (route.stream) inFlight.stream(res);
       handle(route, req, res, options, requestLog).catch((error: unknown) => fail(req, res, error));
     });
   }
@@ -134,8 +135,9 @@ async function handle(
       throw badRequest(missing ? ErrorCode.missingField : ErrorCode.invalidField, message, field || undefined);
     }
   }
-  const ctx = new RequestContext(req, body, options.log, options.db);
+  const ctx = new RequestContext(req, res, body, options.log, options.db);
   const result = await route.handler(ctx);
+  if (route.stream) return;
   sendJson(res, 200, result ?? {}, options.maxResponseBytes, sequenceHeader(req));
 }
 

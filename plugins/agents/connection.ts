@@ -28,7 +28,7 @@ export interface ConnectionOwner {
   commandAnswered(conn: AgentConnection, pending: Pending, answer: AgentAnswer): Promise<LastResult>;
   probeAnswered(conn: AgentConnection, answer: AgentAnswer): void;
   event(conn: AgentConnection, body: unknown): void;
-  closed(conn: AgentConnection): void;
+  closed(conn: AgentConnection, reason: string): void;
 }
 
 /**
@@ -113,7 +113,7 @@ export class AgentConnection {
     this.inFlight = this.queued = undefined;
     clearTimeout(this.answerTimer);
     this.socket.destroy();
-    this.owner.closed(this);
+    this.owner.closed(this, reason);
   }
 
   private pending(request: AgentRequest, kind: Pending['kind']): Pending {

@@ -71,7 +71,7 @@ export default definePlugin({
   ),
   register(ctx) {
     const inventory = ctx.use(Inventory);
-    const link = new AgentLink({ ...ctx.config, port: Number(ctx.config.port) }, inventory, ctx.log);
+    const link = new AgentLink({ ...ctx.config, port: Number(ctx.config.port) }, inventory, ctx.log, ctx.events);
     ctx.provide(AgentLink, link);
     ctx.provide(SoftwareInventory, new SoftwareInventory(ctx.db, inventory));
 

@@ -1,7 +1,9 @@
 import net, { type Server, type Socket } from 'node:net';
+import type { PluginEvents } from '../../core/events';
 import type { Logger } from '../../core/log';
 import type { PluginContext } from '../../core/plugin';
 import type { ClientView, Inventory } from '../inventory';
+import { LinkAnnouncer } from './announce';
 import { AgentConnection, type ConnectionOwner, type Pending } from './connection';
 import { agentConnectionCap, descriptorLimit } from './descriptors';
 import { LookupBatch } from './lookup-batch';
@@ -54,12 +56,15 @@ export class AgentLink {
   private readonly badEvents: ThrottledPerAddress;
   private connectionCap = 0;
   private readonly unsettled = new Set<Promise<unknown>>();
+  private readonly announce: LinkAnnouncer;
 
   constructor(
     private readonly settings: AgentLinkSettings,
     inventory: Inventory,
     private readonly log: Logger,
+    events: PluginEvents,
   ) {
+    this.announce = new LinkAnnouncer(events);
     this.lookups = new LookupBatch(inventory);
     const intervalMs = settings.saturation_log_interval_s * 1000;
     this.refused = new ThrottledWarning(
@@ -99,7 +104,7 @@ export class AgentLink {
       commandAnswered: (conn, pending, answer) => this.settling(this.commandAnswered(conn, pending, answer)),
       probeAnswered: (conn, answer) => this.probeAnswered(conn, answer),
       event: (conn, body) => this.event(conn, body),
-      closed: (conn) => this.closed(conn),
+      closed: (conn, reason) => this.closed(conn, reason),
     };
   }
 
@@ -133,6 +138,7 @@ export class AgentLink {
       }
       outcomes.push({ addr: ip, outcome: 'sent' });
       answers.set(ip, sent);
+      if (request.path !== 'probe') this.announce.command(conn, request, sent);
     }
     return { outcomes, answers };
   }
@@ -285,6 +291,7 @@ export class AgentLink {
     this.log.info({ ip, client: client.name }, 'agent connected');
     for (const fn of this.connectListeners) this.safely(() => fn(ip), 'connect listener');
     socket.resume();
+    this.announce.connected(conn);
     this.refreshOnConnect(conn);
   }
 
@@ -304,12 +311,15 @@ export class AgentLink {
           }, timeoutMs)
         : undefined;
     const settled = () => clearTimeout(timer);
-    conn.command(refreshRequest).then(settled, settled);
+    const answer = conn.command(refreshRequest);
+    answer.then(settled, settled);
+    this.announce.command(conn, refreshRequest, answer);
   }
 
-  private closed(conn: AgentConnection): void {
+  private closed(conn: AgentConnection, reason: string): void {
     if (this.connections.get(conn.ip) !== conn) return;
     this.connections.delete(conn.ip);
+    this.announce.disconnected(conn, reason);
     for (const fn of this.disconnectListeners) this.safely(() => fn(conn.ip), 'disconnect listener');
   }
 
@@ -351,6 +361,7 @@ export class AgentLink {
     conn.agentBusy = outcome.busy;
     if (outcome.state) conn.state = outcome.state;
     if (outcome.speed) conn.speed = outcome.speed;
+    this.announce.state(conn);
   }
 
   private event(conn: AgentConnection, body: unknown): void {
@@ -361,6 +372,7 @@ export class AgentLink {
       return;
     }
     conn.state = outcome.state;
+    this.announce.state(conn);
     this.log.info(
       { ip: conn.ip, user: outcome.user, os: outcome.os },
       `User ${outcome.action}: ip=${conn.ip}, user=${outcome.user}, os=${outcome.os}`,

@@ -11,6 +11,23 @@ export function permissionDigits(mode: number): string {
   return (mode & 0o777).toString(8);
 }
 
+declare module '../../core/events' {
+  interface EventMap {
+    /** An image was written from a client's partition and its record stored. */
+    'image.created': ImageEvent;
+    /** A client's partition now holds the image. */
+    'image.restored': ImageEvent;
+  }
+}
+
+export interface ImageEvent {
+  client: string;
+  image: number;
+  name: string;
+  disk: number;
+  partition: number;
+}
+
 /**
  * Store a 200 answer to POST /image/create: the partition's software list (first, as the
  * reference), then create the image record, or refresh it when the name exists, and link
@@ -24,6 +41,7 @@ export function captureHandler(
   software: Pick<SoftwareInventory, 'store'>,
   pending: PendingCreates,
   directory: string,
+  announce: (event: ImageEvent) => void,
 ): AnswerHandler {
   return async (client, answer) => {
     const a = readImageAnswer(answer.body);
@@ -66,15 +84,17 @@ export function captureHandler(
       filesystem: a.filesystem,
     });
     await inventory.setPartitionImage(client.id, a.disk, a.partition, imageId);
+    announce({ client: client.ip, image: imageId, name: a.name, disk: a.disk, partition: a.partition });
   };
 }
 
 /** Store a 200 answer to POST /image/restore: the partition now holds the image, and its software profile. */
-export function restoreHandler(store: ImageStore, inventory: Inventory): AnswerHandler {
+export function restoreHandler(store: ImageStore, inventory: Inventory, announce: (event: ImageEvent) => void): AnswerHandler {
   return async (client, answer) => {
     const a = readRestoreAnswer(answer.body);
     const image = await store.byId(store.fork(), a.imageId);
     if (!image) throw new ImageAnswerError(`the answer names image ${a.imageId}, which does not exist`);
     await inventory.setPartitionImage(client.id, a.disk, a.partition, image.id, image.softwareId);
+    announce({ client: client.ip, image: image.id, name: image.name, disk: a.disk, partition: a.partition });
   };
 }

@@ -30,8 +30,16 @@ export default definePlugin({
     const store = new ImageStore(ctx.db);
     const pending = new PendingCreates();
     ctx.provide(ImageStore, store);
-    link.onAnswer('image/create', captureHandler(store, inventory, ctx.use(SoftwareInventory), pending, ctx.settings.repository.directory));
-    link.onAnswer('image/restore', restoreHandler(store, inventory));
+    const software = ctx.use(SoftwareInventory);
+    const directory = ctx.settings.repository.directory;
+    link.onAnswer(
+      'image/create',
+      captureHandler(store, inventory, software, pending, directory, (image) => void ctx.events.emit('image.created', image)),
+    );
+    link.onAnswer(
+      'image/restore',
+      restoreHandler(store, inventory, (image) => void ctx.events.emit('image.restored', image)),
+    );
     listRoutes(ctx, store, inventory);
     createRoutes(ctx, store, inventory, link, pending);
     recordRoutes(ctx, store, inventory);

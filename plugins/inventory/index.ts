@@ -15,6 +15,7 @@ import { folderRoutes } from './routes/folders';
 import { repositoryRoutes } from './routes/repositories';
 import { roomRoutes } from './routes/rooms';
 import { serverRoutes } from './routes/servers';
+import { describeChange } from './change-events';
 import { invalidating } from './invalidating-router';
 import { ScopeCache } from './scope-cache';
 import { Inventory } from './service';
@@ -32,6 +33,7 @@ export type {
 } from './service';
 export { COMPUTER_FOLDER_MARKER, parseFolderId } from './folder-ids';
 export { repositoryAddressFor } from './repository-address';
+export type { InventoryChange, InventoryKind } from './change-events';
 
 export default definePlugin({
   name: 'inventory',
@@ -69,7 +71,11 @@ export default definePlugin({
     ctx.provide(Inventory, inventory);
     const scopes = new ScopeCache(ctx.db, ctx.config.scopes_cache_ms);
     // Every inventory route that is not a read may change the tree.
-    const routes = { ...ctx, router: invalidating(ctx.router, () => scopes.invalidate()) };
+    const announce = (method: string, path: string, request: { body: unknown; log: typeof ctx.log }, result: unknown) => {
+      const described = describeChange(method, path, request.body, result);
+      if (described) void ctx.events.emit(described.event, described.change, request.log);
+    };
+    const routes = { ...ctx, router: invalidating(ctx.router, () => scopes.invalidate(), announce) };
     centerRoutes(routes, inventory);
     roomRoutes(routes, inventory);
     folderRoutes(routes, inventory);

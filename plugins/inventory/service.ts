@@ -149,6 +149,12 @@ export class Inventory {
     return rows.map(toClientView);
   }
 
+  /** The clients of a room, or undefined when no room has that id. */
+  async clientsInRoom(roomId: number): Promise<ClientView[] | undefined> {
+    const [room] = await this.db.query<{ id: number }>('select id from rooms where id = ?', [roomId]);
+    return room ? this.clientsWhere('c.room_id = ?', [roomId]) : undefined;
+  }
+
   async setBootMode(clientIds: number[], mode: string): Promise<void> {
     await this.updateColumn('boot', clientIds, mode);
   }

@@ -50,6 +50,7 @@ export default definePlugin({
       clock,
       { pendingTimeoutMs: ctx.config.pending_timeout_s * 1000, retryMs: ctx.config.retry_interval_s * 1000 },
       ctx.log,
+      (fired) => void ctx.events.emit('schedule.fired', fired),
     );
     ctx.provide(Scheduler, scheduler);
     // A connecting agent is sent GET /refresh first; its queued commands follow the answer.

@@ -108,6 +108,19 @@ function columnsOf(when: When): Pick<Schedule, 'years' | 'months' | 'weeks' | 'w
   };
 }
 
+declare module '../../core/events' {
+  interface EventMap {
+    /** A schedule's time came: its task or procedure session is being queued. */
+    'schedule.fired': ScheduleFired;
+  }
+}
+
+export interface ScheduleFired {
+  schedule: number;
+  kind: TimelineEntry['kind'];
+  target: number;
+}
+
 /**
  * The scheduler: schedules in the database, their next fire times in a timeline, and the
  * per-client queue of commands they produce. Exported for tests and for plugins that
@@ -126,6 +139,7 @@ export class Scheduler {
     readonly clock: Clock,
     timings: QueueTimings,
     private readonly log: Logger,
+    private readonly announce: (fired: ScheduleFired) => void,
   ) {
     this.queue = new CommandQueue(db, link, new AgentRequests(inventory), clock, timings, log);
     this.expander = new Expander(db, inventory, this.queue, new WakeSteps(db, waker, clock, log), clock, log);
@@ -299,6 +313,7 @@ export class Scheduler {
 
   private async fire(entry: TimelineEntry): Promise<void> {
     this.log.info({ schedule: entry.id, kind: entry.kind, target: entry.target }, 'schedule fired');
+    this.announce({ schedule: entry.id, kind: entry.kind, target: entry.target });
     if (entry.kind === 'task') await this.expander.runTask(entry.target, { scheduleId: entry.id });
     else await this.expander.runSession(entry.target, { scheduleId: entry.id });
   }

@@ -6,9 +6,17 @@ import { PendingWakes } from './pending';
 import { WolBody, WolConfig } from './schemas';
 import { WakeSocket } from './sender';
 import { Waker } from './waker';
+import type { WakeType } from './addresses';
 
 export { Waker, type WakeReport, type Skipped } from './waker';
 export type { WakeType } from './addresses';
+
+declare module '../../core/events' {
+  interface EventMap {
+    /** Magic packets left for these clients; each shows WOL_SENT until its agent connects. */
+    'wol.sent': { clients: string[]; type: WakeType };
+  }
+}
 
 /** Tests register a ManualClock under this token to move WOL_SENT lifetimes instead of sleeping. */
 export const WolClock = Symbol('WolClock');
@@ -37,10 +45,17 @@ export default definePlugin({
       interfaceName: ctx.config.interface || undefined,
       limitedBroadcast: ctx.config.limited_broadcast,
     };
-    const waker = new Waker(inventory, link, pending, settings, () => {
-      if (!socket) throw new Error('the wake-on-LAN socket is not open');
-      return socket;
-    });
+    const waker = new Waker(
+      inventory,
+      link,
+      pending,
+      settings,
+      () => {
+        if (!socket) throw new Error('the wake-on-LAN socket is not open');
+        return socket;
+      },
+      (clients, type) => void ctx.events.emit('wol.sent', { clients, type }),
+    );
 
     ctx.provide(Waker, waker);
     link.addListing(() => wolSentEntries(pending));

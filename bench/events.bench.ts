@@ -1,0 +1,187 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { AgentLink } from '../plugins/agents';
+import { EventHub } from '../plugins/events';
+import { execute } from '../core/database';
+import { addCenter, addRoom } from '../test/support/fixtures';
+import { TOKEN, startServer, type TestServer } from '../test/support/server';
+import { UdpReceiver } from '../test/support/udp-receiver';
+import { load } from './support/load';
+import { fmt, type BenchRow } from './support/report';
+
+/**
+ * The event stream under load: EVENTS_BENCH_SUBSCRIBERS readers (default 1,000, in a child
+ * process) while EVENTS_BENCH_AGENTS agents (default 10,000) connect, are refreshed and
+ * leave; then what the stream costs POST /wol and GET /clients (with it, without the plugin).
+ */
+export default async (): Promise<BenchRow[]> => {
+  const subscribers = Number(process.env.EVENTS_BENCH_SUBSCRIBERS ?? 1000);
+  const agents = Number(process.env.EVENTS_BENCH_AGENTS ?? 10_000);
+  return [
+    await churn(agents, 0),
+    await churn(agents, subscribers),
+    ...(await requestCost(false, 0)),
+    ...(await requestCost(true, subscribers)),
+  ];
+};
+
+const defaultPlugins = (
+  JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'config', 'default.json'), 'utf8')) as { plugins: string[] }
+).plugins;
+
+/** 127.1.x.y with y in 1..200: distinct loopback sources, none a network or broadcast address. */
+const addressOf = (i: number) => `127.1.${Math.floor(i / 200)}.${(i % 200) + 1}`;
+
+function child(script: string, args: string[]): ChildProcess {
+  return fork(path.join(__dirname, 'support', script), args, { stdio: 'inherit' });
+}
+
+function ask<T>(proc: ChildProcess, message = 'report'): Promise<T> {
+  return new Promise((resolve) => {
+    proc.once('message', (m) => resolve(m as T));
+    proc.send(message);
+  });
+}
+
+async function churn(size: number, subscribers: number): Promise<BenchRow> {
+  const s = await startServer({
+    config: {
+      log: { level: 'warn' },
+      rest: { max_response_bytes: 8 * 1024 * 1024 },
+      events: { max_subscribers: Math.max(subscribers, 1) },
+    },
+  });
+  const procs: ChildProcess[] = [];
+  try {
+    const link = s.app.container.resolve(AgentLink);
+    const hub = s.app.container.resolve(EventHub);
+    const ips = Array.from({ length: size }, (_, i) => addressOf(i));
+    await addClients(s, ips);
+    let readers: ChildProcess | undefined;
+    if (subscribers > 0) {
+      readers = child('event-subscribers.js', [String(s.port), TOKEN, String(subscribers)]);
+      procs.push(readers);
+      await new Promise((resolve) => readers!.once('message', resolve));
+    }
+    const published = hub.figures.published;
+    const cpu = cpuMs();
+    const t0 = Date.now();
+    const swarms: ChildProcess[] = [];
+    const reports: Promise<unknown>[] = [];
+    for (let i = 0; i < ips.length; i += 5000) {
+      const swarm = child('agent-swarm.js', [String(link.port()), ...ips.slice(i, i + 5000)]);
+      swarms.push(swarm);
+      procs.push(swarm);
+      reports.push(new Promise((resolve) => swarm.once('message', resolve)));
+    }
+    await Promise.all(reports);
+    await until(() => link.listing().filter((c) => c.last_cmd.result === 'success' && c.state !== 'BSY').length >= size, 120_000);
+    const refreshed = (Date.now() - t0) / 1000;
+    for (const swarm of swarms) swarm.send('stop');
+    await until(() => link.connectedIps().length === 0, 60_000);
+    const seconds = (Date.now() - t0) / 1000;
+    const serverCpu = cpuMs() - cpu;
+    const events = hub.figures.published - published;
+    const figures: BenchRow['figures'] = {
+      agents: size,
+      refreshed_s: fmt(refreshed, 2),
+      all_left_s: fmt(seconds, 2),
+      server_cpu_s: fmt(serverCpu / 1000, 2),
+      events,
+      events_per_s: fmt(events / seconds, 0),
+    };
+    if (readers) {
+      await new Promise((resolve) => setTimeout(resolve, 2000)); // what is in flight arrives
+      const got = await ask<{ events: number; ended: number }>(readers);
+      figures.subscribers = subscribers;
+      figures.delivered = got.events;
+      figures.delivered_per_s = fmt(got.events / seconds, 0);
+      figures.dropped_stalled = hub.figures.stalled;
+    }
+    return { workload: `events: ${size} agents churn, ${subscribers} subscribers`, figures };
+  } finally {
+    for (const proc of procs) proc.send('stop');
+    await s.close();
+  }
+}
+
+/** POST /wol (200 clients) and GET /clients, keep-alive, with or without the events plugin. */
+async function requestCost(withEvents: boolean, subscribers: number): Promise<BenchRow[]> {
+  const udp = await UdpReceiver.bind('127.0.0.1');
+  const plugins = withEvents ? defaultPlugins : defaultPlugins.filter((p) => p !== 'events');
+  const s = await startServer({
+    config: { plugins, log: { level: 'warn' }, wol: { port: udp.port }, events: { max_subscribers: Math.max(subscribers, 1) } },
+  });
+  let readers: ChildProcess | undefined;
+  try {
+    const ips = Array.from({ length: 200 }, (_, i) => `127.0.0.${i + 2}`);
+    await addClients(s, ips);
+    if (subscribers > 0) {
+      readers = child('event-subscribers.js', [String(s.port), TOKEN, String(subscribers)]);
+      await new Promise((resolve) => readers!.once('message', resolve));
+    }
+    const label = withEvents ? `with the stream, ${subscribers} subscribers` : 'without the events plugin';
+    const wol = await load({
+      port: s.port,
+      method: 'POST',
+      path: '/wol',
+      body: { clients: ips, type: 'unicast' },
+      headers: { Authorization: TOKEN },
+      connections: 4,
+      seconds: 5,
+    });
+    const clients = await load({
+      port: s.port,
+      method: 'GET',
+      path: '/clients',
+      headers: { Authorization: TOKEN },
+      connections: 8,
+      seconds: 5,
+    });
+    return [
+      {
+        workload: `events: POST /wol 200 clients, ${label}`,
+        figures: { rps: fmt(wol.rps), p50ms: fmt(wol.p50ms, 2), p99ms: fmt(wol.p99ms, 2), errors: wol.errors },
+      },
+      {
+        workload: `events: GET /clients, ${label}`,
+        figures: { rps: fmt(clients.rps), p50ms: fmt(clients.p50ms, 2), p99ms: fmt(clients.p99ms, 2), errors: clients.errors },
+      },
+    ];
+  } finally {
+    readers?.send('stop');
+    await s.close();
+    await udp.close();
+  }
+}
+
+async function addClients(s: TestServer, ips: string[]): Promise<void> {
+  const center = await addCenter(s, 'Bench');
+  const room = await addRoom(s, center, 'Bench room', '255.0.0.0');
+  await s.app.database.transactional(async (em) => {
+    for (let i = 0; i < ips.length; i += 200) {
+      const chunk = ips.slice(i, i + 200);
+      await execute(
+        em,
+        `insert into clients (name, ip, mac, room_id) values ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
+        chunk.flatMap((ip, j) => [`pc-${i + j}`, ip, (i + j + 1).toString(16).padStart(12, '0'), room]),
+      );
+    }
+  });
+}
+
+/** CPU time of this process (the server and its in-process load), in ms. */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+async function until(check: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}

@@ -1,0 +1,87 @@
+import type { PluginEvents } from '../../core/events';
+import type { AgentConnection } from './connection';
+import { AgentLinkError, type AgentAnswer, type AgentRequest } from './types';
+
+/** What the agents plugin announces on the event bus. */
+declare module '../../core/events' {
+  interface EventMap {
+    'agent.connected': { client: string; name: string };
+    'agent.disconnected': { client: string; reason: string };
+    /** The state GET /clients shows changed; OFF when the agent is not connected. */
+    'client.state': { client: string; old: string; new: string };
+    'command.sent': { client: string; command: string };
+    'command.answered': { client: string; command: string; outcome: 'answered'; status: number; result: string; duration_ms: number };
+    'command.failed': { client: string; command: string; outcome: 'failed'; reason: string; duration_ms: number };
+    'command.timed_out': { client: string; command: string; outcome: 'timed_out'; duration_ms: number };
+  }
+}
+
+/** The state an agent that is not connected is announced in. */
+const off = 'OFF';
+
+/**
+ * Turns what happens on the agent link into events: connections, the shown state of each
+ * client (announced only when it changes), and each command's life from sent to its end.
+ */
+export class LinkAnnouncer {
+  private readonly announced = new WeakMap<AgentConnection, string>();
+
+  constructor(private readonly events: PluginEvents) {}
+
+  connected(conn: AgentConnection): void {
+    void this.events.emit('agent.connected', { client: conn.ip, name: conn.client.name });
+  }
+
+  disconnected(conn: AgentConnection, reason: string): void {
+    const old = this.announced.get(conn) ?? off;
+    void this.events.emit('agent.disconnected', { client: conn.ip, reason });
+    if (old !== off) void this.events.emit('client.state', { client: conn.ip, old, new: off });
+    this.announced.set(conn, off);
+  }
+
+  /** Call after anything that may change what GET /clients shows for this connection. */
+  state(conn: AgentConnection): void {
+    if (!conn.isOpen) return;
+    const shown = conn.shownState;
+    const old = this.announced.get(conn) ?? off;
+    if (shown === old) return;
+    this.announced.set(conn, shown);
+    void this.events.emit('client.state', { client: conn.ip, old, new: shown });
+  }
+
+  /** A command written (or queued) to `conn`: announce it, then how it ended. */
+  command(conn: AgentConnection, request: AgentRequest, answer: Promise<AgentAnswer>): void {
+    const started = performance.now();
+    const client = conn.ip;
+    const command = request.path;
+    const duration = () => Math.round((performance.now() - started) * 10) / 10;
+    void this.events.emit('command.sent', { client, command });
+    answer.then(
+      (a) => {
+        void this.events.emit('command.answered', {
+          client,
+          command,
+          outcome: 'answered',
+          status: a.status,
+          result: a.result ?? 'unknown',
+          duration_ms: duration(),
+        });
+        this.state(conn);
+      },
+      (error: unknown) => {
+        if (error instanceof AgentLinkError && error.reason === 'timeout')
+          void this.events.emit('command.timed_out', { client, command, outcome: 'timed_out', duration_ms: duration() });
+        else
+          void this.events.emit('command.failed', {
+            client,
+            command,
+            outcome: 'failed',
+            reason: error instanceof AgentLinkError ? error.reason : 'error',
+            duration_ms: duration(),
+          });
+        this.state(conn);
+      },
+    );
+    this.state(conn);
+  }
+}

@@ -1,0 +1,81 @@
+import { definePlugin } from '../../core/plugin';
+import { Inventory } from '../inventory';
+import { EventFilter } from './filter';
+import { EventHub } from './hub';
+import { EventsConfig } from './schemas';
+import { openStream, queryOf } from './stream-route';
+import { Tickets } from './tickets';
+import { WebhookSender } from './webhook';
+
+export { EventHub } from './hub';
+export type { FleetEvent } from './event-log';
+export { signature } from './webhook';
+
+/**
+ * The fleet's live events: GET /events (Server-Sent Events, resumable with Last-Event-ID,
+ * filtered by type, client or room), single-use tickets for browsers, and webhooks.
+ * Provides `EventHub` so that other plugins can publish their own events.
+ */
+export default definePlugin({
+  name: 'events',
+  requires: ['inventory'],
+  config: EventsConfig,
+  register(ctx) {
+    const { config } = ctx;
+    const inventory = ctx.use(Inventory);
+    const hub = new EventHub({
+      bufferSize: config.buffer_size,
+      maxSubscribers: config.max_subscribers,
+      stall: {
+        softBytes: config.subscriber_buffer_bytes,
+        stallMs: config.subscriber_stall_s * 1000,
+        hardBytes: config.subscriber_buffer_bytes * 16,
+      },
+    });
+    const tickets = new Tickets(config.ticket_ttl_s * 1000);
+    const webhooks = config.webhooks.map(
+      (hook) =>
+        new WebhookSender(
+          {
+            url: hook.url,
+            secret: hook.secret,
+            filter: new EventFilter(hook.types),
+            queueSize: config.webhook_queue,
+            attempts: config.webhook_attempts,
+            retryMs: config.webhook_retry_s * 1000,
+            timeoutMs: config.webhook_timeout_s * 1000,
+          },
+          ctx.log,
+        ),
+    );
+    for (const webhook of webhooks) hub.onEvent((event) => webhook.offer(event));
+    // Every event of every plugin, third-party ones included, goes to the stream.
+    ctx.events.onAny((type, data) => hub.publish(type, data as Record<string, unknown>));
+    ctx.provide(EventHub, hub);
+
+    ctx.router.post('/events/ticket', { bodyPolicy: 'ignored' }, () => tickets.issue());
+    ctx.router.get(
+      '/events',
+      {
+        bodyPolicy: 'ignored',
+        stream: true,
+        credential: (req) => {
+          const ticket = queryOf(req).get('ticket');
+          return ticket !== null && tickets.redeem(ticket);
+        },
+      },
+      (request) => openStream(request, hub, async (room) => (await inventory.clientsInRoom(room))?.map((c) => c.ip)),
+    );
+
+    let heartbeat: NodeJS.Timeout | undefined;
+    ctx.onStart(() => {
+      heartbeat = setInterval(() => hub.heartbeat(), config.heartbeat_s * 1000);
+      heartbeat.unref();
+    });
+    ctx.onStop(() => {
+      clearInterval(heartbeat);
+      hub.close();
+      for (const webhook of webhooks) webhook.stop();
+    });
+  },
+});

@@ -1,0 +1,66 @@
+import type { IncomingMessage } from 'node:http';
+import { ErrorCode, HttpError, badRequest } from '../../core/errors';
+import { isIpv4 } from '../../core/formats';
+import type { RequestContext } from '../../core/http/routes';
+import { EventFilter, commaList } from './filter';
+import type { EventHub } from './hub';
+
+/** What GET /events needs to turn `?room=` into the room's client addresses. */
+export type RoomClients = (room: number) => Promise<string[] | undefined>;
+
+const maxListItems = 4096;
+
+/** The query of a request, as polka left it (`req.url` with its query string). */
+export function queryOf(req: IncomingMessage): URLSearchParams {
+  const url = req.url ?? '';
+  const mark = url.indexOf('?');
+  return new URLSearchParams(mark < 0 ? '' : url.slice(mark + 1));
+}
+
+/**
+ * GET /events: checks the filters (a 400 names the parameter), then turns the answer into
+ * a text/event-stream that stays open until the client leaves or the service stops.
+ */
+export async function openStream(ctx: RequestContext<unknown>, hub: EventHub, roomClients: RoomClients): Promise<void> {
+  const query = queryOf(ctx.req);
+  const types = commaList(query.get('types') ?? undefined);
+  if (types.length > maxListItems) throw badRequest(ErrorCode.invalidField, `types: at most ${maxListItems} types`, 'types');
+  const bad = types.find((t) => !/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*(\.\*)?$/.test(t));
+  if (bad !== undefined)
+    throw badRequest(ErrorCode.invalidField, `types: '${bad}' is not an event type (e.g. client.state or command.*)`, 'types');
+  const clients = await clientFilter(query, roomClients);
+  const lastEventId = lastEventIdOf(ctx.req, query);
+  if (hub.full) throw new HttpError(503, 'unavailable', 'too many event streams are open (events.max_subscribers)');
+
+  ctx.res.writeHead(200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache, no-transform',
+    'X-Accel-Buffering': 'no',
+  });
+  // retry: how long a browser waits before reconnecting; the comment line sends the headers.
+  ctx.res.write('retry: 2000\n: connected\n\n');
+  hub.subscribe(ctx.res, new EventFilter(types, clients), lastEventId);
+}
+
+async function clientFilter(query: URLSearchParams, roomClients: RoomClients): Promise<Set<string> | undefined> {
+  const listed = query.has('clients') ? commaList(query.get('clients') ?? undefined) : undefined;
+  if (listed) {
+    if (listed.length > maxListItems) throw badRequest(ErrorCode.invalidField, `clients: at most ${maxListItems} addresses`, 'clients');
+    const bad = listed.find((ip) => !isIpv4(ip));
+    if (bad !== undefined) throw badRequest(ErrorCode.invalidField, `clients: '${bad}' is not an IPv4 address`, 'clients');
+  }
+  const room = query.get('room');
+  if (room === null) return listed && new Set(listed);
+  if (!/^[1-9][0-9]{0,9}$/.test(room)) throw badRequest(ErrorCode.invalidField, 'room: must be a room id', 'room');
+  const inRoom = await roomClients(Number(room));
+  if (!inRoom) throw badRequest(ErrorCode.unknownId, `room: no room has id ${room}`, 'room');
+  return new Set([...(listed ?? []), ...inRoom]);
+}
+
+function lastEventIdOf(req: IncomingMessage, query: URLSearchParams): number | undefined {
+  const header = req.headers['last-event-id'];
+  const value = typeof header === 'string' ? header : (query.get('last_event_id') ?? undefined);
+  if (value === undefined || value === '') return undefined;
+  if (!/^[0-9]{1,15}$/.test(value)) throw badRequest(ErrorCode.invalidField, 'Last-Event-ID: must be an event id', 'last_event_id');
+  return Number(value);
+}
