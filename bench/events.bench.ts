@@ -101,7 +101,7 @@ async function churn(size: number, subscribers: number): Promise<BenchRow> {
     }
     return { workload: `events: ${size} agents churn, ${subscribers} subscribers`, figures };
   } finally {
-    for (const proc of procs) proc.send('stop');
+    for (const proc of procs) if (proc.connected) proc.send('stop');
     await s.close();
   }
 }
@@ -150,7 +150,7 @@ async function requestCost(withEvents: boolean, subscribers: number): Promise<Be
       },
     ];
   } finally {
-    readers?.send('stop');
+    if (readers?.connected) readers.send('stop');
     await s.close();
     await udp.close();
   }

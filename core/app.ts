@@ -10,6 +10,8 @@ import { openDatabase, type Database } from './database';
 import { mountConsoleViews } from './console-views';
 import { StartupError } from './errors';
 import { EventBus } from './events';
+import { healthRoutes } from './health';
+import { ServiceMetrics } from './metrics';
 import { RouteTable } from './http/routes';
 import { closeRestServer, createRestServer } from './http/server';
 import { StaticMounts } from './http/static';
@@ -50,6 +52,9 @@ export class App {
   private closing?: Promise<void>;
   private readonly statics = new StaticMounts();
   readonly events: EventBus;
+  readonly metrics = new ServiceMetrics();
+  /** Every listener open and not yet closing: what GET /readyz reports. */
+  private serving = false;
 
   private constructor(
     readonly config: Config,
@@ -60,6 +65,7 @@ export class App {
     private db?: Database,
   ) {
     this.events = new EventBus(log);
+    this.metrics.countListenerFailures(this.events);
   }
 
   get settings(): CoreSettings {
@@ -95,7 +101,9 @@ export class App {
     });
     schemas.forEach(checkMigrationList);
     app.db = await openDatabase(config.core.database, entities, schemas, log);
+    app.metrics.timeQueries(app.database);
     versionRoute(app.routes.registrarFor('core'), app.database, definitions);
+    healthRoutes(app.routes.registrarFor('core'), app.database, () => app.serving);
     try {
       for (const definition of definitions)
         await definition.register(app.contextFor(definition, sections.get(definition.name)) as PluginContext<never>);
@@ -126,6 +134,7 @@ export class App {
         maxJsonDepth: rest.max_json_depth,
         log: this.log,
         statics: this.statics.mounts,
+        metrics: this.metrics,
       });
       this.restListening = await this.openListener(server, this.log, {
         name: 'REST interface',
@@ -135,6 +144,7 @@ export class App {
         portKey: 'rest.port',
       });
       this.server = server;
+      this.serving = true;
     } catch (error) {
       await this.close();
       throw error;
@@ -165,6 +175,7 @@ export class App {
   }
 
   private async shutdown(): Promise<void> {
+    this.serving = false;
     const server = this.server;
     if (server) await closeRestServer(server, this.settings.rest.shutdown_grace_s * 1000, this.log);
     for (const hook of [...this.stopHooks].reverse()) {
@@ -192,6 +203,7 @@ export class App {
       db: this.database,
       log,
       events: this.events.forPlugin(definition.name),
+      metrics: this.metrics.registry,
       listen: (server, spec) => this.openListener(server, log, spec),
       provide: (token, value) => {
         const owner = this.owners.get(token);

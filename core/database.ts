@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { EntityManager, MikroORM, Options } from '@mikro-orm/core';
+import type { AbstractSqlConnection } from '@mikro-orm/knex';
 import type { CoreSettings } from './config';
 import { StartupError } from './errors';
 import type { Logger } from './log';
@@ -26,6 +27,23 @@ export class Database {
     readonly type: CoreSettings['database']['type'],
     private readonly lock?: SqliteLock,
   ) {}
+
+  /** Call `observe` with the duration of every SQL statement run from now on. */
+  onQuery(observe: (seconds: number, ok: boolean) => void): void {
+    // Every SQL driver MikroORM offers here runs on knex, which reports each statement.
+    const knex = (this.orm.em.getConnection() as AbstractSqlConnection).getKnex();
+    const started = new Map<string, bigint>();
+    const end = (query: { __knexQueryUid?: string }, ok: boolean) => {
+      const uid = query.__knexQueryUid ?? '';
+      const at = started.get(uid);
+      if (at === undefined) return;
+      started.delete(uid);
+      observe(Number(process.hrtime.bigint() - at) / 1e9, ok);
+    };
+    knex.on('query', (query: { __knexQueryUid?: string }) => started.set(query.__knexQueryUid ?? '', process.hrtime.bigint()));
+    knex.on('query-response', (_rows: unknown, query: { __knexQueryUid?: string }) => end(query, true));
+    knex.on('query-error', (_error: unknown, query: { __knexQueryUid?: string }) => end(query, false));
+  }
 
   fork(): EntityManager {
     return this.orm.em.fork();

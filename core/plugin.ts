@@ -5,6 +5,7 @@ import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { CoreSettings } from './config';
 import type { Database } from './database';
 import type { PluginEvents } from './events';
+import type { Registry } from './metrics';
 import type { Listening, ListenSpec } from './listen';
 import type { Logger } from './log';
 import type { Migration, MigrationContext } from './migrations';
@@ -55,6 +56,8 @@ export interface PluginContext<C = unknown> {
   readonly log: Logger;
   /** The event bus: announce what happened, hear what other plugins announce. */
   readonly events: PluginEvents;
+  /** The Prometheus registry GET /metrics serves: add this plugin's metrics with `registers: [ctx.metrics]`. */
+  readonly metrics: Registry;
   /** Export a service for the plugins that declare this one in `requires`. */
   provide<T>(token: InjectionToken<T>, value: T): void;
   /** Resolve a service exported by this plugin or by one it requires. */

@@ -30,6 +30,8 @@ export interface RouteSpec<S extends TSchema> {
    * that cannot set headers (a browser's EventSource): true lets the request through.
    */
   credential?: (req: IncomingMessage) => boolean;
+  /** Answered without the key (health checks): never anything secret or per-client. */
+  public?: boolean;
 }
 
 export type Handler<B> = (ctx: RequestContext<B>) => unknown;
@@ -59,6 +61,7 @@ export interface Route {
   log: boolean;
   stream: boolean;
   credential?: (req: IncomingMessage) => boolean;
+  public: boolean;
   handler: Handler<unknown>;
   owner: string;
 }
@@ -92,6 +95,7 @@ export class RouteTable {
       log: spec.log ?? true,
       stream: spec.stream ?? false,
       credential: spec.credential,
+      public: spec.public ?? false,
       handler,
       owner,
     });

@@ -5,6 +5,7 @@ import getRawBody from 'raw-body';
 import type { Database } from '../database';
 import { ErrorCode, HttpError, badRequest } from '../errors';
 import type { Logger } from '../log';
+import type { ServiceMetrics } from '../metrics';
 import { InFlight } from './in-flight';
 import { JsonDepthError, JsonSyntaxError, NulCharacterError, parseJson } from './json';
 import { sendError, sendJson } from './reply';
@@ -25,9 +26,14 @@ export interface RestOptions {
   log: Logger;
   /** File trees served without `Authorization` (GET and HEAD only), before any other check. */
   statics?: StaticMount[];
+  /** Times every request by route template. */
+  metrics?: ServiceMetrics;
 }
 
 const noBody = Symbol('no body');
+/** The route template that took a request, for the request metrics. */
+const routeOf = new WeakMap<IncomingMessage, string>();
+const routeLabel = (req: IncomingMessage): string => routeOf.get(req) ?? 'unrouted';
 const inFlightOf = new WeakMap<http.Server, InFlight>();
 
 /**
@@ -50,6 +56,7 @@ export function createRestServer(options: RestOptions): http.Server {
   const tokenDigest = digest(options.token);
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+  const publicRoutes = new Set(routes.filter((r) => r.public).map((r) => `${r.method} ${r.path}`));
   const credentials = new Map(routes.flatMap((r) => (r.credential ? [[`${r.method} ${r.path}`, r.credential] as const] : [])));
 
   // The spec logs every request but these polled reads; refused requests are logged too.
@@ -79,14 +86,16 @@ export function createRestServer(options: RestOptions): http.Server {
   });
 
   app.use((req: IncomingMessage & { path?: string }, res: ServerResponse, next: () => void) => {
-    const supplied = req.headers.authorization;
+    const supplied = keyOf(req.headers.authorization);
     if (supplied !== undefined && timingSafeEqual(digest(supplied), tokenDigest)) return next();
+    if (publicRoutes.has(`${req.method} ${req.path}`)) return next();
     if (supplied === undefined && credentials.get(`${req.method} ${req.path}`)?.(req)) return next();
     fail(req, res, new HttpError(401, ErrorCode.unauthorized, 'the Authorization header must carry the API key'));
   });
 
   for (const route of routes) {
     app.add(route.method as Parameters<typeof app.add>[0], route.path, (req: IncomingMessage, res: ServerResponse) => {
+      routeOf.set(req, route.path);
       if (route.stream) inFlight.stream(res);
       handle(route, req, res, options, requestLog).catch((error: unknown) => fail(req, res, error));
     });
@@ -94,7 +103,9 @@ export function createRestServer(options: RestOptions): http.Server {
 
   const api = withMethodOverride(app.handler as http.RequestListener);
   const routed = withStaticFiles(options.statics ?? [], api, maxResponseBytes);
+  const { metrics } = options;
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    metrics?.timeRequest(req, res, routeLabel);
     inFlight.begin(req, res);
     requestLog.begin(req, res);
     routed(req, res);
@@ -165,6 +176,11 @@ function parseBody(raw: string, maxDepth: number): unknown {
 function sequenceHeader(req: IncomingMessage): Record<string, string> {
   const value = req.headers['x-sequence'];
   return typeof value === 'string' ? { 'X-Sequence': value } : {};
+}
+
+/** The key of an Authorization header: as the reference sends it, or after `Bearer ` (what Prometheus sends). */
+function keyOf(header: string | undefined): string | undefined {
+  return header?.startsWith('Bearer ') ? header.slice(7) : header;
 }
 
 function digest(value: string): Buffer {

@@ -8,6 +8,7 @@ import { HardwareProfileEntity, SoftwareProfileEntity } from './entities/profile
 import { SoftwareItemEntity } from './entities/software';
 import { readHardware, storeHardware } from './hardware';
 import { AgentLink } from './link';
+import { agentMetrics } from './metrics';
 import { agentRoutes } from './routes';
 import { SoftwareInventory, readSoftware, storeSoftware } from './software';
 
@@ -73,6 +74,7 @@ export default definePlugin({
     const inventory = ctx.use(Inventory);
     const link = new AgentLink({ ...ctx.config, port: Number(ctx.config.port) }, inventory, ctx.log, ctx.events);
     ctx.provide(AgentLink, link);
+    agentMetrics(ctx, link);
     ctx.provide(SoftwareInventory, new SoftwareInventory(ctx.db, inventory));
 
     // The configuration answer (refresh, setup): the agent kind of Linux/Windows agents,

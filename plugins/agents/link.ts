@@ -117,6 +117,13 @@ export class AgentLink {
     return this.connections.has(ip);
   }
 
+  /** How many connected agents GET /clients shows in each state. */
+  stateCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const conn of this.connections.values()) counts.set(conn.shownState, (counts.get(conn.shownState) ?? 0) + 1);
+    return counts;
+  }
+
   connectedIps(): string[] {
     return [...this.connections.keys()];
   }

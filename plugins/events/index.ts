@@ -2,6 +2,7 @@ import { definePlugin } from '../../core/plugin';
 import { Inventory } from '../inventory';
 import { EventFilter } from './filter';
 import { EventHub } from './hub';
+import { eventMetrics } from './metrics';
 import { EventsConfig } from './schemas';
 import { openStream, queryOf } from './stream-route';
 import { Tickets } from './tickets';
@@ -49,6 +50,11 @@ export default definePlugin({
         ),
     );
     for (const webhook of webhooks) hub.onEvent((event) => webhook.offer(event));
+    eventMetrics(
+      ctx.metrics,
+      hub,
+      webhooks.map((sender, i) => ({ url: config.webhooks[i]!.url, sender })),
+    );
     // Every event of every plugin, third-party ones included, goes to the stream.
     ctx.events.onAny((type, data) => hub.publish(type, data as Record<string, unknown>));
     ctx.provide(EventHub, hub);

@@ -149,6 +149,14 @@ export class Inventory {
     return rows.map(toClientView);
   }
 
+  /** Every client with the names of its room and center, by address (monitoring labels). */
+  async fleetLabels(): Promise<{ ip: string; name: string; mac: string; room: string; center: string }[]> {
+    return this.db.query(
+      `select c.ip, c.name, c.mac, r.name as room, ce.name as center
+       from clients c join rooms r on r.id = c.room_id join centers ce on ce.id = r.center_id order by c.id`,
+    );
+  }
+
   /** The clients of a room, or undefined when no room has that id. */
   async clientsInRoom(roomId: number): Promise<ClientView[] | undefined> {
     const [room] = await this.db.query<{ id: number }>('select id from rooms where id = ?', [roomId]);

@@ -1,3 +1,4 @@
+import { Counter } from 'prom-client';
 import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/plugin';
 import { Inventory } from '../inventory';
@@ -37,6 +38,11 @@ export default definePlugin({
     const { config } = ctx;
     const server = serverAddress(config.server_ip, ctx.settings.rest.ip);
     const templates = new Templates(config.templates_dir);
+    const filesWritten = new Counter({
+      name: 'ogserve_boot_files_written_total',
+      help: 'Boot files (BIOS and UEFI) written',
+      registers: [ctx.metrics],
+    });
     const bootFiles = new BootFiles(
       {
         biosDir: config.bios_dir,
@@ -48,6 +54,7 @@ export default definePlugin({
       templates,
       inventory,
       ctx.log,
+      (files) => filesWritten.inc(files),
     );
     ctx.provide(BootFiles, bootFiles);
     ctx.onStart(async () => {

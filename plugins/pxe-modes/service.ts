@@ -39,6 +39,8 @@ export class BootFiles {
     private readonly templates: Templates,
     private readonly inventory: Inventory,
     private readonly log: Logger,
+    /** Told how many files each write put in place (the boot-file metrics). */
+    private readonly written: (files: number) => void = () => undefined,
   ) {}
 
   /**
@@ -83,6 +85,7 @@ export class BootFiles {
     await inBatches(clients, parallelWrites, async (client) => this.writeOne(client, mode, renderers, await repoIp(client.repositoryId)));
     // Each file's data was synced before its rename; this makes the renames durable.
     if (clients.length > 0) for (const firmware of FIRMWARES) if (renderers[firmware]) await syncDirectory(this.directory(firmware));
+    this.written(clients.length * Object.keys(renderers).length);
     this.log.debug({ mode, clients: clients.length }, 'boot files written');
   }
 

@@ -1,3 +1,4 @@
+import { Counter } from 'prom-client';
 import { SystemClock, type Clock } from '../../core/clock';
 import { definePlugin } from '../../core/plugin';
 import { AgentLink, type ClientListing } from '../agents';
@@ -14,7 +15,7 @@ export type { WakeType } from './addresses';
 declare module '../../core/events' {
   interface EventMap {
     /** Magic packets left for these clients; each shows WOL_SENT until its agent connects. */
-    'wol.sent': { clients: string[]; type: WakeType };
+    'wol.sent': { clients: string[]; type: WakeType; packets: number };
   }
 }
 
@@ -38,6 +39,7 @@ export default definePlugin({
     const inventory = ctx.use(Inventory);
     const link = ctx.use(AgentLink);
     const clock: Clock = ctx.container.isRegistered(WolClock, true) ? ctx.container.resolve<Clock>(WolClock) : new SystemClock();
+    const packetsSent = new Counter({ name: 'ogserve_wol_packets_total', help: 'Magic packets sent', registers: [ctx.metrics] });
     const pending = new PendingWakes(ctx.config.pending_timeout_s * 1000, clock);
     let socket: WakeSocket | undefined;
     const settings = {
@@ -54,7 +56,10 @@ export default definePlugin({
         if (!socket) throw new Error('the wake-on-LAN socket is not open');
         return socket;
       },
-      (clients, type) => void ctx.events.emit('wol.sent', { clients, type }),
+      (clients, type, packets) => {
+        packetsSent.inc(packets);
+        void ctx.events.emit('wol.sent', { clients, type, packets });
+      },
     );
 
     ctx.provide(Waker, waker);

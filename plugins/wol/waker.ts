@@ -44,8 +44,8 @@ export class Waker {
     private readonly pending: PendingWakes,
     private readonly settings: WakeSettings,
     private readonly socket: () => WakeSocket,
-    /** Told of every wake that sent packets: the `wol.sent` event. */
-    private readonly announce: (sent: string[], type: WakeType) => void = () => undefined,
+    /** Told of every wake that sent packets (and how many left): the `wol.sent` event. */
+    private readonly announce: (sent: string[], type: WakeType, packets: number) => void = () => undefined,
   ) {}
 
   async wake(addresses: string[], type: WakeType): Promise<WakeReport> {
@@ -85,7 +85,7 @@ export class Waker {
         report.sent.push(ip);
       } else report.skipped.connected.push(ip);
     }
-    if (report.sent.length > 0) this.announce(report.sent, type);
+    if (report.sent.length > 0) this.announce(report.sent, type, errors.filter((error) => error === undefined).length);
     return report;
   }
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { test } from 'uvu';
 import { send } from '../support/server';
@@ -58,6 +59,15 @@ test('installed as the README says, the service keeps its data in the state dire
     );
     try {
       const port = Number((await run.waitFor(/REST interface listening on 127\.0\.0\.1:(\d+)/))[1]);
+      // ExecStartPost: the unit counts as started once the service answers GET /readyz.
+      const [postNode, postMain, ...postArgs] = unitValue(unit, 'ExecStartPost').split(/\s+/);
+      assert.equal(postNode, '/usr/bin/node');
+      const ready = spawnSync(process.execPath, [at(postMain!), ...postArgs.map((a) => (a.startsWith('/') ? at(a) : a))], {
+        cwd: workDir,
+        env: { PATH: process.env.PATH, OGSERVE_REST__IP: '127.0.0.1', OGSERVE_REST__PORT: String(port) },
+        encoding: 'utf8',
+      });
+      assert.equal(ready.status, 0, `wait-ready: ${ready.stderr}`);
       assert.ok(
         run.lines.some((l) => l.includes(`state directory ${stateDir} (systemd StateDirectory)`)),
         'the start log names the state directory',

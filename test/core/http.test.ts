@@ -11,7 +11,8 @@ test('a request without the API key is refused with 401 and WWW-Authenticate', (
       {},
       { Authorization: 'wrong' },
       { Authorization: `${TOKEN}x` },
-      { Authorization: `Bearer ${TOKEN}` },
+      { Authorization: `Bearer ${TOKEN}x` },
+      { Authorization: `bearer ${TOKEN}` },
     ];
     for (const headers of attempts) {
       const r = await send(s.port, 'GET', '/scopes', undefined, headers);

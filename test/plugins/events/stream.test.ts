@@ -83,7 +83,7 @@ test('a scripted fleet: connect, refresh, command, wake, inventory write, discon
     assert.equal([answered.data.outcome, answered.data.status, answered.data.result], ['answered', 200, 'success']);
     assert.type(answered.data.duration_ms, 'number');
     assert.equal(stream.events.find((e) => e.type === 'client.state')!.data, { client: x.ips[0], old: 'OFF', new: 'BSY' });
-    assert.equal(stream.events.find((e) => e.type === 'wol.sent')!.data, { clients: [x.ips[1]], type: 'unicast' });
+    assert.equal(stream.events.find((e) => e.type === 'wol.sent')!.data, { clients: [x.ips[1]], type: 'unicast', packets: 1 });
     assert.equal(
       stream.events.filter((e) => e.type === 'inventory.created').map((e) => e.data),
       [{ kind: 'center', id: center.body.id }],

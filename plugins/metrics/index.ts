@@ -1,0 +1,45 @@
+import { Type } from '@sinclair/typebox';
+import { definePlugin } from '../../core/plugin';
+import { AgentLink } from '../agents';
+import { Inventory } from '../inventory';
+
+/**
+ * Prometheus: GET /metrics serves every figure core and the plugins put in `ctx.metrics`
+ * (the text format), and GET /metrics/targets hands Prometheus the fleet as scrape targets
+ * (HTTP service discovery): each client's exporter, labelled from the inventory.
+ */
+export default definePlugin({
+  name: 'metrics',
+  requires: ['inventory', 'agents'],
+  config: Type.Object(
+    {
+      /** The port each client's exporter listens on (node_exporter's by default). */
+      targets_port: Type.Integer({ default: 9100, minimum: 1, maximum: 65535 }),
+    },
+    { additionalProperties: false },
+  ),
+  register(ctx) {
+    const inventory = ctx.use(Inventory);
+    const link = ctx.use(AgentLink);
+
+    ctx.router.get('/metrics', { bodyPolicy: 'ignored', log: false, stream: true }, async ({ res }) => {
+      const text = await ctx.metrics.metrics();
+      res.writeHead(200, { 'Content-Type': ctx.metrics.contentType, 'Content-Length': Buffer.byteLength(text) });
+      res.end(text);
+    });
+
+    // Written here rather than as an ordinary answer: a fleet of thousands is past the
+    // rest.max_response_bytes cap meant for the reference's answers.
+    ctx.router.get('/metrics/targets', { bodyPolicy: 'ignored', log: false, stream: true }, async ({ res }) => {
+      const states = new Map(link.listing().map((c) => [c.addr, c.state]));
+      const port = ctx.config.targets_port;
+      const targets = (await inventory.fleetLabels()).map((client) => ({
+        targets: [`${client.ip}:${port}`],
+        labels: { center: client.center, room: client.room, name: client.name, mac: client.mac, state: states.get(client.ip) ?? 'OFF' },
+      }));
+      const text = JSON.stringify(targets);
+      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+      res.end(text);
+    });
+  },
+});
