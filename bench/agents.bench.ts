@@ -3,10 +3,9 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { AgentLink } from '../plugins/agents';
-import { execute } from '../core/database';
-import { addCenter, addRoom } from '../test/support/fixtures';
-import { TOKEN, startServer, type TestServer } from '../test/support/server';
+import { TOKEN, startServer } from '../test/support/server';
 import { load, rssMiB } from './support/load';
+import { addBenchClients, until } from './support/fleet';
 import { fmt, type BenchRow } from './support/report';
 
 /**
@@ -40,7 +39,7 @@ async function fleet(size: number): Promise<BenchRow[]> {
   try {
     const link = s.app.container.resolve(AgentLink);
     const ips = Array.from({ length: size }, (_, i) => addressOf(i));
-    await addClients(s, ips);
+    await addBenchClients(s, ips);
     const heapBefore = heapMiB();
     const rssBefore = rssMiB();
 
@@ -106,28 +105,4 @@ async function fleet(size: number): Promise<BenchRow[]> {
     for (const child of swarm) child.send('stop');
     await s.close();
   }
-}
-
-async function addClients(s: TestServer, ips: string[]): Promise<void> {
-  const center = await addCenter(s, 'Bench');
-  const room = await addRoom(s, center, 'Bench room', '255.0.0.0');
-  await s.app.database.transactional(async (em) => {
-    for (let i = 0; i < ips.length; i += 200) {
-      const chunk = ips.slice(i, i + 200);
-      await execute(
-        em,
-        `insert into clients (name, ip, mac, room_id) values ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
-        chunk.flatMap((ip, j) => [`pc-${i + j}`, ip, (i + j + 1).toString(16).padStart(12, '0'), room]),
-      );
-    }
-  });
-}
-
-async function until(check: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return check();
 }

@@ -3,11 +3,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AgentLink } from '../plugins/agents';
 import { EventHub } from '../plugins/events';
-import { execute } from '../core/database';
-import { addCenter, addRoom } from '../test/support/fixtures';
-import { TOKEN, startServer, type TestServer } from '../test/support/server';
+import { TOKEN, startServer } from '../test/support/server';
 import { UdpReceiver } from '../test/support/udp-receiver';
 import { load } from './support/load';
+import { addBenchClients, until } from './support/fleet';
 import { fmt, type BenchRow } from './support/report';
 
 /**
@@ -57,7 +56,7 @@ async function churn(size: number, subscribers: number): Promise<BenchRow> {
     const link = s.app.container.resolve(AgentLink);
     const hub = s.app.container.resolve(EventHub);
     const ips = Array.from({ length: size }, (_, i) => addressOf(i));
-    await addClients(s, ips);
+    await addBenchClients(s, ips);
     let readers: ChildProcess | undefined;
     if (subscribers > 0) {
       readers = child('event-subscribers.js', [String(s.port), TOKEN, String(subscribers)]);
@@ -116,7 +115,7 @@ async function requestCost(withEvents: boolean, subscribers: number): Promise<Be
   let readers: ChildProcess | undefined;
   try {
     const ips = Array.from({ length: 200 }, (_, i) => `127.0.0.${i + 2}`);
-    await addClients(s, ips);
+    await addBenchClients(s, ips);
     if (subscribers > 0) {
       readers = child('event-subscribers.js', [String(s.port), TOKEN, String(subscribers)]);
       await new Promise((resolve) => readers!.once('message', resolve));
@@ -156,32 +155,8 @@ async function requestCost(withEvents: boolean, subscribers: number): Promise<Be
   }
 }
 
-async function addClients(s: TestServer, ips: string[]): Promise<void> {
-  const center = await addCenter(s, 'Bench');
-  const room = await addRoom(s, center, 'Bench room', '255.0.0.0');
-  await s.app.database.transactional(async (em) => {
-    for (let i = 0; i < ips.length; i += 200) {
-      const chunk = ips.slice(i, i + 200);
-      await execute(
-        em,
-        `insert into clients (name, ip, mac, room_id) values ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
-        chunk.flatMap((ip, j) => [`pc-${i + j}`, ip, (i + j + 1).toString(16).padStart(12, '0'), room]),
-      );
-    }
-  });
-}
-
 /** CPU time of this process (the server and its in-process load), in ms. */
 function cpuMs(): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
-}
-
-async function until(check: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
 }

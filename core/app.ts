@@ -12,7 +12,7 @@ import { StartupError } from './errors';
 import { EventBus } from './events';
 import { healthRoutes } from './health';
 import { ServiceMetrics } from './metrics';
-import { RouteTable } from './http/routes';
+import { type Route, RouteTable } from './http/routes';
 import { closeRestServer, createRestServer } from './http/server';
 import { StaticMounts } from './http/static';
 import { bundledPluginNames, importPlugins, orderPlugins } from './loader';
@@ -151,6 +151,11 @@ export class App {
     }
   }
 
+  /** Every route registered, core's and the plugins' (the API document and the tests read it). */
+  get routeTable(): readonly Route[] {
+    return this.routes.routes;
+  }
+
   restPort(): number {
     return this.restListening?.port ?? 0;
   }
@@ -199,6 +204,7 @@ export class App {
       config: section,
       settings: this.settings,
       router: this.routes.registrarFor(definition.name),
+      routes: this.routes.routes,
       container: this.container.createChildContainer(),
       db: this.database,
       log,

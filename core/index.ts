@@ -4,7 +4,7 @@ export type { ConsoleView } from './console-views';
 export type { StaticOptions } from './http/static';
 export { HttpError, ErrorCode, badRequest, StartupError } from './errors';
 export { Type, type Static } from '@sinclair/typebox';
-export type { RequestContext, RouteRegistrar, RouteSpec, BodyPolicy } from './http/routes';
+export type { RequestContext, Route, RouteRegistrar, RouteSpec, BodyPolicy } from './http/routes';
 export type { Database } from './database';
 export type { Migration, MigrationContext } from './migrations';
 export type { Logger } from './log';

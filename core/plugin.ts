@@ -9,7 +9,7 @@ import type { Registry } from './metrics';
 import type { Listening, ListenSpec } from './listen';
 import type { Logger } from './log';
 import type { Migration, MigrationContext } from './migrations';
-import type { RouteRegistrar } from './http/routes';
+import type { Route, RouteRegistrar } from './http/routes';
 import type { StaticOptions } from './http/static';
 import type { ConsoleView } from './console-views';
 
@@ -50,6 +50,8 @@ export interface PluginContext<C = unknown> {
   /** Core settings (rest, database, repository). */
   readonly settings: CoreSettings;
   readonly router: RouteRegistrar;
+  /** Every route of every plugin and of core, as registered so far (read it once all are: from onStart or a handler). */
+  readonly routes: readonly Readonly<Route>[];
   /** The plugin's own child container: what it registers here stays local. */
   readonly container: DependencyContainer;
   readonly db: Database;

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from './config';
@@ -16,10 +17,20 @@ export const release = (JSON.parse(readFileSync(path.join(packageRoot, 'package.
  */
 export function versionRoute(router: RouteRegistrar, db: Database, plugins: PluginDefinition[]): void {
   const enabled = plugins.map((p) => (p.console ? { name: p.name, console: consoleViewEntry(p.name, p.console) } : { name: p.name }));
-  router.get('/version', { bodyPolicy: 'ignored', log: false }, async () => ({
-    version: release,
-    database: db.type,
-    schema: await schemaVersions(db),
-    plugins: enabled,
-  }));
+  const response = Type.Object({
+    version: Type.String(),
+    database: Type.String(),
+    schema: Type.Record(Type.String(), Type.Integer()),
+    plugins: Type.Array(Type.Object({ name: Type.String(), console: Type.Optional(Type.Object({}, { additionalProperties: true })) })),
+  });
+  router.get(
+    '/version',
+    { bodyPolicy: 'ignored', log: false, summary: 'release, database, schema versions, plugins', response },
+    async () => ({
+      version: release,
+      database: db.type,
+      schema: await schemaVersions(db),
+      plugins: enabled,
+    }),
+  );
 }

@@ -32,6 +32,12 @@ export interface RouteSpec<S extends TSchema> {
   credential?: (req: IncomingMessage) => boolean;
   /** Answered without the key (health checks): never anything secret or per-client. */
   public?: boolean;
+  /** The schema of the 200 answer (TypeBox): in the OpenAPI document, and checked by the tests. */
+  response?: TSchema;
+  /** One line for the API document. */
+  summary?: string;
+  /** The media type of the 200 answer, when a `stream` route writes another than JSON. */
+  responseType?: string;
 }
 
 export type Handler<B> = (ctx: RequestContext<B>) => unknown;
@@ -57,7 +63,11 @@ export interface Route {
   method: string;
   path: string;
   policy: BodyPolicy;
+  body?: TSchema;
   check?: Checker<TSchema>;
+  response?: TSchema;
+  summary?: string;
+  responseType: string;
   log: boolean;
   stream: boolean;
   credential?: (req: IncomingMessage) => boolean;
@@ -91,7 +101,11 @@ export class RouteTable {
       method,
       path,
       policy: spec.bodyPolicy ?? (spec.body ? 'required' : 'ignored'),
+      body: spec.body,
       check: spec.body ? compile(spec.body) : undefined,
+      response: spec.response,
+      summary: spec.summary,
+      responseType: spec.responseType ?? 'application/json',
       log: spec.log ?? true,
       stream: spec.stream ?? false,
       credential: spec.credential,

@@ -7,6 +7,8 @@ export interface HubSettings {
   bufferSize: number;
   maxSubscribers: number;
   stall: StallLimits;
+  /** Events are written to readers in batches this often (0: after each turn of the event loop). */
+  flushMs: number;
 }
 
 export interface HubFigures {
@@ -24,7 +26,7 @@ export class EventHub {
   private readonly log: EventLog;
   private readonly subscribers = new Set<Subscriber>();
   private readonly listeners: ((event: FleetEvent) => void)[] = [];
-  /** Subscribers with frames queued this turn; written in one pass after it. */
+  /** Subscribers with frames queued since the last flush; written in one pass. */
   private readonly unflushed = new Set<Subscriber>();
   private flushScheduled = false;
   readonly figures: HubFigures = { published: 0, stalled: 0 };
@@ -94,11 +96,15 @@ export class EventHub {
     this.unflushed.add(subscriber);
     if (this.flushScheduled) return;
     this.flushScheduled = true;
-    setImmediate(() => {
+    const flush = () => {
       this.flushScheduled = false;
       for (const queued of this.unflushed) queued.flush();
       this.unflushed.clear();
-    });
+    };
+    // One write per reader per batch, however many events: with a thousand readers, a write
+    // per event per reader would cost more than everything else the service does.
+    if (this.settings.flushMs > 0) setTimeout(flush, this.settings.flushMs).unref();
+    else setImmediate(flush);
   }
 
   heartbeat(): void {

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/plugin';
 import { Inventory } from '../inventory';
 import { EventFilter } from './filter';
@@ -27,6 +28,7 @@ export default definePlugin({
     const hub = new EventHub({
       bufferSize: config.buffer_size,
       maxSubscribers: config.max_subscribers,
+      flushMs: config.flush_ms,
       stall: {
         softBytes: config.subscriber_buffer_bytes,
         stallMs: config.subscriber_stall_s * 1000,
@@ -59,12 +61,22 @@ export default definePlugin({
     ctx.events.onAny((type, data) => hub.publish(type, data as Record<string, unknown>));
     ctx.provide(EventHub, hub);
 
-    ctx.router.post('/events/ticket', { bodyPolicy: 'ignored' }, () => tickets.issue());
+    ctx.router.post(
+      '/events/ticket',
+      {
+        bodyPolicy: 'ignored',
+        summary: 'a single-use ticket that opens one event stream (GET /events?ticket=)',
+        response: Type.Object({ ticket: Type.String({ minLength: 32 }), expires_in: Type.Number() }),
+      },
+      () => tickets.issue(),
+    );
     ctx.router.get(
       '/events',
       {
         bodyPolicy: 'ignored',
         stream: true,
+        responseType: 'text/event-stream',
+        summary: 'the live event stream (Server-Sent Events)',
         credential: (req) => {
           const ticket = queryOf(req).get('ticket');
           return ticket !== null && tickets.redeem(ticket);

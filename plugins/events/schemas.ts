@@ -22,6 +22,8 @@ export const EventsConfig = Type.Object(
      */
     subscriber_buffer_bytes: Type.Integer({ default: 1_048_576, minimum: 4096 }),
     subscriber_stall_s: Type.Number({ default: 10, exclusiveMinimum: 0 }),
+    /** Events wait at most this long to be written to readers, in one write per reader. */
+    flush_ms: Type.Integer({ default: 50, minimum: 0, maximum: 1000 }),
     /** Streams open at once; one more is refused with 503. */
     max_subscribers: Type.Integer({ default: 2000, minimum: 1, maximum: 100_000 }),
     /** A comment line sent this often keeps idle streams open through proxies. */

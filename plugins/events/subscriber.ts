@@ -26,7 +26,7 @@ export class Subscriber {
   private writable = true;
   private removed = false;
   private stallTimer?: NodeJS.Timeout;
-  /** Frames of this turn of the event loop, written together by `flush` (one write, not one per event). */
+  /** Frames since the last flush, written together (one write, not one per event). */
   private queued: string[] = [];
   private queuedBytes = 0;
 

@@ -22,7 +22,8 @@ export default definePlugin({
     const inventory = ctx.use(Inventory);
     const link = ctx.use(AgentLink);
 
-    ctx.router.get('/metrics', { bodyPolicy: 'ignored', log: false, stream: true }, async ({ res }) => {
+    const text = { bodyPolicy: 'ignored', log: false, stream: true, responseType: 'text/plain; version=0.0.4' } as const;
+    ctx.router.get('/metrics', { ...text, summary: 'Prometheus metrics' }, async ({ res }) => {
       const text = await ctx.metrics.metrics();
       res.writeHead(200, { 'Content-Type': ctx.metrics.contentType, 'Content-Length': Buffer.byteLength(text) });
       res.end(text);
@@ -30,7 +31,14 @@ export default definePlugin({
 
     // Written here rather than as an ordinary answer: a fleet of thousands is past the
     // rest.max_response_bytes cap meant for the reference's answers.
-    ctx.router.get('/metrics/targets', { bodyPolicy: 'ignored', log: false, stream: true }, async ({ res }) => {
+    const targetsSchema = Type.Array(
+      Type.Object({
+        targets: Type.Array(Type.String()),
+        labels: Type.Object({ center: Type.String(), room: Type.String(), name: Type.String(), mac: Type.String(), state: Type.String() }),
+      }),
+    );
+    const json = { bodyPolicy: 'ignored', log: false, stream: true, response: targetsSchema } as const;
+    ctx.router.get('/metrics/targets', { ...json, summary: 'the fleet as Prometheus HTTP service discovery' }, async ({ res }) => {
       const states = new Map(link.listing().map((c) => [c.addr, c.state]));
       const port = ctx.config.targets_port;
       const targets = (await inventory.fleetLabels()).map((client) => ({

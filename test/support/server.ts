@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { DependencyContainer } from 'tsyringe';
+import { Value } from '@sinclair/typebox/value';
 import { App } from '../../core/app';
 import { dropTestDatabase, testDatabaseSection, testEngine, type TestEngine } from './test-db';
 
@@ -84,8 +85,8 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   }
   const started = app;
   const port = started.restPort();
-  const request = (method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}) =>
-    send(port, method, urlPath, body, { Authorization: TOKEN, ...headers });
+  const request = async (method: string, urlPath: string, body?: unknown, headers: Record<string, string> = {}) =>
+    checkAnswer(started, method, urlPath, await send(port, method, urlPath, body, { Authorization: TOKEN, ...headers }));
   return {
     app: started,
     port,
@@ -99,6 +100,25 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       if (!options.dir) await removeTestStore(dir, options.engine);
     },
   };
+}
+
+/**
+ * Every 200 answer a test receives through its server's `request` is checked against the
+ * response schema its route declares (the one GET /openapi.json publishes), so the document
+ * cannot drift from what the routes answer: a mismatch fails that test, naming the route.
+ */
+function checkAnswer(app: App, method: string, urlPath: string, reply: Reply): Reply {
+  if (reply.status !== 200) return reply;
+  const routePath = urlPath.split('?')[0];
+  const route = app.routeTable.find((r) => r.method === method && r.path === routePath);
+  if (!route?.response || !route.responseType.startsWith('application/json')) return reply;
+  const [problem] = Value.Errors(route.response, reply.body);
+  if (problem) {
+    throw new Error(
+      `${method} ${routePath} answered outside its declared response schema: ${problem.path || '/'} ${problem.message}: ${reply.text.slice(0, 300)}`,
+    );
+  }
+  return reply;
 }
 
 /** A fresh temp dir for tests that restart servers on the same data (startServer({dir})). */
