@@ -6,3 +6,12 @@ export const ModeBody = Type.Object({ clients: IpList(), mode: Type.String({ min
 
 /** GET /efi. */
 export const EfiQuery = Type.Object({ clients: IpList() });
+
+export const ModesAnswer = Type.Object({ modes: Type.Array(Type.String()) });
+
+/** POST /mode: the addresses no client has (the others got the mode). */
+export const ModeAnswer = Type.Object({ unknown: Type.Array(Type.String()) });
+
+export const EfiAnswer = Type.Object({
+  clients: Type.Array(Type.Object({ ip: Type.String(), efi: Type.Boolean(), bios: Type.Boolean() })),
+});

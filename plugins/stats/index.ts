@@ -22,7 +22,13 @@ export default definePlugin({
     ctx.onStart(() => {
       startedAt = epochSeconds();
     });
-    ctx.router.get('/stats', { bodyPolicy: 'forbidden' }, async () => ({
+    const Figures = Type.Object({ size: Type.Number(), free: Type.Number() });
+    const response = Type.Object({
+      time: Type.Object({ now: Type.Integer(), boot: Type.Integer(), start: Type.Integer() }),
+      memory: Figures,
+      swap: Figures,
+    });
+    ctx.router.get('/stats', { bodyPolicy: 'forbidden', response }, async () => ({
       time: { now: epochSeconds(), boot: secondsSinceBoot(), start: uptime ? epochSeconds() - startedAt : startedAt },
       memory: memoryFigures(),
       swap: await swapFigures(),

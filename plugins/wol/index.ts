@@ -4,7 +4,7 @@ import { definePlugin } from '../../core/plugin';
 import { AgentLink, type ClientListing } from '../agents';
 import { Inventory } from '../inventory';
 import { PendingWakes } from './pending';
-import { WolBody, WolConfig } from './schemas';
+import { WolAnswer, WolBody, WolConfig } from './schemas';
 import { WakeSocket } from './sender';
 import { Waker } from './waker';
 import type { WakeType } from './addresses';
@@ -78,7 +78,7 @@ export default definePlugin({
       socket = undefined;
     });
 
-    ctx.router.post('/wol', { body: WolBody }, async ({ body, log }) => {
+    ctx.router.post('/wol', { body: WolBody, response: WolAnswer }, async ({ body, log }) => {
       const report = await waker.wake(body.clients, body.type);
       if (report.skipped.send_failed.length > 0) log.warn({ clients: report.skipped.send_failed }, 'wake-on-LAN packets could not be sent');
       return report;

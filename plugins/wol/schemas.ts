@@ -25,3 +25,17 @@ export const WolConfig = Type.Object(
   },
   { additionalProperties: false },
 );
+
+const Addresses = Type.Array(Type.String());
+
+/** POST /wol: who was woken, and every address that was not, by reason. */
+export const WolAnswer = Type.Object({
+  sent: Addresses,
+  skipped: Type.Object({
+    malformed: Addresses,
+    not_found: Addresses,
+    connected: Addresses,
+    invalid_record: Addresses,
+    send_failed: Addresses,
+  }),
+});
