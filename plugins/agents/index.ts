@@ -14,6 +14,7 @@ import { SoftwareInventory, readSoftware, storeSoftware } from './software';
 
 export { AgentLink } from './link';
 export { SoftwareInventory } from './software';
+export { DispatchAnswer } from './schemas';
 export type { AnswerHandler } from './link';
 export {
   AgentLinkError,

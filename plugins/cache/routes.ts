@@ -2,10 +2,10 @@ import type { Static } from '@sinclair/typebox';
 import { ErrorCode, badRequest } from '../../core/errors';
 import type { PluginContext } from '../../core/plugin';
 import { toInt } from '../../core/schema-types';
-import type { AgentLink, Dispatch } from '../agents';
+import { type AgentLink, type Dispatch, DispatchAnswer } from '../agents';
 import type { ClientView, Inventory, StoredDiskEntry } from '../inventory';
 import { repositoryAddressFor } from '../inventory';
-import { CacheDelete, CacheFetch, CacheList } from './schemas';
+import { CacheDelete, CacheFetch, CacheList, CacheListing } from './schemas';
 import type { CacheStore } from './store';
 
 /** The cache partition: the one the agent formatted with the CACHE file system. */
@@ -21,7 +21,7 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
   const { router } = ctx;
 
   // Unknown addresses are left out, as commands skip them; the order is the one asked.
-  router.get('/cache/list', { body: CacheList }, async ({ body }) => {
+  router.get('/cache/list', { body: CacheList, response: CacheListing }, async ({ body }) => {
     const clients = await inventory.clientsByIps(body.clients);
     const contents = await store.contents(clients.map((c) => c.id));
     const setups = await inventory.diskSetups(clients.map((c) => c.id));
@@ -42,12 +42,12 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
   });
 
   // Each client gets only `images`; it deletes those it holds and answers with the rest.
-  router.post('/cache/delete', { body: CacheDelete }, ({ body }) => {
+  router.post('/cache/delete', { body: CacheDelete, response: DispatchAnswer }, ({ body }) => {
     const dispatch = link.dispatch(body.clients, { method: 'POST', path: 'cache/delete', body: { images: body.images } });
     return { clients: dispatch.outcomes };
   });
 
-  router.post('/cache/fetch', { body: CacheFetch }, async ({ body }) => fetchIntoCaches(body));
+  router.post('/cache/fetch', { body: CacheFetch, response: DispatchAnswer }, async ({ body }) => fetchIntoCaches(body));
 
   async function fetchIntoCaches(body: Static<typeof CacheFetch>): Promise<{ clients: Dispatch['outcomes'] }> {
     const named =

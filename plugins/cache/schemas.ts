@@ -22,3 +22,16 @@ export const CacheFetch = Type.Object({
   repository_id: Type.Optional(IntLike({ minimum: 1 })),
   repository: Type.Optional(Ipv4()),
 });
+
+/** GET /cache/list: each known client's cache partition and the images in it (bytes). */
+export const CacheListing = Type.Object({
+  clients: Type.Array(
+    Type.Object({
+      ip: Type.String(),
+      cache_size: Type.Number(),
+      used_size: Type.Number(),
+      free_size: Type.Number(),
+      images: Type.Array(Type.Object({ name: Type.String(), size: Type.Number(), checksum: Type.String() })),
+    }),
+  ),
+});

@@ -19,6 +19,11 @@ export class EventFilter {
     }
   }
 
+  /** No type and no client named: every event. Such readers share one copy of each batch. */
+  get takesAll(): boolean {
+    return this.exact.size + this.prefixes.length === 0 && this.clients === undefined;
+  }
+
   matches(event: FleetEvent): boolean {
     if (event.type === 'reset') return true;
     if (this.exact.size + this.prefixes.length > 0 && !this.exact.has(event.type) && !this.prefixes.some((p) => event.type.startsWith(p)))

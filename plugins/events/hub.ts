@@ -26,8 +26,13 @@ export class EventHub {
   private readonly log: EventLog;
   private readonly subscribers = new Set<Subscriber>();
   private readonly listeners: ((event: FleetEvent) => void)[] = [];
-  /** Subscribers with frames queued since the last flush; written in one pass. */
+  /** Subscribers with frames queued for them alone since the last flush. */
   private readonly unflushed = new Set<Subscriber>();
+  /** Readers of every event: they share `batch`, encoded once per flush. */
+  private readonly everyone = new Set<Subscriber>();
+  private batch: string[] = [];
+  /** Where in `batch` a reader of every event that joined since the last flush starts. */
+  private readonly joinedAt = new Map<Subscriber, number>();
   private flushScheduled = false;
   readonly figures: HubFigures = { published: 0, stalled: 0 };
 
@@ -40,7 +45,12 @@ export class EventHub {
     this.figures.published++;
     if (this.subscribers.size > 0) {
       const frame = sseFrame(event);
-      for (const subscriber of this.subscribers) subscriber.send(event, frame);
+      if (this.everyone.size > 0) {
+        this.batch.push(frame);
+        this.scheduleFlush();
+      }
+      if (this.subscribers.size > this.everyone.size)
+        for (const subscriber of this.subscribers) if (!subscriber.takesAll) subscriber.send(event, frame);
     }
     for (const listener of this.listeners) listener(event);
     return event;
@@ -71,6 +81,8 @@ export class EventHub {
       (queued) => this.scheduleFlush(queued),
       (gone, reason) => {
         this.subscribers.delete(gone);
+        this.everyone.delete(gone);
+        this.joinedAt.delete(gone);
         this.unflushed.delete(gone);
         if (reason === 'stalled') this.figures.stalled++;
       },
@@ -89,22 +101,40 @@ export class EventHub {
       }
     }
     this.subscribers.add(subscriber);
+    if (subscriber.takesAll) {
+      this.everyone.add(subscriber);
+      if (this.batch.length > 0) this.joinedAt.set(subscriber, this.batch.length);
+    }
     return subscriber;
   }
 
-  private scheduleFlush(subscriber: Subscriber): void {
-    this.unflushed.add(subscriber);
+  private scheduleFlush(subscriber?: Subscriber): void {
+    if (subscriber) this.unflushed.add(subscriber);
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     const flush = () => {
       this.flushScheduled = false;
+      // Each reader's own frames (a resume, a heartbeat) first, then the shared batch.
       for (const queued of this.unflushed) queued.flush();
       this.unflushed.clear();
+      this.flushShared();
     };
     // One write per reader per batch, however many events: with a thousand readers, a write
     // per event per reader would cost more than everything else the service does.
     if (this.settings.flushMs > 0) setTimeout(flush, this.settings.flushMs).unref();
     else setImmediate(flush);
+  }
+
+  private flushShared(): void {
+    if (this.batch.length === 0) return;
+    const shared = Buffer.from(this.batch.join(''));
+    for (const subscriber of this.everyone) {
+      const from = this.joinedAt.get(subscriber) ?? 0;
+      if (from === 0) subscriber.writeShared(shared);
+      else if (from < this.batch.length) subscriber.writeShared(Buffer.from(this.batch.slice(from).join('')));
+    }
+    this.batch = [];
+    this.joinedAt.clear();
   }
 
   heartbeat(): void {
@@ -113,6 +143,7 @@ export class EventHub {
 
   /** End every stream (at a stop). */
   close(): void {
+    this.flushShared();
     for (const subscriber of this.subscribers) subscriber.end();
   }
 }

@@ -51,12 +51,27 @@ export class Subscriber {
     if (this.writable) this.queue(': keep-alive\n\n');
   }
 
-  /** Write what this turn queued; drop the reader when it has fallen too far behind. */
+  get takesAll(): boolean {
+    return this.filter.takesAll;
+  }
+
+  /** Write what was queued for this reader alone; drop it when it has fallen too far behind. */
   flush(): void {
     if (!this.writable || this.queued.length === 0) return;
     this.res.write(this.queued.length === 1 ? this.queued[0]! : this.queued.join(''));
     this.queued = [];
     this.queuedBytes = 0;
+    this.checkBacklog();
+  }
+
+  /** Write a batch every reader of all events gets: one encoded copy, shared. */
+  writeShared(batch: Buffer): void {
+    if (!this.writable) return;
+    this.res.write(batch);
+    this.checkBacklog();
+  }
+
+  private checkBacklog(): void {
     const waiting = this.res.writableLength;
     if (waiting > this.limits.hardBytes) this.drop('stalled');
     else if (waiting > this.limits.softBytes && !this.stallTimer) {

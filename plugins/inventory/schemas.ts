@@ -78,3 +78,80 @@ export const RepositoryUpdate = Type.Object({
 export const RepositoryQuery = Type.Object({ id: Type.Optional(IntLike()) });
 
 export const ServerAdd = Type.Object({ ip: Ipv4(), port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })) });
+
+/** Answers of the inventory's routes (the OpenAPI document publishes them; the tests check them). */
+export const Created = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+export const Done = Type.Object({});
+
+export const CenterInfo = Type.Object({ id: Type.Integer(), name: Type.String(), comment: Type.String() });
+
+export const RoomInfo = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  center: Type.Integer(),
+  netmask: Type.String(),
+  gateway: Type.String(),
+  location: Type.String(),
+  ntp: Type.String(),
+  dns: Type.String(),
+  remote: Type.Boolean(),
+  folder_id: Type.Integer(),
+});
+
+export const ClientInfo = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  serial_number: Type.String(),
+  ip: Type.String(),
+  mac: Type.String(),
+  room: Type.Integer(),
+  center: Type.Integer(),
+  folder_id: Type.Integer(),
+  hardware_id: Type.Integer(),
+  repo_id: Type.Integer(),
+  server_id: Type.Integer(),
+  netmask: Type.String(),
+  netiface: Type.String(),
+  netdriver: Type.String(),
+  livedir: Type.String(),
+  boot: Type.String(),
+  remote: Type.Boolean(),
+  maintenance: Type.Boolean(),
+});
+
+export const ClientSetup = Type.Object({
+  partitions: Type.Array(
+    Type.Object({
+      disk: Type.Integer(),
+      partition: Type.Integer(),
+      disk_type: Type.String(),
+      code: Type.Integer(),
+      size: Type.Number({ description: 'bytes (KiB with inventory.setup_size_unit)' }),
+      used_size: Type.Number(),
+      free_size: Type.Number(),
+      filesystem: Type.Integer(),
+      filesystem_name: Type.String(),
+      os: Type.String(),
+      image: Type.Integer(),
+      software: Type.Integer(),
+    }),
+  ),
+});
+
+export const RepositoryList = Type.Object({
+  repositories: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      name: Type.String(),
+      center: Type.Integer(),
+      ip: Type.String(),
+      addresses: Type.Array(Type.String()),
+    }),
+  ),
+});
+
+export const ServerList = Type.Object({
+  servers: Type.Array(Type.Object({ id: Type.Integer(), ip: Type.String(), port: Type.Integer() })),
+});
+
+export const ClientAddresses = Type.Object({ clients: Type.Array(Type.Object({ ip: Type.String(), mac: Type.String() })) });

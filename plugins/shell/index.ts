@@ -1,5 +1,6 @@
 import { definePlugin } from '../../core/plugin';
-import { AgentLink } from '../agents';
+import { Type } from '@sinclair/typebox';
+import { AgentLink, DispatchAnswer } from '../agents';
 import { Inventory } from '../inventory';
 import { readShellAnswer } from './answer';
 import { ShellResults } from './results';
@@ -31,7 +32,7 @@ export default definePlugin({
     });
     ctx.use(Inventory).onClientRemoved((client) => results.forget(client.ip));
 
-    ctx.router.post('/shell/run', { body: ShellRun }, ({ body }) => {
+    ctx.router.post('/shell/run', { body: ShellRun, response: DispatchAnswer }, ({ body }) => {
       const { clients: _clients, ...relayed } = body;
       const dispatch = link.dispatch(body.clients, { method: 'POST', path: shellRunPath, body: { ...relayed, echo: body.echo ?? true } });
       for (const [ip, answer] of dispatch.answers) {
@@ -46,6 +47,8 @@ export default definePlugin({
     ctx.router.get('/shell/output', { body: ShellOutputQuery }, output);
     ctx.router.post('/shell/output', { body: ShellOutputQuery }, output);
 
-    ctx.router.get('/shell/list', { bodyPolicy: 'ignored' }, async () => ({ scripts: await listScripts(ctx.config.scripts_dir) }));
+    ctx.router.get('/shell/list', { bodyPolicy: 'ignored', response: Type.Object({ scripts: Type.Array(Type.String()) }) }, async () => ({
+      scripts: await listScripts(ctx.config.scripts_dir),
+    }));
   },
 });

@@ -5,7 +5,7 @@ import type { PluginContext } from '../../../core/plugin';
 import { toInt } from '../../../core/schema-types';
 import { RepositoryAddressEntity, RepositoryEntity } from '../entities/repository';
 import { requireRow } from '../lookups';
-import { IdBody, RepositoryAdd, RepositoryQuery, RepositoryUpdate } from '../schemas';
+import { Created, Done, IdBody, RepositoryAdd, RepositoryList, RepositoryQuery, RepositoryUpdate } from '../schemas';
 
 /** Addresses of one request: no repeats, none held by another repository. */
 async function checkAddresses(em: EntityManager, ip: string | string[], selfId: number): Promise<string[]> {
@@ -23,7 +23,7 @@ async function checkAddresses(em: EntityManager, ip: string | string[], selfId: 
 export function repositoryRoutes(ctx: PluginContext): void {
   const { router, db } = ctx;
 
-  router.get('/repositories', { body: RepositoryQuery, bodyPolicy: 'optional' }, async ({ body, req }) => {
+  router.get('/repositories', { body: RepositoryQuery, bodyPolicy: 'optional', response: RepositoryList }, async ({ body, req }) => {
     // The query string gets the body's rule: plain decimal digits, nothing parseInt would forgive.
     const query = new URL(req.url ?? '/', 'http://x').searchParams.get('id');
     if (query !== null && !isDecimalInt(query))
@@ -47,7 +47,7 @@ export function repositoryRoutes(ctx: PluginContext): void {
     return { repositories: [...byId.values()] };
   });
 
-  router.post('/repository/add', { body: RepositoryAdd }, async ({ body }) => {
+  router.post('/repository/add', { body: RepositoryAdd, response: Created }, async ({ body }) => {
     const id = await db.transactional(async (em) => {
       const addresses = await checkAddresses(em, body.ip, 0);
       const repository = em.create(RepositoryEntity, { name: body.name, center: 1 });
@@ -59,7 +59,7 @@ export function repositoryRoutes(ctx: PluginContext): void {
     return { id };
   });
 
-  router.post('/repository/update', { body: RepositoryUpdate }, async ({ body }) => {
+  router.post('/repository/update', { body: RepositoryUpdate, response: Done }, async ({ body }) => {
     await db.transactional(async (em) => {
       const id = toInt(body.repo_id);
       const repository = await requireRow(em, RepositoryEntity, id, 'repo_id');
@@ -74,7 +74,7 @@ export function repositoryRoutes(ctx: PluginContext): void {
   });
 
   // Clients that used the repository keep no repository (the foreign key sets it to null).
-  router.post('/repository/delete', { body: IdBody }, async ({ body, em }) => {
+  router.post('/repository/delete', { body: IdBody, response: Done }, async ({ body, em }) => {
     const repository = await requireRow(em, RepositoryEntity, toInt(body.id), 'id');
     await em.nativeDelete(RepositoryEntity, { id: repository.id });
     return {};

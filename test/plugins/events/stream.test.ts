@@ -157,6 +157,38 @@ test('Last-Event-ID resumes with exactly what was missed; an id no longer kept g
   }
 });
 
+test('events reach readers in batches; a reader that joins mid-batch gets only what came after it, once', async () => {
+  const x = await lab({ events: { flush_ms: 1000 } });
+  try {
+    const early = await EventStreamClient.open(x.s.port);
+    await x.s.post('/center/add', { name: 'Before' });
+    const late = await EventStreamClient.open(x.s.port);
+    const filtered = await EventStreamClient.open(x.s.port, 'types=inventory.created');
+    await x.s.post('/center/add', { name: 'After' });
+    await early.waitFor((e) => e.data.kind === 'center' && early.events.length === 2, 'both writes');
+    await late.waitFor((e) => e.data.kind === 'center', 'the second write');
+    await filtered.waitFor((e) => e.data.kind === 'center', 'the second write, filtered');
+    const after = early.events[1]!.id;
+    assert.equal(
+      early.events.map((e) => e.id),
+      [after - 1, after],
+    );
+    assert.equal(
+      late.events.map((e) => e.id),
+      [after],
+      'only what came after it joined',
+    );
+    assert.equal(
+      filtered.events.map((e) => e.id),
+      [after],
+    );
+    for (const stream of [early, late, filtered]) stream.close();
+  } finally {
+    await x.s.close();
+    await x.udp.close();
+  }
+});
+
 test('filters: types (exact and prefix), clients, room; bad filters are a 400 naming the parameter', async () => {
   const x = await lab();
   const states = await EventStreamClient.open(x.s.port, 'types=client.state');
