@@ -12,7 +12,9 @@ import { fmt, type BenchRow } from './support/report';
 /**
  * The event stream under load: EVENTS_BENCH_SUBSCRIBERS readers (default 1,000, in a child
  * process) while EVENTS_BENCH_AGENTS agents (default 10,000) connect, are refreshed and
- * leave; then what the stream costs POST /wol and GET /clients (with it, without the plugin).
+ * leave; then what the stream and metrics cost POST /wol and GET /clients: without the events
+ * and metrics plugins (core still times every request), then with the stream read by the
+ * subscribers and Prometheus scraping /metrics and /metrics/targets every second.
  */
 export default async (): Promise<BenchRow[]> => {
   const subscribers = Number(process.env.EVENTS_BENCH_SUBSCRIBERS ?? 1000);
@@ -105,14 +107,15 @@ async function churn(size: number, subscribers: number): Promise<BenchRow> {
   }
 }
 
-/** POST /wol (200 clients) and GET /clients, keep-alive, with or without the events plugin. */
-async function requestCost(withEvents: boolean, subscribers: number): Promise<BenchRow[]> {
+/** POST /wol (200 clients) and GET /clients, keep-alive, with or without the events and metrics plugins. */
+async function requestCost(withBoth: boolean, subscribers: number): Promise<BenchRow[]> {
   const udp = await UdpReceiver.bind('127.0.0.1');
-  const plugins = withEvents ? defaultPlugins : defaultPlugins.filter((p) => p !== 'events');
+  const plugins = withBoth ? defaultPlugins : defaultPlugins.filter((p) => p !== 'events' && p !== 'metrics');
   const s = await startServer({
     config: { plugins, log: { level: 'warn' }, wol: { port: udp.port }, events: { max_subscribers: Math.max(subscribers, 1) } },
   });
   let readers: ChildProcess | undefined;
+  let scraper: NodeJS.Timeout | undefined;
   try {
     const ips = Array.from({ length: 200 }, (_, i) => `127.0.0.${i + 2}`);
     await addBenchClients(s, ips);
@@ -120,7 +123,8 @@ async function requestCost(withEvents: boolean, subscribers: number): Promise<Be
       readers = child('event-subscribers.js', [String(s.port), TOKEN, String(subscribers)]);
       await new Promise((resolve) => readers!.once('message', resolve));
     }
-    const label = withEvents ? `with the stream, ${subscribers} subscribers` : 'without the events plugin';
+    if (withBoth) scraper = setInterval(() => void scrape(s.port), 1000);
+    const label = withBoth ? `stream (${subscribers} subscribers) + metrics scraped 1/s` : 'without events and metrics plugins';
     const wol = await load({
       port: s.port,
       method: 'POST',
@@ -149,9 +153,20 @@ async function requestCost(withEvents: boolean, subscribers: number): Promise<Be
       },
     ];
   } finally {
+    clearInterval(scraper);
     if (readers?.connected) readers.send('stop');
     await s.close();
     await udp.close();
+  }
+}
+
+/** What Prometheus does each scrape interval: the service's metrics and the fleet's targets. */
+async function scrape(port: number): Promise<void> {
+  const headers = { Authorization: `Bearer ${TOKEN}` };
+  for (const target of ['/metrics', '/metrics/targets']) {
+    const answer = await fetch(`http://127.0.0.1:${port}${target}`, { headers });
+    if (!answer.ok) throw new Error(`GET ${target}: ${answer.status}`);
+    await answer.arrayBuffer();
   }
 }
 

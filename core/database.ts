@@ -67,6 +67,21 @@ export class Database {
     return this.type === 'mariadb' || this.type === 'mysql' ? `cast(${column} as char)` : `cast(${column} as text)`;
   }
 
+  /**
+   * Rows written with explicit ids (an import keeping another system's ids) leave
+   * PostgreSQL's id sequences behind, and the next insert would collide: move each past its
+   * table's largest id. MariaDB and SQLite move their counters by themselves.
+   */
+  async restartIdSequences(em: EntityManager, entityNames: string[]): Promise<void> {
+    if (this.type !== 'postgresql') return;
+    for (const name of entityNames) {
+      const table = em.getMetadata().get(name).tableName;
+      await execute(em, `select setval(pg_get_serial_sequence(?, 'id'), coalesce((select max(id) from "${table}"), 0) + 1, false)`, [
+        table,
+      ]);
+    }
+  }
+
   async close(): Promise<void> {
     await this.orm.close(true);
     await this.lock?.release();
@@ -176,4 +191,9 @@ export async function schemaVersions(db: Database): Promise<Record<string, numbe
 /** Plain SQL inside a unit of work: runs in `em`'s transaction when it has one. */
 export async function execute<T = Record<string, unknown>>(em: EntityManager, sql: string, params: unknown[] = []): Promise<T[]> {
   return (await em.getConnection().execute(sql, params, 'all', em.getTransactionContext())) as T[];
+}
+
+/** Insert many rows with one statement per `chunk` rows, inside `em`'s transaction. */
+export async function insertInChunks<T extends object>(em: EntityManager, entityName: string, rows: T[], chunk = 500): Promise<void> {
+  for (let i = 0; i < rows.length; i += chunk) await em.insertMany(entityName, rows.slice(i, i + chunk) as never[]);
 }

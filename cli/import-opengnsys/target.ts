@@ -2,14 +2,29 @@ import type { DestinationStream } from 'pino';
 import { App } from '../../core/app';
 import type { CoreSettings } from '../../core/config';
 import { StartupError } from '../../core/errors';
-import { Inventory } from '../../plugins/inventory';
-import type { PlanRules } from './plan/context';
+import { imageHoldings } from '../../plugins/images';
+import { Inventory, inventoryHoldings, type InventoryHoldings } from '../../plugins/inventory';
+import { schedulerHoldings } from '../../plugins/scheduler';
+import type { LegacySite } from './model';
+import { type Held, nothingHeld, type PlanRules } from './plan/context';
 
 /** The ogserve an import goes into: its config, database and plugins, with no port opened. */
 export interface Target {
+  app: App;
   rules: PlanRules;
   /** Which database, without secrets: `sqlite /var/lib/ogserve/ogserve.sqlite`. */
   description: string;
+  /** What the target holds, one `<count> <what>` per kind it has rows of; empty for an empty inventory. */
+  contents: string[];
+  /** Whether the target holds only the default repository a fresh inventory seeds (id 1, "Default"). */
+  onlyDefaultRepository: boolean;
+  has(plugin: string): boolean;
+  /**
+   * Make way for a site: when the target holds only the default repository a fresh
+   * inventory seeds and the site has a repository 1, the site's replaces it (neither its id
+   * nor its address is held any more).
+   */
+  yieldTo(site: LegacySite): void;
   close(): Promise<void>;
 }
 
@@ -20,16 +35,54 @@ export interface Target {
 export async function openTarget(configFile: string | undefined, logStream: DestinationStream): Promise<Target> {
   const app = await App.create({ configFile, logStream });
   try {
-    if (!app.plugins.some((plugin) => plugin.name === 'inventory')) {
+    const has = (name: string) => app.plugins.some((plugin) => plugin.name === name);
+    if (!has('inventory')) {
       throw new StartupError('the inventory plugin is not enabled in the target config: there is nothing to import into');
     }
     const inventory = app.container.resolve(Inventory);
+    const em = app.database.fork();
+    const stored = await inventoryHoldings(em);
+    const images = has('images') ? await imageHoldings(em) : new Map<number, { name: string }>();
+    const scheduler = has('scheduler') ? await schedulerHoldings(em) : undefined;
+    const held = heldOf(stored, images);
+    if (scheduler) {
+      held.procedures = new Set(scheduler.procedures.keys());
+      for (const [id, p] of scheduler.procedures) held.keys.procedureNames.set(`${p.centerId}\u0000${p.name}`, `ogserve procedure ${id}`);
+      held.tasks = scheduler.tasks;
+      held.schedules = scheduler.schedules;
+    }
+    const counts: [number, string][] = [
+      [stored.centers.size, 'centers'],
+      [stored.roomFolders.size, 'room folders'],
+      [stored.rooms.size, 'rooms'],
+      [stored.computerFolders.size, 'computer folders'],
+      [stored.clients.size, 'clients'],
+      [stored.servers.size, 'servers'],
+      [stored.repositories.size, 'repositories'],
+      [images.size, 'images'],
+      [scheduler?.procedures.size ?? 0, 'procedures'],
+      [scheduler?.tasks.size ?? 0, 'tasks'],
+      [scheduler?.schedules.size ?? 0, 'schedules'],
+    ];
+    const contents = counts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
+    const onlyDefaultRepository = contents.length === 1 && stored.repositories.size === 1 && stored.repositories.get(1)?.name === 'Default';
     return {
+      app,
       rules: {
         checkClient: (fields) => inventory.checkClient(fields),
-        scheduler: app.plugins.some((plugin) => plugin.name === 'scheduler'),
+        scheduler: has('scheduler'),
+        held,
       },
       description: describeDatabase(app.settings.database),
+      contents: onlyDefaultRepository ? [] : contents,
+      onlyDefaultRepository,
+      has,
+      yieldTo(site) {
+        if (!onlyDefaultRepository || !site.repositories.some((r) => r.id === 1)) return;
+        held.repositories.delete(1);
+        for (const [ip, holder] of held.keys.repositoryAddresses)
+          if (holder === 'ogserve repository 1') held.keys.repositoryAddresses.delete(ip);
+      },
       close: () => app.close(),
     };
   } catch (error) {
@@ -38,7 +91,33 @@ export async function openTarget(configFile: string | undefined, logStream: Dest
   }
 }
 
+/** The planner's view of what the inventory and images hold: ids, and the keys each row holds. */
+function heldOf(stored: InventoryHoldings, images: Map<number, { name: string }>): Held {
+  const held = nothingHeld();
+  const { keys } = held;
+  held.servers = new Set(stored.servers.keys());
+  for (const [id, s] of stored.servers) keys.serverIps.set(s.ip, `ogserve server ${id}`);
+  held.repositories = new Set(stored.repositories.keys());
+  for (const [id, r] of stored.repositories) for (const ip of r.addresses) keys.repositoryAddresses.set(ip, `ogserve repository ${id}`);
+  held.centers = new Set(stored.centers.keys());
+  for (const [id, c] of stored.centers) keys.centerNames.set(c.name, `ogserve center ${id}`);
+  held.roomFolders = stored.roomFolders;
+  held.rooms = new Set(stored.rooms.keys());
+  for (const [id, r] of stored.rooms) keys.roomNames.set(`${r.centerId}\u0000${r.name}`, `ogserve room ${id}`);
+  held.computerFolders = stored.computerFolders;
+  held.clients = new Set(stored.clients.keys());
+  for (const [id, c] of stored.clients) {
+    held.clientAddresses.set(id, c.ip);
+    keys.clientIps.set(c.ip, `ogserve client ${id}`);
+    keys.clientMacs.set(c.mac, `ogserve client ${id}`);
+  }
+  held.images = new Set(images.keys());
+  for (const [id, i] of images) keys.imageNames.set(i.name, `ogserve image ${id}`);
+  return held;
+}
+
 function describeDatabase(database: CoreSettings['database']): string {
   if (database.type === 'sqlite') return `sqlite ${database.path}`;
-  return `${database.type} ${database.user ? `${database.user}@` : ''}${database.ip}${database.port ? `:${database.port}` : ''}/${database.name}`;
+  const port = database.port ? `:${database.port}` : '';
+  return `${database.type} ${database.user ? `${database.user}@` : ''}${database.ip}${port}/${database.name}`;
 }

@@ -15,6 +15,14 @@ import { SoftwareInventory, readSoftware, storeSoftware } from './software';
 export { AgentLink } from './link';
 export { SoftwareInventory } from './software';
 export { DispatchAnswer } from './schemas';
+export {
+  writeProfiles,
+  writeReports,
+  type ImportedHardwareProfile,
+  type ImportedSoftwareProfile,
+  type ImportedReports,
+  type ProfileIds,
+} from './import';
 export type { AnswerHandler } from './link';
 export {
   AgentLinkError,

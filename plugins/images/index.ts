@@ -13,6 +13,7 @@ import { restoreRoutes } from './routes/restore';
 import { ImageStore } from './store';
 
 export { ImageStore } from './store';
+export { imageHoldings, writeImages, type ImportedImage } from './import';
 
 /**
  * Disk images: their records, the repository directory's files, and image creation and

@@ -31,6 +31,19 @@ export type {
   ClientCheck,
   ClientRequestFields,
 } from './service';
+export type {
+  ImportedInventory,
+  ImportedServer,
+  ImportedRepository,
+  ImportedCenter,
+  ImportedRoomFolder,
+  ImportedRoom,
+  ImportedComputerFolder,
+  ImportedClient,
+  ImportedDisks,
+  InventoryHoldings,
+} from './import';
+export { inventoryHoldings, writeInventory } from './import';
 export { COMPUTER_FOLDER_MARKER, parseFolderId } from './folder-ids';
 export { repositoryAddressFor } from './repository-address';
 export type { InventoryChange, InventoryKind } from './change-events';

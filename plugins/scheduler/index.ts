@@ -12,6 +12,15 @@ import { schedulerRoutes } from './routes';
 import { Scheduler } from './service';
 
 export { Scheduler, type ScheduleView } from './service';
+export {
+  schedulerHoldings,
+  writeScheduler,
+  type ImportedProcedure,
+  type ImportedTask,
+  type ImportedSchedule,
+  type ImportedSchedulerRecords,
+  type SchedulerHoldings,
+} from './import';
 export { SchedulerClock, SystemClock, ManualClock, type Clock } from './clock';
 export { nextOccurrence, occurrences, readYears, whenAt, type When } from './calendar';
 export type { Action, ActionState, ActionResult } from './entities/action';

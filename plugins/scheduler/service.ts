@@ -95,7 +95,8 @@ function whenOf(row: Schedule): When {
   };
 }
 
-function columnsOf(when: When): Pick<Schedule, 'years' | 'months' | 'weeks' | 'weekDays' | 'days' | 'hours' | 'amPm' | 'minutes'> {
+/** The stored columns of a schedule's time. */
+export function columnsOf(when: When): Pick<Schedule, 'years' | 'months' | 'weeks' | 'weekDays' | 'days' | 'hours' | 'amPm' | 'minutes'> {
   return {
     years: when.years.join(','),
     months: when.months,

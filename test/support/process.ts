@@ -1,7 +1,27 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
 const mainScript = path.resolve(__dirname, '..', '..', 'cli', 'main.js');
+
+export interface CommandRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** `ogserve <args>` as a real child process, to its end. */
+export function ogserve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CommandRun> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [mainScript, ...args],
+      { env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 16 * 2 ** 20 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
+  });
+}
 
 export interface ChildRun {
   child: ChildProcess;

@@ -1,6 +1,6 @@
 import { RoomAdd } from '../../../plugins/inventory/schemas';
 import { refusalOf } from './body-check';
-import { UniqueKeys, decide, idRefusal, label, type Planning } from './context';
+import { UniqueKeys, alreadyThere, decide, idRefusal, label, type Planning } from './context';
 
 const table = 'aulas';
 const columns = { name: 'nombreaula', netmask: 'netmask', gateway: 'router', location: 'ubicacion', ntp: 'ntp', dns: 'dns' };
@@ -11,8 +11,9 @@ const columns = { name: 'nombreaula', netmask: 'netmask', gateway: 'router', loc
  */
 export function planRooms(p: Planning): void {
   p.ledger.read(table, p.site.rooms.length);
-  const names = new UniqueKeys('name');
+  const names = new UniqueKeys('name', p.rules.held.keys.roomNames);
   for (const room of p.site.rooms) {
+    if (alreadyThere(p, p.rooms, table, room.id, p.rules.held.rooms)) continue;
     const row = label(table, room.id, room.name);
     const body = {
       center: room.centerId,

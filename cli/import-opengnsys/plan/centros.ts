@@ -1,6 +1,6 @@
 import { CenterAdd } from '../../../plugins/inventory/schemas';
 import { refusalOf } from './body-check';
-import { UniqueKeys, decide, idRefusal, label, type Planning } from './context';
+import { UniqueKeys, alreadyThere, decide, idRefusal, label, type Planning } from './context';
 
 const table = 'centros';
 const columns = { name: 'nombrecentro', comment: 'comentarios' };
@@ -8,8 +8,9 @@ const columns = { name: 'nombrecentro', comment: 'comentarios' };
 /** Centers, by POST /center/add's rules: names are unique. */
 export function planCenters(p: Planning): void {
   p.ledger.read(table, p.site.centers.length);
-  const names = new UniqueKeys('name');
+  const names = new UniqueKeys('name', p.rules.held.keys.centerNames);
   for (const center of p.site.centers) {
+    if (alreadyThere(p, p.centers, table, center.id, p.rules.held.centers)) continue;
     const row = label(table, center.id, center.name);
     const body = { name: center.name, comment: center.comment ?? '' };
     const reason =

@@ -23,12 +23,75 @@ export interface PlanRules {
   checkClient(fields: ClientRequestFields): Promise<void>;
   /** Procedures, tasks and schedules are imported only when the scheduler plugin is enabled. */
   scheduler: boolean;
+  /** What the target already holds (`--merge`): rows with these ids are left as they are there. */
+  held: Held;
+}
+
+/** Ids the target holds per kind, and the unique keys its rows hold (key -> who holds it). */
+export interface Held {
+  servers: Set<number>;
+  repositories: Set<number>;
+  centers: Set<number>;
+  roomFolders: Set<number>;
+  rooms: Set<number>;
+  computerFolders: Set<number>;
+  clients: Set<number>;
+  /** The address of each client the target holds. */
+  clientAddresses: Map<number, string>;
+  images: Set<number>;
+  procedures: Set<number>;
+  tasks: Set<number>;
+  schedules: Set<number>;
+  keys: {
+    serverIps: Map<string, string>;
+    repositoryAddresses: Map<string, string>;
+    centerNames: Map<string, string>;
+    /** `<center id>\0<name>`. */
+    roomNames: Map<string, string>;
+    clientIps: Map<string, string>;
+    clientMacs: Map<string, string>;
+    imageNames: Map<string, string>;
+    /** `<center id>\0<name>`. */
+    procedureNames: Map<string, string>;
+  };
+}
+
+/** A target that holds nothing. */
+export function nothingHeld(): Held {
+  const ids = () => new Set<number>();
+  const keys = () => new Map<string, string>();
+  return {
+    servers: ids(),
+    repositories: ids(),
+    centers: ids(),
+    roomFolders: ids(),
+    rooms: ids(),
+    computerFolders: ids(),
+    clients: ids(),
+    clientAddresses: new Map(),
+    images: ids(),
+    procedures: ids(),
+    tasks: ids(),
+    schedules: ids(),
+    keys: {
+      serverIps: keys(),
+      repositoryAddresses: keys(),
+      centerNames: keys(),
+      roomNames: keys(),
+      clientIps: keys(),
+      clientMacs: keys(),
+      imageNames: keys(),
+      procedureNames: keys(),
+    },
+  };
 }
 
 /** The rows of one legacy table already decided: kept (by legacy id) or refused. */
 export class Decided<T> {
   readonly kept = new Map<number, T>();
   readonly refused = new Set<number>();
+  /** Rows the target already holds under the same id (`--merge`): left as they are, and others may name them. */
+  readonly present = new Set<number>();
 
   constructor(
     /** How a reference to one of these reads in a reason: "room", "repository". */
@@ -37,7 +100,7 @@ export class Decided<T> {
 
   /** Why a reference to `id` leads nowhere, or undefined when it names a kept row. */
   whyNot(id: number): string | undefined {
-    if (this.kept.has(id)) return undefined;
+    if (this.kept.has(id) || this.present.has(id)) return undefined;
     return this.refused.has(id) ? `${this.noun} ${id} was refused` : `there is no ${this.noun} ${id}`;
   }
 }
@@ -84,9 +147,15 @@ export function idRefusal(id: number): string | undefined {
  * so the oldest row keeps its key.
  */
 export class UniqueKeys {
-  private readonly holders = new Map<string, string>();
+  private readonly holders: Map<string, string>;
 
-  constructor(private readonly what: string) {}
+  constructor(
+    private readonly what: string,
+    /** Keys the target's own rows hold, with who holds each. */
+    held: Map<string, string> = new Map(),
+  ) {
+    this.holders = new Map(held);
+  }
 
   taken(key: string, shownKey = key): string | undefined {
     const holder = this.holders.get(key);
@@ -96,6 +165,17 @@ export class UniqueKeys {
   hold(key: string, row: string): void {
     this.holders.set(key, row);
   }
+}
+
+/**
+ * Whether the target already holds a row with this id (`--merge` matches by id): such a
+ * row is left as it is there, counted as left out, and rows of the import may name it.
+ */
+export function alreadyThere<T>(p: Planning, decided: Decided<T>, table: string, id: number, held: Set<number>): boolean {
+  if (!held.has(id)) return false;
+  decided.present.add(id);
+  p.ledger.leftOut(table, 1, 'already in ogserve under the same id: left as it is');
+  return true;
 }
 
 export function refuse<T>(p: Planning, decided: Decided<T>, table: string, row: string, id: number, reason: string): void {

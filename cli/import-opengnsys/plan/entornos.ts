@@ -1,6 +1,6 @@
 import { ServerAdd } from '../../../plugins/inventory/schemas';
 import { refusalOf } from './body-check';
-import { UniqueKeys, decide, idRefusal, label, type Planning } from './context';
+import { UniqueKeys, alreadyThere, decide, idRefusal, label, type Planning } from './context';
 
 const table = 'entornos';
 const columns = { ip: 'ipserveradm', port: 'portserveradm' };
@@ -8,8 +8,9 @@ const columns = { ip: 'ipserveradm', port: 'portserveradm' };
 /** Servers (`entornos`), by POST /server's rules; addresses are unique. */
 export function planServers(p: Planning): void {
   p.ledger.read(table, p.site.servers.length);
-  const addresses = new UniqueKeys('ip');
+  const addresses = new UniqueKeys('ip', p.rules.held.keys.serverIps);
   for (const server of p.site.servers) {
+    if (alreadyThere(p, p.servers, table, server.id, p.rules.held.servers)) continue;
     const row = label(table, server.id, server.ip);
     const body = { ip: server.ip, port: server.port };
     const reason = idRefusal(server.id) ?? refusalOf(ServerAdd, body, columns, table) ?? addresses.taken(server.ip);

@@ -1,7 +1,7 @@
 import { MAX_FOLDER_ROW_ID } from '../../../plugins/inventory/folder-ids';
 import { FolderAdd } from '../../../plugins/inventory/schemas';
 import { refusalOf } from './body-check';
-import { type Decided, idRefusal, keep, label, type Planning, refuse } from './context';
+import { alreadyThere, type Decided, idRefusal, keep, label, type Planning, refuse } from './context';
 
 /** A folder row of either kind: its owner is a center (room folders) or a room (computer folders). */
 export interface FolderRow {
@@ -17,6 +17,8 @@ export interface FolderKind<R> {
   nameColumn: string;
   owners: Decided<unknown>;
   decided: Decided<R>;
+  /** Ids the target already holds. */
+  held: Set<number>;
   make(folder: FolderRow, parentId: number | null): R;
 }
 
@@ -34,6 +36,7 @@ export function planFolders<R>(p: Planning, kind: FolderKind<R>, rows: FolderRow
 
   const candidates = new Map<number, FolderRow>();
   for (const folder of rows) {
+    if (alreadyThere(p, kind.decided, table, folder.id, kind.held)) continue;
     const reason =
       idRefusal(folder.id) ??
       (folder.id > MAX_FOLDER_ROW_ID

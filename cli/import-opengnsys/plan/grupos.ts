@@ -11,6 +11,7 @@ export function planRoomFolders(p: Planning): void {
       nameColumn: 'nombregrupo',
       owners: p.centers,
       decided: p.roomFolders,
+      held: p.rules.held.roomFolders,
       make: (folder, parentId) => ({ id: folder.id, name: folder.name, centerId: folder.ownerId, parentId }),
     },
     rows,

@@ -15,6 +15,7 @@ export function planComputerFolders(p: Planning): void {
       nameColumn: 'nombregrupoordenador',
       owners: p.rooms,
       decided: p.computerFolders,
+      held: p.rules.held.computerFolders,
       make: (folder, parentId) => ({
         id: folder.id,
         publicId: COMPUTER_FOLDER_MARKER + folder.id,

@@ -3,7 +3,7 @@ import { ImageEntity, MONOLITHIC } from '../../../plugins/images/entities/image'
 import { ImageCreate } from '../../../plugins/images/schemas';
 import type { LegacyImage } from '../model';
 import { refusalOf } from './body-check';
-import { UniqueKeys, decide, idRefusal, label, type Planning } from './context';
+import { UniqueKeys, alreadyThere, decide, idRefusal, label, type Planning } from './context';
 
 const table = 'imagenes';
 const columns = { name: 'nombreca', description: 'descripcion', disk: 'numdisk', partition: 'numpar', code: 'codpar', group_id: 'grupoid' };
@@ -21,8 +21,9 @@ const agentColumns = ['clonator', 'compressor', 'filesystem'] as const;
  */
 export function planImages(p: Planning): void {
   p.ledger.read(table, p.site.images.length);
-  const names = new UniqueKeys('name');
+  const names = new UniqueKeys('name', p.rules.held.keys.imageNames);
   for (const image of p.site.images) {
+    if (alreadyThere(p, p.images, table, image.id, p.rules.held.images)) continue;
     const row = label(table, image.id, image.name);
     const body = {
       name: image.name,

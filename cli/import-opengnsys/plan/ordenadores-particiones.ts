@@ -21,6 +21,10 @@ export function planPartitions(p: Planning): void {
   p.ledger.read(table, p.site.partitions.length);
   const disks = new Map<number, StoredDiskEntry[]>();
   for (const partition of p.site.partitions) {
+    if (p.clients.present.has(partition.clientId)) {
+      p.ledger.leftOut(table, 1, 'with their computer, which is already in ogserve');
+      continue;
+    }
     if (!p.clients.kept.has(partition.clientId)) {
       p.ledger.leftOut(table, 1, 'with their computer, which was refused');
       continue;
@@ -84,11 +88,18 @@ function diskEntry(p: Planning, partition: LegacyPartition, row: string): Stored
   };
 }
 
-/** Software profiles are kept as each partition's list: count those some kept partition uses. */
+/** Software profiles are kept with each partition's list, and for the partitions and images that name them. */
 function countProfiles(p: Planning): void {
   const profiles = p.site.softwareProfiles;
-  const used = new Set(p.site.partitions.filter((x) => p.clients.kept.has(x.clientId)).map((x) => x.softwareProfileId));
+  const used = new Set([
+    ...p.site.partitions.filter((x) => p.clients.kept.has(x.clientId)).map((x) => x.softwareProfileId),
+    ...p.plan.images.map((image) => image.softwareId),
+  ]);
   p.ledger.read('perfilessoft', profiles.size);
-  for (const id of profiles.keys()) if (used.has(id)) p.ledger.imported('perfilessoft');
-  p.ledger.leftOut('perfilessoft', [...profiles.keys()].filter((id) => !used.has(id)).length, 'used by no imported partition');
+  for (const profile of profiles.values()) {
+    if (!used.has(profile.id)) continue;
+    p.ledger.imported('perfilessoft');
+    p.plan.softwareProfiles.push({ id: profile.id, os: profile.os, packages: profile.packages });
+  }
+  p.ledger.leftOut('perfilessoft', profiles.size - p.plan.softwareProfiles.length, 'used by no imported partition or image');
 }

@@ -2,7 +2,7 @@ import { normalizeMac } from '../../../core/formats';
 import { ClientAdd } from '../../../plugins/inventory/schemas';
 import type { LegacyClient } from '../model';
 import { refusalFromError, refusalOf } from './body-check';
-import { UniqueKeys, idRefusal, keep, label, type Planning, refuse } from './context';
+import { UniqueKeys, alreadyThere, idRefusal, keep, label, type Planning, refuse } from './context';
 
 const table = 'ordenadores';
 const columns = {
@@ -32,10 +32,11 @@ interface Reference {
 export async function planClients(p: Planning): Promise<void> {
   const clients = p.site.clients;
   p.ledger.read(table, clients.length);
-  const ips = new UniqueKeys('ip');
-  const macs = new UniqueKeys('mac');
+  const ips = new UniqueKeys('ip', p.rules.held.keys.clientIps);
+  const macs = new UniqueKeys('mac', p.rules.held.keys.clientMacs);
   for (const [i, client] of clients.entries()) {
     if (i % 500 === 0) p.progress.advance('checking ordenadores', i, clients.length);
+    if (alreadyThere(p, p.clients, table, client.id, p.rules.held.clients)) continue;
     const row = label(table, client.id, client.name, client.ip);
     const body = {
       ip: client.ip,

@@ -22,6 +22,7 @@ export function planHardware(p: Planning): void {
   for (const profile of profiles.values()) {
     if (!used.has(profile.id)) continue;
     p.ledger.imported(table);
+    p.plan.hardwareProfiles.push({ id: profile.id, items: profile.items.filter((item) => Object.hasOwn(hardwareTypes, item.type)) });
     const unknown = [...new Set(profile.items.filter((item) => !Object.hasOwn(hardwareTypes, item.type)).map((item) => item.type))];
     if (unknown.length > 0) {
       p.ledger.changed(

@@ -39,6 +39,8 @@ export async function planImport(site: LegacySite, rules: PlanRules, ledger: Led
       disks: [],
       hardware: [],
       software: [],
+      hardwareProfiles: [],
+      softwareProfiles: [],
       images: [],
       procedures: [],
       tasks: [],

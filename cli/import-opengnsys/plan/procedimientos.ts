@@ -1,7 +1,7 @@
 import { ProcedureAdd } from '../../../plugins/scheduler/schemas';
 import type { LegacyProcedure } from '../model';
 import { refusalOf } from './body-check';
-import { UniqueKeys, idRefusal, keep, label, type Planning, refuse } from './context';
+import { UniqueKeys, alreadyThere, idRefusal, keep, label, type Planning, refuse } from './context';
 import type { ProcedureRecord } from './records';
 import { commandStep, decideWithIncludes } from './scheduler-steps';
 
@@ -15,9 +15,10 @@ const columns = { name: 'descripcion', description: 'comentarios' };
  */
 export function planProcedures(p: Planning): void {
   p.ledger.read(table, p.site.procedures.length);
-  const names = new UniqueKeys('name');
+  const names = new UniqueKeys('name', p.rules.held.keys.procedureNames);
   const candidates: { legacy: LegacyProcedure; row: string; steps: ProcedureRecord['steps'] }[] = [];
   for (const procedure of p.site.procedures) {
+    if (alreadyThere(p, p.procedures, table, procedure.id, p.rules.held.procedures)) continue;
     const row = label(table, procedure.id, procedure.name);
     const body = { center: procedure.centerId, name: procedure.name, description: procedure.comment ?? '' };
     const steps: ProcedureRecord['steps'] = [];

@@ -3,7 +3,7 @@ import { ScheduleCreate } from '../../../plugins/scheduler/schemas';
 import { readWhen } from '../../../plugins/scheduler/service';
 import type { LegacyAction, LegacySchedule } from '../model';
 import { refusalFromError, refusalOf } from './body-check';
-import { decide, idRefusal, label, type Planning } from './context';
+import { alreadyThere, decide, idRefusal, label, type Planning } from './context';
 import type { ActionRecord, ScheduleRecord } from './records';
 import { commandStep } from './scheduler-steps';
 
@@ -37,6 +37,7 @@ export function planSchedules(p: Planning): void {
     else bySession.set(action.session, [action]);
   }
   for (const schedule of p.site.schedules) {
+    if (alreadyThere(p, p.schedules, table, schedule.id, p.rules.held.schedules)) continue;
     const row = label(table, schedule.id, schedule.name);
     const kind = schedule.kind === null ? undefined : kinds[schedule.kind];
     const body = requestOf(schedule, kind);
@@ -112,7 +113,9 @@ function sessionActions(
   const actions: ActionRecord[] = [];
   const notes: string[] = [];
   for (const action of legacy) {
-    const client = p.clients.kept.get(action.clientId);
+    // A computer the target already holds (`--merge`) is there under its address in the target.
+    const heldIp = p.clients.present.has(action.clientId) ? p.rules.held.clientAddresses.get(action.clientId) : undefined;
+    const client = p.clients.kept.get(action.clientId) ?? (heldIp === undefined ? undefined : { id: action.clientId, ip: heldIp });
     if (!client) {
       notes.push(`acciones ${action.id}: ${p.clients.whyNot(action.clientId)}: the action is left out`);
       continue;

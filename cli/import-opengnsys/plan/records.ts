@@ -1,4 +1,15 @@
-import type { StoredDiskEntry } from '../../../plugins/inventory';
+import type { ImportedHardwareProfile, ImportedSoftwareProfile } from '../../../plugins/agents';
+import type { ImportedImage } from '../../../plugins/images';
+import type {
+  ImportedCenter,
+  ImportedClient,
+  ImportedComputerFolder,
+  ImportedDisks,
+  ImportedRepository,
+  ImportedRoom,
+  ImportedRoomFolder,
+  ImportedServer,
+} from '../../../plugins/inventory';
 import type { When } from '../../../plugins/scheduler';
 
 /**
@@ -19,6 +30,9 @@ export interface ImportPlan {
   disks: ClientDisks[];
   hardware: ClientHardware[];
   software: PartitionSoftware[];
+  /** The profiles kept clients, partitions and images name, under their ids. */
+  hardwareProfiles: HardwareProfileRecord[];
+  softwareProfiles: SoftwareProfileRecord[];
   images: ImageRecord[];
   /** Empty unless the scheduler plugin is enabled. */
   procedures: ProcedureRecord[];
@@ -26,80 +40,17 @@ export interface ImportPlan {
   schedules: ScheduleRecord[];
 }
 
-export interface ServerRecord {
-  id: number;
-  ip: string;
-  port: number;
-}
-
-export interface RepositoryRecord {
-  id: number;
-  name: string;
-  center: number;
-  addresses: string[];
-}
-
-export interface CenterRecord {
-  id: number;
-  name: string;
-  comment: string;
-}
-
-export interface RoomFolderRecord {
-  id: number;
-  name: string;
-  centerId: number;
-  parentId: number | null;
-}
-
-export interface RoomRecord {
-  id: number;
-  name: string;
-  centerId: number;
-  folderId: number | null;
-  netmask: string;
-  gateway: string;
-  location: string;
-  ntp: string;
-  dns: string;
-  remote: boolean;
-}
-
-export interface ComputerFolderRecord {
-  /** Table id; the public id is COMPUTER_FOLDER_MARKER + id. */
-  id: number;
-  publicId: number;
-  name: string;
-  roomId: number;
-  parentId: number | null;
-}
-
-export interface ClientRecord {
-  id: number;
-  name: string;
-  serialNumber: string;
-  ip: string;
-  /** 12 lower-case hex digits. */
-  mac: string;
-  roomId: number;
-  /** Computer folder table id. */
-  folderId: number | null;
-  hardwareId: number;
-  repositoryId: number | null;
-  serverId: number | null;
-  netmask: string;
-  boot: string;
-  netiface: string;
-  netdriver: string;
-  livedir: string;
-  remote: boolean;
-  maintenance: boolean;
-}
-
-export interface ClientDisks {
-  clientId: number;
-  entries: StoredDiskEntry[];
-}
+export type ServerRecord = ImportedServer;
+export type RepositoryRecord = ImportedRepository;
+export type CenterRecord = ImportedCenter;
+export type RoomFolderRecord = ImportedRoomFolder;
+export type RoomRecord = ImportedRoom;
+export type ComputerFolderRecord = ImportedComputerFolder;
+export type ClientRecord = ImportedClient;
+export type ClientDisks = ImportedDisks;
+export type HardwareProfileRecord = ImportedHardwareProfile;
+export type SoftwareProfileRecord = ImportedSoftwareProfile;
+export type ImageRecord = ImportedImage;
 
 export interface ClientHardware {
   clientId: number;
@@ -113,28 +64,6 @@ export interface PartitionSoftware {
   disk: number;
   partition: number;
   lines: string[];
-}
-
-export interface ImageRecord {
-  id: number;
-  name: string;
-  description: string;
-  repositoryId: number;
-  centerId: number;
-  groupId: number;
-  clientId: number;
-  disk: number;
-  partition: number;
-  code: number;
-  type: number;
-  softwareId: number;
-  datasize: bigint;
-  /** When the reference created it, seconds since 1970 (0 = unknown); the image file's own time wins when it is there. */
-  created: bigint;
-  revision: number;
-  clonator: string;
-  compressor: string;
-  filesystem: string;
 }
 
 export type CommandStep = { command: string; params: Record<string, unknown> };

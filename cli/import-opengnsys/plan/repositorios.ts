@@ -1,6 +1,6 @@
 import { RepositoryAdd } from '../../../plugins/inventory/schemas';
 import { refusalOf } from './body-check';
-import { UniqueKeys, decide, idRefusal, label, type Planning } from './context';
+import { UniqueKeys, alreadyThere, decide, idRefusal, label, type Planning } from './context';
 
 const table = 'repositorios';
 const columns = { name: 'nombrerepositorio', ip: 'ip' };
@@ -8,8 +8,9 @@ const columns = { name: 'nombrerepositorio', ip: 'ip' };
 /** Repositories, by POST /repository/add's rules: no two share an address. */
 export function planRepositories(p: Planning): void {
   p.ledger.read(table, p.site.repositories.length);
-  const addresses = new UniqueKeys('address');
+  const addresses = new UniqueKeys('address', p.rules.held.keys.repositoryAddresses);
   for (const repository of p.site.repositories) {
+    if (alreadyThere(p, p.repositories, table, repository.id, p.rules.held.repositories)) continue;
     const row = label(table, repository.id, repository.name);
     const body = { name: repository.name, ip: repository.ip };
     const reason = idRefusal(repository.id) ?? refusalOf(RepositoryAdd, body, columns, table) ?? addresses.taken(repository.ip);

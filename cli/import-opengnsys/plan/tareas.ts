@@ -1,7 +1,7 @@
 import { TaskAdd } from '../../../plugins/scheduler/schemas';
 import type { LegacyTask } from '../model';
 import { refusalOf } from './body-check';
-import { idRefusal, keep, label, type Planning, refuse } from './context';
+import { alreadyThere, idRefusal, keep, label, type Planning, refuse } from './context';
 import type { TaskRecord } from './records';
 import { decideWithIncludes } from './scheduler-steps';
 
@@ -21,6 +21,7 @@ export function planTasks(p: Planning): void {
   p.ledger.read(table, p.site.tasks.length);
   const candidates: (LegacyTask & { row: string; scope?: TaskRecord['scope'] })[] = [];
   for (const task of p.site.tasks) {
+    if (alreadyThere(p, p.tasks, table, task.id, p.rules.held.tasks)) continue;
     const row = label(table, task.id, task.name);
     const kind = scopeKinds[task.scopeKind];
     const scope = kind ? { type: kind, id: task.scopeId } : undefined;

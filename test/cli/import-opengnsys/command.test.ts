@@ -1,32 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { test } from 'uvu';
 import { allPlugins, makeImportTarget } from '../../support/import-target';
 import { withLegacyDatabase } from '../../support/legacy-db';
+import { ogserve } from '../../support/process';
 import { removeTestStore, startServer } from '../../support/server';
-
-const mainJs = path.resolve(__dirname, '../../../cli/main.js');
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** `ogserve <args>` as a real child process. */
-function ogserve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [mainJs, ...args],
-      { env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 16 * 2 ** 20 },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
 
 /** What a console sees of the target inventory (the image list without the disk's free space, which others change). */
 async function inventoryOf(dir: string): Promise<unknown[]> {
@@ -85,8 +62,8 @@ test('--dry-run lists refusals and changes one per line, counts per table, shows
 test('command line mistakes are usage errors: one line, exit code 2', async () => {
   for (const [args, message] of [
     [['import-opengnsys', '--dry-run'], 'import-opengnsys needs --from mysql://USER:PASS@HOST:PORT/DBNAME'],
-    [['import-opengnsys', '--from', 'mysql://u:p@127.0.0.1/og'], 'import-opengnsys writes nothing yet: run it with --dry-run'],
-    [['import-opengnsys', '--from', 'mysql://u:p@127.0.0.1/og', '--dry-run', '--merge'], "unknown option '--merge'"],
+    [['import-opengnsys', '--from', 'mysql://u:p@127.0.0.1/og', '--dry-run', '--replace'], "unknown option '--replace'"],
+    [['import-opengnsys', '--from', 'mysql://u:p@127.0.0.1/og', 'now'], "unexpected argument 'now'"],
     [['import-opengnsys', '--from', 'postgres://u:p@127.0.0.1/og', '--dry-run'], "--from: 'postgres:' is not mysql: or mariadb:"],
     [['import-opengnsys', '--from'], '--from needs a value'],
   ] as const) {
@@ -107,10 +84,13 @@ test('a legacy server that does not answer stops the run with one line, without 
 
 test('the command is listed in --help and has its own', async () => {
   const help = await ogserve(['--help']);
-  assert.match(help.stdout, /^ {2}import-opengnsys {2}read an OpenGnsys ogServer database/m);
+  assert.match(help.stdout, /^ {2}import-opengnsys {2}import the database of an OpenGnsys ogServer/m);
   const own = await ogserve(['import-opengnsys', '--help']);
   assert.equal(own.code, 0);
-  assert.match(own.stdout, /^Usage: ogserve import-opengnsys --from mysql:\/\/USER:PASS@HOST:PORT\/DBNAME \[--config FILE\] --dry-run$/m);
+  assert.match(
+    own.stdout,
+    /^Usage: ogserve import-opengnsys --from mysql:\/\/USER:PASS@HOST:PORT\/DBNAME \[--config FILE\] \[--dry-run\] \[--merge\]$/m,
+  );
   assert.match(own.stdout, /MYSQL_PWD/);
 });
 

@@ -31,6 +31,7 @@ async function planned(config: Record<string, unknown> = {}): Promise<{ plan: Im
   const legacy = await fixtureSite();
   return withImportTarget(config, async (target) => {
     const ledger = new Ledger();
+    target.yieldTo(legacy);
     return { plan: await planImport(legacy, target.rules, ledger, silentProgress), ledger };
   });
 }
