@@ -22,11 +22,36 @@ const driverPackages: Record<CoreSettings['database']['type'], string> = {
  * (MikroORM refuses a shared global context), and the recorded schema version per plugin.
  */
 export class Database {
+  /** What to run once the transaction of an EntityManager (the one it hands its callback) commits. */
+  private readonly commitHooks = new WeakMap<EntityManager, (() => void)[]>();
+
   constructor(
     readonly orm: MikroORM,
     readonly type: CoreSettings['database']['type'],
     private readonly lock?: SqliteLock,
-  ) {}
+  ) {
+    orm.em.getEventManager().registerSubscriber({
+      afterTransactionCommit: ({ em }) => {
+        const hooks = this.commitHooks.get(em);
+        this.commitHooks.delete(em);
+        for (const hook of hooks ?? []) hook();
+      },
+    });
+  }
+
+  /**
+   * Run `fn` once the transaction `em` works in has committed (at once when it is in none),
+   * never if it rolls back: for in-memory state that must not show a write before it lands.
+   */
+  afterCommit(em: EntityManager, fn: () => void): void {
+    if (!em.isInTransaction()) {
+      fn();
+      return;
+    }
+    const hooks = this.commitHooks.get(em);
+    if (hooks) hooks.push(fn);
+    else this.commitHooks.set(em, [fn]);
+  }
 
   /** Call `observe` with the duration of every SQL statement run from now on. */
   onQuery(observe: (seconds: number, ok: boolean) => void): void {

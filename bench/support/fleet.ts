@@ -1,3 +1,4 @@
+import { Inventory } from '../../plugins/inventory';
 import { execute } from '../../core/database';
 import { addCenter, addRoom } from '../../test/support/fixtures';
 import type { TestServer } from '../../test/support/server';
@@ -20,6 +21,7 @@ export async function addBenchClients(s: TestServer, ips: string[]): Promise<voi
       );
     }
   });
+  s.app.container.resolve(Inventory).tablesChanged();
 }
 
 /** Poll `check` every 50 ms until it holds (true) or `ms` pass (false). */

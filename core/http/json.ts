@@ -84,9 +84,9 @@ function clean(value: unknown, path: string, dropKeys: boolean, refuseNul: boole
   }
 }
 
-const bigintMarker = '\u0000bigint:';
-const bigintPlaceholder = /"\\u0000bigint:(-?\d+)"/g;
 const nonAscii = /[\u007f-\uffff]/g;
+/** A string JSON.stringify would change: quotes, backslashes, controls, and what we escape after it. */
+const needsEscaping = /[\u0000-\u001f"\\\u007f-\uffff]/;
 
 function escapeChar(c: string): string {
   return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
@@ -108,10 +108,45 @@ export function stringifyAscii(value: unknown): string {
     text = JSON.stringify(value) ?? 'null';
   } catch (error) {
     if (!(error instanceof TypeError) || !/BigInt/.test(error.message)) throw error;
-    text = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? bigintMarker + v.toString() : v)).replace(
-      bigintPlaceholder,
-      '$1',
-    );
+    // Native JSON has no 64-bit integers (Node 20 lacks JSON.rawJSON); a replacer costs a
+    // call per value, so answers with sizes take this writer, with JSON.stringify's rules.
+    text = writeJson(value) ?? 'null';
   }
   return text.replace(nonAscii, escapeChar);
+}
+
+function writeString(text: string): string {
+  return needsEscaping.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
+/** JSON.stringify's output, with a BigInt written as a bare integer; undefined where it would give undefined. */
+function writeJson(value: unknown): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return writeString(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'bigint':
+      return value.toString();
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      if (value === null) return 'null';
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return writeJson((value as { toJSON(): unknown }).toJSON());
+      if (value instanceof Number || value instanceof String || value instanceof Boolean) return writeJson(value.valueOf());
+      if (Array.isArray(value)) return `[${value.map((item) => writeJson(item) ?? 'null').join(',')}]`;
+      return writeObject(value as Record<string, unknown>);
+    default:
+      return undefined;
+  }
+}
+
+function writeObject(record: Record<string, unknown>): string {
+  let out = '';
+  for (const key of Object.keys(record)) {
+    const item = writeJson(record[key]);
+    if (item === undefined) continue;
+    out += `${out ? ',' : ''}${writeString(key)}:${item}`;
+  }
+  return `{${out}}`;
 }

@@ -3,15 +3,10 @@ import { ErrorCode, badRequest } from '../../core/errors';
 import type { PluginContext } from '../../core/plugin';
 import { toInt } from '../../core/schema-types';
 import { type AgentLink, type Dispatch, DispatchAnswer } from '../agents';
-import type { ClientView, Inventory, StoredDiskEntry } from '../inventory';
+import type { ClientView, Inventory } from '../inventory';
 import { repositoryAddressFor } from '../inventory';
 import { CacheDelete, CacheFetch, CacheList, CacheListing } from './schemas';
 import type { CacheStore } from './store';
-
-/** The cache partition: the one the agent formatted with the CACHE file system. */
-export function cachePartitionSize(setup: StoredDiskEntry[]): bigint {
-  return setup.find((p) => p.partition > 0 && p.filesystem.toUpperCase() === 'CACHE')?.size ?? 0n;
-}
 
 /**
  * GET /cache/list reads what agents last reported; POST /cache/delete and /cache/fetch
@@ -24,10 +19,14 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
   router.get('/cache/list', { body: CacheList, response: CacheListing }, async ({ body }) => {
     const clients = await inventory.clientsByIps(body.clients);
     const contents = await store.contents(clients.map((c) => c.id));
-    const setups = await inventory.diskSetups(clients.map((c) => c.id));
+    // The cache partition: the one the agent formatted with the CACHE file system.
+    const cacheSizes = await inventory.partitionSizes(
+      clients.map((c) => c.id),
+      'CACHE',
+    );
     const out = [];
     for (const client of clients) {
-      const cacheSize = cachePartitionSize(setups.get(client.id)!);
+      const cacheSize = cacheSizes.get(client.id) ?? 0n;
       const images = cacheSize === 0n ? [] : contents.get(client.id)!;
       const used = images.reduce((sum, image) => sum + image.size, 0n);
       out.push({

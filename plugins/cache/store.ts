@@ -2,10 +2,14 @@ import { execute, type Database } from '../../core/database';
 import type { CachedImage } from './answer';
 import { CacheEntryEntity } from './entities/cache-entry';
 
-const inChunk = 500;
-
-/** Each client's cache contents, replaced whole by every report of its agent. */
+/**
+ * Each client's cache contents, replaced whole by every report of its agent. Consoles poll
+ * the listing, so the contents are kept in memory too: read once, then changed only here,
+ * after each replacement commits (this store is the only writer of its table).
+ */
 export class CacheStore {
+  private loaded?: Promise<Map<number, CachedImage[]>>;
+
   constructor(private readonly db: Database) {}
 
   /** Replace a client's cache contents in one transaction. */
@@ -17,22 +21,44 @@ export class CacheStore {
       }
       await em.flush();
     });
+    (await this.all()).set(clientId, [...images].sort(byName));
+  }
+
+  /** Clients deleted: their rows went with them (foreign key cascade). */
+  async forget(clientIds: number[]): Promise<void> {
+    const all = await this.all();
+    for (const id of clientIds) all.delete(id);
   }
 
   /** The stored contents of these clients, by client id, each sorted by name. */
   async contents(clientIds: number[]): Promise<Map<number, CachedImage[]>> {
-    const out = new Map<number, CachedImage[]>(clientIds.map((id) => [id, []]));
-    const unique = [...new Set(clientIds)];
-    for (let i = 0; i < unique.length; i += inChunk) {
-      const chunk = unique.slice(i, i + inChunk);
-      const rows = await this.db.query(
-        `select client_id, name, ${this.db.bigintAsText('size')} as size, checksum from cache_entries
-         where client_id in (${chunk.map(() => '?').join(',')}) order by client_id, name`,
-        chunk,
-      );
-      for (const r of rows)
-        out.get(Number(r.client_id))!.push({ name: String(r.name), size: BigInt(String(r.size)), checksum: String(r.checksum ?? '') });
+    const all = await this.all();
+    return new Map(clientIds.map((id) => [id, all.get(id) ?? []]));
+  }
+
+  private all(): Promise<Map<number, CachedImage[]>> {
+    this.loaded ??= this.load().catch((error: unknown) => {
+      this.loaded = undefined;
+      throw error;
+    });
+    return this.loaded;
+  }
+
+  private async load(): Promise<Map<number, CachedImage[]>> {
+    const out = new Map<number, CachedImage[]>();
+    const rows = await this.db.query(`select client_id, name, ${this.db.bigintAsText('size')} as size, checksum from cache_entries`);
+    for (const r of rows) {
+      const id = Number(r.client_id);
+      let images = out.get(id);
+      if (!images) out.set(id, (images = []));
+      images.push({ name: String(r.name), size: BigInt(String(r.size)), checksum: String(r.checksum ?? '') });
     }
+    for (const images of out.values()) images.sort(byName);
     return out;
   }
+}
+
+/** By code unit, the same on every database engine (their collations differ). */
+function byName(a: CachedImage, b: CachedImage): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }

@@ -19,5 +19,6 @@ export async function deleteWithClients(
     await remove(em);
     return clients;
   });
+  inventory.clientsChanged(removed.map((c) => c.id));
   await inventory.notifyRemoved(removed);
 }

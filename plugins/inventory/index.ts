@@ -88,7 +88,19 @@ export default definePlugin({
       const described = describeChange(method, path, request.body, result);
       if (described) void ctx.events.emit(described.event, described.change, request.log);
     };
-    const routes = { ...ctx, router: invalidating(ctx.router, () => scopes.invalidate(), announce) };
+    const routes = {
+      ...ctx,
+      router: invalidating(
+        ctx.router,
+        (_method, path) => {
+          scopes.invalidate();
+          // Client routes tell the index which clients they wrote; the others may change what
+          // many clients show (a room's network, a deleted folder or repository).
+          if (!path.startsWith('/client/')) inventory.tablesChanged();
+        },
+        announce,
+      ),
+    };
     centerRoutes(routes, inventory);
     roomRoutes(routes, inventory);
     folderRoutes(routes, inventory);

@@ -7,7 +7,7 @@ import type { Handler, RequestContext, RouteRegistrar } from '../../core/http/ro
  */
 export function invalidating(
   router: RouteRegistrar,
-  changed: () => void,
+  changed: (method: string, path: string) => void,
   succeeded: (method: string, path: string, ctx: RequestContext<unknown>, result: unknown) => void,
 ): RouteRegistrar {
   const wrap =
@@ -17,7 +17,7 @@ export function invalidating(
       try {
         result = await handler(ctx);
       } finally {
-        changed();
+        changed(method, path);
       }
       succeeded(method, path, ctx as RequestContext<unknown>, result);
       return result;

@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
 import { execute, type Database } from '../../core/database';
 import type { Logger } from '../../core/log';
+import { ClientIndex } from './client-index';
 import { clientViewSelect, toClientView, type ClientView } from './client-view';
 import { DiskSetupWriter } from './disk-setup-writer';
 import type { ClientUpdate } from './schemas';
@@ -55,12 +56,28 @@ export class Inventory {
   private readonly savedListeners: ClientListener[] = [];
   private readonly checks: ClientCheck[] = [];
   private readonly diskWriter: DiskSetupWriter;
+  private readonly index: ClientIndex;
 
   constructor(
     private readonly db: Database,
     private readonly log: Logger,
   ) {
     this.diskWriter = new DiskSetupWriter(db);
+    this.index = new ClientIndex(db);
+  }
+
+  /**
+   * Call once a write to clients, rooms or what their views show has committed without
+   * these services (the inventory's own routes, another instance, a bulk load): lookups
+   * read the tables again.
+   */
+  tablesChanged(): void {
+    this.index.invalidate();
+  }
+
+  /** Call once a write that added, changed or deleted these clients (and nothing else they show) has committed. */
+  clientsChanged(clientIds: Iterable<number>): void {
+    this.index.changed(clientIds);
   }
 
   /** Fired after a client is deleted, or with its old record when its IP or MAC changed. */
@@ -111,36 +128,30 @@ export class Inventory {
   }
 
   async clientByIp(ip: string): Promise<ClientView | null> {
-    const rows = await this.db.query(`${clientViewSelect} where c.ip = ?`, [ip]);
-    return rows[0] ? toClientView(rows[0]) : null;
+    return (await this.index.byIp(ip)) ?? null;
   }
 
   async clientById(id: number): Promise<ClientView | null> {
-    const rows = await this.db.query(`${clientViewSelect} where c.id = ?`, [id]);
-    return rows[0] ? toClientView(rows[0]) : null;
+    return (await this.index.byId(id)) ?? null;
   }
 
   async clientByMac(mac: string): Promise<ClientView | null> {
-    const rows = await this.db.query(`${clientViewSelect} where c.mac = ?`, [mac]);
-    return rows[0] ? toClientView(rows[0]) : null;
+    return (await this.index.byMac(mac)) ?? null;
   }
 
   /** The known clients among `ips`, in the order asked; unknown addresses are left out. */
   async clientsByIps(ips: string[]): Promise<ClientView[]> {
-    const unique = [...new Set(ips)];
-    const found = new Map<string, ClientView>();
-    for (let i = 0; i < unique.length; i += inChunk) {
-      const chunk = unique.slice(i, i + inChunk);
-      const rows = await this.db.query(`${clientViewSelect} where c.ip in (${chunk.map(() => '?').join(',')})`, chunk);
-      for (const row of rows) found.set(String(row.ip), toClientView(row));
+    const out: ClientView[] = [];
+    for (const ip of new Set(ips)) {
+      const client = await this.index.byIp(ip);
+      if (client) out.push(client);
     }
-    return unique.flatMap((ip) => found.get(ip) ?? []);
+    return out;
   }
 
   /** The stored MAC (12 lower-case hex digits) of every client. */
   async macs(): Promise<Set<string>> {
-    const rows = await this.db.query<{ mac: string }>('select mac from clients');
-    return new Set(rows.map((r) => r.mac));
+    return new Set([...(await this.index.all())].map((c) => c.mac));
   }
 
   async clientsWhere(sql: string, params: unknown[], em?: EntityManager): Promise<ClientView[]> {
@@ -160,15 +171,17 @@ export class Inventory {
   /** The clients of a room, or undefined when no room has that id. */
   async clientsInRoom(roomId: number): Promise<ClientView[] | undefined> {
     const [room] = await this.db.query<{ id: number }>('select id from rooms where id = ?', [roomId]);
-    return room ? this.clientsWhere('c.room_id = ?', [roomId]) : undefined;
+    return room ? [...(await this.index.all())].filter((c) => c.room.id === roomId).sort((a, b) => a.id - b.id) : undefined;
   }
 
   async setBootMode(clientIds: number[], mode: string): Promise<void> {
     await this.updateColumn('boot', clientIds, mode);
+    this.index.patch(clientIds, { boot: mode });
   }
 
   async setLivedir(clientIds: number[], livedir: string): Promise<void> {
     await this.updateColumn('livedir', clientIds, livedir);
+    this.index.patch(clientIds, { livedir });
   }
 
   async repository(id: number): Promise<RepositoryView | null> {
@@ -190,12 +203,33 @@ export class Inventory {
    * Replace a client's stored disks and partitions with an agent's report, in one
    * transaction. A partition whose size, filesystem or OS changed loses its image link.
    */
-  storeDiskSetup(clientId: number, entries: DiskEntry[], serialNumber?: string): Promise<void> {
-    return this.diskWriter.store(clientId, entries, serialNumber);
+  async storeDiskSetup(clientId: number, entries: DiskEntry[], serialNumber?: string): Promise<void> {
+    await this.diskWriter.store(clientId, entries, serialNumber);
+    // The writer sets a serial number only where none was stored.
+    if (serialNumber && (await this.index.byId(clientId))?.serialNumber === '') this.index.patch([clientId], { serialNumber });
   }
 
   async diskSetup(clientId: number): Promise<StoredDiskEntry[]> {
     return (await this.diskSetups([clientId])).get(clientId) ?? [];
+  }
+
+  /**
+   * The size of each client's first partition with this file system (any case), by client
+   * id; clients without one are left out. Cheaper than whole disk setups for one partition.
+   */
+  async partitionSizes(clientIds: number[], filesystem: string): Promise<Map<number, bigint>> {
+    const out = new Map<number, bigint>();
+    for (let i = 0; i < clientIds.length; i += inChunk) {
+      const chunk = clientIds.slice(i, i + inChunk);
+      const rows = await this.db.query(
+        `select client_id, ${this.db.bigintAsText('size')} as size from partitions
+          where client_id in (${chunk.map(() => '?').join(',')}) and part_number > 0 and upper(filesystem) = ?
+          order by client_id, disk, part_number`,
+        [...chunk, filesystem.toUpperCase()],
+      );
+      for (const r of rows) if (!out.has(Number(r.client_id))) out.set(Number(r.client_id), BigInt(r.size as string));
+    }
+    return out;
   }
 
   /** The stored disks and partitions of many clients in one query per 500 clients. */
@@ -264,6 +298,7 @@ export class Inventory {
   /** Record a client's hardware profile (its `hardware_id`): its agent reported its hardware. */
   async setHardwareProfile(em: EntityManager, clientId: number, profileId: number): Promise<void> {
     await execute(em, 'update clients set hardware_id = ? where id = ?', [profileId, clientId]);
+    this.db.afterCommit(em, () => this.index.patch([clientId], { hardwareId: profileId }));
   }
 
   /** Forget a deleted image on every partition that held it: consoles look every non-zero image id up. */

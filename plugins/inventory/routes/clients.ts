@@ -118,6 +118,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
       await em.flush();
       return client.id;
     });
+    inventory.clientsChanged([id]);
     await inventory.notifySaved([(await inventory.clientById(id))!]);
     return { id };
   });
@@ -141,6 +142,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
       await applyFields(em, client, body, roomId);
       await em.flush();
     });
+    inventory.clientsChanged([id]);
     const after = (await inventory.clientById(id))!;
     if (after.ip !== before.ip || after.mac !== before.mac) await inventory.notifyRemoved([before]);
     await inventory.notifySaved([after]);
@@ -154,12 +156,13 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
       if (clients.length) await em.nativeDelete(ClientEntity, { id: { $in: clients.map((c) => c.id) } });
       return clients;
     });
+    inventory.clientsChanged(removed.map((c) => c.id));
     await inventory.notifyRemoved(removed);
     return {};
   });
 
   router.post('/client/move', { body: ClientMove, response: Done }, async ({ body }) => {
-    await db.transactional(async (em) => {
+    const moved = await db.transactional(async (em) => {
       const roomId = toInt(body.room);
       await requireRow(em, RoomEntity, roomId, 'room');
       const folderId = body.folder_id === undefined ? null : await computerFolder(em, body.folder_id, roomId);
@@ -167,18 +170,22 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
       requireAllKnown(body.clients, clients);
       if (clients.length)
         await em.nativeUpdate(ClientEntity, { id: { $in: clients.map((c) => c.id) } }, { room: roomId, folder: folderId } as never);
+      return clients;
     });
+    inventory.clientsChanged(moved.map((c) => c.id));
     return {};
   });
 
   const assign = (path: string, entity: typeof RepositoryEntity | typeof ServerEntity, column: 'repository' | 'server') =>
     router.post(path, { body: ClientAssign, response: Done }, async ({ body }) => {
-      await db.transactional(async (em) => {
+      const assigned = await db.transactional(async (em) => {
         const target = await optionalRef(em, entity, body.id, 'id');
         const clients = await clientsIn(em, body.clients);
         requireAllKnown(body.clients, clients);
         if (clients.length) await em.nativeUpdate(ClientEntity, { id: { $in: clients.map((c) => c.id) } }, { [column]: target } as never);
+        return clients;
       });
+      inventory.clientsChanged(assigned.map((c) => c.id));
       return {};
     });
   assign('/client/repo', RepositoryEntity, 'repository');

@@ -195,7 +195,10 @@ test('--merge adds what the inventory lacks and refuses what collides with its o
       const result = await run(['--from', db.url, '--config', configFile, '--merge']);
       assert.equal(result.code, 0, result.stderr);
       assert.ok(result.stdout.includes('left out of centros: 1 already in ogserve under the same id: left as it is'), result.stdout);
-      assert.match(result.stdout, /^refused {2}ordenadores 25 \(Profesor-ñandú, 10\.1\.1\.25\): mac aabbcc000025 already belongs to ogserve client 1$/m);
+      assert.match(
+        result.stdout,
+        /^refused {2}ordenadores 25 \(Profesor-ñandú, 10\.1\.1\.25\): mac aabbcc000025 already belongs to ogserve client 1$/m,
+      );
       await onTarget(dir, async (s) => {
         assert.equal((await s.get('/center/info', { id: 1 })).body.name, 'Mío', 'the row it held is left as it is');
         assert.equal((await s.get('/center/info', { id: 2 })).body.name, 'Campus Norte');

@@ -1,3 +1,4 @@
+import { Inventory } from '../../../plugins/inventory';
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { execute } from '../../../core/database';
@@ -266,6 +267,7 @@ test('1,000 agents reconnecting in a loop leave no duplicate entries and no leak
         );
       }
     });
+    x.s.app.container.resolve(Inventory).tablesChanged();
     const connectAll = (list: string[]) =>
       Promise.all(list.map((localAddress) => FakeAgent.connect({ port: x.link.port(), localAddress, mode: 'linux' })));
 

@@ -259,9 +259,11 @@ test('a stored MAC or room netmask that cannot address a packet is skipped as in
   try {
     // Records imported from an older database, bypassing the REST validation.
     await x.s.app.database.query("update clients set mac = 'not-a-mac' where ip = ?", [x.ips[0]]);
+    x.s.app.container.resolve(Inventory).tablesChanged();
     const unicast = await x.s.post('/wol', { clients: x.ips, type: 'unicast' });
     assert.deepEqual(unicast.body, { sent: [x.ips[1]], skipped: { ...noSkips, invalid_record: [x.ips[0]] } }, 'bad MAC');
     await x.s.app.database.query("update rooms set netmask = '255.0.255.0'", []);
+    x.s.app.container.resolve(Inventory).tablesChanged();
     const broadcast = await x.s.post('/wol', { clients: [x.ips[1]], type: 'broadcast' });
     assert.deepEqual(broadcast.body, { sent: [], skipped: { ...noSkips, invalid_record: [x.ips[1]] } }, 'bad room netmask');
     assert.equal((await x.broadcast.flush()).length, 0, 'nothing sent to a broadcast address');
@@ -288,6 +290,7 @@ test('records that would wake through 255.255.255.255 are skipped as invalid_rec
     const db = x.s.app.database;
     await db.query("update clients set ip = '255.255.255.255' where ip = ?", [x.ips[0]]);
     await db.query("update clients set ip = '0.0.0.0' where ip = ?", [x.ips[1]]);
+    x.s.app.container.resolve(Inventory).tablesChanged();
     for (const type of ['unicast', 'broadcast'] as const) {
       const report = await waker(false).wake(['255.255.255.255', '0.0.0.0'], type);
       assert.deepEqual(
@@ -297,10 +300,12 @@ test('records that would wake through 255.255.255.255 are skipped as invalid_rec
       );
     }
     await db.query("update rooms set netmask = '0.0.0.0'", []);
+    x.s.app.container.resolve(Inventory).tablesChanged();
     let report = await waker(false).wake([x.ips[2]!], 'broadcast');
     assert.deepEqual(report, { sent: [], skipped: { ...noSkips, invalid_record: [x.ips[2]] } }, 'room netmask 0.0.0.0');
     await db.query("update rooms set netmask = '255.255.255.0'", []);
     await db.query("update clients set ip = '255.255.255.7' where ip = ?", [x.ips[2]]);
+    x.s.app.container.resolve(Inventory).tablesChanged();
     report = await waker(false).wake(['255.255.255.7'], 'broadcast');
     assert.deepEqual(
       report,
