@@ -69,3 +69,34 @@ export const ImageRestore = Type.Object({
 
 export const ImageQuery = Type.Object({ image: IntLike() });
 export const ImageRestrict = Type.Object({ image: IntLike(), scopes: Type.Array(IntLike({ minimum: 1 }), { maxItems: 4096 }) });
+
+/** Answers of the images routes (the OpenAPI document publishes them; the tests check them). */
+const Image = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  description: Type.String(),
+  /** Bytes, exact past 2^53 (a bare integer in the JSON text). */
+  size: Type.Integer(),
+  datasize: Type.Integer(),
+  /** ctime(3) text of the file's or record's last change. */
+  modified: Type.String(),
+  /** Octal permission bits of the image file, e.g. "644". */
+  permissions: Type.String(),
+  software_id: Type.Integer(),
+  type: Type.Integer(),
+  repo_id: Type.Integer(),
+  /** The repository's first address now; empty when it has none. */
+  repo_ip: Type.String(),
+  checksum: Type.String(),
+  center_id: Type.Integer(),
+  group_id: Type.Integer(),
+});
+
+/** GET /images: the repository directory's file system (bytes) and every image. */
+export const ImageListing = Type.Object({
+  disk: Type.Object({ free: Type.Integer(), total: Type.Integer() }),
+  images: Type.Array(Image),
+});
+
+/** GET /image/restrict: the centers an image is restored in; none means every center. */
+export const ImageScopes = Type.Object({ image: Type.Integer(), scopes: Type.Array(Type.Integer()) });

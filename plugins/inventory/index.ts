@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ScopesAnswer } from './schemas';
 import { definePlugin } from '../../core/plugin';
 import { seedDefaultRepository } from './default-repository';
 import { CenterEntity } from './entities/center';
@@ -21,6 +22,7 @@ import { ScopeCache } from './scope-cache';
 import { Inventory } from './service';
 
 export { Inventory } from './service';
+export { Created, Done } from './schemas';
 export type { ClientView } from './client-view';
 export type {
   DiskEntry,
@@ -108,6 +110,12 @@ export default definePlugin({
     repositoryRoutes(routes);
     serverRoutes(routes);
     addressRoutes(ctx);
-    ctx.router.get('/scopes', { bodyPolicy: 'forbidden', log: false }, () => scopes.get());
+    const tree = {
+      bodyPolicy: 'forbidden',
+      log: false,
+      response: ScopesAnswer,
+      summary: 'The tree of centers, rooms, folders and computers',
+    } as const;
+    ctx.router.get('/scopes', tree, () => scopes.get());
   },
 });

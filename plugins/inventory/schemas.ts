@@ -155,3 +155,20 @@ export const ServerList = Type.Object({
 });
 
 export const ClientAddresses = Type.Object({ clients: Type.Array(Type.Object({ ip: Type.String(), mac: Type.String() })) });
+
+/**
+ * GET /scopes: centers hold rooms and room folders, rooms hold computer folders and
+ * computers; a computer has its `ip` and an empty `scope`.
+ */
+const ScopeNode = Type.Recursive(
+  (Node) =>
+    Type.Object({
+      name: Type.String(),
+      type: Type.Union([Type.Literal('center'), Type.Literal('room'), Type.Literal('folder'), Type.Literal('computer')]),
+      id: Type.Integer(),
+      scope: Type.Array(Node),
+      ip: Type.Optional(Type.String()),
+    }),
+  { $id: 'ScopeNode' },
+);
+export const ScopesAnswer = Type.Object({ scope: Type.Array(ScopeNode) });

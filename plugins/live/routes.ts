@@ -1,11 +1,11 @@
 import { ErrorCode, badRequest } from '../../core/errors';
 import type { PluginContext } from '../../core/plugin';
-import type { ClientView, Inventory } from '../inventory';
+import { Created, Done, type ClientView, type Inventory } from '../inventory';
 import { UnknownModeError, type BootFiles } from '../pxe-modes';
 import type { LiveCatalog } from './catalog';
 import { LiveImageEntity } from './entities/live-image';
 import { parseLiveName } from './live-names';
-import { LiveAddBody, LiveDeleteBody, LiveSetBody } from './schemas';
+import { LiveAddBody, LiveDeleteBody, LiveListing, LiveSetAnswer, LiveSetBody, OgliveListing } from './schemas';
 
 export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, inventory: Inventory, bootFiles: BootFiles): void {
   const { router, db, log } = ctx;
@@ -40,17 +40,20 @@ export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, in
     return { livedir, unknown: [...new Set(body.clients)].filter((ip) => !known.has(ip)) };
   };
 
-  router.get('/live/list', {}, () => catalog.list());
-  router.post('/live/set', { body: LiveSetBody }, set);
+  router.get('/live/list', { response: LiveListing, summary: 'The live images clients may boot, and the default one' }, () =>
+    catalog.list(),
+  );
+  const setSpec = { body: LiveSetBody, response: LiveSetAnswer, summary: "Set clients' live image and rewrite their boot files" };
+  router.post('/live/set', setSpec, set);
 
   // The names the existing web console uses (real-clients.md), with the older list key.
-  router.get('/oglive/list', {}, async () => {
+  router.get('/oglive/list', { response: OgliveListing, summary: 'GET /live/list under the older name and key' }, async () => {
     const list = await catalog.list();
     return { oglive: list.live, default: list.default };
   });
-  router.post('/oglive/set', { body: LiveSetBody }, set);
+  router.post('/oglive/set', setSpec, set);
 
-  router.post('/live/add', { body: LiveAddBody }, async ({ body }) => {
+  router.post('/live/add', { body: LiveAddBody, response: Created, summary: 'List a live image' }, async ({ body }) => {
     const { live } = await catalog.list();
     if (live.some((e) => e.directory === body.name))
       throw badRequest(ErrorCode.duplicate, `live image '${body.name}' is already listed`, 'name');
@@ -69,7 +72,7 @@ export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, in
   });
 
   // Only added entries can be deleted here; images found on disk belong to the site's tools.
-  router.post('/live/delete', { body: LiveDeleteBody }, async ({ body }) => {
+  router.post('/live/delete', { body: LiveDeleteBody, response: Done, summary: 'Unlist a live image added here' }, async ({ body }) => {
     const deleted = await db.fork().nativeDelete(LiveImageEntity, { directory: body.name });
     if (deleted > 0) return {};
     const { live } = await catalog.list();

@@ -18,3 +18,20 @@ export const LiveAddBody = Type.Object({
 });
 
 export const LiveDeleteBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 256 }) });
+
+/** Answers of the live routes (the OpenAPI document publishes them; the tests check them). */
+const LiveEntry = Type.Object({
+  distribution: Type.String(),
+  kernel: Type.String(),
+  architecture: Type.String(),
+  revision: Type.String(),
+  directory: Type.String(),
+  iso: Type.String(),
+});
+
+/** `default` is the index in the list of the image clients boot when none is set. */
+export const LiveListing = Type.Object({ live: Type.Array(LiveEntry), default: Type.Integer({ minimum: 0 }) });
+export const OgliveListing = Type.Object({ oglive: Type.Array(LiveEntry), default: Type.Integer({ minimum: 0 }) });
+
+/** The live directory the clients got, and the addresses no client has. */
+export const LiveSetAnswer = Type.Object({ livedir: Type.String(), unknown: Type.Array(Type.String()) });

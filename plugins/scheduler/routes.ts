@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/core';
 import { ErrorCode, badRequest } from '../../core/errors';
 import type { RouteRegistrar } from '../../core/http/routes';
 import { toInt } from '../../core/schema-types';
-import type { ClientView, Inventory } from '../inventory';
+import { DispatchAnswer } from '../agents';
+import { Created, Done, type ClientView, type Inventory } from '../inventory';
 import { addProcedure, addTask, deleteProcedure, requireProcedure, requireTask, updateProcedure } from './catalogue';
 import {
   IdBody,
@@ -11,6 +12,9 @@ import {
   ProcedureUpdate,
   RunSchedule,
   ScheduleCommand,
+  ScheduledCommand,
+  ScheduleListing,
+  SessionAnswer,
   ScheduleCreate,
   ScheduleGet,
   ScheduleUpdate,
@@ -43,7 +47,7 @@ async function requireScope(em: EntityManager, scope: { type: keyof typeof scope
 
 /** The scheduling endpoints of earlier releases, in the reference's request shapes. */
 export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, inventory: Inventory): void {
-  router.post('/procedure/add', { body: ProcedureAdd }, async ({ body, em }) => ({
+  router.post('/procedure/add', { body: ProcedureAdd, response: Created, summary: 'Add a procedure' }, async ({ body, em }) => ({
     id: await addProcedure(em, {
       center: toInt(body.center),
       name: body.name,
@@ -52,26 +56,34 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
     }),
   }));
 
-  router.post('/procedure/update', { body: ProcedureUpdate }, async ({ body, em }) => {
-    await updateProcedure(em, toInt(body.procedure), {
-      center: toInt(body.center),
-      name: body.name,
-      description: body.description ?? '',
-      steps: body.steps ?? [],
-    });
-  });
+  router.post(
+    '/procedure/update',
+    { body: ProcedureUpdate, response: Done, summary: "Replace a procedure's steps" },
+    async ({ body, em }) => {
+      await updateProcedure(em, toInt(body.procedure), {
+        center: toInt(body.center),
+        name: body.name,
+        description: body.description ?? '',
+        steps: body.steps ?? [],
+      });
+    },
+  );
 
-  router.post('/procedure/delete', { body: IdBody }, async ({ body, em }) => {
+  router.post('/procedure/delete', { body: IdBody, response: Done, summary: 'Delete a procedure' }, async ({ body, em }) => {
     await deleteProcedure(em, toInt(body.id));
   });
 
-  router.post('/procedure/run', { body: ProcedureRun }, async ({ body, em }) => {
-    const procedure = await requireProcedure(em, toInt(body.procedure), 'procedure');
-    const clients = await knownClients(inventory, body.clients);
-    return { session: await scheduler.expander.runProcedure(procedure.id, clients) };
-  });
+  router.post(
+    '/procedure/run',
+    { body: ProcedureRun, response: SessionAnswer, summary: 'Run a procedure on clients now' },
+    async ({ body, em }) => {
+      const procedure = await requireProcedure(em, toInt(body.procedure), 'procedure');
+      const clients = await knownClients(inventory, body.clients);
+      return { session: await scheduler.expander.runProcedure(procedure.id, clients) };
+    },
+  );
 
-  router.post('/task/add', { body: TaskAdd }, async ({ body, em }) => {
+  router.post('/task/add', { body: TaskAdd, response: Created, summary: 'Add a task' }, async ({ body, em }) => {
     const scope = body.scope && { type: body.scope.type, id: toInt(body.scope.id) };
     if (scope) await requireScope(em, scope);
     return {
@@ -85,35 +97,41 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
     };
   });
 
-  router.post('/task/run', { body: TaskRun }, async ({ body, em }) => {
+  router.post('/task/run', { body: TaskRun, response: Done, summary: 'Run a task on its scope now' }, async ({ body, em }) => {
     const task = await requireTask(em, toInt(body.task), 'task');
     await scheduler.expander.runTask(task.id);
   });
 
-  router.post('/schedule/command', { body: ScheduleCommand }, async ({ body }) => {
-    const clients = await knownClients(inventory, body.clients);
-    return scheduler.scheduleCommand(clients, body.command, body.params, body.when);
-  });
+  router.post(
+    '/schedule/command',
+    { body: ScheduleCommand, response: ScheduledCommand, summary: 'Run a command on clients later' },
+    async ({ body }) => {
+      const clients = await knownClients(inventory, body.clients);
+      return scheduler.scheduleCommand(clients, body.command, body.params, body.when);
+    },
+  );
 
-  router.post('/schedule/create', { body: ScheduleCreate }, async ({ body }) => ({
+  router.post('/schedule/create', { body: ScheduleCreate, response: Created, summary: 'Add a schedule' }, async ({ body }) => ({
     id: await scheduler.createSchedule({ kind: body.type, target: toInt(body.task), name: body.name, when: body.when }),
   }));
 
-  router.post('/schedule/update', { body: ScheduleUpdate }, async ({ body }) => {
+  router.post('/schedule/update', { body: ScheduleUpdate, response: Done, summary: 'Change a schedule' }, async ({ body }) => {
     await scheduler.updateSchedule(toInt(body.id), { kind: body.type, target: toInt(body.task), name: body.name, when: body.when });
   });
 
-  router.post('/schedule/delete', { body: IdBody }, async ({ body }) => {
+  router.post('/schedule/delete', { body: IdBody, response: Done, summary: 'Delete a schedule' }, async ({ body }) => {
     await scheduler.deleteSchedule(toInt(body.id));
   });
 
   // POST, as the reference: the filter travels in the body, which may be absent.
-  router.post('/schedule/get', { body: ScheduleGet, bodyPolicy: 'optional' }, async ({ body }) => ({
+  const listing = { body: ScheduleGet, bodyPolicy: 'optional', response: ScheduleListing, summary: 'List schedules' } as const;
+  router.post('/schedule/get', listing, async ({ body }) => ({
     schedule: await scheduler.schedules({
       id: body?.id === undefined ? undefined : toInt(body.id),
       target: body?.task === undefined ? undefined : toInt(body.task),
     }),
   }));
 
-  router.post('/run/schedule', { body: RunSchedule }, ({ body }) => ({ clients: scheduler.queue.runSchedule(body.clients).outcomes }));
+  const run = { body: RunSchedule, response: DispatchAnswer, summary: 'Send clients their queued scheduled commands' };
+  router.post('/run/schedule', run, ({ body }) => ({ clients: scheduler.queue.runSchedule(body.clients).outcomes }));
 }

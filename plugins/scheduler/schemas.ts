@@ -77,3 +77,30 @@ export const ScheduleCommand = Type.Object({
   when: Type.Optional(WhenBody),
 });
 export const RunSchedule = Type.Object({ clients: IpList({ minItems: 1 }) });
+
+/** Answers of the scheduler routes (the OpenAPI document publishes them; the tests check them). */
+export const SessionAnswer = Type.Object({ session: Type.Integer() });
+export const ScheduledCommand = Type.Object({ id: Type.Integer(), session: Type.Integer() });
+
+/** POST /schedule/get: each schedule in the reference's keys; `next` is when it fires next (ms since 1970), while it does. */
+export const ScheduleListing = Type.Object({
+  schedule: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      task: Type.Integer(),
+      name: Type.String(),
+      type: Kind(),
+      years: Type.Array(Type.Integer()),
+      months: Type.Integer(),
+      weeks: Type.Integer(),
+      week_days: Type.Integer(),
+      days: Type.Integer(),
+      hours: Type.Integer(),
+      am_pm: Type.Integer(),
+      minutes: Type.Integer(),
+      suspended: Type.Integer(),
+      session: Type.Integer(),
+      next: Type.Optional(Type.Integer()),
+    }),
+  ),
+});

@@ -1,10 +1,9 @@
 import { definePlugin } from '../../core/plugin';
-import { Type } from '@sinclair/typebox';
 import { AgentLink, DispatchAnswer } from '../agents';
 import { Inventory } from '../inventory';
 import { readShellAnswer } from './answer';
 import { ShellResults } from './results';
-import { ShellConfig, ShellOutputQuery, ShellRun } from './schemas';
+import { ScriptList, ShellConfig, ShellOutputAnswer, ShellOutputQuery, ShellRun } from './schemas';
 import { listScripts } from './scripts';
 
 const shellRunPath = 'shell/run';
@@ -44,10 +43,11 @@ export default definePlugin({
     });
 
     const output = ({ body }: { body: { clients: string[] } }) => ({ clients: results.view(body.clients) });
-    ctx.router.get('/shell/output', { body: ShellOutputQuery }, output);
-    ctx.router.post('/shell/output', { body: ShellOutputQuery }, output);
+    const outputSpec = { body: ShellOutputQuery, response: ShellOutputAnswer, summary: "Each client's newest finished shell result" };
+    ctx.router.get('/shell/output', outputSpec, output);
+    ctx.router.post('/shell/output', outputSpec, output);
 
-    ctx.router.get('/shell/list', { bodyPolicy: 'ignored', response: Type.Object({ scripts: Type.Array(Type.String()) }) }, async () => ({
+    ctx.router.get('/shell/list', { bodyPolicy: 'ignored', response: ScriptList, summary: 'The scripts clients may run' }, async () => ({
       scripts: await listScripts(ctx.config.scripts_dir),
     }));
   },

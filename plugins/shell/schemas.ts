@@ -23,3 +23,18 @@ export const ShellConfig = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** The newest finished result of each asked client that has one; `retcode` is null when its agent did not report one. */
+export const ShellOutputAnswer = Type.Object({
+  clients: Type.Array(
+    Type.Object({
+      addr: Type.String(),
+      retcode: Type.Union([Type.Integer(), Type.Null()]),
+      cmd: Type.String(),
+      timestamp: Type.Integer(),
+      output: Type.String(),
+    }),
+  ),
+});
+
+export const ScriptList = Type.Object({ scripts: Type.Array(Type.String()) });

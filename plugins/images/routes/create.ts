@@ -3,7 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { ErrorCode, badRequest } from '../../../core/errors';
 import type { PluginContext } from '../../../core/plugin';
 import { toInt } from '../../../core/schema-types';
-import type { AgentLink } from '../../agents';
+import { type AgentLink, DispatchAnswer } from '../../agents';
 import type { ClientView, Inventory, RepositoryView } from '../../inventory';
 import { repositoryAddressFor } from '../../inventory';
 import type { Image } from '../entities/image';
@@ -54,7 +54,8 @@ async function existingImage(store: ImageStore, em: EntityManager, body: CreateB
  * record is created (or refreshed, when the name exists) from the agent's answer.
  */
 export function createRoutes(ctx: PluginContext, store: ImageStore, inventory: Inventory, link: AgentLink, pending: PendingCreates): void {
-  ctx.router.post('/image/create', { body: ImageCreate }, async ({ body, em }) => {
+  const spec = { body: ImageCreate, response: DispatchAnswer, summary: "Create or refresh an image from one client's partition" };
+  ctx.router.post('/image/create', spec, async ({ body, em }) => {
     if (new Set(body.clients).size > 1) throw badRequest(ErrorCode.invalidField, 'an image is created from one client', 'clients');
     const ip = body.clients[0]!;
     // Two agents writing one image file at once would corrupt it.

@@ -3,6 +3,7 @@ import type { PluginContext } from '../../../core/plugin';
 import type { Inventory } from '../../inventory';
 import { ctime } from '../ctime';
 import { diskSpace } from '../files';
+import { ImageListing } from '../schemas';
 import type { ImageRow, ImageStore } from '../store';
 
 function imageJson(i: ImageRow, repoIp: string): Record<string, unknown> {
@@ -34,14 +35,18 @@ export function listRoutes(ctx: PluginContext, store: ImageStore, inventory: Inv
   const directory = ctx.settings.repository.directory;
   let rendered: { rows: ImageRow[]; addresses: string; text: string } | undefined;
 
-  ctx.router.get('/images', { bodyPolicy: 'forbidden' }, async () => {
-    const [disk, rows] = await Promise.all([diskSpace(directory), store.list()]);
-    const repoIps = new Map<number, string>();
-    for (const id of new Set(rows.map((i) => i.repositoryId))) repoIps.set(id, (await inventory.repository(id))?.addresses[0] ?? '');
-    const addresses = JSON.stringify([...repoIps]);
-    if (!rendered || rendered.rows !== rows || rendered.addresses !== addresses) {
-      rendered = { rows, addresses, text: stringifyAscii(rows.map((i) => imageJson(i, repoIps.get(i.repositoryId) ?? ''))) };
-    }
-    return new PreparedJson(`{"disk":${stringifyAscii(disk)},"images":${rendered.text}}`);
-  });
+  ctx.router.get(
+    '/images',
+    { bodyPolicy: 'forbidden', response: ImageListing, summary: 'The repository disk and every image' },
+    async () => {
+      const [disk, rows] = await Promise.all([diskSpace(directory), store.list()]);
+      const repoIps = new Map<number, string>();
+      for (const id of new Set(rows.map((i) => i.repositoryId))) repoIps.set(id, (await inventory.repository(id))?.addresses[0] ?? '');
+      const addresses = JSON.stringify([...repoIps]);
+      if (!rendered || rendered.rows !== rows || rendered.addresses !== addresses) {
+        rendered = { rows, addresses, text: stringifyAscii(rows.map((i) => imageJson(i, repoIps.get(i.repositoryId) ?? ''))) };
+      }
+      return new PreparedJson(`{"disk":${stringifyAscii(disk)},"images":${rendered.text}}`);
+    },
+  );
 }

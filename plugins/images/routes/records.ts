@@ -1,9 +1,9 @@
 import { ErrorCode, badRequest } from '../../../core/errors';
 import type { PluginContext } from '../../../core/plugin';
 import { toInt } from '../../../core/schema-types';
-import type { Inventory } from '../../inventory';
+import { Done, type Inventory } from '../../inventory';
 import { removeImageFiles } from '../files';
-import { ImageDelete, ImageQuery, ImageRestrict, ImageUpdate } from '../schemas';
+import { ImageDelete, ImageQuery, ImageRestrict, ImageScopes, ImageUpdate } from '../schemas';
 import type { ImageChanges, ImageStore } from '../store';
 import { requireImage, requireRepository } from './lookups';
 
@@ -12,7 +12,7 @@ export function recordRoutes(ctx: PluginContext, store: ImageStore, inventory: I
   const { router, log } = ctx;
   const directory = ctx.settings.repository.directory;
 
-  router.post('/image/update', { body: ImageUpdate }, async ({ body }) => {
+  router.post('/image/update', { body: ImageUpdate, response: Done, summary: "Change an image's record" }, async ({ body }) => {
     const id = toInt(body.id);
     const changes: ImageChanges = {};
     if (body.description !== undefined) changes.description = body.description;
@@ -28,7 +28,7 @@ export function recordRoutes(ctx: PluginContext, store: ImageStore, inventory: I
 
   // The record goes first; its files follow. A file that cannot be removed is logged, not
   // an error: the image may live in another repository (the spec).
-  router.post('/image/delete', { body: ImageDelete }, async ({ body }) => {
+  router.post('/image/delete', { body: ImageDelete, response: Done, summary: 'Delete an image and its files' }, async ({ body }) => {
     const id = toInt(body.image);
     const name = await store.delete(id);
     if (name === undefined) throw badRequest(ErrorCode.unknownId, `no image with id ${id}`, 'image');
@@ -41,12 +41,16 @@ export function recordRoutes(ctx: PluginContext, store: ImageStore, inventory: I
 
   // An image may be restricted to a set of centers: it is then restored only on clients of
   // those centers. An empty list lifts the restriction.
-  router.get('/image/restrict', { body: ImageQuery }, async ({ body, em }) => {
-    const image = await requireImage(store, em, toInt(body.image), 'image');
-    return { image: image.id, scopes: await store.scopes(image.id) };
-  });
+  router.get(
+    '/image/restrict',
+    { body: ImageQuery, response: ImageScopes, summary: 'The centers an image is restored in' },
+    async ({ body, em }) => {
+      const image = await requireImage(store, em, toInt(body.image), 'image');
+      return { image: image.id, scopes: await store.scopes(image.id) };
+    },
+  );
 
-  router.post('/image/restrict', { body: ImageRestrict }, async ({ body, em }) => {
+  router.post('/image/restrict', { body: ImageRestrict, response: Done, summary: 'Restrict an image to centers' }, async ({ body, em }) => {
     const image = await requireImage(store, em, toInt(body.image), 'image');
     await store.setScopes(image.id, body.scopes.map(toInt));
     return {};

@@ -1,7 +1,7 @@
 import { ErrorCode, badRequest } from '../../../core/errors';
 import type { PluginContext } from '../../../core/plugin';
 import { toInt } from '../../../core/schema-types';
-import type { AgentLink, Dispatch } from '../../agents';
+import { type AgentLink, type Dispatch, DispatchAnswer } from '../../agents';
 import type { Inventory } from '../../inventory';
 import { repositoryAddressFor } from '../../inventory';
 import { ImageRestore, restoreTypes } from '../schemas';
@@ -14,7 +14,8 @@ import { requireImage } from './lookups';
  * need different addresses get separate requests, answered as one list in the order asked.
  */
 export function restoreRoutes(ctx: PluginContext, store: ImageStore, inventory: Inventory, link: AgentLink): void {
-  ctx.router.post('/image/restore', { body: ImageRestore }, async ({ body, em }) => {
+  const spec = { body: ImageRestore, response: DispatchAnswer, summary: "Restore an image onto clients' partition" };
+  ctx.router.post('/image/restore', spec, async ({ body, em }) => {
     const type = body.type.toUpperCase();
     if (!(restoreTypes as readonly string[]).includes(type))
       throw badRequest(ErrorCode.invalidField, `'type' must be one of ${restoreTypes.join(', ')}`, 'type');

@@ -51,6 +51,26 @@ test("GET /openapi.json: a valid OpenAPI 3.1 document of every route, the exampl
   }
 });
 
+test('every route that answers JSON declares the schema of its answer, in every bundled plugin and the example', async () => {
+  const defaults = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../config/default.json'), 'utf8')) as { plugins: string[] };
+  // The scheduler is bundled but not enabled by default.
+  const plugins = [...new Set([...defaults.plugins, 'scheduler']), helloPlugin];
+  const s = await startServer({ config: { plugins } });
+  try {
+    const undeclared = s.app.routeTable
+      .filter((route) => route.responseType.startsWith('application/json') && !route.stream && !route.response)
+      .map((route) => `${route.owner}: ${route.method} ${route.path}`);
+    assert.equal(undeclared, [], 'routes without a response schema');
+    const document = (await send(s.port, 'GET', '/openapi.json')).body;
+    const result = await validate(document);
+    assert.ok(result.valid, `valid with the scheduler's routes too: ${JSON.stringify(result.errors)?.slice(0, 2000)}`);
+    const scopes = document.paths['/scopes'].get.responses['200'].content['application/json'].schema;
+    assert.is(scopes.properties.scope.items.$id, 'ScopeNode', 'the recursive tree keeps its own name');
+  } finally {
+    await s.close();
+  }
+});
+
 test('/docs/ is a readable API page served by this install, nothing from elsewhere', async () => {
   const s = await startServer();
   try {
