@@ -11,6 +11,7 @@ import { mountConsoleViews } from './console-views';
 import { StartupError } from './errors';
 import { EventBus } from './events';
 import { healthRoutes } from './health';
+import type { KeyLookup } from './access';
 import { ServiceMetrics } from './metrics';
 import { type Route, RouteTable } from './http/routes';
 import { closeRestServer, createRestServer } from './http/server';
@@ -128,6 +129,8 @@ export class App {
       const server = createRestServer({
         routes: this.routes.routes,
         token,
+        lookups: this.keyLookups,
+        maxKeyFailures: rest.max_key_failures,
         maxRequestBytes: rest.max_request_bytes,
         maxResponseBytes: rest.max_response_bytes,
         db: this.database,
@@ -194,6 +197,7 @@ export class App {
   }
 
   private readonly owners = new Map<InjectionToken<unknown>, string>();
+  private readonly keyLookups: KeyLookup[] = [];
 
   private contextFor(definition: PluginDefinition, section: unknown): PluginContext<unknown> {
     const allowed = new Set([definition.name, ...(definition.requires ?? [])]);
@@ -229,6 +233,7 @@ export class App {
         }
         return this.container.resolve(token);
       },
+      acceptKeys: (lookup) => this.keyLookups.push(lookup),
       files: (prefix, dir, options) => this.statics.add(definition.name, prefix, dir, options),
       onStart: (fn) => this.startHooks.push(fn),
       onStop: (fn) => this.stopHooks.push(fn),

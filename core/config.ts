@@ -30,6 +30,8 @@ export const CoreSchema = Type.Object(
         max_request_bytes: Type.Integer({ minimum: 1024, default: 131072 }),
         /** Deepest nesting of arrays and objects a request body may have: deeper is a 400, never a stack overflow. */
         max_json_depth: Type.Integer({ minimum: 1, maximum: 1000, default: 64 }),
+        /** Wrong keys one address may send within a minute before it is refused (429) for a minute; 0 never refuses. */
+        max_key_failures: Type.Integer({ minimum: 0, default: 20 }),
         /** On SIGTERM, how long requests in flight may take to finish before their connections are cut. */
         shutdown_grace_s: Type.Number({ minimum: 0, maximum: 3600, default: 15 }),
       },

@@ -4,6 +4,8 @@
  */
 export const ErrorCode = {
   unauthorized: 'unauthorized',
+  forbidden: 'forbidden',
+  tooManyAttempts: 'too_many_attempts',
   notFound: 'not_found',
   methodNotAllowed: 'method_not_allowed',
   payloadTooLarge: 'payload_too_large',

@@ -2,6 +2,7 @@ import type dgram from 'node:dgram';
 import type net from 'node:net';
 import type { TObject, Static } from '@sinclair/typebox';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import type { KeyLookup } from './access';
 import type { CoreSettings } from './config';
 import type { Database } from './database';
 import type { PluginEvents } from './events';
@@ -60,6 +61,11 @@ export interface PluginContext<C = unknown> {
   readonly events: PluginEvents;
   /** The Prometheus registry GET /metrics serves: add this plugin's metrics with `registers: [ctx.metrics]`. */
   readonly metrics: Registry;
+  /**
+   * Accept other keys than `rest.api_token` (scoped tokens): `lookup` answers the access of
+   * a key it knows, or undefined. Asked only for keys that are not the configured one.
+   */
+  acceptKeys(lookup: KeyLookup): void;
   /** Export a service for the plugins that declare this one in `requires`. */
   provide<T>(token: InjectionToken<T>, value: T): void;
   /** Resolve a service exported by this plugin or by one it requires. */

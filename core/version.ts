@@ -25,7 +25,7 @@ export function versionRoute(router: RouteRegistrar, db: Database, plugins: Plug
   });
   router.get(
     '/version',
-    { bodyPolicy: 'ignored', log: false, summary: 'release, database, schema versions, plugins', response },
+    { permission: 'read', bodyPolicy: 'ignored', log: false, summary: 'release, database, schema versions, plugins', response },
     async () => ({
       version: release,
       database: db.type,

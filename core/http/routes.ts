@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Static, TSchema } from '@sinclair/typebox';
+import { type Access, type Permission, permissions } from '../access';
 import type { Database } from '../database';
 import { StartupError } from '../errors';
 import type { Logger } from '../log';
@@ -16,6 +17,11 @@ import { compile, type Checker } from '../validation';
 export type BodyPolicy = 'required' | 'optional' | 'forbidden' | 'ignored';
 
 export interface RouteSpec<S extends TSchema> {
+  /**
+   * What the caller must be allowed (core/access.ts): required of every route but the
+   * `public` ones, so that no route is open to every token by omission.
+   */
+  permission?: Permission;
   body?: S;
   bodyPolicy?: BodyPolicy;
   /** false keeps the route out of the request log (endpoints consoles poll). */
@@ -52,6 +58,8 @@ export class RequestContext<B> {
     readonly body: B,
     readonly log: Logger,
     private readonly db: Database,
+    /** Who sent it; undefined on public routes. */
+    readonly access?: Access,
   ) {}
 
   get em(): EntityManager {
@@ -62,6 +70,8 @@ export class RequestContext<B> {
 export interface Route {
   method: string;
   path: string;
+  /** Undefined only on public routes. */
+  permission?: Permission;
   policy: BodyPolicy;
   body?: TSchema;
   check?: Checker<TSchema>;
@@ -97,9 +107,15 @@ export class RouteTable {
   private add(owner: string, method: string, path: string, spec: RouteSpec<TSchema>, handler: Handler<unknown>): void {
     const taken = this.routes.find((r) => r.method === method && r.path === path);
     if (taken) throw new StartupError(`route ${method} ${path} of plugin '${owner}' is already registered by plugin '${taken.owner}'`);
+    if (!spec.public && !(permissions as readonly string[]).includes(spec.permission ?? '')) {
+      throw new StartupError(
+        `route ${method} ${path} of plugin '${owner}' must declare its permission (one of ${permissions.join(', ')}) or be public`,
+      );
+    }
     this.routes.push({
       method,
       path,
+      permission: spec.public ? undefined : spec.permission,
       policy: spec.bodyPolicy ?? (spec.body ? 'required' : 'ignored'),
       body: spec.body,
       check: spec.body ? compile(spec.body) : undefined,

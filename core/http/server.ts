@@ -2,11 +2,13 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import polka from 'polka';
 import getRawBody from 'raw-body';
+import { type Access, type KeyLookup, accessOf } from '../access';
 import type { Database } from '../database';
 import { ErrorCode, HttpError, badRequest } from '../errors';
 import type { Logger } from '../log';
 import type { ServiceMetrics } from '../metrics';
 import { InFlight } from './in-flight';
+import { KeyFailures } from './key-failures';
 import { JsonDepthError, JsonSyntaxError, NulCharacterError, parseJson } from './json';
 import { sendError, sendJson } from './reply';
 import { withMethodOverride } from './method-override';
@@ -17,7 +19,12 @@ import { answerUnroutedRequests } from './unrouted';
 
 export interface RestOptions {
   routes: Route[];
+  /** The configured key (`rest.api_token`): an admin key with shell, as ogCLI and ogCP use it. */
   token: string;
+  /** Other keys' access (scoped tokens), asked in turn for a key that is not `token`. */
+  lookups?: KeyLookup[];
+  /** Wrong keys from one address within a minute before it is refused for a minute (0: never). */
+  maxKeyFailures?: number;
   maxRequestBytes: number;
   maxResponseBytes: number;
   /** Deepest nesting a request body may have (rest.max_json_depth). */
@@ -34,6 +41,11 @@ const noBody = Symbol('no body');
 /** The route template that took a request, for the request metrics. */
 const routeOf = new WeakMap<IncomingMessage, string>();
 const routeLabel = (req: IncomingMessage): string => routeOf.get(req) ?? 'unrouted';
+/** Who sent each authorised request. */
+const accessByRequest = new WeakMap<IncomingMessage, Access>();
+const configuredKey = accessOf('api_token', 'admin', true);
+/** A single-use ticket (EventSource) was taken with a key that could read. */
+const ticketAccess = accessOf('ticket', 'reader', false);
 const inFlightOf = new WeakMap<http.Server, InFlight>();
 
 /**
@@ -85,17 +97,56 @@ export function createRestServer(options: RestOptions): http.Server {
     },
   });
 
+  const failures = new KeyFailures(options.maxKeyFailures ?? 20, log);
+  const accessFor = async (key: string): Promise<Access | undefined> => {
+    if (timingSafeEqual(digest(key), tokenDigest)) return configuredKey;
+    for (const lookup of options.lookups ?? []) {
+      const access = await lookup(key);
+      if (access) return access;
+    }
+    return undefined;
+  };
   app.use((req: IncomingMessage & { path?: string }, res: ServerResponse, next: () => void) => {
     const supplied = keyOf(req.headers.authorization);
-    if (supplied !== undefined && timingSafeEqual(digest(supplied), tokenDigest)) return next();
     if (publicRoutes.has(`${req.method} ${req.path}`)) return next();
-    if (supplied === undefined && credentials.get(`${req.method} ${req.path}`)?.(req)) return next();
-    fail(req, res, new HttpError(401, ErrorCode.unauthorized, 'the Authorization header must carry the API key'));
+    if (supplied === undefined && credentials.get(`${req.method} ${req.path}`)?.(req)) {
+      accessByRequest.set(req, ticketAccess);
+      return next();
+    }
+    const address = req.socket.remoteAddress ?? '';
+    const wait = failures.retryAfter(address);
+    if (wait > 0) {
+      res.setHeader('Retry-After', String(wait));
+      return fail(req, res, new HttpError(429, ErrorCode.tooManyAttempts, `too many wrong keys from ${address}: try again in ${wait} s`));
+    }
+    const unauthorized = () =>
+      fail(req, res, new HttpError(401, ErrorCode.unauthorized, 'the Authorization header must carry the API key'));
+    if (supplied === undefined) return unauthorized();
+    accessFor(supplied).then(
+      (access) => {
+        if (!access) {
+          failures.failed(address);
+          return unauthorized();
+        }
+        accessByRequest.set(req, access);
+        next();
+      },
+      (error: unknown) => fail(req, res, error),
+    );
   });
 
   for (const route of routes) {
     app.add(route.method as Parameters<typeof app.add>[0], route.path, (req: IncomingMessage, res: ServerResponse) => {
       routeOf.set(req, route.path);
+      const access = accessByRequest.get(req);
+      if (route.permission && !access?.permissions.has(route.permission)) {
+        const why = `${route.method} ${route.path} needs the '${route.permission}' permission`;
+        return fail(
+          req,
+          res,
+          new HttpError(403, ErrorCode.forbidden, `${why}, which the key '${access?.name}' (${access?.role}) does not have`),
+        );
+      }
       if (route.stream) inFlight.stream(res);
       handle(route, req, res, options, requestLog).catch((error: unknown) => fail(req, res, error));
     });
@@ -146,7 +197,7 @@ async function handle(
       throw badRequest(missing ? ErrorCode.missingField : ErrorCode.invalidField, message, field || undefined);
     }
   }
-  const ctx = new RequestContext(req, res, body, options.log, options.db);
+  const ctx = new RequestContext(req, res, body, options.log, options.db, accessByRequest.get(req));
   const result = await route.handler(ctx);
   if (route.stream) return;
   sendJson(res, 200, result ?? {}, options.maxResponseBytes, sequenceHeader(req));

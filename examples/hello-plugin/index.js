@@ -13,6 +13,7 @@ module.exports = definePlugin({
   register(ctx) {
     const inventory = ctx.use(Inventory);
     const spec = {
+      permission: 'read',
       body: Type.Object({ client: Ipv4() }),
       // What a 200 answer holds: published in GET /openapi.json, checked by ogserve's tests.
       response: Type.Object({ message: Type.String() }),

@@ -64,6 +64,7 @@ export default definePlugin({
     ctx.router.post(
       '/events/ticket',
       {
+        permission: 'read',
         bodyPolicy: 'ignored',
         summary: 'a single-use ticket that opens one event stream (GET /events?ticket=)',
         response: Type.Object({ ticket: Type.String({ minLength: 32 }), expires_in: Type.Number() }),
@@ -73,6 +74,7 @@ export default definePlugin({
     ctx.router.get(
       '/events',
       {
+        permission: 'read',
         bodyPolicy: 'ignored',
         stream: true,
         responseType: 'text/event-stream',

@@ -111,6 +111,7 @@ export default definePlugin({
     serverRoutes(routes);
     addressRoutes(ctx);
     const tree = {
+      permission: 'read',
       bodyPolicy: 'forbidden',
       log: false,
       response: ScopesAnswer,

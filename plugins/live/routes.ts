@@ -40,49 +40,68 @@ export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, in
     return { livedir, unknown: [...new Set(body.clients)].filter((ip) => !known.has(ip)) };
   };
 
-  router.get('/live/list', { response: LiveListing, summary: 'The live images clients may boot, and the default one' }, () =>
-    catalog.list(),
+  router.get(
+    '/live/list',
+    { permission: 'read', response: LiveListing, summary: 'The live images clients may boot, and the default one' },
+    () => catalog.list(),
   );
-  const setSpec = { body: LiveSetBody, response: LiveSetAnswer, summary: "Set clients' live image and rewrite their boot files" };
+  const setSpec = {
+    permission: 'operate',
+    body: LiveSetBody,
+    response: LiveSetAnswer,
+    summary: "Set clients' live image and rewrite their boot files",
+  } as const;
   router.post('/live/set', setSpec, set);
 
   // The names the existing web console uses (real-clients.md), with the older list key.
-  router.get('/oglive/list', { response: OgliveListing, summary: 'GET /live/list under the older name and key' }, async () => {
-    const list = await catalog.list();
-    return { oglive: list.live, default: list.default };
-  });
+  router.get(
+    '/oglive/list',
+    { permission: 'read', response: OgliveListing, summary: 'GET /live/list under the older name and key' },
+    async () => {
+      const list = await catalog.list();
+      return { oglive: list.live, default: list.default };
+    },
+  );
   router.post('/oglive/set', setSpec, set);
 
-  router.post('/live/add', { body: LiveAddBody, response: Created, summary: 'List a live image' }, async ({ body }) => {
-    const { live } = await catalog.list();
-    if (live.some((e) => e.directory === body.name))
-      throw badRequest(ErrorCode.duplicate, `live image '${body.name}' is already listed`, 'name');
-    const parsed = parseLiveName(body.name);
-    const em = db.fork();
-    const row = em.create(LiveImageEntity, {
-      directory: body.name,
-      distribution: body.distribution ?? parsed.distribution,
-      kernel: body.kernel ?? parsed.kernel,
-      architecture: body.architecture ?? parsed.architecture,
-      revision: body.revision ?? parsed.revision,
-      iso: body.iso ?? '',
-    } as never);
-    await em.flush();
-    return { id: row.id };
-  });
+  router.post(
+    '/live/add',
+    { permission: 'admin', body: LiveAddBody, response: Created, summary: 'List a live image' },
+    async ({ body }) => {
+      const { live } = await catalog.list();
+      if (live.some((e) => e.directory === body.name))
+        throw badRequest(ErrorCode.duplicate, `live image '${body.name}' is already listed`, 'name');
+      const parsed = parseLiveName(body.name);
+      const em = db.fork();
+      const row = em.create(LiveImageEntity, {
+        directory: body.name,
+        distribution: body.distribution ?? parsed.distribution,
+        kernel: body.kernel ?? parsed.kernel,
+        architecture: body.architecture ?? parsed.architecture,
+        revision: body.revision ?? parsed.revision,
+        iso: body.iso ?? '',
+      } as never);
+      await em.flush();
+      return { id: row.id };
+    },
+  );
 
   // Only added entries can be deleted here; images found on disk belong to the site's tools.
-  router.post('/live/delete', { body: LiveDeleteBody, response: Done, summary: 'Unlist a live image added here' }, async ({ body }) => {
-    const deleted = await db.fork().nativeDelete(LiveImageEntity, { directory: body.name });
-    if (deleted > 0) return {};
-    const { live } = await catalog.list();
-    if (live.some((e) => e.directory === body.name)) {
-      throw badRequest(
-        ErrorCode.conflict,
-        `live image '${body.name}' was found in the live directory, not added here; remove it there`,
-        'name',
-      );
-    }
-    throw badRequest(ErrorCode.unknownId, `no live image '${body.name.slice(0, 64)}'`, 'name');
-  });
+  router.post(
+    '/live/delete',
+    { permission: 'admin', body: LiveDeleteBody, response: Done, summary: 'Unlist a live image added here' },
+    async ({ body }) => {
+      const deleted = await db.fork().nativeDelete(LiveImageEntity, { directory: body.name });
+      if (deleted > 0) return {};
+      const { live } = await catalog.list();
+      if (live.some((e) => e.directory === body.name)) {
+        throw badRequest(
+          ErrorCode.conflict,
+          `live image '${body.name}' was found in the live directory, not added here; remove it there`,
+          'name',
+        );
+      }
+      throw badRequest(ErrorCode.unknownId, `no live image '${body.name.slice(0, 64)}'`, 'name');
+    },
+  );
 }

@@ -22,7 +22,13 @@ export default definePlugin({
     const inventory = ctx.use(Inventory);
     const link = ctx.use(AgentLink);
 
-    const text = { bodyPolicy: 'ignored', log: false, stream: true, responseType: 'text/plain; version=0.0.4' } as const;
+    const text = {
+      permission: 'read',
+      bodyPolicy: 'ignored',
+      log: false,
+      stream: true,
+      responseType: 'text/plain; version=0.0.4',
+    } as const;
     ctx.router.get('/metrics', { ...text, summary: 'Prometheus metrics' }, async ({ res }) => {
       const text = await ctx.metrics.metrics();
       res.writeHead(200, { 'Content-Type': ctx.metrics.contentType, 'Content-Length': Buffer.byteLength(text) });
@@ -37,7 +43,7 @@ export default definePlugin({
         labels: Type.Object({ center: Type.String(), room: Type.String(), name: Type.String(), mac: Type.String(), state: Type.String() }),
       }),
     );
-    const json = { bodyPolicy: 'ignored', log: false, stream: true, response: targetsSchema } as const;
+    const json = { permission: 'read', bodyPolicy: 'ignored', log: false, stream: true, response: targetsSchema } as const;
     ctx.router.get('/metrics/targets', { ...json, summary: 'the fleet as Prometheus HTTP service discovery' }, async ({ res }) => {
       const states = new Map(link.listing().map((c) => [c.addr, c.state]));
       const port = ctx.config.targets_port;

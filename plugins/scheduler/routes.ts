@@ -47,18 +47,22 @@ async function requireScope(em: EntityManager, scope: { type: keyof typeof scope
 
 /** The scheduling endpoints of earlier releases, in the reference's request shapes. */
 export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, inventory: Inventory): void {
-  router.post('/procedure/add', { body: ProcedureAdd, response: Created, summary: 'Add a procedure' }, async ({ body, em }) => ({
-    id: await addProcedure(em, {
-      center: toInt(body.center),
-      name: body.name,
-      description: body.description ?? '',
-      steps: body.steps ?? [],
+  router.post(
+    '/procedure/add',
+    { permission: 'admin', body: ProcedureAdd, response: Created, summary: 'Add a procedure' },
+    async ({ body, em }) => ({
+      id: await addProcedure(em, {
+        center: toInt(body.center),
+        name: body.name,
+        description: body.description ?? '',
+        steps: body.steps ?? [],
+      }),
     }),
-  }));
+  );
 
   router.post(
     '/procedure/update',
-    { body: ProcedureUpdate, response: Done, summary: "Replace a procedure's steps" },
+    { permission: 'admin', body: ProcedureUpdate, response: Done, summary: "Replace a procedure's steps" },
     async ({ body, em }) => {
       await updateProcedure(em, toInt(body.procedure), {
         center: toInt(body.center),
@@ -69,13 +73,17 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
     },
   );
 
-  router.post('/procedure/delete', { body: IdBody, response: Done, summary: 'Delete a procedure' }, async ({ body, em }) => {
-    await deleteProcedure(em, toInt(body.id));
-  });
+  router.post(
+    '/procedure/delete',
+    { permission: 'admin', body: IdBody, response: Done, summary: 'Delete a procedure' },
+    async ({ body, em }) => {
+      await deleteProcedure(em, toInt(body.id));
+    },
+  );
 
   router.post(
     '/procedure/run',
-    { body: ProcedureRun, response: SessionAnswer, summary: 'Run a procedure on clients now' },
+    { permission: 'admin', body: ProcedureRun, response: SessionAnswer, summary: 'Run a procedure on clients now' },
     async ({ body, em }) => {
       const procedure = await requireProcedure(em, toInt(body.procedure), 'procedure');
       const clients = await knownClients(inventory, body.clients);
@@ -83,7 +91,7 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
     },
   );
 
-  router.post('/task/add', { body: TaskAdd, response: Created, summary: 'Add a task' }, async ({ body, em }) => {
+  router.post('/task/add', { permission: 'admin', body: TaskAdd, response: Created, summary: 'Add a task' }, async ({ body, em }) => {
     const scope = body.scope && { type: body.scope.type, id: toInt(body.scope.id) };
     if (scope) await requireScope(em, scope);
     return {
@@ -97,34 +105,52 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
     };
   });
 
-  router.post('/task/run', { body: TaskRun, response: Done, summary: 'Run a task on its scope now' }, async ({ body, em }) => {
-    const task = await requireTask(em, toInt(body.task), 'task');
-    await scheduler.expander.runTask(task.id);
-  });
+  router.post(
+    '/task/run',
+    { permission: 'admin', body: TaskRun, response: Done, summary: 'Run a task on its scope now' },
+    async ({ body, em }) => {
+      const task = await requireTask(em, toInt(body.task), 'task');
+      await scheduler.expander.runTask(task.id);
+    },
+  );
 
   router.post(
     '/schedule/command',
-    { body: ScheduleCommand, response: ScheduledCommand, summary: 'Run a command on clients later' },
+    { permission: 'admin', body: ScheduleCommand, response: ScheduledCommand, summary: 'Run a command on clients later' },
     async ({ body }) => {
       const clients = await knownClients(inventory, body.clients);
       return scheduler.scheduleCommand(clients, body.command, body.params, body.when);
     },
   );
 
-  router.post('/schedule/create', { body: ScheduleCreate, response: Created, summary: 'Add a schedule' }, async ({ body }) => ({
-    id: await scheduler.createSchedule({ kind: body.type, target: toInt(body.task), name: body.name, when: body.when }),
-  }));
+  router.post(
+    '/schedule/create',
+    { permission: 'admin', body: ScheduleCreate, response: Created, summary: 'Add a schedule' },
+    async ({ body }) => ({
+      id: await scheduler.createSchedule({ kind: body.type, target: toInt(body.task), name: body.name, when: body.when }),
+    }),
+  );
 
-  router.post('/schedule/update', { body: ScheduleUpdate, response: Done, summary: 'Change a schedule' }, async ({ body }) => {
-    await scheduler.updateSchedule(toInt(body.id), { kind: body.type, target: toInt(body.task), name: body.name, when: body.when });
-  });
+  router.post(
+    '/schedule/update',
+    { permission: 'admin', body: ScheduleUpdate, response: Done, summary: 'Change a schedule' },
+    async ({ body }) => {
+      await scheduler.updateSchedule(toInt(body.id), { kind: body.type, target: toInt(body.task), name: body.name, when: body.when });
+    },
+  );
 
-  router.post('/schedule/delete', { body: IdBody, response: Done, summary: 'Delete a schedule' }, async ({ body }) => {
+  router.post('/schedule/delete', { permission: 'admin', body: IdBody, response: Done, summary: 'Delete a schedule' }, async ({ body }) => {
     await scheduler.deleteSchedule(toInt(body.id));
   });
 
   // POST, as the reference: the filter travels in the body, which may be absent.
-  const listing = { body: ScheduleGet, bodyPolicy: 'optional', response: ScheduleListing, summary: 'List schedules' } as const;
+  const listing = {
+    permission: 'read',
+    body: ScheduleGet,
+    bodyPolicy: 'optional',
+    response: ScheduleListing,
+    summary: 'List schedules',
+  } as const;
   router.post('/schedule/get', listing, async ({ body }) => ({
     schedule: await scheduler.schedules({
       id: body?.id === undefined ? undefined : toInt(body.id),
@@ -132,6 +158,11 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
     }),
   }));
 
-  const run = { body: RunSchedule, response: DispatchAnswer, summary: 'Send clients their queued scheduled commands' };
+  const run = {
+    permission: 'admin',
+    body: RunSchedule,
+    response: DispatchAnswer,
+    summary: 'Send clients their queued scheduled commands',
+  } as const;
   router.post('/run/schedule', run, ({ body }) => ({ clients: scheduler.queue.runSchedule(body.clients).outcomes }));
 }

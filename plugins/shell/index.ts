@@ -31,7 +31,7 @@ export default definePlugin({
     });
     ctx.use(Inventory).onClientRemoved((client) => results.forget(client.ip));
 
-    ctx.router.post('/shell/run', { body: ShellRun, response: DispatchAnswer }, ({ body }) => {
+    ctx.router.post('/shell/run', { permission: 'shell', body: ShellRun, response: DispatchAnswer }, ({ body }) => {
       const { clients: _clients, ...relayed } = body;
       const dispatch = link.dispatch(body.clients, { method: 'POST', path: shellRunPath, body: { ...relayed, echo: body.echo ?? true } });
       for (const [ip, answer] of dispatch.answers) {
@@ -43,12 +43,22 @@ export default definePlugin({
     });
 
     const output = ({ body }: { body: { clients: string[] } }) => ({ clients: results.view(body.clients) });
-    const outputSpec = { body: ShellOutputQuery, response: ShellOutputAnswer, summary: "Each client's newest finished shell result" };
+    // What the commands printed is as sensitive as running them.
+    const outputSpec = {
+      permission: 'shell',
+      body: ShellOutputQuery,
+      response: ShellOutputAnswer,
+      summary: "Each client's newest finished shell result",
+    } as const;
     ctx.router.get('/shell/output', outputSpec, output);
     ctx.router.post('/shell/output', outputSpec, output);
 
-    ctx.router.get('/shell/list', { bodyPolicy: 'ignored', response: ScriptList, summary: 'The scripts clients may run' }, async () => ({
-      scripts: await listScripts(ctx.config.scripts_dir),
-    }));
+    ctx.router.get(
+      '/shell/list',
+      { permission: 'read', bodyPolicy: 'ignored', response: ScriptList, summary: 'The scripts clients may run' },
+      async () => ({
+        scripts: await listScripts(ctx.config.scripts_dir),
+      }),
+    );
   },
 });

@@ -46,7 +46,7 @@ test('a third-party plugin outside plugins/ is loaded from a path relative to th
          requires: ['inventory'],
          config: Type.Object({ greeting: Type.String({ default: 'hi' }) }, { additionalProperties: false }),
          register(ctx) {
-           ctx.router.get('/hello', {}, () => ({ greeting: ctx.config.greeting }));
+           ctx.router.get('/hello', { permission: 'read' }, () => ({ greeting: ctx.config.greeting }));
          },
        });`,
     );
@@ -126,10 +126,30 @@ test('two plugins claiming one route are refused, naming both', async () => {
     const clash = writePlugin(
       dir,
       'clash.js',
-      `module.exports = { name: 'clash', register(ctx) { ctx.router.get('/scopes', {}, () => ({})); } };`,
+      `module.exports = { name: 'clash', register(ctx) { ctx.router.get('/scopes', { permission: 'read' }, () => ({})); } };`,
     );
     const message = await startupError({ plugins: ['inventory', clash] });
     assert.match(message, /route GET \/scopes of plugin 'clash' is already registered by plugin 'inventory'/, message);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a route that declares no permission, or an unknown one, stops startup naming the plugin and the route', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-route-'));
+  try {
+    for (const spec of ['{}', "{ permission: 'everything' }"]) {
+      const open = writePlugin(
+        dir,
+        'open.js',
+        `module.exports = { name: 'open', register(ctx) { ctx.router.post('/open', ${spec}, () => ({})); } };`,
+      );
+      const message = await startupError({ plugins: [open] });
+      assert.match(
+        message,
+        /route POST \/open of plugin 'open' must declare its permission \(one of read, operate, image, admin, shell\) or be public/,
+      );
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -54,7 +54,12 @@ async function existingImage(store: ImageStore, em: EntityManager, body: CreateB
  * record is created (or refreshed, when the name exists) from the agent's answer.
  */
 export function createRoutes(ctx: PluginContext, store: ImageStore, inventory: Inventory, link: AgentLink, pending: PendingCreates): void {
-  const spec = { body: ImageCreate, response: DispatchAnswer, summary: "Create or refresh an image from one client's partition" };
+  const spec = {
+    permission: 'image',
+    body: ImageCreate,
+    response: DispatchAnswer,
+    summary: "Create or refresh an image from one client's partition",
+  } as const;
   ctx.router.post('/image/create', spec, async ({ body, em }) => {
     if (new Set(body.clients).size > 1) throw badRequest(ErrorCode.invalidField, 'an image is created from one client', 'clients');
     const ip = body.clients[0]!;

@@ -12,47 +12,59 @@ export function recordRoutes(ctx: PluginContext, store: ImageStore, inventory: I
   const { router, log } = ctx;
   const directory = ctx.settings.repository.directory;
 
-  router.post('/image/update', { body: ImageUpdate, response: Done, summary: "Change an image's record" }, async ({ body }) => {
-    const id = toInt(body.id);
-    const changes: ImageChanges = {};
-    if (body.description !== undefined) changes.description = body.description;
-    if (body.center_id !== undefined) changes.centerId = toInt(body.center_id);
-    if (body.group_id !== undefined) changes.groupId = toInt(body.group_id);
-    if (body.software_id !== undefined) changes.softwareId = toInt(body.software_id);
-    if (body.type !== undefined) changes.type = toInt(body.type);
-    if (body.repository_id !== undefined)
-      changes.repositoryId = (await requireRepository(inventory, toInt(body.repository_id), 'repository_id')).id;
-    if (!(await store.update(id, changes))) throw badRequest(ErrorCode.unknownId, `no image with id ${id}`, 'id');
-    return {};
-  });
+  router.post(
+    '/image/update',
+    { permission: 'image', body: ImageUpdate, response: Done, summary: "Change an image's record" },
+    async ({ body }) => {
+      const id = toInt(body.id);
+      const changes: ImageChanges = {};
+      if (body.description !== undefined) changes.description = body.description;
+      if (body.center_id !== undefined) changes.centerId = toInt(body.center_id);
+      if (body.group_id !== undefined) changes.groupId = toInt(body.group_id);
+      if (body.software_id !== undefined) changes.softwareId = toInt(body.software_id);
+      if (body.type !== undefined) changes.type = toInt(body.type);
+      if (body.repository_id !== undefined)
+        changes.repositoryId = (await requireRepository(inventory, toInt(body.repository_id), 'repository_id')).id;
+      if (!(await store.update(id, changes))) throw badRequest(ErrorCode.unknownId, `no image with id ${id}`, 'id');
+      return {};
+    },
+  );
 
   // The record goes first; its files follow. A file that cannot be removed is logged, not
   // an error: the image may live in another repository (the spec).
-  router.post('/image/delete', { body: ImageDelete, response: Done, summary: 'Delete an image and its files' }, async ({ body }) => {
-    const id = toInt(body.image);
-    const name = await store.delete(id);
-    if (name === undefined) throw badRequest(ErrorCode.unknownId, `no image with id ${id}`, 'image');
-    await inventory.forgetImage(id);
-    const files = await removeImageFiles(directory, name);
-    for (const failure of files.failed) log.warn({ image: name, file: failure.file }, `image file not removed: ${failure.error}`);
-    log.info({ image: name, removed: files.removed }, 'image deleted');
-    return {};
-  });
+  router.post(
+    '/image/delete',
+    { permission: 'image', body: ImageDelete, response: Done, summary: 'Delete an image and its files' },
+    async ({ body }) => {
+      const id = toInt(body.image);
+      const name = await store.delete(id);
+      if (name === undefined) throw badRequest(ErrorCode.unknownId, `no image with id ${id}`, 'image');
+      await inventory.forgetImage(id);
+      const files = await removeImageFiles(directory, name);
+      for (const failure of files.failed) log.warn({ image: name, file: failure.file }, `image file not removed: ${failure.error}`);
+      log.info({ image: name, removed: files.removed }, 'image deleted');
+      return {};
+    },
+  );
 
   // An image may be restricted to a set of centers: it is then restored only on clients of
   // those centers. An empty list lifts the restriction.
   router.get(
     '/image/restrict',
-    { body: ImageQuery, response: ImageScopes, summary: 'The centers an image is restored in' },
+    { permission: 'read', body: ImageQuery, response: ImageScopes, summary: 'The centers an image is restored in' },
     async ({ body, em }) => {
       const image = await requireImage(store, em, toInt(body.image), 'image');
       return { image: image.id, scopes: await store.scopes(image.id) };
     },
   );
 
-  router.post('/image/restrict', { body: ImageRestrict, response: Done, summary: 'Restrict an image to centers' }, async ({ body, em }) => {
-    const image = await requireImage(store, em, toInt(body.image), 'image');
-    await store.setScopes(image.id, body.scopes.map(toInt));
-    return {};
-  });
+  router.post(
+    '/image/restrict',
+    { permission: 'image', body: ImageRestrict, response: Done, summary: 'Restrict an image to centers' },
+    async ({ body, em }) => {
+      const image = await requireImage(store, em, toInt(body.image), 'image');
+      await store.setScopes(image.id, body.scopes.map(toInt));
+      return {};
+    },
+  );
 }

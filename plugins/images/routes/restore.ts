@@ -14,7 +14,12 @@ import { requireImage } from './lookups';
  * need different addresses get separate requests, answered as one list in the order asked.
  */
 export function restoreRoutes(ctx: PluginContext, store: ImageStore, inventory: Inventory, link: AgentLink): void {
-  const spec = { body: ImageRestore, response: DispatchAnswer, summary: "Restore an image onto clients' partition" };
+  const spec = {
+    permission: 'image',
+    body: ImageRestore,
+    response: DispatchAnswer,
+    summary: "Restore an image onto clients' partition",
+  } as const;
   ctx.router.post('/image/restore', spec, async ({ body, em }) => {
     const type = body.type.toUpperCase();
     if (!(restoreTypes as readonly string[]).includes(type))

@@ -7,7 +7,7 @@ import type { PluginContext } from '../../../core/plugin';
  * Kept out of the request log with the other reads consoles repeat.
  */
 export function addressRoutes(ctx: PluginContext): void {
-  ctx.router.get('/client/addresses', { bodyPolicy: 'forbidden', log: false, response: ClientAddresses }, async () => {
+  ctx.router.get('/client/addresses', { permission: 'read', bodyPolicy: 'forbidden', log: false, response: ClientAddresses }, async () => {
     const rows = await ctx.db.query<{ ip: string; mac: string }>('select ip, mac from clients order by id');
     return { clients: rows.map((r) => ({ ip: r.ip, mac: r.mac })) };
   });

@@ -10,7 +10,7 @@ import type { Inventory } from '../service';
 export function centerRoutes(ctx: PluginContext, inventory: Inventory): void {
   const { router, db } = ctx;
 
-  router.post('/center/add', { body: CenterAdd, response: Created }, async ({ body, em }) => {
+  router.post('/center/add', { permission: 'admin', body: CenterAdd, response: Created }, async ({ body, em }) => {
     if (await em.count(CenterEntity, { name: body.name }))
       throw badRequest(ErrorCode.duplicate, `a center named '${body.name}' already exists`, 'name');
     const center = em.create(CenterEntity, { name: body.name, comment: body.comment ?? '' });
@@ -18,7 +18,7 @@ export function centerRoutes(ctx: PluginContext, inventory: Inventory): void {
     return { id: center.id };
   });
 
-  router.post('/center/update', { body: CenterUpdate, response: Done }, async ({ body, em }) => {
+  router.post('/center/update', { permission: 'admin', body: CenterUpdate, response: Done }, async ({ body, em }) => {
     const id = toInt(body.id);
     const center = await requireRow(em, CenterEntity, id, 'id');
     if (await em.count(CenterEntity, { name: body.name, id: { $ne: id } })) {
@@ -30,14 +30,14 @@ export function centerRoutes(ctx: PluginContext, inventory: Inventory): void {
     return {};
   });
 
-  router.get('/center/info', { body: IdBody, response: CenterInfo }, async ({ body, em }) => {
+  router.get('/center/info', { permission: 'read', body: IdBody, response: CenterInfo }, async ({ body, em }) => {
     const center = await requireRow(em, CenterEntity, toInt(body.id), 'id');
     return { id: center.id, name: center.name, comment: center.comment };
   });
 
   // Unknown ids answer 200, as the reference does. Rooms, folders, clients and partitions go
   // with the center through the database's cascades, in one transaction; images stay.
-  router.post('/center/delete', { body: IdBody, response: Done }, async ({ body }) => {
+  router.post('/center/delete', { permission: 'admin', body: IdBody, response: Done }, async ({ body }) => {
     const id = toInt(body.id);
     await deleteWithClients(
       db,

@@ -100,7 +100,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     if (body.folder_id !== undefined) client.folder = (await computerFolder(em, body.folder_id, roomId)) as never;
   }
 
-  router.post('/client/add', { body: ClientAdd, response: Created }, async ({ body }) => {
+  router.post('/client/add', { permission: 'admin', body: ClientAdd, response: Created }, async ({ body }) => {
     await inventory.checkClient(body);
     const mac = normalizeMac(body.mac);
     const id = await db.transactional(async (em) => {
@@ -123,7 +123,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     return { id };
   });
 
-  router.post('/client/update', { body: ClientUpdate, response: Done }, async ({ body }) => {
+  router.post('/client/update', { permission: 'admin', body: ClientUpdate, response: Done }, async ({ body }) => {
     const id = toInt(body.id);
     const before = await inventory.clientById(id);
     if (!before) throw badRequest(ErrorCode.unknownId, `no client with id ${id}`, 'id');
@@ -150,7 +150,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
   });
 
   // Unknown addresses are ignored, as the reference does; boot files go through the removed hook.
-  router.post('/client/delete', { body: ClientsBody, response: Done }, async ({ body }) => {
+  router.post('/client/delete', { permission: 'admin', body: ClientsBody, response: Done }, async ({ body }) => {
     const removed = await db.transactional(async (em) => {
       const clients = await clientsIn(em, body.clients);
       if (clients.length) await em.nativeDelete(ClientEntity, { id: { $in: clients.map((c) => c.id) } });
@@ -161,7 +161,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     return {};
   });
 
-  router.post('/client/move', { body: ClientMove, response: Done }, async ({ body }) => {
+  router.post('/client/move', { permission: 'admin', body: ClientMove, response: Done }, async ({ body }) => {
     const moved = await db.transactional(async (em) => {
       const roomId = toInt(body.room);
       await requireRow(em, RoomEntity, roomId, 'room');
@@ -177,7 +177,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
   });
 
   const assign = (path: string, entity: typeof RepositoryEntity | typeof ServerEntity, column: 'repository' | 'server') =>
-    router.post(path, { body: ClientAssign, response: Done }, async ({ body }) => {
+    router.post(path, { permission: 'admin', body: ClientAssign, response: Done }, async ({ body }) => {
       const assigned = await db.transactional(async (em) => {
         const target = await optionalRef(em, entity, body.id, 'id');
         const clients = await clientsIn(em, body.clients);
@@ -191,7 +191,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
   assign('/client/repo', RepositoryEntity, 'repository');
   assign('/client/server', ServerEntity, 'server');
 
-  router.get('/client/info', { body: ClientQuery, response: ClientInfo }, async ({ body }) => {
+  router.get('/client/info', { permission: 'read', body: ClientQuery, response: ClientInfo }, async ({ body }) => {
     const client = await oneClient(body.client);
     return {
       id: client.id,
@@ -215,7 +215,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     };
   });
 
-  router.get('/client/setup', { body: ClientQuery, response: ClientSetup }, async ({ body }) => {
+  router.get('/client/setup', { permission: 'read', body: ClientQuery, response: ClientSetup }, async ({ body }) => {
     const client = await oneClient(body.client);
     const entries = await inventory.diskSetup(client.id);
     // Agents report KiB and sizes are stored in bytes, so the KiB figures are exact.

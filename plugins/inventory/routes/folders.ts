@@ -27,7 +27,7 @@ const computerFolderTree = `with recursive tree(id) as (
 export function folderRoutes(ctx: PluginContext, inventory: Inventory): void {
   const { router, db } = ctx;
 
-  router.post('/folder/add', { body: FolderAdd, response: Created }, async ({ body, em }) => {
+  router.post('/folder/add', { permission: 'admin', body: FolderAdd, response: Created }, async ({ body, em }) => {
     const given = (['center', 'room', 'folder_id'] as const).filter((key) => body[key] !== undefined);
     if (given.length !== 1)
       throw badRequest(ErrorCode.invalidField, "give exactly one of 'center', 'room' or 'folder_id'", given[1] ?? 'center');
@@ -63,7 +63,7 @@ export function folderRoutes(ctx: PluginContext, inventory: Inventory): void {
     }
   });
 
-  router.post('/folder/update', { body: FolderUpdate, response: Done }, async ({ body, em }) => {
+  router.post('/folder/update', { permission: 'admin', body: FolderUpdate, response: Done }, async ({ body, em }) => {
     const ref = parseFolderId(toInt(body.id), 'id');
     const entity = ref.kind === 'room' ? RoomFolderEntity : ComputerFolderEntity;
     const folder = await requireRow<{ name: string }>(em, entity as never, ref.id, 'id');
@@ -74,7 +74,7 @@ export function folderRoutes(ctx: PluginContext, inventory: Inventory): void {
 
   // Deleting a folder deletes what it holds, sub-folders included; unknown ids answer 200,
   // ids no folder can have a 400.
-  router.post('/folder/delete', { body: IdBody, response: Done }, async ({ body }) => {
+  router.post('/folder/delete', { permission: 'admin', body: IdBody, response: Done }, async ({ body }) => {
     const ref = parseFolderId(toInt(body.id), 'id');
     const [tree, column, entity] =
       ref.kind === 'room' ? [roomFolderTree, 'r.folder_id', RoomFolderEntity] : [computerFolderTree, 'c.folder_id', ComputerFolderEntity];

@@ -48,7 +48,7 @@ function roomInfo(room: Room) {
 export function roomRoutes(ctx: PluginContext, inventory: Inventory): void {
   const { router, db } = ctx;
 
-  router.post('/room/add', { body: RoomAdd, response: Created }, async ({ body, em }) => {
+  router.post('/room/add', { permission: 'admin', body: RoomAdd, response: Created }, async ({ body, em }) => {
     const centerId = toInt(body.center);
     await requireRow(em, CenterEntity, centerId, 'center');
     if (await em.count(RoomEntity, { center: centerId, name: body.name })) {
@@ -70,7 +70,7 @@ export function roomRoutes(ctx: PluginContext, inventory: Inventory): void {
     return { id: room.id };
   });
 
-  router.post('/room/update', { body: RoomUpdate, response: Done }, async ({ body, em }) => {
+  router.post('/room/update', { permission: 'admin', body: RoomUpdate, response: Done }, async ({ body, em }) => {
     const id = toInt(body.id);
     const room = await requireRow(em, RoomEntity, id, 'id');
     if (body.name !== undefined && (await em.count(RoomEntity, { center: room.center.id, name: body.name, id: { $ne: id } }))) {
@@ -85,12 +85,12 @@ export function roomRoutes(ctx: PluginContext, inventory: Inventory): void {
     return {};
   });
 
-  router.get('/room/info', { body: IdBody, response: RoomInfo }, async ({ body, em }) =>
+  router.get('/room/info', { permission: 'read', body: IdBody, response: RoomInfo }, async ({ body, em }) =>
     roomInfo(await requireRow(em, RoomEntity, toInt(body.id), 'id')),
   );
 
   // Unknown ids answer 200, as the reference does; the room's clients go with it.
-  router.post('/room/delete', { body: IdBody, response: Done }, async ({ body }) => {
+  router.post('/room/delete', { permission: 'admin', body: IdBody, response: Done }, async ({ body }) => {
     const id = toInt(body.id);
     await deleteWithClients(
       db,

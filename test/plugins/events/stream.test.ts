@@ -265,7 +265,7 @@ function burstPlugin(): string {
     `exports.plugin = {
       name: 'burst',
       register(ctx) {
-        ctx.router.post('/burst', { bodyPolicy: 'required', body: { type: 'object' } }, async ({ body }) => {
+        ctx.router.post('/burst', { permission: 'admin', bodyPolicy: 'required', body: { type: 'object' } }, async ({ body }) => {
           for (let i = 0; i < body.count; i++) void ctx.events.emit('burst.sent', { i, pad: 'x'.repeat(8192) });
           return {};
         });

@@ -1,0 +1,87 @@
+import { App } from '../core/app';
+import { StartupError } from '../core/errors';
+import { TokenStore, expiryOf, type TokenView } from '../plugins/tokens';
+import { type Command, UsageError } from './command';
+import { parseOptions } from './options';
+
+const usage = [
+  'Usage: ogserve token create --name NAME --role ROLE [--shell] [--expires 30d] [--config FILE]',
+  '       ogserve token list [--config FILE]',
+  '       ogserve token revoke NAME [--config FILE]',
+  '',
+  'API tokens besides rest.api_token, kept in the database of the config given (only a hash',
+  'of each secret). ROLE is reader, operator, imager or admin; --shell adds running shell',
+  'commands; --expires takes days, hours or minutes (30d, 12h, 90m). `create` prints the',
+  'secret on stdout once: it cannot be shown again. A running server sees a token made or',
+  'revoked here within a second (a SQLite database is locked while ogserve runs: use',
+  'POST /tokens and DELETE /tokens there).',
+].join('\n');
+
+/** `ogserve token create|list|revoke`: the tokens plugin's store, on the config's database. */
+export const token: Command = {
+  name: 'token',
+  summary: 'create, list or revoke API tokens',
+  usage,
+  async run(args) {
+    const [action, ...rest] = args;
+    if (action === 'create') return create(rest);
+    if (action === 'list') return withStore(parseOptions(rest, { values: { '--config': ['-f'] } }), list);
+    if (action === 'revoke') {
+      const options = parseOptions(rest, { values: { '--config': ['-f'] } });
+      if (options.positional.length !== 1) throw new UsageError('token revoke needs the name of one token');
+      return withStore(options, (store) => revoke(store, options.positional[0]!));
+    }
+    throw new UsageError(action === undefined ? 'token needs an action: create, list or revoke' : `unknown token action '${action}'`);
+  },
+};
+
+async function create(args: string[]): Promise<number> {
+  const options = parseOptions(args, { values: { '--config': ['-f'], '--name': [], '--role': [], '--expires': [] }, flags: ['--shell'] });
+  if (options.positional.length > 0) throw new UsageError(`unexpected argument '${options.positional[0]}'`);
+  const name = options.values['--name'];
+  const role = options.values['--role'];
+  if (!name) throw new UsageError('token create needs --name');
+  if (!role) throw new UsageError('token create needs --role (reader, operator, imager or admin)');
+  const expires = options.values['--expires'];
+  const expiresAt = expires === undefined ? null : expiryOf(expires, Date.now());
+  if (expiresAt === undefined) throw new UsageError('--expires takes days, hours or minutes: 30d, 12h, 90m');
+  return withStore(options, async (store) => {
+    const { view, secret } = await store.create({ name, role, shell: options.flags.has('--shell'), expiresAt });
+    process.stderr.write(`created ${describe(view)}; the secret follows, it is not shown again\n`);
+    process.stdout.write(`${secret}\n`);
+    return 0;
+  });
+}
+
+async function list(store: TokenStore): Promise<number> {
+  const tokens = await store.list();
+  if (tokens.length === 0) process.stderr.write('no tokens (rest.api_token is an admin key of its own)\n');
+  for (const view of tokens) process.stdout.write(`${describe(view)}\n`);
+  return 0;
+}
+
+async function revoke(store: TokenStore, name: string): Promise<number> {
+  if (!(await store.revoke(name))) throw new StartupError(`no token named '${name}'`);
+  process.stderr.write(`revoked ${name}\n`);
+  return 0;
+}
+
+function describe(view: TokenView): string {
+  const permissions = view.shell ? `${view.role}+shell` : view.role;
+  return `${view.name}  ${permissions}  created ${view.created}  expires ${view.expires ?? 'never'}  last used ${view.last_used ?? 'never'}`;
+}
+
+async function withStore(options: { values: Record<string, string> }, fn: (store: TokenStore) => Promise<number>): Promise<number> {
+  const app = await App.create({ configFile: options.values['--config'], logStream: process.stderr });
+  try {
+    if (!app.plugins.some((plugin) => plugin.name === 'tokens'))
+      throw new StartupError('the tokens plugin is not enabled in this config: add "tokens" to "plugins"');
+    return await fn(app.container.resolve(TokenStore));
+  } catch (error) {
+    // A refused value (a name taken, an unknown role) is a one-line error, like the config's.
+    if (error instanceof Error && error.name === 'HttpError') throw new StartupError(error.message);
+    throw error;
+  } finally {
+    await app.close();
+  }
+}

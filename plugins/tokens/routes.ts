@@ -1,0 +1,27 @@
+import { ErrorCode, badRequest } from '../../core/errors';
+import type { PluginContext } from '../../core/plugin';
+import { Revoked, TokenCreate, TokenCreated, TokenList, TokenName } from './schemas';
+import { expiryOf, type TokenStore } from './store';
+
+/** GET, POST and DELETE /tokens: managing tokens takes the admin permission. */
+export function tokenRoutes(ctx: PluginContext, store: TokenStore): void {
+  const { router } = ctx;
+  router.get('/tokens', { permission: 'admin', response: TokenList, summary: 'Every API token, without secrets' }, async () => ({
+    tokens: await store.list(),
+  }));
+
+  router.post('/tokens', { permission: 'admin', body: TokenCreate, response: TokenCreated, summary: 'Make a token' }, async ({ body }) => {
+    if (body.centers?.length || body.rooms?.length)
+      throw badRequest(ErrorCode.invalidField, 'scoped tokens are not supported yet', 'centers');
+    const expiresAt = body.expires === undefined ? null : expiryOf(body.expires, Date.now());
+    if (expiresAt === undefined)
+      throw badRequest(ErrorCode.invalidField, "'expires' must be a number of days, hours or minutes: 30d, 12h, 90m", 'expires');
+    const { view, secret } = await store.create({ name: body.name, role: body.role, shell: body.shell ?? false, expiresAt });
+    return { ...view, secret };
+  });
+
+  router.delete('/tokens', { permission: 'admin', body: TokenName, response: Revoked, summary: 'Revoke a token' }, async ({ body }) => {
+    if (!(await store.revoke(body.name))) throw badRequest(ErrorCode.unknownId, `no token named '${body.name}'`, 'name');
+    return {};
+  });
+}

@@ -1,0 +1,31 @@
+import { Type } from '@sinclair/typebox';
+
+/**
+ * POST /tokens. `centers` and `rooms` (a token's scope) are refused until scopes are
+ * enforced: a token that looked scoped but saw everything would be worse than none.
+ */
+export const TokenCreate = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 64 }),
+  role: Type.String({ maxLength: 16 }),
+  shell: Type.Optional(Type.Boolean()),
+  /** `30d`, `12h` or `90m` from now; absent for a token that does not expire. */
+  expires: Type.Optional(Type.String({ maxLength: 8 })),
+  centers: Type.Optional(Type.Array(Type.Integer(), { maxItems: 4096 })),
+  rooms: Type.Optional(Type.Array(Type.Integer(), { maxItems: 4096 })),
+});
+
+export const TokenName = Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) });
+
+const TokenView = Type.Object({
+  name: Type.String(),
+  role: Type.String(),
+  shell: Type.Boolean(),
+  created: Type.String(),
+  expires: Type.Union([Type.String(), Type.Null()]),
+  last_used: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const TokenList = Type.Object({ tokens: Type.Array(TokenView) });
+/** The secret is in this answer only: it is not kept. */
+export const TokenCreated = Type.Object({ ...TokenView.properties, secret: Type.String() });
+export const Revoked = Type.Object({});

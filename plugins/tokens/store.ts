@@ -1,0 +1,170 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { type Access, type Role, accessOf, isRole } from '../../core/access';
+import type { Database } from '../../core/database';
+import { ErrorCode, badRequest } from '../../core/errors';
+import { TokenEntity } from './entities/token';
+
+/** A token as GET /tokens and `ogserve token list` show it: never its secret or hash. */
+export interface TokenView {
+  name: string;
+  role: Role;
+  shell: boolean;
+  /** ISO times; `expires` and `last_used` are null for never. */
+  created: string;
+  expires: string | null;
+  last_used: string | null;
+}
+
+export interface NewToken {
+  name: string;
+  role: string;
+  shell: boolean;
+  /** Milliseconds since 1970, or null for a token that does not expire. */
+  expiresAt: number | null;
+}
+
+interface Known {
+  view: TokenView;
+  access: Access;
+  expiresAt: number | null;
+}
+
+const namePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** How often keys may make the store read its table again (a token made or revoked by the CLI). */
+const rereadMs = 1000;
+
+const hashOf = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+const isoOf = (ms: string | number | null): string | null => (ms === null ? null : new Date(Number(ms)).toISOString());
+
+/**
+ * The API tokens, in memory by the hash of their secret so that checking a key costs no
+ * query. The table is read at start, after each change made here, and again as keys arrive,
+ * at most once a second (an unknown key waits for it): a token made or revoked by
+ * `ogserve token` on the same database is seen within a second. Last-use times are written
+ * in batches.
+ */
+export class TokenStore {
+  private byHash = new Map<string, Known>();
+  private readAt = 0;
+  private reading?: Promise<void>;
+  private readonly used = new Map<string, number>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async create(input: NewToken): Promise<{ view: TokenView; secret: string }> {
+    if (!namePattern.test(input.name))
+      throw badRequest(
+        ErrorCode.invalidField,
+        "'name' must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+        'name',
+      );
+    if (!isRole(input.role)) throw badRequest(ErrorCode.invalidField, "'role' must be one of reader, operator, imager, admin", 'role');
+    if (input.expiresAt !== null && input.expiresAt <= this.now())
+      throw badRequest(ErrorCode.invalidField, "'expires' is in the past", 'expires');
+    const em = this.db.fork();
+    if (await em.findOne(TokenEntity, { name: input.name }))
+      throw badRequest(ErrorCode.duplicate, `a token named '${input.name}' already exists`, 'name');
+    const secret = `ogs_${randomBytes(24).toString('base64url')}`;
+    em.create(TokenEntity, {
+      name: input.name,
+      hash: hashOf(secret),
+      role: input.role,
+      shell: input.shell,
+      createdAt: String(this.now()),
+      expiresAt: input.expiresAt === null ? null : String(input.expiresAt),
+      lastUsedAt: null,
+    });
+    await em.flush();
+    await this.reread();
+    return { view: this.views().find((v) => v.name === input.name)!, secret };
+  }
+
+  /** Delete a token: false when none has that name. */
+  async revoke(name: string): Promise<boolean> {
+    const deleted = await this.db.fork().nativeDelete(TokenEntity, { name });
+    await this.reread();
+    return deleted > 0;
+  }
+
+  async list(): Promise<TokenView[]> {
+    await this.reread();
+    return this.views();
+  }
+
+  /** The access of a valid key, or undefined for an unknown, expired or revoked one. */
+  async lookup(secret: string): Promise<Access | undefined> {
+    const hash = hashOf(secret);
+    const stale = this.now() - this.readAt >= rereadMs;
+    if (stale && !this.byHash.has(hash)) await this.read();
+    // A known key is answered at once; the table is read again behind it, so a token revoked
+    // on the same database by another process stops working within a second.
+    else if (stale && !this.reading) void this.read().catch(() => undefined);
+    const known = this.byHash.get(hash);
+    if (!known || (known.expiresAt !== null && known.expiresAt <= this.now())) return undefined;
+    this.used.set(hash, this.now());
+    known.view.last_used = isoOf(this.now());
+    return known.access;
+  }
+
+  /** Write the last-use times gathered since the last call. */
+  async flushUse(): Promise<void> {
+    if (this.used.size === 0) return;
+    const batch = [...this.used];
+    this.used.clear();
+    await this.db.transactional(async (em) => {
+      for (const [hash, at] of batch) await em.nativeUpdate(TokenEntity, { hash }, { lastUsedAt: String(at) });
+    });
+  }
+
+  private views(): TokenView[] {
+    return [...this.byHash.values()].map((k) => k.view).sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
+  /** Read the table after a change: a read already under way may have begun before it. */
+  private async reread(): Promise<void> {
+    await this.reading?.catch(() => undefined);
+    await this.read();
+  }
+
+  /** Read the table again; concurrent callers share one read. */
+  private read(): Promise<void> {
+    this.reading ??= (async () => {
+      try {
+        const rows = await this.db.fork().find(TokenEntity, {});
+        const byHash = new Map<string, Known>();
+        for (const row of rows) {
+          if (!isRole(row.role)) continue;
+          const lastUsed = this.used.get(row.hash) ?? row.lastUsedAt;
+          byHash.set(row.hash, {
+            view: {
+              name: row.name,
+              role: row.role,
+              shell: Boolean(row.shell),
+              created: isoOf(row.createdAt)!,
+              expires: isoOf(row.expiresAt),
+              last_used: isoOf(lastUsed),
+            },
+            access: accessOf(row.name, row.role, Boolean(row.shell)),
+            expiresAt: row.expiresAt === null ? null : Number(row.expiresAt),
+          });
+        }
+        this.byHash = byHash;
+        this.readAt = this.now();
+      } finally {
+        this.reading = undefined;
+      }
+    })();
+    return this.reading;
+  }
+}
+
+/** `30d`, `12h` or `90m` from now, in milliseconds since 1970. */
+export function expiryOf(text: string, now: number): number | undefined {
+  const match = /^([1-9][0-9]{0,5})([dhm])$/.exec(text);
+  if (!match) return undefined;
+  const unit = { d: 86_400_000, h: 3_600_000, m: 60_000 }[match[2] as 'd' | 'h' | 'm'];
+  return now + Number(match[1]) * unit;
+}

@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { test } from 'uvu';
+import { type Permission, roles } from '../../../core/access';
+import { TOKEN, startServer } from '../../support/server';
+
+const helloPlugin = path.resolve(__dirname, '../../../../examples/hello-plugin');
+
+/**
+ * What each route needs, written down here rather than read from the routes: a route added
+ * without an entry, or declaring another permission than this table, fails the first test.
+ */
+const expected: Record<string, Permission | 'public'> = {
+  'GET /version': 'read',
+  'GET /healthz': 'public',
+  'GET /readyz': 'public',
+  'GET /openapi.json': 'public',
+  'GET /scopes': 'read',
+  'GET /center/info': 'read',
+  'POST /center/add': 'admin',
+  'POST /center/update': 'admin',
+  'POST /center/delete': 'admin',
+  'GET /room/info': 'read',
+  'POST /room/add': 'admin',
+  'POST /room/update': 'admin',
+  'POST /room/delete': 'admin',
+  'POST /folder/add': 'admin',
+  'POST /folder/update': 'admin',
+  'POST /folder/delete': 'admin',
+  'GET /client/info': 'read',
+  'GET /client/setup': 'read',
+  'GET /client/addresses': 'read',
+  'POST /client/add': 'admin',
+  'POST /client/update': 'admin',
+  'POST /client/delete': 'admin',
+  'POST /client/move': 'admin',
+  'POST /client/repo': 'admin',
+  'POST /client/server': 'admin',
+  'GET /repositories': 'read',
+  'POST /repository/add': 'admin',
+  'POST /repository/update': 'admin',
+  'POST /repository/delete': 'admin',
+  'GET /server': 'read',
+  'POST /server': 'admin',
+  'DELETE /server': 'admin',
+  'GET /clients': 'read',
+  'POST /clients': 'operate',
+  'POST /poweroff': 'operate',
+  'POST /reboot': 'operate',
+  'POST /stop': 'operate',
+  'POST /refresh': 'operate',
+  'POST /hardware': 'operate',
+  'GET /hardware': 'read',
+  'POST /session': 'operate',
+  'GET /session': 'read',
+  'POST /software': 'operate',
+  'GET /software': 'read',
+  'POST /setup': 'image',
+  'GET /mode': 'read',
+  'POST /mode': 'operate',
+  'GET /efi': 'read',
+  'GET /live/list': 'read',
+  'POST /live/set': 'operate',
+  'GET /oglive/list': 'read',
+  'POST /oglive/set': 'operate',
+  'POST /live/add': 'admin',
+  'POST /live/delete': 'admin',
+  'POST /wol': 'operate',
+  'GET /stats': 'read',
+  'POST /shell/run': 'shell',
+  'GET /shell/output': 'shell',
+  'POST /shell/output': 'shell',
+  'GET /shell/list': 'read',
+  'GET /images': 'read',
+  'POST /image/create': 'image',
+  'POST /image/restore': 'image',
+  'POST /image/update': 'image',
+  'POST /image/delete': 'image',
+  'GET /image/restrict': 'read',
+  'POST /image/restrict': 'image',
+  'GET /cache/list': 'read',
+  'POST /cache/delete': 'operate',
+  'POST /cache/fetch': 'operate',
+  'POST /events/ticket': 'read',
+  'GET /events': 'read',
+  'GET /metrics': 'read',
+  'GET /metrics/targets': 'read',
+  'GET /tokens': 'admin',
+  'POST /tokens': 'admin',
+  'DELETE /tokens': 'admin',
+  'POST /procedure/add': 'admin',
+  'POST /procedure/update': 'admin',
+  'POST /procedure/delete': 'admin',
+  'POST /procedure/run': 'admin',
+  'POST /task/add': 'admin',
+  'POST /task/run': 'admin',
+  'POST /schedule/command': 'admin',
+  'POST /schedule/create': 'admin',
+  'POST /schedule/update': 'admin',
+  'POST /schedule/delete': 'admin',
+  'POST /schedule/get': 'read',
+  'POST /run/schedule': 'admin',
+  'GET /hello': 'read',
+};
+
+/** The status line only: an allowed event stream would stay open. */
+function statusOf(port: number, method: string, urlPath: string, key: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path: urlPath, agent: false, headers: { Authorization: key } }, (res) => {
+      resolve(res.statusCode ?? 0);
+      res.destroy();
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function everyPluginServer() {
+  const defaults = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../config/default.json'), 'utf8')) as { plugins: string[] };
+  return startServer({ config: { plugins: [...new Set([...defaults.plugins, 'scheduler']), helloPlugin] } });
+}
+
+test('every route of every bundled plugin declares the permission this table expects', async () => {
+  const s = await everyPluginServer();
+  try {
+    const declared = Object.fromEntries(s.app.routeTable.map((r) => [`${r.method} ${r.path}`, r.public ? 'public' : r.permission]));
+    assert.deepEqual(declared, expected);
+  } finally {
+    await s.close();
+  }
+});
+
+test('each role gets exactly its permissions on every route (403 naming the permission otherwise); the configured key gets all', async () => {
+  const s = await everyPluginServer();
+  try {
+    const keys: Record<string, string> = { api_token: TOKEN };
+    for (const [role, shell] of [...Object.keys(roles).map((r) => [r, false] as const), ['operator', true] as const]) {
+      const name = `${role}${shell ? '-shell' : ''}`;
+      const made = await s.post('/tokens', { name, role, shell });
+      assert.equal(made.status, 200, made.text);
+      keys[name] = made.body.secret;
+    }
+    const allowed = (key: string, permission: Permission): boolean => {
+      if (key === 'api_token') return true;
+      if (permission === 'shell') return key.endsWith('-shell');
+      return (roles[key.replace(/-shell$/, '') as keyof typeof roles] as readonly string[]).includes(permission);
+    };
+    const wrong: string[] = [];
+    for (const route of s.app.routeTable) {
+      if (route.public) continue;
+      for (const [name, key] of Object.entries(keys)) {
+        const status = await statusOf(s.port, route.method, route.path, key);
+        const refused = status === 403;
+        if (status === 401 || refused === allowed(name, route.permission!))
+          wrong.push(`${name} ${route.method} ${route.path}: ${status} (needs ${route.permission})`);
+      }
+    }
+    assert.deepEqual(wrong, []);
+    const refusal = await s.request('POST', '/image/create', {}, { Authorization: keys.operator! });
+    assert.equal(refusal.status, 403);
+    assert.equal(refusal.body.error, 'forbidden');
+    assert.match(refusal.body.message, /needs the 'image' permission, which the key 'operator' \(operator\) does not have/);
+  } finally {
+    await s.close();
+  }
+});
+
+test.run();
