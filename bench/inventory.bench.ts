@@ -80,6 +80,17 @@ export default async function inventoryBench(): Promise<BenchRow[]> {
       seconds: SECONDS,
       body: (i: number) => ({ client: [ipOf((i % CLIENTS) + 1)] }),
     });
+    // The same reads with a reader token instead of rest.api_token: what checking a token costs.
+    const reader = (await s.post('/tokens', { name: 'bench-reader', role: 'reader' })).body.secret as string;
+    const infoAsReader = await load({
+      port: s.port,
+      method: 'GET',
+      path: '/client/info',
+      headers: { Authorization: reader },
+      connections: CONNECTIONS,
+      seconds: SECONDS,
+      body: (i: number) => ({ client: [ipOf((i % CLIENTS) + 1)] }),
+    });
     const add = await load({
       port: s.port,
       method: 'POST',
@@ -101,6 +112,7 @@ export default async function inventoryBench(): Promise<BenchRow[]> {
       },
       row(`GET /scopes (2,000 clients, ${scopesBytes} bytes)`, scopes, ceiling),
       row('GET /client/info', info, ceiling),
+      row('GET /client/info, with a reader token', infoAsReader, ceiling),
       row('POST /client/add (unique MACs)', add, ceiling),
     ];
   } finally {

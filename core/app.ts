@@ -13,6 +13,7 @@ import { EventBus } from './events';
 import { healthRoutes } from './health';
 import type { KeyLookup } from './access';
 import { ServiceMetrics } from './metrics';
+import type { ActionObserver } from './http/actions';
 import { type Route, RouteTable } from './http/routes';
 import { closeRestServer, createRestServer } from './http/server';
 import { StaticMounts } from './http/static';
@@ -138,6 +139,7 @@ export class App {
         log: this.log,
         statics: this.statics.mounts,
         metrics: this.metrics,
+        actionObservers: this.actionObservers,
       });
       this.restListening = await this.openListener(server, this.log, {
         name: 'REST interface',
@@ -198,6 +200,7 @@ export class App {
 
   private readonly owners = new Map<InjectionToken<unknown>, string>();
   private readonly keyLookups: KeyLookup[] = [];
+  private readonly actionObservers: ActionObserver[] = [];
 
   private contextFor(definition: PluginDefinition, section: unknown): PluginContext<unknown> {
     const allowed = new Set([definition.name, ...(definition.requires ?? [])]);
@@ -234,6 +237,7 @@ export class App {
         return this.container.resolve(token);
       },
       acceptKeys: (lookup) => this.keyLookups.push(lookup),
+      onAction: (observer) => this.actionObservers.push(observer),
       files: (prefix, dir, options) => this.statics.add(definition.name, prefix, dir, options),
       onStart: (fn) => this.startHooks.push(fn),
       onStop: (fn) => this.stopHooks.push(fn),

@@ -5,6 +5,8 @@ export type { StaticOptions } from './http/static';
 export { HttpError, ErrorCode, badRequest, StartupError } from './errors';
 export { Type, type Static } from '@sinclair/typebox';
 export type { RequestContext, Route, RouteRegistrar, RouteSpec, BodyPolicy } from './http/routes';
+export { queryOf } from './http/routes';
+export type { Action, ActionObserver } from './http/actions';
 export type { Database } from './database';
 export type { Migration, MigrationContext } from './migrations';
 export type { Logger } from './log';

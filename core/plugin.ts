@@ -10,6 +10,7 @@ import type { Registry } from './metrics';
 import type { Listening, ListenSpec } from './listen';
 import type { Logger } from './log';
 import type { Migration, MigrationContext } from './migrations';
+import type { ActionObserver } from './http/actions';
 import type { Route, RouteRegistrar } from './http/routes';
 import type { StaticOptions } from './http/static';
 import type { ConsoleView } from './console-views';
@@ -66,6 +67,12 @@ export interface PluginContext<C = unknown> {
    * a key it knows, or undefined. Asked only for keys that are not the configured one.
    */
   acceptKeys(lookup: KeyLookup): void;
+  /**
+   * Hear every request to a route marked `audit` (by default those that change something or
+   * reach an agent or the network) once it is answered: who, from where, what, which
+   * clients, status and duration. Called on the request path: keep it to a push.
+   */
+  onAction(observer: ActionObserver): void;
   /** Export a service for the plugins that declare this one in `requires`. */
   provide<T>(token: InjectionToken<T>, value: T): void;
   /** Resolve a service exported by this plugin or by one it requires. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log';
+import { clientLists } from './actions';
 
 interface Entry {
   started: bigint;
@@ -48,12 +49,9 @@ export class RequestLog {
     res.once('close', write);
   }
 
-  /** The clients a request body names (`clients`, or the `client` list of per-client reads). */
+  /** The clients a request body lists (`clients`, or the `client` list of per-client reads). */
   noteBody(req: IncomingMessage, body: unknown): void {
     const entry = this.entries.get(req);
-    if (!entry || typeof body !== 'object' || body === null) return;
-    const record = body as { clients?: unknown; client?: unknown };
-    const list = Array.isArray(record.clients) ? record.clients : Array.isArray(record.client) ? record.client : [];
-    entry.clients = list.filter((c): c is string => typeof c === 'string');
+    if (entry) entry.clients = clientLists(body);
   }
 }

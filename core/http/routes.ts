@@ -27,6 +27,11 @@ export interface RouteSpec<S extends TSchema> {
   /** false keeps the route out of the request log (endpoints consoles poll). */
   log?: boolean;
   /**
+   * Whether a request is an action for the audit trail: it changes something, or reaches an
+   * agent or the network. By default every route but GET ones and those needing only `read`.
+   */
+  audit?: boolean;
+  /**
    * The handler answers on `ctx.res` itself and may keep it open (an event stream): core
    * sends nothing, and a stop ends the answer at once instead of waiting for it.
    */
@@ -48,6 +53,13 @@ export interface RouteSpec<S extends TSchema> {
 
 export type Handler<B> = (ctx: RequestContext<B>) => unknown;
 
+/** The query of a request, as polka left it (`req.url` with its query string). */
+export function queryOf(req: IncomingMessage): URLSearchParams {
+  const url = req.url ?? '';
+  const mark = url.indexOf('?');
+  return new URLSearchParams(mark < 0 ? '' : url.slice(mark + 1));
+}
+
 /** One request: the validated body, the raw request, and a lazily forked EntityManager. */
 export class RequestContext<B> {
   private forked?: EntityManager;
@@ -65,6 +77,11 @@ export class RequestContext<B> {
   get em(): EntityManager {
     return (this.forked ??= this.db.fork());
   }
+
+  /** The query string's parameters. */
+  get query(): URLSearchParams {
+    return queryOf(this.req);
+  }
 }
 
 export interface Route {
@@ -79,6 +96,7 @@ export interface Route {
   summary?: string;
   responseType: string;
   log: boolean;
+  audit: boolean;
   stream: boolean;
   credential?: (req: IncomingMessage) => boolean;
   public: boolean;
@@ -123,6 +141,7 @@ export class RouteTable {
       summary: spec.summary,
       responseType: spec.responseType ?? 'application/json',
       log: spec.log ?? true,
+      audit: spec.audit ?? (!spec.public && method !== 'GET' && spec.permission !== 'read'),
       stream: spec.stream ?? false,
       credential: spec.credential,
       public: spec.public ?? false,

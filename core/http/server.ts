@@ -7,6 +7,7 @@ import type { Database } from '../database';
 import { ErrorCode, HttpError, badRequest } from '../errors';
 import type { Logger } from '../log';
 import type { ServiceMetrics } from '../metrics';
+import { type ActionObserver, ActionTrail } from './actions';
 import { InFlight } from './in-flight';
 import { KeyFailures } from './key-failures';
 import { JsonDepthError, JsonSyntaxError, NulCharacterError, parseJson } from './json';
@@ -35,6 +36,8 @@ export interface RestOptions {
   statics?: StaticMount[];
   /** Times every request by route template. */
   metrics?: ServiceMetrics;
+  /** Told of every request to an audited route, once answered. */
+  actionObservers?: ActionObserver[];
 }
 
 const noBody = Symbol('no body');
@@ -74,6 +77,7 @@ export function createRestServer(options: RestOptions): http.Server {
   // The spec logs every request but these polled reads; refused requests are logged too.
   const requestLog = new RequestLog(log, new Set(routes.filter((r) => !r.log).map((r) => `${r.method} ${r.path}`)));
   const inFlight = new InFlight();
+  const trail = new ActionTrail(options.actionObservers ?? [], log);
   const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
     const known = toHttpError(error);
     if (known.status >= 500) log.error({ err: error, method: req.method, url: req.url }, 'request failed');
@@ -139,6 +143,7 @@ export function createRestServer(options: RestOptions): http.Server {
     app.add(route.method as Parameters<typeof app.add>[0], route.path, (req: IncomingMessage, res: ServerResponse) => {
       routeOf.set(req, route.path);
       const access = accessByRequest.get(req);
+      trail.begin(route, req, res, access);
       if (route.permission && !access?.permissions.has(route.permission)) {
         const why = `${route.method} ${route.path} needs the '${route.permission}' permission`;
         return fail(
@@ -148,7 +153,7 @@ export function createRestServer(options: RestOptions): http.Server {
         );
       }
       if (route.stream) inFlight.stream(res);
-      handle(route, req, res, options, requestLog).catch((error: unknown) => fail(req, res, error));
+      handle(route, req, res, options, requestLog, trail).catch((error: unknown) => fail(req, res, error));
     });
   }
 
@@ -176,6 +181,7 @@ async function handle(
   res: ServerResponse,
   options: RestOptions,
   requestLog: RequestLog,
+  trail: ActionTrail,
 ): Promise<void> {
   let body: unknown = noBody;
   if (route.policy !== 'ignored') {
@@ -184,6 +190,7 @@ async function handle(
       if (route.policy === 'forbidden') throw badRequest(ErrorCode.bodyNotAllowed, `${route.method} ${route.path} takes no request body`);
       body = parseBody(raw, options.maxJsonDepth);
       requestLog.noteBody(req, body);
+      trail.noteBody(req, body);
     }
   }
   if (body === noBody) {

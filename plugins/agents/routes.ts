@@ -38,7 +38,8 @@ export function agentRoutes(ctx: PluginContext, link: AgentLink, inventory: Inve
 
   // Consoles poll these two: kept out of the request log, as the reference.
   router.get('/clients', { permission: 'read', log: false, response: ClientsAnswer }, () => ({ clients: link.listing() }));
-  router.post('/clients', { permission: 'operate', body: ClientsBody, log: false, response: DispatchAnswer }, ({ body }) =>
+  // A state probe consoles poll: changes nothing, so not an audited action either.
+  router.post('/clients', { permission: 'operate', body: ClientsBody, log: false, audit: false, response: DispatchAnswer }, ({ body }) =>
     respond(link.dispatch(body.clients, { method: 'POST', path: 'probe' })),
   );
 
@@ -66,11 +67,7 @@ export function agentRoutes(ctx: PluginContext, link: AgentLink, inventory: Inve
     respond(link.dispatch(body.clients, { method: 'POST', path: 'setup', body: relayed(body) })),
   );
 
-  async function known(ip: string, field: string): Promise<ClientView> {
-    const client = await inventory.clientByIp(ip);
-    if (!client) throw badRequest(ErrorCode.unknownId, `no client with ip ${ip}`, field);
-    return client;
-  }
+  const known = (ip: string, field: string): Promise<ClientView> => inventory.requireClient(ip, field);
 
   // One client: {sessions}. Several: the same, for the first, plus {clients:[{addr, sessions}]}
   // for all of them in the order asked; the key is always there, so callers need one shape.

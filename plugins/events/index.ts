@@ -5,7 +5,8 @@ import { EventFilter } from './filter';
 import { EventHub } from './hub';
 import { eventMetrics } from './metrics';
 import { EventsConfig } from './schemas';
-import { openStream, queryOf } from './stream-route';
+import { queryOf } from '../../core/http/routes';
+import { openStream } from './stream-route';
 import { Tickets } from './tickets';
 import { WebhookSender } from './webhook';
 

@@ -10,19 +10,12 @@ export type RoomClients = (room: number) => Promise<string[] | undefined>;
 
 const maxListItems = 4096;
 
-/** The query of a request, as polka left it (`req.url` with its query string). */
-export function queryOf(req: IncomingMessage): URLSearchParams {
-  const url = req.url ?? '';
-  const mark = url.indexOf('?');
-  return new URLSearchParams(mark < 0 ? '' : url.slice(mark + 1));
-}
-
 /**
  * GET /events: checks the filters (a 400 names the parameter), then turns the answer into
  * a text/event-stream that stays open until the client leaves or the service stops.
  */
 export async function openStream(ctx: RequestContext<unknown>, hub: EventHub, roomClients: RoomClients): Promise<void> {
-  const query = queryOf(ctx.req);
+  const { query } = ctx;
   const types = commaList(query.get('types') ?? undefined);
   if (types.length > maxListItems) throw badRequest(ErrorCode.invalidField, `types: at most ${maxListItems} types`, 'types');
   const bad = types.find((t) => !/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*(\.\*)?$/.test(t));

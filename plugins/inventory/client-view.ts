@@ -1,3 +1,5 @@
+import type { EntityManager } from '@mikro-orm/core';
+import { execute } from '../../core/database';
 import { computerFolderPublicId } from './folder-ids';
 
 /** A client as other plugins see it: its own fields plus its room's network settings. */
@@ -69,4 +71,13 @@ export function toClientView(row: ClientRow): ClientView {
       location: String(row.room_location),
     },
   };
+}
+
+/**
+ * The clients matching a condition on `c` (clients) and `r` (their rooms), read in `em`, by
+ * id. SQL against the inventory's tables: for the inventory's own code, never exported.
+ */
+export async function clientsWhere(em: EntityManager, sql: string, params: unknown[]): Promise<ClientView[]> {
+  const rows = await execute(em, `${clientViewSelect} where ${sql} order by c.id`, params);
+  return rows.map(toClientView);
 }

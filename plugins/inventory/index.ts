@@ -28,6 +28,7 @@ export type {
   DiskEntry,
   StoredDiskEntry,
   RepositoryView,
+  ScopeRef,
   ClientListener,
   ClientsListener,
   ClientCheck,

@@ -3,8 +3,9 @@ import type { Static } from '@sinclair/typebox';
 import { execute, type Database } from '../../core/database';
 import type { Logger } from '../../core/log';
 import { ClientIndex } from './client-index';
-import { clientViewSelect, toClientView, type ClientView } from './client-view';
+import { clientsWhere, type ClientView } from './client-view';
 import { DiskSetupWriter } from './disk-setup-writer';
+import { requireAllKnown } from './lookups';
 import type { ClientUpdate } from './schemas';
 
 export type ClientListener = (client: ClientView) => void | Promise<void>;
@@ -35,6 +36,12 @@ export interface StoredDiskEntry extends Omit<DiskEntry, 'diskType' | 'usedSize'
   freeSize: bigint;
   image: number;
   software: number;
+}
+
+/** A center, room or client by id: what a scheduled task runs on. */
+export interface ScopeRef {
+  type: 'center' | 'room' | 'client';
+  id: number;
 }
 
 export interface RepositoryView {
@@ -154,10 +161,32 @@ export class Inventory {
     return new Set([...(await this.index.all())].map((c) => c.mac));
   }
 
-  async clientsWhere(sql: string, params: unknown[], em?: EntityManager): Promise<ClientView[]> {
-    const text = `${clientViewSelect} where ${sql} order by c.id`;
-    const rows = em ? await execute(em, text, params) : await this.db.query(text, params);
-    return rows.map(toClientView);
+  /**
+   * The clients at `ips`, each once, in the order asked; a request naming an address no
+   * client has is refused (400 `unknown_id` naming `field` and the addresses).
+   */
+  async requireClients(ips: string[], field = 'clients'): Promise<ClientView[]> {
+    const found = await this.clientsByIps(ips);
+    requireAllKnown(ips, found, field);
+    return found;
+  }
+
+  /** The client at `ip`, or a 400 naming `field`. */
+  async requireClient(ip: string, field: string): Promise<ClientView> {
+    const [client] = await this.requireClients([ip], field);
+    return client!;
+  }
+
+  /** The clients of a center, of a room, or the one client (a scheduled task's scope), read in `em`. */
+  async clientsInScope(scope: ScopeRef, em: EntityManager = this.db.fork()): Promise<ClientView[]> {
+    const column = { center: 'r.center_id', room: 'c.room_id', client: 'c.id' }[scope.type];
+    return clientsWhere(em, `${column} = ?`, [scope.id]);
+  }
+
+  /** Whether a center, room or client has this id (read in `em`, so inside its transaction). */
+  async scopeExists(scope: ScopeRef, em: EntityManager = this.db.fork()): Promise<boolean> {
+    const table = { center: 'centers', room: 'rooms', client: 'clients' }[scope.type];
+    return (await execute(em, `select id from ${table} where id = ?`, [scope.id])).length > 0;
   }
 
   /** Every client with the names of its room and center, by address (monitoring labels). */

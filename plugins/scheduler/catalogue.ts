@@ -4,6 +4,7 @@ import { toInt } from '../../core/schema-types';
 import { SchedulerError, checkCommand } from './commands';
 import { ProcedureEntity, ProcedureStepEntity, type Procedure } from './entities/procedure';
 import { TaskEntity, TaskStepEntity, type ScopeType, type Task } from './entities/task';
+import type { Inventory } from '../inventory';
 import type { StepBody } from './schemas';
 
 /**
@@ -24,9 +25,9 @@ export interface TaskInput extends ProcedureInput {
   scope?: { type: Exclude<ScopeType, ''>; id: number };
 }
 
-async function requireCenter(em: EntityManager, id: number): Promise<void> {
-  const center = await em.findOne('Center', { id } as never);
-  if (!center) throw badRequest(ErrorCode.unknownId, `no center with id ${id}`, 'center');
+async function requireCenter(inventory: Inventory, em: EntityManager, id: number): Promise<void> {
+  if (!(await inventory.scopeExists({ type: 'center', id }, em)))
+    throw badRequest(ErrorCode.unknownId, `no center with id ${id}`, 'center');
 }
 
 export async function requireProcedure(em: EntityManager, id: number, field: string): Promise<Procedure> {
@@ -139,8 +140,8 @@ function writeProcedureSteps(em: EntityManager, procedure: Procedure, steps: Che
   }
 }
 
-export async function addProcedure(em: EntityManager, input: ProcedureInput): Promise<number> {
-  await requireCenter(em, input.center);
+export async function addProcedure(inventory: Inventory, em: EntityManager, input: ProcedureInput): Promise<number> {
+  await requireCenter(inventory, em, input.center);
   await refuseDuplicateName(em, input.center, input.name);
   const steps = await checkProcedureSteps(em, input.steps);
   return em.transactional(async (tx) => {
@@ -156,9 +157,9 @@ export async function addProcedure(em: EntityManager, input: ProcedureInput): Pr
   });
 }
 
-export async function updateProcedure(em: EntityManager, id: number, input: ProcedureInput): Promise<void> {
+export async function updateProcedure(inventory: Inventory, em: EntityManager, id: number, input: ProcedureInput): Promise<void> {
   const procedure = await requireProcedure(em, id, 'procedure');
-  await requireCenter(em, input.center);
+  await requireCenter(inventory, em, input.center);
   await refuseDuplicateName(em, input.center, input.name, id);
   const steps = await checkProcedureSteps(em, input.steps, id);
   await em.transactional(async (tx) => {
@@ -175,8 +176,8 @@ export async function deleteProcedure(em: EntityManager, id: number): Promise<vo
   await em.nativeDelete(ProcedureEntity, { id });
 }
 
-export async function addTask(em: EntityManager, input: TaskInput): Promise<number> {
-  await requireCenter(em, input.center);
+export async function addTask(inventory: Inventory, em: EntityManager, input: TaskInput): Promise<number> {
+  await requireCenter(inventory, em, input.center);
   const steps = await checkTaskSteps(em, input.steps);
   return em.transactional(async (tx) => {
     const task = tx.create(TaskEntity, {

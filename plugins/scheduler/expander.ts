@@ -163,16 +163,8 @@ export class Expander {
   }
 
   private async scope(em: EntityManager, task: Task): Promise<ClientView[]> {
-    switch (task.scopeType) {
-      case 'center':
-        return this.inventory.clientsWhere('r.center_id = ?', [task.scopeId], em);
-      case 'room':
-        return this.inventory.clientsWhere('c.room_id = ?', [task.scopeId], em);
-      case 'client':
-        return this.inventory.clientsWhere('c.id = ?', [task.scopeId], em);
-      default:
-        return [];
-    }
+    const type = task.scopeType;
+    return type === '' ? [] : this.inventory.clientsInScope({ type, id: task.scopeId }, em);
   }
 
   /** Fire a procedure or command schedule: the actions of its session enter their clients' queues again. */

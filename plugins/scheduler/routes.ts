@@ -3,7 +3,7 @@ import { ErrorCode, badRequest } from '../../core/errors';
 import type { RouteRegistrar } from '../../core/http/routes';
 import { toInt } from '../../core/schema-types';
 import { DispatchAnswer } from '../agents';
-import { Created, Done, type ClientView, type Inventory } from '../inventory';
+import { Created, Done, type Inventory, type ScopeRef } from '../inventory';
 import { addProcedure, addTask, deleteProcedure, requireProcedure, requireTask, updateProcedure } from './catalogue';
 import {
   IdBody,
@@ -23,26 +23,8 @@ import {
 } from './schemas';
 import type { Scheduler } from './service';
 
-/** Every listed address must be a known client; refused (400 naming `clients`) otherwise. */
-async function knownClients(inventory: Inventory, ips: string[]): Promise<ClientView[]> {
-  const found = await inventory.clientsByIps(ips);
-  const known = new Set(found.map((c) => c.ip));
-  const unknown = [...new Set(ips)].filter((ip) => !known.has(ip));
-  if (unknown.length > 0)
-    throw badRequest(
-      ErrorCode.unknownId,
-      `no client with ip ${unknown.slice(0, 10).join(', ')}${unknown.length > 10 ? ', ...' : ''}`,
-      'clients',
-    );
-  return found;
-}
-
-const scopeEntities = { center: 'Center', room: 'Room', client: 'Client' } as const;
-
-async function requireScope(em: EntityManager, scope: { type: keyof typeof scopeEntities; id: number }): Promise<void> {
-  if (!(await em.findOne(scopeEntities[scope.type], { id: scope.id } as never))) {
-    throw badRequest(ErrorCode.unknownId, `no ${scope.type} with id ${scope.id}`, 'scope.id');
-  }
+async function requireScope(inventory: Inventory, em: EntityManager, scope: ScopeRef): Promise<void> {
+  if (!(await inventory.scopeExists(scope, em))) throw badRequest(ErrorCode.unknownId, `no ${scope.type} with id ${scope.id}`, 'scope.id');
 }
 
 /** The scheduling endpoints of earlier releases, in the reference's request shapes. */
@@ -51,7 +33,7 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
     '/procedure/add',
     { permission: 'admin', body: ProcedureAdd, response: Created, summary: 'Add a procedure' },
     async ({ body, em }) => ({
-      id: await addProcedure(em, {
+      id: await addProcedure(inventory, em, {
         center: toInt(body.center),
         name: body.name,
         description: body.description ?? '',
@@ -64,7 +46,7 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
     '/procedure/update',
     { permission: 'admin', body: ProcedureUpdate, response: Done, summary: "Replace a procedure's steps" },
     async ({ body, em }) => {
-      await updateProcedure(em, toInt(body.procedure), {
+      await updateProcedure(inventory, em, toInt(body.procedure), {
         center: toInt(body.center),
         name: body.name,
         description: body.description ?? '',
@@ -86,16 +68,16 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
     { permission: 'admin', body: ProcedureRun, response: SessionAnswer, summary: 'Run a procedure on clients now' },
     async ({ body, em }) => {
       const procedure = await requireProcedure(em, toInt(body.procedure), 'procedure');
-      const clients = await knownClients(inventory, body.clients);
+      const clients = await inventory.requireClients(body.clients);
       return { session: await scheduler.expander.runProcedure(procedure.id, clients) };
     },
   );
 
   router.post('/task/add', { permission: 'admin', body: TaskAdd, response: Created, summary: 'Add a task' }, async ({ body, em }) => {
     const scope = body.scope && { type: body.scope.type, id: toInt(body.scope.id) };
-    if (scope) await requireScope(em, scope);
+    if (scope) await requireScope(inventory, em, scope);
     return {
-      id: await addTask(em, {
+      id: await addTask(inventory, em, {
         center: toInt(body.center),
         name: body.name,
         description: body.description ?? '',
@@ -118,7 +100,7 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
     '/schedule/command',
     { permission: 'admin', body: ScheduleCommand, response: ScheduledCommand, summary: 'Run a command on clients later' },
     async ({ body }) => {
-      const clients = await knownClients(inventory, body.clients);
+      const clients = await inventory.requireClients(body.clients);
       return scheduler.scheduleCommand(clients, body.command, body.params, body.when);
     },
   );

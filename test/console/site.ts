@@ -40,6 +40,7 @@ export async function consoleSite(count = 3, config: Record<string, unknown> = {
     'images',
     'cache',
     'scheduler',
+    'audit',
     'console',
     helloPlugin,
   ];

@@ -30,7 +30,10 @@ test('version, config file, state directory, database, plugins, listeners, boot-
     once(s, new RegExp(`^ogserve ${release.replace(/\./g, '\\.')} starting: config ${configFile}; state directory \\S+ \\(.+\\)$`));
     if (testEngine === 'sqlite') once(s, new RegExp(`^database: sqlite ${path.join(s.dir, 'ogserve.sqlite')}$`));
     else once(s, new RegExp(`^database: ${testEngine} database 'ogt_\\w+' on 127\\.0\\.0\\.1:\\d+ as 'ogserve_test'$`));
-    once(s, /^plugins: inventory, agents, pxe-modes, live, wol, stats, shell, images, cache, events, metrics, openapi, tokens, console$/);
+    once(
+      s,
+      /^plugins: inventory, agents, pxe-modes, live, wol, stats, shell, images, cache, events, metrics, openapi, tokens, audit, console$/,
+    );
     once(s, new RegExp(`^REST interface listening on 127\\.0\\.0\\.1:${s.port}$`));
     once(s, /^agent interface listening on 127\.0\.0\.1:\d+, at most \d+ agents$/);
     const server = once(s, /^boot-file server address /);

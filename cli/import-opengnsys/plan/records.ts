@@ -10,7 +10,7 @@ import type {
   ImportedRoomFolder,
   ImportedServer,
 } from '../../../plugins/inventory';
-import type { When } from '../../../plugins/scheduler';
+import type { ImportedProcedure, ImportedSchedule, ImportedTask } from '../../../plugins/scheduler';
 
 /**
  * What ogserve would store, in its own terms, for the writer to hand to the plugins'
@@ -68,22 +68,8 @@ export interface PartitionSoftware {
 
 export type CommandStep = { command: string; params: Record<string, unknown> };
 
-export interface ProcedureRecord {
-  id: number;
-  centerId: number;
-  name: string;
-  description: string;
-  steps: (CommandStep | { procedure: number })[];
-}
-
-export interface TaskRecord {
-  id: number;
-  centerId: number;
-  name: string;
-  description: string;
-  scope?: { type: 'center' | 'room' | 'client'; id: number };
-  steps: ({ procedure: number } | { task: number })[];
-}
+export type ProcedureRecord = ImportedProcedure;
+export type TaskRecord = ImportedTask;
 
 export interface ActionRecord {
   id: number;
@@ -94,15 +80,5 @@ export interface ActionRecord {
   params: Record<string, unknown>;
 }
 
-export interface ScheduleRecord {
-  id: number;
-  kind: 'task' | 'procedure' | 'command';
-  /** A task id, or for command and procedure schedules the session of their actions. */
-  target: number;
-  name: string;
-  when: When;
-  suspended: boolean;
-  session: number;
-  /** The waiting actions a command or procedure schedule fires. */
-  actions: ActionRecord[];
-}
+/** For command and procedure schedules, `target` is the session of their actions. */
+export type ScheduleRecord = Omit<ImportedSchedule, 'actions'> & { actions: ActionRecord[] };

@@ -3,6 +3,7 @@ import type { PluginContext } from '../../../core/plugin';
 import { toInt } from '../../../core/schema-types';
 import { CenterEntity } from '../entities/center';
 import { deleteWithClients } from '../cascade';
+import { clientsWhere } from '../client-view';
 import { requireRow } from '../lookups';
 import { CenterAdd, CenterInfo, CenterUpdate, Created, Done, IdBody } from '../schemas';
 import type { Inventory } from '../service';
@@ -42,7 +43,7 @@ export function centerRoutes(ctx: PluginContext, inventory: Inventory): void {
     await deleteWithClients(
       db,
       inventory,
-      (em) => inventory.clientsWhere('r.center_id = ?', [id], em),
+      (em) => clientsWhere(em, 'r.center_id = ?', [id]),
       (em) => em.nativeDelete(CenterEntity, { id }),
     );
     return {};

@@ -4,7 +4,7 @@ import { ErrorCode, badRequest } from '../../../core/errors';
 import { normalizeMac } from '../../../core/formats';
 import type { PluginContext } from '../../../core/plugin';
 import { toInt } from '../../../core/schema-types';
-import type { ClientView } from '../client-view';
+import { clientsWhere, type ClientView } from '../client-view';
 import { ClientEntity, type Client } from '../entities/client';
 import { ComputerFolderEntity } from '../entities/folder';
 import { RepositoryEntity } from '../entities/repository';
@@ -240,14 +240,12 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
 
   async function oneClient(ips: string[]): Promise<ClientView> {
     if (ips.length !== 1) throw badRequest(ErrorCode.invalidField, "'client' must hold exactly one address", 'client');
-    const client = await inventory.clientByIp(ips[0]!);
-    if (!client) throw badRequest(ErrorCode.unknownId, `no client with ip ${ips[0]}`, 'client');
-    return client;
+    return inventory.requireClient(ips[0]!, 'client');
   }
 
   function clientsIn(em: EntityManager, ips: string[]): Promise<ClientView[]> {
     const unique = [...new Set(ips)];
     if (unique.length === 0) return Promise.resolve([]);
-    return inventory.clientsWhere(`c.ip in (${unique.map(() => '?').join(',')})`, unique, em);
+    return clientsWhere(em, `c.ip in (${unique.map(() => '?').join(',')})`, unique);
   }
 }

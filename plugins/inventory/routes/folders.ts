@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { execute } from '../../../core/database';
-import type { ClientView } from '../client-view';
+import { clientsWhere, type ClientView } from '../client-view';
 import { ErrorCode, badRequest } from '../../../core/errors';
 import type { PluginContext } from '../../../core/plugin';
 import { toInt } from '../../../core/schema-types';
@@ -91,6 +91,6 @@ export function folderRoutes(ctx: PluginContext, inventory: Inventory): void {
   async function clientsInTree(em: EntityManager, tree: string, column: string, id: number): Promise<ClientView[]> {
     const rows = await execute<{ id: number }>(em, `${tree} select id from tree`, [id]);
     const ids = rows.map((r) => Number(r.id));
-    return ids.length ? inventory.clientsWhere(`${column} in (${ids.map(() => '?').join(',')})`, ids, em) : [];
+    return ids.length ? clientsWhere(em, `${column} in (${ids.map(() => '?').join(',')})`, ids) : [];
   }
 }

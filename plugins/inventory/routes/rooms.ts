@@ -7,6 +7,7 @@ import { RoomFolderEntity, type RoomFolder } from '../entities/folder';
 import { RoomEntity, type Room } from '../entities/room';
 import { parseFolderId } from '../folder-ids';
 import { deleteWithClients } from '../cascade';
+import { clientsWhere } from '../client-view';
 import { requireRow } from '../lookups';
 import { Created, Done, IdBody, RoomAdd, RoomInfo, RoomUpdate } from '../schemas';
 import type { Inventory } from '../service';
@@ -95,7 +96,7 @@ export function roomRoutes(ctx: PluginContext, inventory: Inventory): void {
     await deleteWithClients(
       db,
       inventory,
-      (em) => inventory.clientsWhere('c.room_id = ?', [id], em),
+      (em) => clientsWhere(em, 'c.room_id = ?', [id]),
       (em) => em.nativeDelete(RoomEntity, { id }),
     );
     return {};

@@ -90,6 +90,7 @@ const expected: Record<string, Permission | 'public'> = {
   'GET /tokens': 'admin',
   'POST /tokens': 'admin',
   'DELETE /tokens': 'admin',
+  'GET /audit': 'admin',
   'POST /procedure/add': 'admin',
   'POST /procedure/update': 'admin',
   'POST /procedure/delete': 'admin',
@@ -104,6 +105,12 @@ const expected: Record<string, Permission | 'public'> = {
   'POST /run/schedule': 'admin',
   'GET /hello': 'read',
 };
+
+/**
+ * Routes that need more than `read` but change nothing: kept out of the audit log. Every
+ * other route that is not a GET and needs more than `read` is audited.
+ */
+const notAudited = new Set(['POST /clients', 'POST /shell/output']);
 
 /** The status line only: an allowed event stream would stay open. */
 function statusOf(port: number, method: string, urlPath: string, key: string): Promise<number> {
@@ -127,6 +134,20 @@ test('every route of every bundled plugin declares the permission this table exp
   try {
     const declared = Object.fromEntries(s.app.routeTable.map((r) => [`${r.method} ${r.path}`, r.public ? 'public' : r.permission]));
     assert.deepEqual(declared, expected);
+  } finally {
+    await s.close();
+  }
+});
+
+test('the audited routes are exactly those that change something or reach an agent or the network', async () => {
+  const s = await everyPluginServer();
+  try {
+    const audited = s.app.routeTable.filter((r) => r.audit).map((r) => `${r.method} ${r.path}`);
+    const changing = Object.entries(expected)
+      .filter(([route, permission]) => !route.startsWith('GET ') && permission !== 'read' && permission !== 'public')
+      .map(([route]) => route)
+      .filter((route) => !notAudited.has(route));
+    assert.deepEqual(audited.sort(), changing.sort());
   } finally {
     await s.close();
   }

@@ -9,6 +9,7 @@ import { enabled, server, useServer } from './plugins';
 import { href, useRoute } from './router';
 import './styles.css';
 import type { VersionInfo } from './types';
+import { Audit } from './views/Audit';
 import { Client } from './views/Client';
 import { Images } from './views/Images';
 import { LanguageSwitch } from './views/LanguageSwitch';
@@ -88,6 +89,7 @@ function Shell(props: { info: VersionInfo }) {
     ['live', t('nav.live'), enabled(info, 'live')],
     ['repositories', t('nav.repositories'), enabled(info, 'inventory')],
     ['scheduler', t('nav.scheduler'), enabled(info, 'scheduler')],
+    ['audit', t('nav.audit'), enabled(info, 'audit')],
     ['server', t('nav.server'), true],
   ];
   const current = page === 'plugin' ? `plugin/${rest[0]}` : page === 'client' ? 'fleet' : page;
@@ -148,6 +150,8 @@ function Shell(props: { info: VersionInfo }) {
           <Repositories />
         ) : page === 'scheduler' && enabled(info, 'scheduler') ? (
           <Scheduler />
+        ) : page === 'audit' && enabled(info, 'audit') ? (
+          <Audit />
         ) : view ? (
           <PluginView name={view.name} view={view.console!} key={view.name} />
         ) : page === 'server' ? (

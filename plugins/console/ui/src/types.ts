@@ -79,3 +79,16 @@ export interface LiveImage {
   directory: string;
   iso: string;
 }
+
+/** One entry of GET /audit. */
+export interface AuditEntry {
+  id: number;
+  time: string;
+  token: string;
+  address: string;
+  method: string;
+  path: string;
+  clients: string[];
+  status: number | null;
+  ms: number;
+}

@@ -1,0 +1,94 @@
+import { Type } from '@sinclair/typebox';
+import type { Action } from '../../core/http/actions';
+import { Counter } from '../../core/metrics';
+import { definePlugin } from '../../core/plugin';
+import { AuditEntryEntity } from './entities/entry';
+import { pruneEntries } from './prune';
+import { findEntries, parseAuditQuery } from './query';
+import { AuditRecorder } from './recorder';
+import { AuditPage } from './schemas';
+
+declare module '../../core/events' {
+  interface EventMap {
+    /** An audited request, once its entry is in the database. */
+    'audit.recorded': Omit<Action, 'time'> & { time: string };
+  }
+}
+
+const hourMs = 60 * 60 * 1000;
+
+/**
+ * The audit log: every request that changes something or reaches an agent or the network
+ * (routes marked `audit`, core/http/routes.ts) is kept with who sent it, from where, the
+ * clients it named, its status and duration, never a secret. Entries are written in batches
+ * off the request path; GET /audit reads them, newest first.
+ */
+export default definePlugin({
+  name: 'audit',
+  schemaVersion: 1,
+  entities: [AuditEntryEntity],
+  config: Type.Object(
+    {
+      /** Entries older than this many days are deleted (0: kept for ever). */
+      retention_days: Type.Integer({ minimum: 0, maximum: 36500, default: 365 }),
+      /** How often queued entries are written. */
+      flush_ms: Type.Integer({ minimum: 10, maximum: 60_000, default: 1000 }),
+      /** Entries kept in memory while the database cannot take them. */
+      max_queued: Type.Integer({ minimum: 100, maximum: 10_000_000, default: 100_000 }),
+    },
+    { additionalProperties: false },
+  ),
+  register(ctx) {
+    const written = new Counter({ name: 'ogserve_audit_entries_total', help: 'Audit entries written', registers: [ctx.metrics] });
+    const dropped = new Counter({
+      name: 'ogserve_audit_dropped_total',
+      help: 'Audit entries dropped because the queue was full while the database could not take them',
+      registers: [ctx.metrics],
+    });
+    const recorder = new AuditRecorder(ctx.db, { batch: 500, maxQueued: ctx.config.max_queued }, ctx.log, {
+      written(actions) {
+        written.inc(actions.length);
+        for (const { time, ...action } of actions) void ctx.events.emit('audit.recorded', { ...action, time: time.toISOString() });
+      },
+      dropped: () => dropped.inc(),
+    });
+    ctx.onAction((action) => recorder.record(action));
+
+    ctx.router.get(
+      '/audit',
+      {
+        permission: 'admin',
+        bodyPolicy: 'forbidden',
+        response: AuditPage,
+        summary: 'Audited requests, newest first: ?from=&to=&token=&client=&path=&before=&limit=',
+      },
+      async ({ query: params, em }) => {
+        const query = parseAuditQuery(params);
+        // What was answered just before this read is in the answer.
+        await recorder.flush();
+        return findEntries(em, query);
+      },
+    );
+
+    const prune = async (): Promise<void> => {
+      if (ctx.config.retention_days === 0) return;
+      const removed = await pruneEntries(ctx.db, ctx.config.retention_days, Date.now());
+      if (removed > 0) ctx.log.info({ removed }, `audit entries older than ${ctx.config.retention_days} days deleted`);
+    };
+    const prunedHourly = () => void prune().catch((error: unknown) => ctx.log.error({ err: error }, 'audit entries not pruned'));
+    let flushTimer: NodeJS.Timeout | undefined;
+    let pruneTimer: NodeJS.Timeout | undefined;
+    ctx.onStart(async () => {
+      await prune();
+      flushTimer = setInterval(() => void recorder.flush(), ctx.config.flush_ms);
+      flushTimer.unref();
+      pruneTimer = setInterval(prunedHourly, hourMs);
+      pruneTimer.unref();
+    });
+    ctx.onStop(async () => {
+      clearInterval(flushTimer);
+      clearInterval(pruneTimer);
+      await recorder.flush();
+    });
+  },
+});

@@ -1,0 +1,104 @@
+import { useEffect, useState } from 'preact/hooks';
+import { get } from '../api';
+import { ErrorNote } from '../components/ErrorNote';
+import { Field } from '../components/Field';
+import { t } from '../i18n';
+import type { AuditEntry } from '../types';
+
+const filterNames = ['token', 'client', 'path'] as const;
+type Filters = Record<(typeof filterNames)[number], string>;
+
+/** The audit log (GET /audit): newest first, filtered by token, client or path, a page at a time. */
+export function Audit() {
+  const [filters, setFilters] = useState<Filters>({ token: '', client: '', path: '' });
+  const [entries, setEntries] = useState<AuditEntry[] | null>(null);
+  const [next, setNext] = useState<number | null>(null);
+  const [error, setError] = useState<{ field?: string; message: string } | null>(null);
+
+  const load = async (before?: number) => {
+    setError(null);
+    const query = new URLSearchParams();
+    for (const name of filterNames) if (filters[name].trim()) query.set(name, filters[name].trim());
+    if (before !== undefined) query.set('before', String(before));
+    try {
+      const page = await get<{ entries: AuditEntry[]; next: number | null }>(`/audit?${query}`);
+      setEntries(before === undefined ? page.entries : [...(entries ?? []), ...page.entries]);
+      setNext(page.next);
+    } catch (e) {
+      setError(e as Error);
+    }
+  };
+  useEffect(() => {
+    void load();
+  }, []);
+
+  const labels: Filters = { token: t('audit.token'), client: t('audit.client'), path: t('audit.path') };
+  return (
+    <section aria-labelledby="audit-title">
+      <h1 id="audit-title">{t('nav.audit')}</h1>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void load();
+        }}
+      >
+        <div class="form-grid">
+          {filterNames.map((name) => (
+            <Field
+              key={name}
+              label={labels[name]}
+              name={name}
+              value={filters[name]}
+              onInput={(v) => setFilters({ ...filters, [name]: v })}
+              error={error}
+            />
+          ))}
+        </div>
+        <ErrorNote error={error && !filterNames.includes(error.field as 'token') ? error : null} />
+        <div class="buttons">
+          <button type="submit" class="primary">
+            {t('audit.filter')}
+          </button>
+        </div>
+      </form>
+      {entries && entries.length === 0 && <p class="hint">{t('audit.none')}</p>}
+      {entries && entries.length > 0 && (
+        <table class="grid">
+          <thead>
+            <tr>
+              <th scope="col">{t('audit.time')}</th>
+              <th scope="col">{labels.token}</th>
+              <th scope="col">{t('audit.address')}</th>
+              <th scope="col">{t('audit.request')}</th>
+              <th scope="col">{t('audit.clients')}</th>
+              <th scope="col">{t('audit.status')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map((entry) => (
+              <tr key={entry.id} data-audit={entry.id}>
+                <td>{new Date(entry.time).toLocaleString()}</td>
+                <td>{entry.token}</td>
+                <td>{entry.address}</td>
+                <td>
+                  {entry.method} {entry.path}
+                </td>
+                <td title={entry.clients.join(', ')}>
+                  {entry.clients.length > 3 ? t('audit.clientCount', { count: entry.clients.length }) : entry.clients.join(', ')}
+                </td>
+                <td>{entry.status ?? t('audit.aborted')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {next !== null && (
+        <div class="buttons">
+          <button type="button" onClick={() => void load(next)}>
+            {t('audit.older')}
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}
