@@ -5,13 +5,14 @@ import { type Command, UsageError } from './command';
 import { parseOptions } from './options';
 
 const usage = [
-  'Usage: ogserve token create --name NAME --role ROLE [--shell] [--expires 30d] [--config FILE]',
+  'Usage: ogserve token create --name NAME --role ROLE [--center IDS] [--room IDS] [--shell] [--expires 30d] [--config FILE]',
   '       ogserve token list [--config FILE]',
   '       ogserve token revoke NAME [--config FILE]',
   '',
   'API tokens besides rest.api_token, kept in the database of the config given (only a hash',
   'of each secret). ROLE is reader, operator, imager or admin; --shell adds running shell',
-  'commands; --expires takes days, hours or minutes (30d, 12h, 90m). `create` prints the',
+  'commands; --center and --room (ids, comma-separated) limit the token to those centers and',
+  'rooms; --expires takes days, hours or minutes (30d, 12h, 90m). `create` prints the',
   'secret on stdout once: it cannot be shown again. A running server sees a token made or',
   'revoked here within a second (a SQLite database is locked while ogserve runs: use',
   'POST /tokens and DELETE /tokens there).',
@@ -36,7 +37,10 @@ export const token: Command = {
 };
 
 async function create(args: string[]): Promise<number> {
-  const options = parseOptions(args, { values: { '--config': ['-f'], '--name': [], '--role': [], '--expires': [] }, flags: ['--shell'] });
+  const options = parseOptions(args, {
+    values: { '--config': ['-f'], '--name': [], '--role': [], '--expires': [], '--center': [], '--room': [] },
+    flags: ['--shell'],
+  });
   if (options.positional.length > 0) throw new UsageError(`unexpected argument '${options.positional[0]}'`);
   const name = options.values['--name'];
   const role = options.values['--role'];
@@ -45,8 +49,10 @@ async function create(args: string[]): Promise<number> {
   const expires = options.values['--expires'];
   const expiresAt = expires === undefined ? null : expiryOf(expires, Date.now());
   if (expiresAt === undefined) throw new UsageError('--expires takes days, hours or minutes: 30d, 12h, 90m');
+  const centers = idList(options.values['--center'], '--center');
+  const rooms = idList(options.values['--room'], '--room');
   return withStore(options, async (store) => {
-    const { view, secret } = await store.create({ name, role, shell: options.flags.has('--shell'), expiresAt });
+    const { view, secret } = await store.create({ name, role, shell: options.flags.has('--shell'), expiresAt, centers, rooms });
     process.stderr.write(`created ${describe(view)}; the secret follows, it is not shown again\n`);
     process.stdout.write(`${secret}\n`);
     return 0;
@@ -66,9 +72,21 @@ async function revoke(store: TokenStore, name: string): Promise<number> {
   return 0;
 }
 
+/** `2,3` -> [2, 3]; a usage error for anything but ids. */
+function idList(text: string | undefined, option: string): number[] {
+  if (text === undefined) return [];
+  if (!/^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9})*$/.test(text)) throw new UsageError(`${option} takes ids separated by commas, e.g. 2 or 2,3`);
+  return text.split(',').map(Number);
+}
+
 function describe(view: TokenView): string {
   const permissions = view.shell ? `${view.role}+shell` : view.role;
-  return `${view.name}  ${permissions}  created ${view.created}  expires ${view.expires ?? 'never'}  last used ${view.last_used ?? 'never'}`;
+  const limits = [
+    ...(view.centers.length ? [`centers ${view.centers.join(',')}`] : []),
+    ...(view.rooms.length ? [`rooms ${view.rooms.join(',')}`] : []),
+  ];
+  const scope = limits.length ? `  limited to ${limits.join(' ')}` : '';
+  return `${view.name}  ${permissions}  created ${view.created}  expires ${view.expires ?? 'never'}  last used ${view.last_used ?? 'never'}${scope}`;
 }
 
 async function withStore(options: { values: Record<string, string> }, fn: (store: TokenStore) => Promise<number>): Promise<number> {

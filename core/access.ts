@@ -22,16 +22,32 @@ export function isRole(value: string): value is Role {
   return Object.hasOwn(roles, value);
 }
 
+/**
+ * The part of the fleet a token is limited to (the plugin that made the token decides what
+ * that is: centers and rooms for the tokens plugin). Routes open to such a token say how
+ * (`scoped` in the route spec); every other route refuses it.
+ */
+export interface AccessScope {
+  /** For messages: what the token is limited to ("centers 2; rooms 7"). */
+  readonly description: string;
+  /** The addresses among `ips` outside the scope (one no client has is outside too). */
+  outside(ips: readonly string[]): Promise<string[]>;
+  /** Every client address inside, for answers that list clients. */
+  addresses(): Promise<ReadonlySet<string>>;
+}
+
 /** Who a request comes from and what it may do. */
 export interface Access {
   /** The token's name (`api_token` for the configured key); never a secret. */
   name: string;
   role: Role;
   permissions: ReadonlySet<Permission>;
+  /** Absent for a key that reaches the whole fleet. */
+  scope?: AccessScope;
 }
 
-export function accessOf(name: string, role: Role, shell: boolean): Access {
-  return { name, role, permissions: new Set<Permission>([...roles[role], ...(shell ? (['shell'] as const) : [])]) };
+export function accessOf(name: string, role: Role, shell: boolean, scope?: AccessScope): Access {
+  return { name, role, permissions: new Set<Permission>([...roles[role], ...(shell ? (['shell'] as const) : [])]), scope };
 }
 
 /**

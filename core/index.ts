@@ -7,6 +7,7 @@ export { Type, type Static } from '@sinclair/typebox';
 export type { RequestContext, Route, RouteRegistrar, RouteSpec, BodyPolicy } from './http/routes';
 export { queryOf } from './http/routes';
 export type { Action, ActionObserver } from './http/actions';
+export type { Access, AccessScope, KeyLookup, Permission, Role } from './access';
 export type { Database } from './database';
 export type { Migration, MigrationContext } from './migrations';
 export type { Logger } from './log';

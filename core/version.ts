@@ -25,7 +25,14 @@ export function versionRoute(router: RouteRegistrar, db: Database, plugins: Plug
   });
   router.get(
     '/version',
-    { permission: 'read', bodyPolicy: 'ignored', log: false, summary: 'release, database, schema versions, plugins', response },
+    {
+      permission: 'read',
+      scoped: 'open',
+      bodyPolicy: 'ignored',
+      log: false,
+      summary: 'release, database, schema versions, plugins',
+      response,
+    },
     async () => ({
       version: release,
       database: db.type,

@@ -31,10 +31,15 @@ export function clientLists(body: unknown): string[] {
   return list.filter((c): c is string => typeof c === 'string');
 }
 
-/** Every client a request body names: its lists, or the `ip` of a single client's record. */
+/**
+ * Every client a request body names, in any of the fields routes read addresses from: the
+ * `ip` of a single client's record, `clients` and `client`.
+ */
 export function clientsNamed(body: unknown): string[] {
-  const ip = (body as { ip?: unknown } | null)?.ip;
-  return typeof ip === 'string' ? [ip] : clientLists(body);
+  if (typeof body !== 'object' || body === null) return [];
+  const { ip, clients, client } = body as { ip?: unknown; clients?: unknown; client?: unknown };
+  const named = [ip, ...(Array.isArray(clients) ? clients : []), ...(Array.isArray(client) ? client : [])];
+  return [...new Set(named.filter((c): c is string => typeof c === 'string'))];
 }
 
 /** Hands every audited request to the observers once its answer is out (refusals included). */

@@ -37,12 +37,19 @@ export interface RouteSpec<S extends TSchema> {
    */
   stream?: boolean;
   /**
-   * Another credential this route accepts when the request has no valid key, for clients
-   * that cannot set headers (a browser's EventSource): true lets the request through.
+   * Another credential this route accepts when the request has no key, for clients that
+   * cannot set headers (a browser's EventSource): the access it stands for lets it through.
    */
-  credential?: (req: IncomingMessage) => boolean;
+  credential?: (req: IncomingMessage) => Access | undefined;
   /** Answered without the key (health checks): never anything secret or per-client. */
   public?: boolean;
+  /**
+   * Whether a token limited to part of the fleet may call it (core/access.ts AccessScope):
+   * `clients`, when every client its body names is inside (core refuses the request
+   * otherwise); `filtered`, when the handler leaves out of its answer what is outside
+   * (`ctx.access.scope`); `open`, when the answer names no client. Absent: refused to it.
+   */
+  scoped?: 'clients' | 'filtered' | 'open';
   /** The schema of the 200 answer (TypeBox): in the OpenAPI document, and checked by the tests. */
   response?: TSchema;
   /** One line for the API document. */
@@ -98,7 +105,8 @@ export interface Route {
   log: boolean;
   audit: boolean;
   stream: boolean;
-  credential?: (req: IncomingMessage) => boolean;
+  scoped?: 'clients' | 'filtered' | 'open';
+  credential?: (req: IncomingMessage) => Access | undefined;
   public: boolean;
   handler: Handler<unknown>;
   owner: string;
@@ -143,6 +151,7 @@ export class RouteTable {
       log: spec.log ?? true,
       audit: spec.audit ?? (!spec.public && method !== 'GET' && spec.permission !== 'read'),
       stream: spec.stream ?? false,
+      scoped: spec.scoped,
       credential: spec.credential,
       public: spec.public ?? false,
       handler,

@@ -7,7 +7,7 @@ import type { Database } from '../database';
 import { ErrorCode, HttpError, badRequest } from '../errors';
 import type { Logger } from '../log';
 import type { ServiceMetrics } from '../metrics';
-import { type ActionObserver, ActionTrail } from './actions';
+import { type ActionObserver, ActionTrail, clientsNamed } from './actions';
 import { InFlight } from './in-flight';
 import { KeyFailures } from './key-failures';
 import { JsonDepthError, JsonSyntaxError, NulCharacterError, parseJson } from './json';
@@ -47,8 +47,6 @@ const routeLabel = (req: IncomingMessage): string => routeOf.get(req) ?? 'unrout
 /** Who sent each authorised request. */
 const accessByRequest = new WeakMap<IncomingMessage, Access>();
 const configuredKey = accessOf('api_token', 'admin', true);
-/** A single-use ticket (EventSource) was taken with a key that could read. */
-const ticketAccess = accessOf('ticket', 'reader', false);
 const inFlightOf = new WeakMap<http.Server, InFlight>();
 
 /**
@@ -113,8 +111,9 @@ export function createRestServer(options: RestOptions): http.Server {
   app.use((req: IncomingMessage & { path?: string }, res: ServerResponse, next: () => void) => {
     const supplied = keyOf(req.headers.authorization);
     if (publicRoutes.has(`${req.method} ${req.path}`)) return next();
-    if (supplied === undefined && credentials.get(`${req.method} ${req.path}`)?.(req)) {
-      accessByRequest.set(req, ticketAccess);
+    const standIn = supplied === undefined ? credentials.get(`${req.method} ${req.path}`)?.(req) : undefined;
+    if (standIn) {
+      accessByRequest.set(req, standIn);
       return next();
     }
     const address = req.socket.remoteAddress ?? '';
@@ -150,6 +149,17 @@ export function createRestServer(options: RestOptions): http.Server {
           req,
           res,
           new HttpError(403, ErrorCode.forbidden, `${why}, which the key '${access?.name}' (${access?.role}) does not have`),
+        );
+      }
+      if (access?.scope && !route.scoped) {
+        return fail(
+          req,
+          res,
+          new HttpError(
+            403,
+            ErrorCode.forbidden,
+            `${route.method} ${route.path} is not open to the key '${access.name}', which is limited to ${access.scope.description}`,
+          ),
         );
       }
       if (route.stream) inFlight.stream(res);
@@ -197,6 +207,18 @@ async function handle(
     if (route.policy === 'required') throw badRequest(ErrorCode.bodyRequired, `${route.method} ${route.path} needs a JSON body`);
     body = route.policy === 'optional' ? {} : undefined;
   }
+  // Before the schema: a client outside a limited key's scope is refused whatever else is wrong.
+  const access = accessByRequest.get(req);
+  if (access?.scope && route.scoped === 'clients') {
+    const [outside] = await access.scope.outside(clientsNamed(body));
+    if (outside !== undefined) {
+      throw new HttpError(
+        403,
+        ErrorCode.forbidden,
+        `client ${outside} is outside what the key '${access.name}' may reach (${access.scope.description})`,
+      );
+    }
+  }
   if (route.check) {
     const result = route.check(body);
     if (!result.ok) {
@@ -204,7 +226,7 @@ async function handle(
       throw badRequest(missing ? ErrorCode.missingField : ErrorCode.invalidField, message, field || undefined);
     }
   }
-  const ctx = new RequestContext(req, res, body, options.log, options.db, accessByRequest.get(req));
+  const ctx = new RequestContext(req, res, body, options.log, options.db, access);
   const result = await route.handler(ctx);
   if (route.stream) return;
   sendJson(res, 200, result ?? {}, options.maxResponseBytes, sequenceHeader(req));

@@ -37,14 +37,20 @@ export function agentRoutes(ctx: PluginContext, link: AgentLink, inventory: Inve
   const { router, db } = ctx;
 
   // Consoles poll these two: kept out of the request log, as the reference.
-  router.get('/clients', { permission: 'read', log: false, response: ClientsAnswer }, () => ({ clients: link.listing() }));
+  router.get('/clients', { permission: 'read', log: false, scoped: 'filtered', response: ClientsAnswer }, async ({ access }) => {
+    const inside = await access?.scope?.addresses();
+    const clients = link.listing();
+    return { clients: inside ? clients.filter((c) => inside.has(c.addr)) : clients };
+  });
   // A state probe consoles poll: changes nothing, so not an audited action either.
-  router.post('/clients', { permission: 'operate', body: ClientsBody, log: false, audit: false, response: DispatchAnswer }, ({ body }) =>
-    respond(link.dispatch(body.clients, { method: 'POST', path: 'probe' })),
+  router.post(
+    '/clients',
+    { permission: 'operate', scoped: 'clients', body: ClientsBody, log: false, audit: false, response: DispatchAnswer },
+    ({ body }) => respond(link.dispatch(body.clients, { method: 'POST', path: 'probe' })),
   );
 
   const simple = (path: string, request: AgentRequest) =>
-    router.post(path, { permission: 'operate', body: ClientsBody, response: DispatchAnswer }, ({ body }) =>
+    router.post(path, { permission: 'operate', scoped: 'clients', body: ClientsBody, response: DispatchAnswer }, ({ body }) =>
       respond(link.dispatch(body.clients, request)),
     );
   simple('/poweroff', { method: 'POST', path: 'poweroff', force: true });
@@ -53,17 +59,17 @@ export function agentRoutes(ctx: PluginContext, link: AgentLink, inventory: Inve
   simple('/refresh', { method: 'GET', path: 'refresh' });
   simple('/hardware', { method: 'GET', path: 'hardware' });
 
-  router.post('/session', { permission: 'operate', body: DiskPartitionCommand, response: DispatchAnswer }, ({ body }) =>
+  router.post('/session', { permission: 'operate', scoped: 'clients', body: DiskPartitionCommand, response: DispatchAnswer }, ({ body }) =>
     respond(link.dispatch(body.clients, { method: 'POST', path: 'session', body: relayed(body) })),
   );
 
-  router.post('/software', { permission: 'operate', body: DiskPartitionCommand, response: DispatchAnswer }, ({ body }) =>
+  router.post('/software', { permission: 'operate', scoped: 'clients', body: DiskPartitionCommand, response: DispatchAnswer }, ({ body }) =>
     respond(link.dispatch(body.clients, { method: 'GET', path: 'software', body: relayed(body) })),
   );
 
   // A missing `type` is refused (400 naming it): repartitioning is destructive and the
   // label type must not be guessed. The reference refuses it too.
-  router.post('/setup', { permission: 'image', body: SetupCommand, response: DispatchAnswer }, ({ body }) =>
+  router.post('/setup', { permission: 'image', scoped: 'clients', body: SetupCommand, response: DispatchAnswer }, ({ body }) =>
     respond(link.dispatch(body.clients, { method: 'POST', path: 'setup', body: relayed(body) })),
   );
 
@@ -71,7 +77,7 @@ export function agentRoutes(ctx: PluginContext, link: AgentLink, inventory: Inve
 
   // One client: {sessions}. Several: the same, for the first, plus {clients:[{addr, sessions}]}
   // for all of them in the order asked; the key is always there, so callers need one shape.
-  router.get('/session', { permission: 'read', body: SessionQuery, response: SessionAnswer }, async ({ body }) => {
+  router.get('/session', { permission: 'read', scoped: 'clients', body: SessionQuery, response: SessionAnswer }, async ({ body }) => {
     const field = body.client ? 'client' : 'clients';
     const ips = [...new Set(body.client ?? body.clients ?? [])];
     if (ips.length === 0) throw badRequest(ErrorCode.missingField, "'client' (or 'clients') must list an address", 'client');
@@ -86,12 +92,12 @@ export function agentRoutes(ctx: PluginContext, link: AgentLink, inventory: Inve
     return { sessions: clients[0]!.sessions, clients };
   });
 
-  router.get('/hardware', { permission: 'read', body: ClientQuery, response: HardwareAnswer }, async ({ body }) => {
+  router.get('/hardware', { permission: 'read', scoped: 'clients', body: ClientQuery, response: HardwareAnswer }, async ({ body }) => {
     const client = await known(body.client[0]!, 'client');
     return { hardware: await storedHardware(db, client.id, hardwareNames) };
   });
 
-  router.get('/software', { permission: 'read', body: SoftwareQuery, response: SoftwareAnswer }, async ({ body }) => {
+  router.get('/software', { permission: 'read', scoped: 'clients', body: SoftwareQuery, response: SoftwareAnswer }, async ({ body }) => {
     const client = await known(body.client[0]!, 'client');
     return { software: await storedSoftware(db, client.id, toInt(body.disk), toInt(body.partition)) };
   });

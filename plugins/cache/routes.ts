@@ -16,7 +16,7 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
   const { router } = ctx;
 
   // Unknown addresses are left out, as commands skip them; the order is the one asked.
-  router.get('/cache/list', { permission: 'read', body: CacheList, response: CacheListing }, async ({ body }) => {
+  router.get('/cache/list', { permission: 'read', scoped: 'clients', body: CacheList, response: CacheListing }, async ({ body }) => {
     const clients = await inventory.clientsByIps(body.clients);
     const contents = await store.contents(clients.map((c) => c.id));
     // The cache partition: the one the agent formatted with the CACHE file system.
@@ -41,12 +41,12 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
   });
 
   // Each client gets only `images`; it deletes those it holds and answers with the rest.
-  router.post('/cache/delete', { permission: 'operate', body: CacheDelete, response: DispatchAnswer }, ({ body }) => {
+  router.post('/cache/delete', { permission: 'operate', scoped: 'clients', body: CacheDelete, response: DispatchAnswer }, ({ body }) => {
     const dispatch = link.dispatch(body.clients, { method: 'POST', path: 'cache/delete', body: { images: body.images } });
     return { clients: dispatch.outcomes };
   });
 
-  router.post('/cache/fetch', { permission: 'operate', body: CacheFetch, response: DispatchAnswer }, async ({ body }) =>
+  router.post('/cache/fetch', { permission: 'operate', scoped: 'clients', body: CacheFetch, response: DispatchAnswer }, async ({ body }) =>
     fetchIntoCaches(body),
   );
 

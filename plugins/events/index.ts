@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/plugin';
-import { Inventory } from '../inventory';
+import { ErrorCode, HttpError } from '../../core/errors';
+import { FleetScope, Inventory } from '../inventory';
 import { EventFilter } from './filter';
 import { EventHub } from './hub';
 import { eventMetrics } from './metrics';
@@ -66,26 +67,39 @@ export default definePlugin({
       '/events/ticket',
       {
         permission: 'read',
+        // The ticket carries the key's scope to the stream.
+        scoped: 'open',
         bodyPolicy: 'ignored',
         summary: 'a single-use ticket that opens one event stream (GET /events?ticket=)',
         response: Type.Object({ ticket: Type.String({ minLength: 32 }), expires_in: Type.Number() }),
       },
-      () => tickets.issue(),
+      ({ access }) => tickets.issue(access!),
     );
     ctx.router.get(
       '/events',
       {
         permission: 'read',
+        scoped: 'filtered',
         bodyPolicy: 'ignored',
         stream: true,
         responseType: 'text/event-stream',
         summary: 'the live event stream (Server-Sent Events)',
         credential: (req) => {
           const ticket = queryOf(req).get('ticket');
-          return ticket !== null && tickets.redeem(ticket);
+          return ticket === null ? undefined : tickets.redeem(ticket);
         },
       },
-      (request) => openStream(request, hub, async (room) => (await inventory.clientsInRoom(room))?.map((c) => c.ip)),
+      (request) =>
+        openStream(request, hub, async (room) => {
+          const scope = request.access?.scope;
+          if (scope instanceof FleetScope && !(await scope.includesRoom(room)))
+            throw new HttpError(
+              403,
+              ErrorCode.forbidden,
+              `room ${room} is outside what the key '${request.access?.name}' may reach (${scope.description})`,
+            );
+          return (await inventory.clientsInRoom(room))?.map((c) => c.ip);
+        }),
     );
 
     let heartbeat: NodeJS.Timeout | undefined;

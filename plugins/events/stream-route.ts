@@ -21,7 +21,10 @@ export async function openStream(ctx: RequestContext<unknown>, hub: EventHub, ro
   const bad = types.find((t) => !/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*(\.\*)?$/.test(t));
   if (bad !== undefined)
     throw badRequest(ErrorCode.invalidField, `types: '${bad}' is not an event type (e.g. client.state or command.*)`, 'types');
-  const clients = await clientFilter(query, roomClients);
+  const asked = await clientFilter(query, roomClients);
+  // A key limited to part of the fleet hears only events about clients inside it.
+  const inside = await ctx.access?.scope?.addresses();
+  const clients = inside ? new Set([...(asked ?? inside)].filter((ip) => inside.has(ip))) : asked;
   const lastEventId = lastEventIdOf(ctx.req, query);
   if (hub.full) throw new HttpError(503, 'unavailable', 'too many event streams are open (events.max_subscribers)');
 

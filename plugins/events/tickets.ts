@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Access } from '../../core/access';
 
 /**
  * Single-use, short-lived tickets that stand for the API key in GET /events?ticket=: a
@@ -6,30 +7,31 @@ import { randomBytes } from 'node:crypto';
  * in a URL (it would land in proxy and server logs).
  */
 export class Tickets {
-  private readonly expiries = new Map<string, number>();
+  /** Each ticket's expiry and the access of the key that took it (a limited token stays limited). */
+  private readonly issued = new Map<string, { expires: number; access: Access }>();
 
   constructor(
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
   ) {}
 
-  issue(): { ticket: string; expires_in: number } {
+  issue(access: Access): { ticket: string; expires_in: number } {
     this.prune();
     const ticket = randomBytes(24).toString('base64url');
-    this.expiries.set(ticket, this.now() + this.ttlMs);
+    this.issued.set(ticket, { expires: this.now() + this.ttlMs, access });
     return { ticket, expires_in: this.ttlMs / 1000 };
   }
 
-  /** True once per ticket, before it expires. */
-  redeem(ticket: string): boolean {
-    const expires = this.expiries.get(ticket);
-    if (expires === undefined) return false;
-    this.expiries.delete(ticket);
-    return expires > this.now();
+  /** The access the ticket stands for, once per ticket, before it expires. */
+  redeem(ticket: string): Access | undefined {
+    const found = this.issued.get(ticket);
+    if (!found) return undefined;
+    this.issued.delete(ticket);
+    return found.expires > this.now() ? found.access : undefined;
   }
 
   private prune(): void {
     const now = this.now();
-    for (const [ticket, expires] of this.expiries) if (expires <= now) this.expiries.delete(ticket);
+    for (const [ticket, { expires }] of this.issued) if (expires <= now) this.issued.delete(ticket);
   }
 }

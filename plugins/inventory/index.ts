@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ScopesAnswer } from './schemas';
+import { ErrorCode, HttpError } from '../../core/errors';
 import { definePlugin } from '../../core/plugin';
 import { seedDefaultRepository } from './default-repository';
 import { CenterEntity } from './entities/center';
@@ -20,8 +21,11 @@ import { describeChange } from './change-events';
 import { invalidating } from './invalidating-router';
 import { ScopeCache } from './scope-cache';
 import { Inventory } from './service';
+import { FleetScope } from './fleet-scope';
+import { buildScopes } from './scopes';
 
 export { Inventory } from './service';
+export { FleetScope } from './fleet-scope';
 export { Created, Done } from './schemas';
 export type { ClientView } from './client-view';
 export type {
@@ -115,9 +119,16 @@ export default definePlugin({
       permission: 'read',
       bodyPolicy: 'forbidden',
       log: false,
+      scoped: 'filtered',
       response: ScopesAnswer,
       summary: 'The tree of centers, rooms, folders and computers',
     } as const;
-    ctx.router.get('/scopes', tree, () => scopes.get());
+    ctx.router.get('/scopes', tree, async ({ access }) => {
+      const scope = access?.scope;
+      if (!scope) return scopes.get();
+      // Built for the token, not cached: limited tokens are few and their trees differ.
+      if (scope instanceof FleetScope) return { scope: scope.prune(await buildScopes(ctx.db)) };
+      throw new HttpError(403, ErrorCode.forbidden, `GET /scopes cannot be cut to ${scope.description}`);
+    });
   },
 });

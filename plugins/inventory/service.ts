@@ -5,6 +5,8 @@ import type { Logger } from '../../core/log';
 import { ClientIndex } from './client-index';
 import { clientsWhere, type ClientView } from './client-view';
 import { DiskSetupWriter } from './disk-setup-writer';
+import { FleetScope } from './fleet-scope';
+import { ErrorCode, badRequest } from '../../core/errors';
 import { requireAllKnown } from './lookups';
 import type { ClientUpdate } from './schemas';
 
@@ -181,6 +183,35 @@ export class Inventory {
   async clientsInScope(scope: ScopeRef, em: EntityManager = this.db.fork()): Promise<ClientView[]> {
     const column = { center: 'r.center_id', room: 'c.room_id', client: 'c.id' }[scope.type];
     return clientsWhere(em, `${column} = ?`, [scope.id]);
+  }
+
+  /**
+   * The part of the fleet made of these centers and rooms, for a token limited to it: a 400
+   * naming `centers` or `rooms` when one of them does not exist.
+   */
+  async scopeOf(centers: readonly number[], rooms: readonly number[]): Promise<FleetScope> {
+    for (const [field, type, ids] of [['centers', 'center', centers] as const, ['rooms', 'room', rooms] as const]) {
+      for (const id of ids) {
+        if (!(await this.scopeExists({ type, id }))) throw badRequest(ErrorCode.unknownId, `no ${type} with id ${id}`, field);
+      }
+    }
+    return this.fleetScope(centers, rooms);
+  }
+
+  /** The same without checking the ids (a stored token's scope: a deleted room just holds nothing). */
+  fleetScope(centers: readonly number[], rooms: readonly number[]): FleetScope {
+    return new FleetScope(
+      {
+        clientByIp: (ip) => this.clientByIp(ip),
+        allClients: () => this.index.all(),
+        centerOfRoom: async (roomId) => {
+          const [room] = await this.db.query<{ center_id: number }>('select center_id from rooms where id = ?', [roomId]);
+          return room ? Number(room.center_id) : undefined;
+        },
+      },
+      new Set(centers),
+      new Set(rooms),
+    );
   }
 
   /** Whether a center, room or client has this id (read in `em`, so inside its transaction). */

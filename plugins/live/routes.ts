@@ -42,11 +42,12 @@ export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, in
 
   router.get(
     '/live/list',
-    { permission: 'read', response: LiveListing, summary: 'The live images clients may boot, and the default one' },
+    { permission: 'read', scoped: 'open', response: LiveListing, summary: 'The live images clients may boot, and the default one' },
     () => catalog.list(),
   );
   const setSpec = {
     permission: 'operate',
+    scoped: 'clients',
     body: LiveSetBody,
     response: LiveSetAnswer,
     summary: "Set clients' live image and rewrite their boot files",
@@ -56,7 +57,7 @@ export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, in
   // The names the existing web console uses (real-clients.md), with the older list key.
   router.get(
     '/oglive/list',
-    { permission: 'read', response: OgliveListing, summary: 'GET /live/list under the older name and key' },
+    { permission: 'read', scoped: 'open', response: OgliveListing, summary: 'GET /live/list under the older name and key' },
     async () => {
       const list = await catalog.list();
       return { oglive: list.live, default: list.default };

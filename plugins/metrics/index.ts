@@ -43,11 +43,20 @@ export default definePlugin({
         labels: Type.Object({ center: Type.String(), room: Type.String(), name: Type.String(), mac: Type.String(), state: Type.String() }),
       }),
     );
-    const json = { permission: 'read', bodyPolicy: 'ignored', log: false, stream: true, response: targetsSchema } as const;
-    ctx.router.get('/metrics/targets', { ...json, summary: 'the fleet as Prometheus HTTP service discovery' }, async ({ res }) => {
+    const json = {
+      permission: 'read',
+      scoped: 'filtered',
+      bodyPolicy: 'ignored',
+      log: false,
+      stream: true,
+      response: targetsSchema,
+    } as const;
+    ctx.router.get('/metrics/targets', { ...json, summary: 'the fleet as Prometheus HTTP service discovery' }, async ({ res, access }) => {
       const states = new Map(link.listing().map((c) => [c.addr, c.state]));
       const port = ctx.config.targets_port;
-      const targets = (await inventory.fleetLabels()).map((client) => ({
+      const inside = await access?.scope?.addresses();
+      const fleet = (await inventory.fleetLabels()).filter((client) => !inside || inside.has(client.ip));
+      const targets = fleet.map((client) => ({
         targets: [`${client.ip}:${port}`],
         labels: { center: client.center, room: client.room, name: client.name, mac: client.mac, state: states.get(client.ip) ?? 'OFF' },
       }));

@@ -12,11 +12,11 @@ function unknownOf(asked: string[], found: { ip: string }[]): string[] {
 export function modeRoutes(ctx: PluginContext<unknown>, bootFiles: BootFiles, inventory: Inventory): void {
   const { router } = ctx;
 
-  router.get('/mode', { permission: 'read', response: ModesAnswer }, async () => ({ modes: await bootFiles.modes() }));
+  router.get('/mode', { permission: 'read', scoped: 'open', response: ModesAnswer }, async () => ({ modes: await bootFiles.modes() }));
 
   // Files first, then the boot column, as the reference does: the record never names a mode
   // whose files were not written.
-  router.post('/mode', { permission: 'operate', body: ModeBody, response: ModeAnswer }, async ({ body }) => {
+  router.post('/mode', { permission: 'operate', scoped: 'clients', body: ModeBody, response: ModeAnswer }, async ({ body }) => {
     const modes = await bootFiles.modes();
     if (!modes.includes(body.mode)) throw new UnknownModeError(body.mode);
     return bootFiles.exclusive(async () => {
@@ -32,7 +32,7 @@ export function modeRoutes(ctx: PluginContext<unknown>, bootFiles: BootFiles, in
 
   // Which clients boot through UEFI files: the reference snapshot has no /efi and the spec
   // leaves it open, so it answers, per known client, whether its UEFI boot file exists.
-  router.get('/efi', { permission: 'read', body: EfiQuery, response: EfiAnswer }, async ({ body }) => {
+  router.get('/efi', { permission: 'read', scoped: 'clients', body: EfiQuery, response: EfiAnswer }, async ({ body }) => {
     const clients = await inventory.clientsByIps(body.clients);
     return {
       clients: await Promise.all(

@@ -31,7 +31,7 @@ export default definePlugin({
     });
     ctx.use(Inventory).onClientRemoved((client) => results.forget(client.ip));
 
-    ctx.router.post('/shell/run', { permission: 'shell', body: ShellRun, response: DispatchAnswer }, ({ body }) => {
+    ctx.router.post('/shell/run', { permission: 'shell', scoped: 'clients', body: ShellRun, response: DispatchAnswer }, ({ body }) => {
       const { clients: _clients, ...relayed } = body;
       const dispatch = link.dispatch(body.clients, { method: 'POST', path: shellRunPath, body: { ...relayed, echo: body.echo ?? true } });
       for (const [ip, answer] of dispatch.answers) {
@@ -46,6 +46,7 @@ export default definePlugin({
     // What the commands printed is as sensitive as running them.
     const outputSpec = {
       permission: 'shell',
+      scoped: 'clients',
       // Reading what was printed changes nothing: not an audited action.
       audit: false,
       body: ShellOutputQuery,
@@ -57,7 +58,7 @@ export default definePlugin({
 
     ctx.router.get(
       '/shell/list',
-      { permission: 'read', bodyPolicy: 'ignored', response: ScriptList, summary: 'The scripts clients may run' },
+      { permission: 'read', scoped: 'open', bodyPolicy: 'ignored', response: ScriptList, summary: 'The scripts clients may run' },
       async () => ({
         scripts: await listScripts(ctx.config.scripts_dir),
       }),

@@ -28,7 +28,7 @@ export default definePlugin({
       memory: Figures,
       swap: Figures,
     });
-    ctx.router.get('/stats', { permission: 'read', bodyPolicy: 'forbidden', response }, async () => ({
+    ctx.router.get('/stats', { permission: 'read', scoped: 'open', bodyPolicy: 'forbidden', response }, async () => ({
       time: { now: epochSeconds(), boot: secondsSinceBoot(), start: uptime ? epochSeconds() - startedAt : startedAt },
       memory: memoryFigures(),
       swap: await swapFigures(),

@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/plugin';
+import { Inventory } from '../inventory';
 import { TokenEntity } from './entities/token';
 import { tokenRoutes } from './routes';
 import { TokenStore } from './store';
 
-export { TokenStore, expiryOf, type TokenView } from './store';
+export { TokenStore, expiryOf, type ScopeMaker, type TokenView } from './store';
 
 /**
  * API tokens besides `rest.api_token`: each with a name, a role and optionally the shell
@@ -13,7 +14,9 @@ export { TokenStore, expiryOf, type TokenView } from './store';
  */
 export default definePlugin({
   name: 'tokens',
-  schemaVersion: 1,
+  requires: ['inventory'],
+  // 2: centers and rooms (added from the entity).
+  schemaVersion: 2,
   entities: [TokenEntity],
   config: Type.Object(
     {
@@ -23,7 +26,11 @@ export default definePlugin({
     { additionalProperties: false },
   ),
   register(ctx) {
-    const store = new TokenStore(ctx.db);
+    const inventory = ctx.use(Inventory);
+    const store = new TokenStore(ctx.db, {
+      check: async (centers, rooms) => void (await inventory.scopeOf(centers, rooms)),
+      make: (centers, rooms) => inventory.fleetScope(centers, rooms),
+    });
     ctx.provide(TokenStore, store);
     ctx.acceptKeys((key) => store.lookup(key));
     tokenRoutes(ctx, store);

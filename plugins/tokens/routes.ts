@@ -1,4 +1,5 @@
 import { ErrorCode, badRequest } from '../../core/errors';
+import { toInt } from '../../core/schema-types';
 import type { PluginContext } from '../../core/plugin';
 import { Revoked, TokenCreate, TokenCreated, TokenList, TokenName } from './schemas';
 import { expiryOf, type TokenStore } from './store';
@@ -11,12 +12,17 @@ export function tokenRoutes(ctx: PluginContext, store: TokenStore): void {
   }));
 
   router.post('/tokens', { permission: 'admin', body: TokenCreate, response: TokenCreated, summary: 'Make a token' }, async ({ body }) => {
-    if (body.centers?.length || body.rooms?.length)
-      throw badRequest(ErrorCode.invalidField, 'scoped tokens are not supported yet', 'centers');
     const expiresAt = body.expires === undefined ? null : expiryOf(body.expires, Date.now());
     if (expiresAt === undefined)
       throw badRequest(ErrorCode.invalidField, "'expires' must be a number of days, hours or minutes: 30d, 12h, 90m", 'expires');
-    const { view, secret } = await store.create({ name: body.name, role: body.role, shell: body.shell ?? false, expiresAt });
+    const { view, secret } = await store.create({
+      name: body.name,
+      role: body.role,
+      shell: body.shell ?? false,
+      expiresAt,
+      centers: body.centers?.map(toInt),
+      rooms: body.rooms?.map(toInt),
+    });
     return { ...view, secret };
   });
 

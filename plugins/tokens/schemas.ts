@@ -1,17 +1,15 @@
 import { Type } from '@sinclair/typebox';
+import { IntLike } from '../../core/schema-types';
 
-/**
- * POST /tokens. `centers` and `rooms` (a token's scope) are refused until scopes are
- * enforced: a token that looked scoped but saw everything would be worse than none.
- */
+/** POST /tokens. `centers` and `rooms` limit the token to them (absent or empty: the whole fleet). */
 export const TokenCreate = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 64 }),
   role: Type.String({ maxLength: 16 }),
   shell: Type.Optional(Type.Boolean()),
   /** `30d`, `12h` or `90m` from now; absent for a token that does not expire. */
   expires: Type.Optional(Type.String({ maxLength: 8 })),
-  centers: Type.Optional(Type.Array(Type.Integer(), { maxItems: 4096 })),
-  rooms: Type.Optional(Type.Array(Type.Integer(), { maxItems: 4096 })),
+  centers: Type.Optional(Type.Array(IntLike({ minimum: 1 }), { maxItems: 256 })),
+  rooms: Type.Optional(Type.Array(IntLike({ minimum: 1 }), { maxItems: 256 })),
 });
 
 export const TokenName = Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) });
@@ -23,6 +21,8 @@ const TokenView = Type.Object({
   created: Type.String(),
   expires: Type.Union([Type.String(), Type.Null()]),
   last_used: Type.Union([Type.String(), Type.Null()]),
+  centers: Type.Array(Type.Integer()),
+  rooms: Type.Array(Type.Integer()),
 });
 
 export const TokenList = Type.Object({ tokens: Type.Array(TokenView) });

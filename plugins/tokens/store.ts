@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type Access, type Role, accessOf, isRole } from '../../core/access';
+import { type Access, type AccessScope, type Role, accessOf, isRole } from '../../core/access';
 import type { Database } from '../../core/database';
 import { ErrorCode, badRequest } from '../../core/errors';
 import { TokenEntity } from './entities/token';
@@ -13,6 +13,16 @@ export interface TokenView {
   created: string;
   expires: string | null;
   last_used: string | null;
+  /** The centers and rooms it is limited to; both empty: the whole fleet. */
+  centers: number[];
+  rooms: number[];
+}
+
+/** How the store checks and builds a token's part of the fleet (the inventory knows it). */
+export interface ScopeMaker {
+  /** Refuse (400 naming `centers` or `rooms`) ids that do not exist. */
+  check(centers: readonly number[], rooms: readonly number[]): Promise<void>;
+  make(centers: readonly number[], rooms: readonly number[]): AccessScope;
 }
 
 export interface NewToken {
@@ -21,6 +31,8 @@ export interface NewToken {
   shell: boolean;
   /** Milliseconds since 1970, or null for a token that does not expire. */
   expiresAt: number | null;
+  centers?: number[];
+  rooms?: number[];
 }
 
 interface Known {
@@ -51,6 +63,7 @@ export class TokenStore {
 
   constructor(
     private readonly db: Database,
+    private readonly scopes: ScopeMaker,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -64,6 +77,9 @@ export class TokenStore {
     if (!isRole(input.role)) throw badRequest(ErrorCode.invalidField, "'role' must be one of reader, operator, imager, admin", 'role');
     if (input.expiresAt !== null && input.expiresAt <= this.now())
       throw badRequest(ErrorCode.invalidField, "'expires' is in the past", 'expires');
+    const centers = [...new Set(input.centers ?? [])];
+    const rooms = [...new Set(input.rooms ?? [])];
+    await this.scopes.check(centers, rooms);
     const em = this.db.fork();
     if (await em.findOne(TokenEntity, { name: input.name }))
       throw badRequest(ErrorCode.duplicate, `a token named '${input.name}' already exists`, 'name');
@@ -76,6 +92,8 @@ export class TokenStore {
       createdAt: String(this.now()),
       expiresAt: input.expiresAt === null ? null : String(input.expiresAt),
       lastUsedAt: null,
+      centers: centers.join(','),
+      rooms: rooms.join(','),
     });
     await em.flush();
     await this.reread();
@@ -138,6 +156,9 @@ export class TokenStore {
         for (const row of rows) {
           if (!isRole(row.role)) continue;
           const lastUsed = this.used.get(row.hash) ?? row.lastUsedAt;
+          const centers = idsOf(row.centers);
+          const rooms = idsOf(row.rooms);
+          const limited = centers.length + rooms.length > 0;
           byHash.set(row.hash, {
             view: {
               name: row.name,
@@ -146,8 +167,10 @@ export class TokenStore {
               created: isoOf(row.createdAt)!,
               expires: isoOf(row.expiresAt),
               last_used: isoOf(lastUsed),
+              centers,
+              rooms,
             },
-            access: accessOf(row.name, row.role, Boolean(row.shell)),
+            access: accessOf(row.name, row.role, Boolean(row.shell), limited ? this.scopes.make(centers, rooms) : undefined),
             expiresAt: row.expiresAt === null ? null : Number(row.expiresAt),
           });
         }
@@ -159,6 +182,11 @@ export class TokenStore {
     })();
     return this.reading;
   }
+}
+
+/** `2,3` -> [2, 3]; '' -> []. */
+function idsOf(text: string | null | undefined): number[] {
+  return (text ?? '').split(',').filter(Boolean).map(Number);
 }
 
 /** `30d`, `12h` or `90m` from now, in milliseconds since 1970. */

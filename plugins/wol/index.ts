@@ -78,7 +78,7 @@ export default definePlugin({
       socket = undefined;
     });
 
-    ctx.router.post('/wol', { permission: 'operate', body: WolBody, response: WolAnswer }, async ({ body, log }) => {
+    ctx.router.post('/wol', { permission: 'operate', scoped: 'clients', body: WolBody, response: WolAnswer }, async ({ body, log }) => {
       const report = await waker.wake(body.clients, body.type);
       if (report.skipped.send_failed.length > 0) log.warn({ clients: report.skipped.send_failed }, 'wake-on-LAN packets could not be sent');
       return report;

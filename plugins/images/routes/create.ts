@@ -56,6 +56,7 @@ async function existingImage(store: ImageStore, em: EntityManager, body: CreateB
 export function createRoutes(ctx: PluginContext, store: ImageStore, inventory: Inventory, link: AgentLink, pending: PendingCreates): void {
   const spec = {
     permission: 'image',
+    scoped: 'clients',
     body: ImageCreate,
     response: DispatchAnswer,
     summary: "Create or refresh an image from one client's partition",

@@ -37,7 +37,7 @@ export function listRoutes(ctx: PluginContext, store: ImageStore, inventory: Inv
 
   ctx.router.get(
     '/images',
-    { permission: 'read', bodyPolicy: 'forbidden', response: ImageListing, summary: 'The repository disk and every image' },
+    { permission: 'read', scoped: 'open', bodyPolicy: 'forbidden', response: ImageListing, summary: 'The repository disk and every image' },
     async () => {
       const [disk, rows] = await Promise.all([diskSpace(directory), store.list()]);
       const repoIps = new Map<number, string>();

@@ -51,7 +51,7 @@ export function recordRoutes(ctx: PluginContext, store: ImageStore, inventory: I
   // those centers. An empty list lifts the restriction.
   router.get(
     '/image/restrict',
-    { permission: 'read', body: ImageQuery, response: ImageScopes, summary: 'The centers an image is restored in' },
+    { permission: 'read', scoped: 'open', body: ImageQuery, response: ImageScopes, summary: 'The centers an image is restored in' },
     async ({ body, em }) => {
       const image = await requireImage(store, em, toInt(body.image), 'image');
       return { image: image.id, scopes: await store.scopes(image.id) };

@@ -16,6 +16,7 @@ import { requireImage } from './lookups';
 export function restoreRoutes(ctx: PluginContext, store: ImageStore, inventory: Inventory, link: AgentLink): void {
   const spec = {
     permission: 'image',
+    scoped: 'clients',
     body: ImageRestore,
     response: DispatchAnswer,
     summary: "Restore an image onto clients' partition",

@@ -7,8 +7,10 @@ import type { PluginContext } from '../../../core/plugin';
  * Kept out of the request log with the other reads consoles repeat.
  */
 export function addressRoutes(ctx: PluginContext): void {
-  ctx.router.get('/client/addresses', { permission: 'read', bodyPolicy: 'forbidden', log: false, response: ClientAddresses }, async () => {
+  const spec = { permission: 'read', bodyPolicy: 'forbidden', log: false, scoped: 'filtered', response: ClientAddresses } as const;
+  ctx.router.get('/client/addresses', spec, async ({ access }) => {
     const rows = await ctx.db.query<{ ip: string; mac: string }>('select ip, mac from clients order by id');
-    return { clients: rows.map((r) => ({ ip: r.ip, mac: r.mac })) };
+    const inside = await access?.scope?.addresses();
+    return { clients: rows.filter((r) => !inside || inside.has(r.ip)).map((r) => ({ ip: r.ip, mac: r.mac })) };
   });
 }

@@ -191,7 +191,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
   assign('/client/repo', RepositoryEntity, 'repository');
   assign('/client/server', ServerEntity, 'server');
 
-  router.get('/client/info', { permission: 'read', body: ClientQuery, response: ClientInfo }, async ({ body }) => {
+  router.get('/client/info', { permission: 'read', scoped: 'clients', body: ClientQuery, response: ClientInfo }, async ({ body }) => {
     const client = await oneClient(body.client);
     return {
       id: client.id,
@@ -215,7 +215,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     };
   });
 
-  router.get('/client/setup', { permission: 'read', body: ClientQuery, response: ClientSetup }, async ({ body }) => {
+  router.get('/client/setup', { permission: 'read', scoped: 'clients', body: ClientQuery, response: ClientSetup }, async ({ body }) => {
     const client = await oneClient(body.client);
     const entries = await inventory.diskSetup(client.id);
     // Agents report KiB and sizes are stored in bytes, so the KiB figures are exact.

@@ -25,7 +25,7 @@ export function repositoryRoutes(ctx: PluginContext): void {
 
   router.get(
     '/repositories',
-    { permission: 'read', body: RepositoryQuery, bodyPolicy: 'optional', response: RepositoryList },
+    { permission: 'read', scoped: 'open', body: RepositoryQuery, bodyPolicy: 'optional', response: RepositoryList },
     async ({ body, req }) => {
       // The query string gets the body's rule: plain decimal digits, nothing parseInt would forgive.
       const query = new URL(req.url ?? '/', 'http://x').searchParams.get('id');

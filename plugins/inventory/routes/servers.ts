@@ -9,7 +9,7 @@ import { Created, Done, IdBody, ServerAdd, ServerList } from '../schemas';
 export function serverRoutes(ctx: PluginContext): void {
   const { router } = ctx;
 
-  router.get('/server', { permission: 'read', response: ServerList }, async ({ em }) => {
+  router.get('/server', { permission: 'read', scoped: 'open', response: ServerList }, async ({ em }) => {
     const servers = await em.find(ServerEntity, {}, { orderBy: { id: 'asc' } });
     return { servers: servers.map((s) => ({ id: s.id, ip: s.ip, port: s.port })) };
   });

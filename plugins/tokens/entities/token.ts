@@ -3,6 +3,8 @@ import { EntitySchema } from '@mikro-orm/core';
 /**
  * An API token. Only the SHA-256 of its secret is kept: the secret is shown once, when the
  * token is made. Times are milliseconds since 1970 as decimal strings (64-bit columns).
+ * `centers` and `rooms` (comma-separated ids, empty for none) limit the token to that part
+ * of the fleet; both empty: the whole fleet.
  */
 export interface Token {
   id: number;
@@ -13,6 +15,8 @@ export interface Token {
   createdAt: string;
   expiresAt: string | null;
   lastUsedAt: string | null;
+  centers: string;
+  rooms: string;
 }
 
 export const TokenEntity = new EntitySchema<Token>({
@@ -27,5 +31,7 @@ export const TokenEntity = new EntitySchema<Token>({
     createdAt: { type: 'bigint', fieldName: 'created_at' },
     expiresAt: { type: 'bigint', fieldName: 'expires_at', nullable: true },
     lastUsedAt: { type: 'bigint', fieldName: 'last_used_at', nullable: true },
+    centers: { type: 'string', length: 4000, default: '' },
+    rooms: { type: 'string', length: 4000, default: '' },
   },
 });

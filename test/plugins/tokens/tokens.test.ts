@@ -15,7 +15,7 @@ test('a token is made, shown once, listed without its secret, kept only as a has
     assert.match(secret, /^ogs_[A-Za-z0-9_-]{32}$/);
     assert.deepEqual(
       { ...view, created: 'x' },
-      { name: 'helpdesk', role: 'operator', shell: false, created: 'x', expires: null, last_used: null },
+      { name: 'helpdesk', role: 'operator', shell: false, created: 'x', expires: null, last_used: null, centers: [], rooms: [] },
     );
 
     assert.equal((await send(s.port, 'GET', '/clients', undefined, as(secret))).status, 200, 'as the key');
@@ -35,7 +35,7 @@ test('a token is made, shown once, listed without its secret, kept only as a has
     assert.deepEqual([again.status, again.body.field], [400, 'name']);
   }));
 
-test('bad token requests are refused naming the field; a scope is refused until scopes are enforced', () =>
+test('bad token requests are refused naming the field, an unknown center or room included', () =>
   withServer(async (s) => {
     const cases: [Record<string, unknown>, string][] = [
       [{ name: 'x', role: 'root' }, 'role'],
@@ -44,6 +44,9 @@ test('bad token requests are refused naming the field; a scope is refused until 
       [{ name: 'x', role: 'reader', expires: 'soon' }, 'expires'],
       [{ name: 'x', role: 'reader', shell: 'yes' }, 'shell'],
       [{ name: 'x', role: 'reader', centers: [2] }, 'centers'],
+      [{ name: 'x', role: 'reader', rooms: [9] }, 'rooms'],
+      [{ name: 'x', role: 'reader', rooms: [0] }, 'rooms[0]'],
+      [{ name: 'x', role: 'reader', rooms: ['a'] }, 'rooms[0]'],
     ];
     for (const [body, field] of cases) {
       const r = await s.post('/tokens', body);
