@@ -94,7 +94,7 @@ export class AgentLink {
     inventory.onClientSaved((client) => {
       const conn = this.connections.get(client.ip);
       if (conn && conn.client.id === client.id) conn.client = client;
-    });
+    }, "update its agent's connection");
     this.owner = {
       log,
       commandTimeoutMs: settings.command_timeout_s * 1000,

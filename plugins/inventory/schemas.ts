@@ -82,6 +82,13 @@ export const ServerAdd = Type.Object({ ip: Ipv4(), port: Type.Optional(Type.Inte
 /** Answers of the inventory's routes (the OpenAPI document publishes them; the tests check them). */
 export const Created = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 export const Done = Type.Object({});
+/**
+ * What went wrong after a client's record was written (its boot files not written): the
+ * record stands, the answer is 200, and the caller is told. Absent when all went well.
+ */
+const Warnings = Type.Optional(Type.Array(Type.String()));
+export const ClientSaved = Type.Object({ id: Type.Integer({ minimum: 1 }), warnings: Warnings });
+export const ClientUpdated = Type.Object({ warnings: Warnings });
 
 export const CenterInfo = Type.Object({ id: Type.Integer(), name: Type.String(), comment: Type.String() });
 

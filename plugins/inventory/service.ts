@@ -62,7 +62,7 @@ const inChunk = 500;
 export class Inventory {
   private readonly removedListeners: ClientListener[] = [];
   private readonly batchRemovedListeners: ClientsListener[] = [];
-  private readonly savedListeners: ClientListener[] = [];
+  private readonly savedListeners: { listener: ClientListener; task: string }[] = [];
   private readonly checks: ClientCheck[] = [];
   private readonly diskWriter: DiskSetupWriter;
   private readonly index: ClientIndex;
@@ -102,9 +102,13 @@ export class Inventory {
     this.batchRemovedListeners.push(listener);
   }
 
-  /** Fired after a client is added or updated through the REST interface. */
-  onClientSaved(listener: ClientListener): void {
-    this.savedListeners.push(listener);
+  /**
+   * Fired after a client is added or updated through the REST interface. `task` says what
+   * the listener does ("write the boot files"): when it fails, the caller of the request is
+   * told "could not <task> for <ip>: <reason>" in the answer's `warnings`.
+   */
+  onClientSaved(listener: ClientListener, task: string): void {
+    this.savedListeners.push({ listener, task });
   }
 
   /**
@@ -132,8 +136,20 @@ export class Inventory {
     }
   }
 
-  async notifySaved(clients: ClientView[]): Promise<void> {
-    await this.notify(this.savedListeners, clients, 'client saved');
+  /** Run the saved-client listeners; resolves with what each failure means for the caller. */
+  async notifySaved(clients: ClientView[]): Promise<string[]> {
+    const problems: string[] = [];
+    for (const client of clients) {
+      for (const { listener, task } of this.savedListeners) {
+        try {
+          await listener(client);
+        } catch (error) {
+          this.log.error({ err: error, ip: client.ip }, `client saved, but could not ${task}`);
+          problems.push(`could not ${task} for ${client.ip}: ${(error as Error).message}`);
+        }
+      }
+    }
+    return problems;
   }
 
   async clientByIp(ip: string): Promise<ClientView | null> {

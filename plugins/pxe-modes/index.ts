@@ -78,17 +78,19 @@ export default definePlugin({
         else await bootFiles.removeOrphans();
       }),
     );
-    inventory.onClientSaved((saved) =>
-      bootFiles.exclusive(async () => {
-        const client = await inventory.clientById(saved.id);
-        if (!client) return;
-        try {
-          await bootFiles.writeFor(client);
-        } catch (error) {
-          if (!(error instanceof UnknownModeError)) throw error;
-          ctx.log.warn({ ip: client.ip, boot: client.boot }, 'client boot mode has no template; boot files left unchanged');
-        }
-      }),
+    inventory.onClientSaved(
+      (saved) =>
+        bootFiles.exclusive(async () => {
+          const client = await inventory.clientById(saved.id);
+          if (!client) return;
+          try {
+            await bootFiles.writeFor(client);
+          } catch (error) {
+            if (!(error instanceof UnknownModeError)) throw error;
+            ctx.log.warn({ ip: client.ip, boot: client.boot }, 'client boot mode has no template; boot files left unchanged');
+          }
+        }),
+      'write the boot files',
     );
   },
 });

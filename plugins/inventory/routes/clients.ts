@@ -19,10 +19,11 @@ import {
   ClientInfo,
   ClientMove,
   ClientQuery,
+  ClientSaved,
   ClientsBody,
   ClientSetup,
   ClientUpdate,
-  Created,
+  ClientUpdated,
   Done,
 } from '../schemas';
 import type { Inventory } from '../service';
@@ -100,7 +101,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     if (body.folder_id !== undefined) client.folder = (await computerFolder(em, body.folder_id, roomId)) as never;
   }
 
-  router.post('/client/add', { permission: 'admin', body: ClientAdd, response: Created }, async ({ body }) => {
+  router.post('/client/add', { permission: 'admin', body: ClientAdd, response: ClientSaved }, async ({ body }) => {
     await inventory.checkClient(body);
     const mac = normalizeMac(body.mac);
     const id = await db.transactional(async (em) => {
@@ -119,11 +120,11 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
       return client.id;
     });
     inventory.clientsChanged([id]);
-    await inventory.notifySaved([(await inventory.clientById(id))!]);
-    return { id };
+    const warnings = await inventory.notifySaved([(await inventory.clientById(id))!]);
+    return warnings.length > 0 ? { id, warnings } : { id };
   });
 
-  router.post('/client/update', { permission: 'admin', body: ClientUpdate, response: Done }, async ({ body }) => {
+  router.post('/client/update', { permission: 'admin', body: ClientUpdate, response: ClientUpdated }, async ({ body }) => {
     const id = toInt(body.id);
     const before = await inventory.clientById(id);
     if (!before) throw badRequest(ErrorCode.unknownId, `no client with id ${id}`, 'id');
@@ -145,8 +146,8 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     inventory.clientsChanged([id]);
     const after = (await inventory.clientById(id))!;
     if (after.ip !== before.ip || after.mac !== before.mac) await inventory.notifyRemoved([before]);
-    await inventory.notifySaved([after]);
-    return {};
+    const warnings = await inventory.notifySaved([after]);
+    return warnings.length > 0 ? { warnings } : {};
   });
 
   // Unknown addresses are ignored, as the reference does; boot files go through the removed hook.

@@ -119,7 +119,7 @@ test('the removed hook fires on delete and when IP or MAC changes; the saved hoo
     const inventory = s.app.container.resolve(Inventory);
     const events: string[] = [];
     inventory.onClientRemoved((c) => void events.push(`removed ${c.ip} ${c.mac}`));
-    inventory.onClientSaved((c) => void events.push(`saved ${c.ip} ${c.boot}`));
+    inventory.onClientSaved((c) => void events.push(`saved ${c.ip} ${c.boot}`), 'record the test event');
     const room = await addRoom(s, await addCenter(s));
     const id = await addClient(s, room, '10.0.0.1', '02:00:00:00:00:01');
     await s.post('/client/update', { id, name: 'same address' });
