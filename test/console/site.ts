@@ -108,11 +108,15 @@ export async function bulkClients(site: { s: TestServer; center: number }, count
   await bulkInsert(site.s.app.database, 'clients', ['id', 'name', 'ip', 'mac', 'room_id'], rows);
 }
 
-/** Open the console and sign in with the test key; resolves once the fleet tree is drawn. */
+/**
+ * Open the console and sign in with the test key; resolves once signed in (the header's
+ * sign-out button is there), so that a navigation that follows is not undone by the sign-in.
+ */
 export async function signIn(page: Page, url: string, key = TOKEN): Promise<void> {
   await page.goto(`${url}/`);
   await page.getByLabel(/API key|Clave de la API/).fill(key);
   await page.getByRole('button', { name: /Sign in|Entrar/ }).click();
+  await page.getByRole('button', { name: /Sign out|Cerrar sesión/ }).waitFor();
 }
 
 /** The tree row of a client (by address) or of a center, room or folder (by name). */

@@ -44,8 +44,11 @@ export function TreeList(props: TreeListProps) {
     if (element.scrollTop > props.rows.length * rowHeight) element.scrollTop = 0;
   }, [props.rows.length]);
 
-  const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan);
-  const last = Math.min(props.rows.length, Math.ceil((scrollTop + height) / rowHeight) + overscan);
+  // The scroll event that follows a shorter list comes a frame later: until then the rows are
+  // drawn from the top the list can still have, never from past its end (an empty view).
+  const top = Math.min(scrollTop, Math.max(0, props.rows.length * rowHeight - height));
+  const first = Math.max(0, Math.floor(top / rowHeight) - overscan);
+  const last = Math.min(props.rows.length, Math.ceil((top + height) / rowHeight) + overscan);
   const shown = props.rows.slice(first, last);
 
   return (
