@@ -4,7 +4,7 @@ import type { CoreSettings } from '../../core/config';
 import { StartupError } from '../../core/errors';
 import { imageHoldings } from '../../plugins/images';
 import { Inventory, inventoryHoldings, type InventoryHoldings } from '../../plugins/inventory';
-import { schedulerHoldings } from '../../plugins/scheduler';
+import { Scheduler, schedulerHoldings } from '../../plugins/scheduler';
 import type { LegacySite } from './model';
 import { type Held, nothingHeld, type PlanRules } from './plan/context';
 
@@ -70,7 +70,7 @@ export async function openTarget(configFile: string | undefined, logStream: Dest
       app,
       rules: {
         checkClient: (fields) => inventory.checkClient(fields),
-        scheduler: has('scheduler'),
+        scheduler: has('scheduler') ? app.container.resolve(Scheduler).steps : undefined,
         held,
       },
       description: describeDatabase(app.settings.database),

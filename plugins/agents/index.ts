@@ -2,17 +2,18 @@ import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/plugin';
 import { Port } from '../../core/schema-types';
 import { Inventory } from '../inventory';
-import { AnswerError, readConfiguration } from './configuration';
+import { AgentCommands } from './commands';
 import { HardwareItemEntity } from './entities/hardware';
 import { HardwareProfileEntity, SoftwareProfileEntity } from './entities/profile';
 import { SoftwareItemEntity } from './entities/software';
-import { readHardware, storeHardware } from './hardware';
 import { AgentLink } from './link';
 import { agentMetrics } from './metrics';
 import { agentRoutes } from './routes';
-import { SoftwareInventory, readSoftware, storeSoftware } from './software';
+import { defineAgentCommands } from './own-commands';
+import { SoftwareInventory } from './software';
 
 export { AgentLink } from './link';
+export { AgentCommands, type AgentCommand, paramsOf, sendCommand, withClients } from './commands';
 export { SoftwareInventory } from './software';
 export { DispatchAnswer } from './schemas';
 export {
@@ -86,30 +87,11 @@ export default definePlugin({
     agentMetrics(ctx, link);
     ctx.provide(SoftwareInventory, new SoftwareInventory(ctx.db, inventory));
 
-    // The configuration answer (refresh, setup): the agent kind of Linux/Windows agents,
-    // or the disks and partitions of a live agent, stored in one transaction.
-    const storeConfiguration = async (client: { id: number; ip: string }, body: unknown) => {
-      const configuration = readConfiguration(body);
-      const conn = link.connection(client.ip);
-      if (configuration.speed && conn) conn.speed = configuration.speed;
-      if (configuration.kind === 'os') {
-        if (conn) conn.state = configuration.state;
-        return;
-      }
-      await inventory.storeDiskSetup(client.id, configuration.entries, configuration.serialNumber);
-    };
-    link.onAnswer('refresh', (client, answer) => storeConfiguration(client, answer.body));
-    link.onAnswer('setup', (client, answer) => storeConfiguration(client, answer.body));
-    link.onAnswer('hardware', (client, answer) => storeHardware(ctx.db, inventory, client.id, readHardware(answer.body)));
-    // The agent's answer names the partition but not the disk: the request says which.
-    link.onAnswer('software', async (client, answer, request) => {
-      const disk = Number((request.body as { disk?: unknown } | undefined)?.disk);
-      if (!Number.isInteger(disk) || disk < 0) throw new AnswerError('a software answer to a request naming no disk');
-      const { partition, lines } = readSoftware(answer.body);
-      await storeSoftware(ctx.db, inventory, client.id, disk, partition, lines);
-    });
+    const commands = new AgentCommands(link);
+    ctx.provide(AgentCommands, commands);
+    const own = defineAgentCommands(commands, link, inventory, ctx.db);
 
-    agentRoutes(ctx, link, inventory, ctx.config.hardware_type_names);
+    agentRoutes(ctx, link, inventory, own, ctx.config.hardware_type_names);
     ctx.onStart(() => link.start(ctx.listen));
     ctx.onStop(() => link.stop());
   },

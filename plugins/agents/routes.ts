@@ -1,30 +1,25 @@
+import type { Static, TObject } from '@sinclair/typebox';
 import { ErrorCode, badRequest } from '../../core/errors';
 import type { PluginContext } from '../../core/plugin';
 import { toInt } from '../../core/schema-types';
 import type { ClientView, Inventory } from '../inventory';
 import { type HardwareTypeNames, storedHardware } from './hardware';
+import { type AgentCommand, paramsOf, sendCommand, withClients } from './commands';
 import type { AgentLink } from './link';
+import type { defineAgentCommands } from './own-commands';
 import {
   ClientQuery,
   ClientsAnswer,
   ClientsBody,
-  DiskPartitionCommand,
   DispatchAnswer,
   HardwareAnswer,
   SessionAnswer,
   SessionQuery,
-  SetupCommand,
   SoftwareAnswer,
   SoftwareQuery,
 } from './schemas';
 import { storedSoftware } from './software';
-import type { AgentRequest, Dispatch } from './types';
-
-/** The REST body relayed to agents: everything but `clients`, in the caller's key order (as the reference). */
-function relayed(body: object): object {
-  const { clients: _clients, ...rest } = body as { clients?: unknown };
-  return rest;
-}
+import type { Dispatch } from './types';
 
 const respond = (dispatch: Dispatch) => ({ clients: dispatch.outcomes });
 
@@ -33,7 +28,13 @@ const respond = (dispatch: Dispatch) => ({ clients: dispatch.outcomes });
  * at once with who was sent the command, who was busy and who is not connected) and the
  * read-backs of what agents reported.
  */
-export function agentRoutes(ctx: PluginContext, link: AgentLink, inventory: Inventory, hardwareNames: HardwareTypeNames): void {
+export function agentRoutes(
+  ctx: PluginContext,
+  link: AgentLink,
+  inventory: Inventory,
+  commands: ReturnType<typeof defineAgentCommands>,
+  hardwareNames: HardwareTypeNames,
+): void {
   const { router, db } = ctx;
 
   // Consoles poll these two: kept out of the request log, as the reference.
@@ -49,29 +50,20 @@ export function agentRoutes(ctx: PluginContext, link: AgentLink, inventory: Inve
     ({ body }) => respond(link.dispatch(body.clients, { method: 'POST', path: 'probe' })),
   );
 
-  const simple = (path: string, request: AgentRequest) =>
-    router.post(path, { permission: 'operate', scoped: 'clients', body: ClientsBody, response: DispatchAnswer }, ({ body }) =>
-      respond(link.dispatch(body.clients, request)),
-    );
-  simple('/poweroff', { method: 'POST', path: 'poweroff', force: true });
-  simple('/reboot', { method: 'POST', path: 'reboot', force: true });
-  simple('/stop', { method: 'POST', path: 'stop', force: true });
-  simple('/refresh', { method: 'GET', path: 'refresh' });
-  simple('/hardware', { method: 'GET', path: 'hardware' });
-
-  router.post('/session', { permission: 'operate', scoped: 'clients', body: DiskPartitionCommand, response: DispatchAnswer }, ({ body }) =>
-    respond(link.dispatch(body.clients, { method: 'POST', path: 'session', body: relayed(body) })),
-  );
-
-  router.post('/software', { permission: 'operate', scoped: 'clients', body: DiskPartitionCommand, response: DispatchAnswer }, ({ body }) =>
-    respond(link.dispatch(body.clients, { method: 'GET', path: 'software', body: relayed(body) })),
-  );
-
-  // A missing `type` is refused (400 naming it): repartitioning is destructive and the
-  // label type must not be guessed. The reference refuses it too.
-  router.post('/setup', { permission: 'image', scoped: 'clients', body: SetupCommand, response: DispatchAnswer }, ({ body }) =>
-    respond(link.dispatch(body.clients, { method: 'POST', path: 'setup', body: relayed(body) })),
-  );
+  const relay = <P extends TObject>(path: string, command: AgentCommand<P>, permission: 'operate' | 'image') =>
+    router.post(path, { permission, scoped: 'clients', body: withClients(command.params), response: DispatchAnswer }, async ({ body }) => {
+      // Generic over P, TypeScript cannot see `clients` in the composed body.
+      const asked = body as unknown as Static<P> & { clients: string[] };
+      return respond(await sendCommand(link, command, paramsOf(asked), asked.clients));
+    });
+  relay('/poweroff', commands.poweroff, 'operate');
+  relay('/reboot', commands.reboot, 'operate');
+  relay('/stop', commands.stop, 'operate');
+  relay('/refresh', commands.refresh, 'operate');
+  relay('/hardware', commands.hardware, 'operate');
+  relay('/session', commands.session, 'operate');
+  relay('/software', commands.software, 'operate');
+  relay('/setup', commands.setup, 'image');
 
   const known = (ip: string, field: string): Promise<ClientView> => inventory.requireClient(ip, field);
 

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/plugin';
-import { AgentLink, SoftwareInventory } from '../agents';
+import { AgentCommands, AgentLink, SoftwareInventory } from '../agents';
 import { Inventory } from '../inventory';
 import { captureHandler, restoreHandler } from './capture';
+import { ImageCommands } from './commands';
 import { ImageEntity } from './entities/image';
 import { ImageScopeEntity } from './entities/image-scope';
 import { PendingCreates } from './pending';
@@ -33,17 +34,14 @@ export default definePlugin({
     ctx.provide(ImageStore, store);
     const software = ctx.use(SoftwareInventory);
     const directory = ctx.settings.repository.directory;
-    link.onAnswer(
-      'image/create',
-      captureHandler(store, inventory, software, pending, directory, (image) => void ctx.events.emit('image.created', image)),
-    );
-    link.onAnswer(
-      'image/restore',
-      restoreHandler(store, inventory, (image) => void ctx.events.emit('image.restored', image)),
-    );
+    const commands = new ImageCommands(store, inventory);
+    commands.define(ctx.use(AgentCommands), {
+      create: captureHandler(store, inventory, software, pending, directory, (image) => void ctx.events.emit('image.created', image)),
+      restore: restoreHandler(store, inventory, (image) => void ctx.events.emit('image.restored', image)),
+    });
     listRoutes(ctx, store, inventory);
-    createRoutes(ctx, store, inventory, link, pending);
+    createRoutes(ctx, commands, link, pending);
     recordRoutes(ctx, store, inventory);
-    restoreRoutes(ctx, store, inventory, link);
+    restoreRoutes(ctx, commands, inventory, link);
   },
 });

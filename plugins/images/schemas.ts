@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IntLike, IpList, Ipv4, Number16 } from '../../core/schema-types';
+import { IntLike, Ipv4, Number16 } from '../../core/schema-types';
 
 /**
  * Request bodies of the images endpoints. Both existing consoles are accepted: numbers as
@@ -17,9 +17,8 @@ export const isImageName = (name: string): boolean => new RegExp(imageNamePatter
 
 const Description = () => Type.String({ maxLength: 250 });
 
-export const ImageCreate = Type.Object({
-  /** An image is taken from one client. */
-  clients: IpList({ minItems: 1 }),
+/** The image_create command: POST /image/create besides its clients, and a queued step. */
+export const ImageCreateParams = Type.Object({
   disk: Number16(),
   partition: Number16(),
   /** The partition type code, decimal ("131" for 0x83). */
@@ -52,8 +51,8 @@ export const ImageDelete = Type.Object({ image: IntLike() });
 /** The restore methods the agent knows; ogCLI sends them upper-cased, ogCP only TIPTORRENT. */
 export const restoreTypes = ['UNICAST', 'UNICAST-DIRECT', 'TIPTORRENT'] as const;
 
-export const ImageRestore = Type.Object({
-  clients: IpList({ minItems: 1 }),
+/** The image_restore command: POST /image/restore besides its clients, and a queued step. */
+export const ImageRestoreParams = Type.Object({
   disk: Number16(),
   partition: Number16(),
   id: IntLike(),
@@ -61,7 +60,7 @@ export const ImageRestore = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 255 })),
   /** Sent to the agent as is when it is not one of the image repository's addresses (ogCLI sends its server). */
   repository: Type.Optional(Ipv4()),
-  /** One of restoreTypes, in any case (checked by the route). */
+  /** One of restoreTypes, in any case (checked by the command). */
   type: Type.String({ minLength: 1, maxLength: 32 }),
   /** Software profile; the image's own when absent. */
   profile: Type.Optional(IntLike()),

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { ErrorCode, badRequest } from '../../core/errors';
 import { toInt } from '../../core/schema-types';
-import { SchedulerError, checkCommand } from './commands';
+import { SchedulerError, type StepCommands } from './commands';
 import { ProcedureEntity, ProcedureStepEntity, type Procedure } from './entities/procedure';
 import { TaskEntity, TaskStepEntity, type ScopeType, type Task } from './entities/task';
 import type { Inventory } from '../inventory';
@@ -80,11 +80,16 @@ function stepKind(
 }
 
 /** Check a procedure's steps; `self` is the procedure being updated, which no step may lead back to. */
-export async function checkProcedureSteps(em: EntityManager, steps: StepBody[], self?: number): Promise<CheckedStep[]> {
+export async function checkProcedureSteps(
+  em: EntityManager,
+  commands: StepCommands,
+  steps: StepBody[],
+  self?: number,
+): Promise<CheckedStep[]> {
   const out: CheckedStep[] = [];
   for (const [i, step] of steps.entries()) {
     if (stepKind(step, i, ['command', 'procedure'], 'procedure') === 'command') {
-      out.push({ command: step.command!, params: checkCommand(step.command!, step.params, `steps[${i}].command`, `steps[${i}].params`) });
+      out.push({ command: step.command!, params: commands.check(step.command!, step.params, `steps[${i}].command`, `steps[${i}].params`) });
       continue;
     }
     const field = `steps[${i}].procedure`;
@@ -140,10 +145,15 @@ function writeProcedureSteps(em: EntityManager, procedure: Procedure, steps: Che
   }
 }
 
-export async function addProcedure(inventory: Inventory, em: EntityManager, input: ProcedureInput): Promise<number> {
+export async function addProcedure(
+  inventory: Inventory,
+  commands: StepCommands,
+  em: EntityManager,
+  input: ProcedureInput,
+): Promise<number> {
   await requireCenter(inventory, em, input.center);
   await refuseDuplicateName(em, input.center, input.name);
-  const steps = await checkProcedureSteps(em, input.steps);
+  const steps = await checkProcedureSteps(em, commands, input.steps);
   return em.transactional(async (tx) => {
     const procedure = tx.create(ProcedureEntity, {
       name: input.name,
@@ -157,11 +167,17 @@ export async function addProcedure(inventory: Inventory, em: EntityManager, inpu
   });
 }
 
-export async function updateProcedure(inventory: Inventory, em: EntityManager, id: number, input: ProcedureInput): Promise<void> {
+export async function updateProcedure(
+  inventory: Inventory,
+  commands: StepCommands,
+  em: EntityManager,
+  id: number,
+  input: ProcedureInput,
+): Promise<void> {
   const procedure = await requireProcedure(em, id, 'procedure');
   await requireCenter(inventory, em, input.center);
   await refuseDuplicateName(em, input.center, input.name, id);
-  const steps = await checkProcedureSteps(em, input.steps, id);
+  const steps = await checkProcedureSteps(em, commands, input.steps, id);
   await em.transactional(async (tx) => {
     const row = tx.merge(ProcedureEntity, procedure);
     Object.assign(row, { name: input.name, description: input.description, center: tx.getReference('Center', input.center) });

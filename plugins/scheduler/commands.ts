@@ -1,139 +1,99 @@
-import { Type, type TObject } from '@sinclair/typebox';
-import { ErrorCode, badRequest } from '../../core/errors';
-import { IntLike, Number16 } from '../../core/schema-types';
+import { Type } from '@sinclair/typebox';
+import { ErrorCode, HttpError, badRequest } from '../../core/errors';
 import { compile } from '../../core/validation';
-import type { AgentRequest } from '../agents';
+import type { AgentCommands, AgentRequest } from '../agents';
 
 /**
  * The commands a procedure step or /schedule/command may queue (reference-behaviour.md
- * 7.1), their params and the agent request each becomes when delivered.
+ * 7.1): `wol`, which the scheduler sends itself, and every agent command the enabled
+ * plugins define, checked by the rules of their REST calls and sent as those send them.
  */
 export const SchedulerError = {
   unknownCommand: 'unknown_command',
   cycle: 'cycle',
 } as const;
 
-const Text = (maxLength: number) => Type.String({ maxLength });
-const Digits = (maxLength: number) => Type.String({ pattern: `^[0-9]{1,${maxLength}}$` });
-const Word = () => Type.String({ minLength: 1, maxLength: 32, pattern: '^[A-Za-z0-9_-]+$' });
-
-interface CommandKind {
-  params: TObject;
-  /** The agent request it becomes; none for `wol`, which is sent when queued (wake-steps.ts). */
-  request?(params: Record<string, unknown>): AgentRequest;
-  /** The agent answers by closing the connection and exiting (reference 3.7): that is its success. */
-  endsWithDisconnect?: boolean;
-  /** Two agents writing one image file at once would corrupt it: POST /image/create takes one client too. */
-  oneClientOnly?: boolean;
-}
-
-const none = Type.Object({});
-const body = (params: Record<string, unknown>, keys: string[]): Record<string, unknown> =>
-  Object.fromEntries(keys.filter((k) => params[k] !== undefined).map((k) => [k, params[k]]));
-
-const kinds: Record<string, CommandKind> = {
-  // The reference stores `broadcast` as mar=1 and anything else as 2; its legacy digits are accepted.
-  wol: { params: Type.Object({ type: Type.Optional(Type.Union(['broadcast', 'unicast', '1', '2'].map((t) => Type.Literal(t)))) }) },
-  poweroff: { params: none, request: () => ({ method: 'POST', path: 'poweroff' }) },
-  reboot: { params: none, request: () => ({ method: 'POST', path: 'reboot' }) },
-  stop: { params: none, request: () => ({ method: 'POST', path: 'stop' }), endsWithDisconnect: true },
-  refresh: { params: none, request: () => ({ method: 'GET', path: 'refresh' }) },
-  hardware: { params: none, request: () => ({ method: 'GET', path: 'hardware' }) },
-  software: {
-    params: Type.Object({ disk: Number16(), partition: Number16() }),
-    request: (p) => ({ method: 'GET', path: 'software', body: body(p, ['disk', 'partition']) }),
-  },
-  // The reference's legacy session step names the partition `part`; `partition` is accepted too.
-  session: {
-    params: Type.Object({ disk: Number16(), part: Type.Optional(Number16()), partition: Type.Optional(Number16()) }),
-    request: (p) => ({ method: 'POST', path: 'session', body: { disk: p.disk, partition: p.part ?? p.partition } }),
-  },
-  run: {
-    params: Type.Object({ run: Type.String({ minLength: 1, maxLength: 65536 }) }),
-    request: (p) => ({ method: 'POST', path: 'shell/run', body: { run: p.run, echo: false } }),
-  },
-  image_create: {
-    params: Type.Object({
-      disk: Number16(),
-      partition: Number16(),
-      code: Text(16),
-      id: IntLike(),
-      name: Text(100),
-      repository: Type.Optional(Text(15)),
-    }),
-    oneClientOnly: true,
-    request: (p) => ({ method: 'POST', path: 'image/create', body: body(p, ['disk', 'partition', 'code', 'id', 'name', 'repository']) }),
-  },
-  image_restore: {
-    params: Type.Object({
-      disk: Number16(),
-      partition: Number16(),
-      id: IntLike(),
-      name: Text(100),
-      repository: Text(15),
-      type: Text(16),
-      profile: Type.Optional(IntLike()),
-    }),
-    request: (p) => ({
-      method: 'POST',
-      path: 'image/restore',
-      body: body(p, ['disk', 'partition', 'id', 'name', 'repository', 'type', 'profile']),
-    }),
-  },
-  setup: {
-    params: Type.Object({
-      type: Type.Union([Type.Literal('MSDOS'), Type.Literal('GPT')]),
-      disk: Digits(3),
-      cache: Digits(1),
-      cache_size: Digits(19),
-      partition_setup: Type.Array(
-        Type.Object({ partition: Digits(3), code: Word(), filesystem: Word(), size: Digits(19), format: Digits(1) }),
-        { minItems: 1, maxItems: 16 },
-      ),
-    }),
-    request: (p) => ({ method: 'POST', path: 'setup', body: body(p, ['type', 'disk', 'cache', 'cache_size', 'partition_setup']) }),
-  },
-};
-
-export const commandNames = Object.keys(kinds);
-
-export const endsWithDisconnect = (command: string): boolean => kinds[command]?.endsWithDisconnect === true;
-export const oneClientOnly = (command: string): boolean => kinds[command]?.oneClientOnly === true;
 export const oneClientMessage = 'an image is created from one client';
 
-/**
- * Check a command and its params; returns the params to store. `field` names where the
- * command sits in the request (`command`, `steps[2].command`).
- */
-export function checkCommand(command: string, params: unknown, field: string, paramsField: string): Record<string, unknown> {
-  const kind = kinds[command];
-  if (!kind) throw badRequest(SchedulerError.unknownCommand, `'${field}' must be one of ${commandNames.join(', ')}`, field);
-  const value = params ?? {};
-  const checked = compile(kind.params)(value);
-  if (!checked.ok) {
-    const v = checked.violation;
-    const full = v.field ? `${paramsField}.${v.field}` : paramsField;
-    throw badRequest(
-      v.missing ? ErrorCode.missingField : ErrorCode.invalidField,
-      v.message.replace(v.field ? `'${v.field}'` : 'the body', `'${full}'`),
-      full,
-    );
+// The reference stores `broadcast` as mar=1 and anything else as 2; its legacy digits are accepted.
+const WolParams = Type.Object({ type: Type.Optional(Type.Union(['broadcast', 'unicast', '1', '2'].map((t) => Type.Literal(t)))) });
+const checkWol = compile(WolParams);
+
+/** Param names of the reference's steps that the REST calls spell otherwise: a session step's `part`. */
+const legacyNames: Record<string, Record<string, string>> = { session: { part: 'partition' } };
+
+/** A step's params with the reference's legacy names as the REST call spells them. */
+function restNames(command: string, params: Record<string, unknown>): Record<string, unknown> {
+  const renames = legacyNames[command];
+  if (!renames) return params;
+  const out = { ...params };
+  for (const [legacy, name] of Object.entries(renames)) {
+    if (out[legacy] === undefined) continue;
+    if (out[name] === undefined) out[name] = out[legacy];
+    delete out[legacy];
   }
-  if (
-    command === 'session' &&
-    (value as { part?: unknown }).part === undefined &&
-    (value as { partition?: unknown }).partition === undefined
-  ) {
-    throw badRequest(ErrorCode.missingField, `'${paramsField}.part' is required`, `${paramsField}.part`);
-  }
-  return value as Record<string, unknown>;
+  return out;
 }
 
-/** The agent request a stored command becomes when delivered. */
-export function agentRequest(command: string, params: Record<string, unknown>): AgentRequest {
-  const kind = kinds[command];
-  if (!kind?.request) throw new Error(`'${command}' is not sent to agents`);
-  return kind.request(params);
+/** A param named as the step names it (`part` where the step was given `part`, or gave neither). */
+function stepName(command: string, params: Record<string, unknown>, name: string): string {
+  const legacy = Object.entries(legacyNames[command] ?? {}).find(([, rest]) => rest === name)?.[0];
+  return legacy !== undefined && params[name] === undefined ? legacy : name;
+}
+
+export class StepCommands {
+  constructor(private readonly agentCommands: AgentCommands) {}
+
+  names(): string[] {
+    return ['wol', ...this.agentCommands.names()];
+  }
+
+  /**
+   * Check a command and its params; returns the params to store. `field` names where the
+   * command sits in the request (`command`, `steps[2].command`), `paramsField` its params.
+   */
+  check(command: string, params: unknown, field: string, paramsField: string): Record<string, unknown> {
+    const value = (params ?? {}) as Record<string, unknown>;
+    const definition = this.agentCommands.get(command);
+    if (command !== 'wol' && !definition)
+      throw badRequest(SchedulerError.unknownCommand, `'${field}' must be one of ${this.names().join(', ')}`, field);
+    const relative = (name: string | undefined) => (name ? `${paramsField}.${stepName(command, value, name)}` : paramsField);
+    const asked = typeof value === 'object' && value !== null && !Array.isArray(value) ? restNames(command, value) : value;
+    const checked = definition ? compile(definition.params)(asked) : checkWol(asked);
+    if (!checked.ok) {
+      const v = checked.violation;
+      const full = relative(v.field);
+      throw badRequest(
+        v.missing ? ErrorCode.missingField : ErrorCode.invalidField,
+        v.message.replace(v.field ? `'${v.field}'` : 'the body', `'${full}'`),
+        full,
+      );
+    }
+    try {
+      definition?.check?.(asked);
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      const full = relative(error.field);
+      throw new HttpError(error.status, error.code, error.message.replace(`'${error.field}'`, `'${full}'`), full);
+    }
+    return value;
+  }
+
+  /** The agent request a stored step becomes for a client. A queued step waits its turn: never forced on a busy client. */
+  async request(command: string, params: Record<string, unknown>, ip: string): Promise<AgentRequest> {
+    const definition = this.agentCommands.get(command);
+    if (!definition) throw new Error(`'${command}' is not an agent command of an enabled plugin`);
+    const { force: _force, ...request } = await definition.request({ ...definition.queuedDefaults, ...restNames(command, params) }, ip);
+    return request;
+  }
+
+  endsWithDisconnect(command: string): boolean {
+    return this.agentCommands.get(command)?.endsWithDisconnect === true;
+  }
+
+  oneClientOnly(command: string): boolean {
+    return this.agentCommands.get(command)?.oneClient === true;
+  }
 }
 
 /** The packet kind of a stored `wol` step (broadcast unless it says unicast). */

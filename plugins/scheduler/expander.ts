@@ -4,7 +4,7 @@ import { ErrorCode, badRequest } from '../../core/errors';
 import type { Logger } from '../../core/log';
 import type { ClientView, Inventory } from '../inventory';
 import type { Clock } from './clock';
-import { oneClientMessage, oneClientOnly } from './commands';
+import { type StepCommands, oneClientMessage } from './commands';
 import { ActionEntity, type Action } from './entities/action';
 import { ProcedureStepEntity } from './entities/procedure';
 import { TaskEntity, TaskStepEntity, type Task } from './entities/task';
@@ -46,6 +46,7 @@ export class Expander {
     private readonly db: Database,
     private readonly inventory: Inventory,
     private readonly queue: CommandQueue,
+    private readonly commands: StepCommands,
     private readonly wakes: WakeSteps,
     private readonly clock: Clock,
     private readonly log: Logger,
@@ -68,7 +69,7 @@ export class Expander {
     const rows: Action[] = [];
     for (const command of commands) {
       for (const [index, client] of clients.entries()) {
-        const refused = index > 0 && oneClientOnly(command.command);
+        const refused = index > 0 && this.commands.oneClientOnly(command.command);
         const row = em.create(ActionEntity, {
           client: em.getReference('Client', client.id) as never,
           ip: client.ip,
@@ -120,7 +121,7 @@ export class Expander {
     const session = new Session();
     const rows = await this.db.transactional(async (em) => {
       const commands = await this.commandsOf(em, procedureId);
-      if (clients.length > 1 && commands.some((c) => oneClientOnly(c.command))) {
+      if (clients.length > 1 && commands.some((c) => this.commands.oneClientOnly(c.command))) {
         throw badRequest(ErrorCode.invalidField, `${oneClientMessage}; procedure ${procedureId} has an image_create step`, 'clients');
       }
       return this.insertActions(em, commands, clients, session, {}, 'queued');
@@ -173,8 +174,8 @@ export class Expander {
     const rows = await this.db.transactional(async (em) => {
       const rows = await em.find(ActionEntity, { session, state: { $in: ['waiting', 'done'] } }, { orderBy: { id: 'asc' } });
       // A session from a task for a room holds image_create rows refused for all clients but one: they stay refused.
-      const imageSource = rows.find((r) => oneClientOnly(r.command))?.ip;
-      const found = rows.filter((r) => !oneClientOnly(r.command) || r.ip === imageSource);
+      const imageSource = rows.find((r) => this.commands.oneClientOnly(r.command))?.ip;
+      const found = rows.filter((r) => !this.commands.oneClientOnly(r.command) || r.ip === imageSource);
       for (const row of found)
         Object.assign(row, {
           state: 'queued',

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/plugin';
-import { AgentLink } from '../agents';
+import { AgentCommands, AgentLink } from '../agents';
 import { Inventory } from '../inventory';
 import { Waker } from '../wol';
 import { SchedulerClock, SystemClock, type Clock } from './clock';
@@ -54,6 +54,7 @@ export default definePlugin({
     const scheduler = new Scheduler(
       ctx.db,
       link,
+      ctx.use(AgentCommands),
       inventory,
       ctx.use(Waker),
       clock,

@@ -1,9 +1,8 @@
 import type { Database } from '../../core/database';
 import type { Logger } from '../../core/log';
 import { AgentLinkError, type AgentLink, type Dispatch } from '../agents';
-import type { AgentRequests } from './agent-requests';
 import type { Clock } from './clock';
-import { endsWithDisconnect } from './commands';
+import type { StepCommands } from './commands';
 import { ActionEntity, type ActionResult } from './entities/action';
 
 export interface QueuedAction {
@@ -39,7 +38,7 @@ export class CommandQueue {
   constructor(
     private readonly db: Database,
     private readonly link: AgentLink,
-    private readonly requests: AgentRequests,
+    private readonly commands: StepCommands,
     private readonly clock: Clock,
     private readonly timings: QueueTimings,
     private readonly log: Logger,
@@ -152,9 +151,9 @@ export class CommandQueue {
         this.take(ip, next);
         continue;
       }
-      let request: Awaited<ReturnType<typeof this.requests.for>>;
+      let request: Awaited<ReturnType<StepCommands['request']>>;
       try {
-        request = await this.requests.for(row);
+        request = await this.commands.request(row.command, JSON.parse(row.params) as Record<string, unknown>, ip);
       } catch (error) {
         this.take(ip, next);
         await this.finish(next.id, 'failure', (error as Error).message.slice(0, 200));
@@ -175,7 +174,7 @@ export class CommandQueue {
                   note: status === 200 || status === 202 ? 'the answer could not be stored' : `agent answered ${status}`,
                 },
           (error: Error) =>
-            error instanceof AgentLinkError && error.reason === 'disconnected' && endsWithDisconnect(row.command)
+            error instanceof AgentLinkError && error.reason === 'disconnected' && this.commands.endsWithDisconnect(row.command)
               ? { result: 'success' as const, note: '' }
               : { result: 'failure' as const, note: error.message.slice(0, 200) },
         ),

@@ -33,7 +33,7 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
     '/procedure/add',
     { permission: 'admin', body: ProcedureAdd, response: Created, summary: 'Add a procedure' },
     async ({ body, em }) => ({
-      id: await addProcedure(inventory, em, {
+      id: await addProcedure(inventory, scheduler.steps, em, {
         center: toInt(body.center),
         name: body.name,
         description: body.description ?? '',
@@ -46,7 +46,7 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
     '/procedure/update',
     { permission: 'admin', body: ProcedureUpdate, response: Done, summary: "Replace a procedure's steps" },
     async ({ body, em }) => {
-      await updateProcedure(inventory, em, toInt(body.procedure), {
+      await updateProcedure(inventory, scheduler.steps, em, toInt(body.procedure), {
         center: toInt(body.center),
         name: body.name,
         description: body.description ?? '',

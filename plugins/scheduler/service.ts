@@ -1,13 +1,12 @@
 import type { Database } from '../../core/database';
 import { ErrorCode, badRequest } from '../../core/errors';
 import type { Logger } from '../../core/log';
-import type { AgentLink } from '../agents';
+import type { AgentCommands, AgentLink } from '../agents';
 import type { ClientView, Inventory } from '../inventory';
 import type { Waker } from '../wol';
-import { AgentRequests } from './agent-requests';
 import { readYears, requireSomeTime, whenAt, type When } from './calendar';
 import type { Clock } from './clock';
-import { checkCommand, oneClientMessage, oneClientOnly } from './commands';
+import { StepCommands, oneClientMessage } from './commands';
 import { ActionEntity, type Action } from './entities/action';
 import { ScheduleEntity, type Schedule, type ScheduleKind } from './entities/schedule';
 import { TaskEntity } from './entities/task';
@@ -128,6 +127,8 @@ export interface ScheduleFired {
  * want to queue work (through `expander`).
  */
 export class Scheduler {
+  /** The commands a step may queue: the enabled plugins' agent commands and `wol`. */
+  readonly steps: StepCommands;
   readonly queue: CommandQueue;
   readonly expander: Expander;
   readonly timeline: Timeline;
@@ -135,6 +136,7 @@ export class Scheduler {
   constructor(
     private readonly db: Database,
     link: AgentLink,
+    agentCommands: AgentCommands,
     inventory: Inventory,
     waker: Pick<Waker, 'wake'>,
     readonly clock: Clock,
@@ -142,8 +144,9 @@ export class Scheduler {
     private readonly log: Logger,
     private readonly announce: (fired: ScheduleFired) => void,
   ) {
-    this.queue = new CommandQueue(db, link, new AgentRequests(inventory), clock, timings, log);
-    this.expander = new Expander(db, inventory, this.queue, new WakeSteps(db, waker, clock, log), clock, log);
+    this.steps = new StepCommands(agentCommands);
+    this.queue = new CommandQueue(db, link, this.steps, clock, timings, log);
+    this.expander = new Expander(db, inventory, this.queue, this.steps, new WakeSteps(db, waker, clock, log), clock, log);
     this.timeline = new Timeline(clock, (entry) => this.fire(entry), log);
   }
 
@@ -254,8 +257,8 @@ export class Scheduler {
     params: unknown,
     whenBody: WhenRequest | undefined,
   ): Promise<{ id: number; session: number }> {
-    const checked = checkCommand(command, params, 'command', 'params');
-    if (clients.length > 1 && oneClientOnly(command)) throw badRequest(ErrorCode.invalidField, oneClientMessage, 'clients');
+    const checked = this.steps.check(command, params, 'command', 'params');
+    if (clients.length > 1 && this.steps.oneClientOnly(command)) throw badRequest(ErrorCode.invalidField, oneClientMessage, 'clients');
     const now = this.clock.now();
     const when = whenBody ? readWhen(whenBody) : whenAt(now);
     const session = new Session();

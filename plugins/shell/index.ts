@@ -1,12 +1,10 @@
 import { definePlugin } from '../../core/plugin';
-import { AgentLink, DispatchAnswer } from '../agents';
+import { AgentCommands, AgentLink, DispatchAnswer, paramsOf, sendCommand, withClients } from '../agents';
 import { Inventory } from '../inventory';
 import { readShellAnswer } from './answer';
 import { ShellResults } from './results';
-import { ScriptList, ShellConfig, ShellOutputAnswer, ShellOutputQuery, ShellRun } from './schemas';
+import { ScriptList, ShellConfig, ShellOutputAnswer, ShellOutputQuery, ShellParams } from './schemas';
 import { listScripts } from './scripts';
-
-const shellRunPath = 'shell/run';
 
 /**
  * Shell commands on clients: relayed to their agents only (the server never runs request
@@ -20,20 +18,30 @@ export default definePlugin({
     const link = ctx.use(AgentLink);
     const results = new ShellResults(ctx.config.max_output_bytes);
 
-    link.onAnswer(shellRunPath, (client, answer) => {
-      const { out, retcode, cmd } = readShellAnswer(answer.body);
-      results.store(client.ip, {
-        cmd: results.commandOf(client.ip) ?? cmd ?? '',
-        retcode,
-        timestamp: Math.floor(Date.now() / 1000),
-        output: out,
-      });
+    // Scripts are run by the agent only: the server never runs request text.
+    const run = ctx.use(AgentCommands).define({
+      name: 'run',
+      path: 'shell/run',
+      params: ShellParams,
+      // Echo asks the agent to send the output back, so that /shell/output has something to show.
+      request: (params) => ({ method: 'POST', path: 'shell/run', body: { ...params, echo: params.echo ?? true } }),
+      // The reference queues scripts without echo: a scheduled script's output is not kept.
+      queuedDefaults: { echo: false },
+      stored: (client, answer) => {
+        const { out, retcode, cmd } = readShellAnswer(answer.body);
+        results.store(client.ip, {
+          cmd: results.commandOf(client.ip) ?? cmd ?? '',
+          retcode,
+          timestamp: Math.floor(Date.now() / 1000),
+          output: out,
+        });
+      },
     });
     ctx.use(Inventory).onClientRemoved((client) => results.forget(client.ip));
 
-    ctx.router.post('/shell/run', { permission: 'shell', scoped: 'clients', body: ShellRun, response: DispatchAnswer }, ({ body }) => {
-      const { clients: _clients, ...relayed } = body;
-      const dispatch = link.dispatch(body.clients, { method: 'POST', path: shellRunPath, body: { ...relayed, echo: body.echo ?? true } });
+    const spec = { permission: 'shell', scoped: 'clients', body: withClients(ShellParams), response: DispatchAnswer } as const;
+    ctx.router.post('/shell/run', spec, async ({ body }) => {
+      const dispatch = await sendCommand(link, run, paramsOf(body), body.clients);
       for (const [ip, answer] of dispatch.answers) {
         results.started(ip, body.run);
         const done = () => results.finished(ip);

@@ -2,12 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { IpList } from '../../core/schema-types';
 
 /**
- * POST /shell/run. `echo` asks the agent to send the output back (default true, so that
- * /shell/output has something to show). Other keys (e.g. `inline`) are relayed untouched,
- * as the reference does.
+ * The `run` command (POST /shell/run besides its clients, and a queued script step).
+ * Other keys (e.g. `inline`) are relayed untouched, as the reference does.
  */
-export const ShellRun = Type.Object({
-  clients: IpList(),
+export const ShellParams = Type.Object({
   run: Type.String({ minLength: 1 }),
   echo: Type.Optional(Type.Boolean()),
 });

@@ -1,4 +1,5 @@
 import type { ClientRequestFields } from '../../../plugins/inventory';
+import type { StepCommands } from '../../../plugins/scheduler/commands';
 import type { LegacySite } from '../model';
 import type { Progress } from '../progress';
 import type { Ledger } from './ledger';
@@ -21,8 +22,11 @@ import type {
 export interface PlanRules {
   /** The pre-save checks plugins register on clients (pxe-modes: a boot mode without a template); throws to refuse. */
   checkClient(fields: ClientRequestFields): Promise<void>;
-  /** Procedures, tasks and schedules are imported only when the scheduler plugin is enabled. */
-  scheduler: boolean;
+  /**
+   * Procedures, tasks and schedules are imported only when the scheduler plugin is enabled:
+   * its steps are checked by the commands the target's plugins define.
+   */
+  scheduler?: Pick<StepCommands, 'check' | 'oneClientOnly'>;
   /** What the target already holds (`--merge`): rows with these ids are left as they are there. */
   held: Held;
 }

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ImageEntity, MONOLITHIC } from '../../../plugins/images/entities/image';
-import { ImageCreate } from '../../../plugins/images/schemas';
+import { ImageCreateParams } from '../../../plugins/images/schemas';
 import type { LegacyImage } from '../model';
 import { refusalOf } from './body-check';
 import { UniqueKeys, alreadyThere, decide, idRefusal, label, type Planning } from './context';
@@ -9,7 +9,7 @@ const table = 'imagenes';
 const columns = { name: 'nombreca', description: 'descripcion', disk: 'numdisk', partition: 'numpar', code: 'codpar', group_id: 'grupoid' };
 
 /** The fields of POST /image/create that a stored image keeps, judged by the same rules. */
-const ImageFields = Type.Pick(ImageCreate, ['name', 'description', 'disk', 'partition', 'code', 'group_id']);
+const ImageFields = Type.Pick(ImageCreateParams, ['name', 'description', 'disk', 'partition', 'code', 'group_id']);
 
 /** Fields agents fill in, which ogserve's columns hold only up to their length. */
 const agentColumns = ['clonator', 'compressor', 'filesystem'] as const;

@@ -29,7 +29,7 @@ export function planProcedures(p: Planning): void {
         steps.push({ procedure: step.procedureId });
         continue;
       }
-      const checked = commandStep(step.text, step.catalogueFunction, `steps[${i}]`);
+      const checked = commandStep(p.rules.scheduler!, step.text, step.catalogueFunction, `steps[${i}]`);
       if (typeof checked === 'string') reason = checked;
       else steps.push(checked);
     }

@@ -1,4 +1,4 @@
-import { oneClientMessage, oneClientOnly } from '../../../plugins/scheduler/commands';
+import { oneClientMessage } from '../../../plugins/scheduler/commands';
 import { ScheduleCreate } from '../../../plugins/scheduler/schemas';
 import { readWhen } from '../../../plugins/scheduler/service';
 import type { LegacyAction, LegacySchedule } from '../model';
@@ -120,12 +120,12 @@ function sessionActions(
       notes.push(`acciones ${action.id}: ${p.clients.whyNot(action.clientId)}: the action is left out`);
       continue;
     }
-    const step = commandStep(action.text, action.catalogueFunction, `acciones ${action.id}`);
+    const step = commandStep(p.rules.scheduler!, action.text, action.catalogueFunction, `acciones ${action.id}`);
     if (typeof step === 'string') return step;
     actions.push({ id: action.id, clientId: client.id, ip: client.ip, session: action.session, ...step });
   }
   if (actions.length === 0) return `no queued actions of session ${schedule.target} (acciones.sesion) can be kept`;
-  if (actions.length > 1 && oneClientOnly(actions[0]!.command))
+  if (actions.length > 1 && p.rules.scheduler!.oneClientOnly(actions[0]!.command))
     return `${oneClientMessage}, and session ${schedule.target} has ${actions.length}`;
   return { actions, notes };
 }

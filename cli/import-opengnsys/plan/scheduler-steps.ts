@@ -1,4 +1,4 @@
-import { checkCommand } from '../../../plugins/scheduler/commands';
+import type { StepCommands } from '../../../plugins/scheduler/commands';
 import { decodeLegacyCommand } from '../legacy-commands';
 import { refusalFromError } from './body-check';
 import type { CommandStep } from './records';
@@ -7,11 +7,16 @@ import type { CommandStep } from './records';
  * A stored legacy command as the scheduler would queue it, checked by the scheduler's own
  * rules for a step of that command: the step, or the reason it cannot be kept.
  */
-export function commandStep(text: string, catalogueFunction: string | null, where: string): CommandStep | string {
+export function commandStep(
+  steps: Pick<StepCommands, 'check'>,
+  text: string,
+  catalogueFunction: string | null,
+  where: string,
+): CommandStep | string {
   const decoded = decodeLegacyCommand(text, catalogueFunction);
   if (!decoded.ok) return `${where}: ${decoded.reason}`;
   try {
-    return { command: decoded.command, params: checkCommand(decoded.command, decoded.params, `${where}.command`, `${where}.params`) };
+    return { command: decoded.command, params: steps.check(decoded.command, decoded.params, `${where}.command`, `${where}.params`) };
   } catch (error) {
     return refusalFromError(error, {}, {}, '');
   }

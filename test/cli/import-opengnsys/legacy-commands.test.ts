@@ -1,13 +1,31 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { test } from 'uvu';
 import { decodeLegacyCommand } from '../../../cli/import-opengnsys/legacy-commands';
-import { checkCommand } from '../../../plugins/scheduler/commands';
+import { openTarget, type Target } from '../../../cli/import-opengnsys/target';
+import { makeImportTarget } from '../../support/import-target';
+import { removeTestStore } from '../../support/server';
+
+// The steps are checked as the importer checks them: by the commands a target with every plugin defines.
+let target: Target;
+let dir: string;
+test.before(async () => {
+  const made = await makeImportTarget();
+  dir = made.dir;
+  target = await openTarget(made.configFile, new Writable({ write: (_chunk, _encoding, done) => done() }));
+});
+test.after(async () => {
+  await target.close();
+  await removeTestStore(dir);
+});
+
+const check = (command: string, params: Record<string, unknown>) => target.rules.scheduler!.check(command, params, 'command', 'params');
 
 /** Decode, and check that the scheduler takes the result as a step. */
 function decoded(text: string, catalogue: string | null = null): { command: string; params: Record<string, unknown> } {
   const result = decodeLegacyCommand(text, catalogue);
   assert.ok(result.ok, `${JSON.stringify(text)}: ${result.ok ? '' : result.reason}`);
-  checkCommand(result.command, result.params, 'command', 'params');
+  check(result.command, result.params);
   return { command: result.command, params: result.params };
 }
 
@@ -86,7 +104,7 @@ test('commands ogserve does not run, and text that names none, come back with th
 test('values the scheduler refuses are decoded as they are, for its check to name them', () => {
   const result = decodeLegacyCommand('nfn=Configurar\rdsk=1\rcfg=dis=1*che=0*tch=0!par=1*cpt=NTFS*sfi=NTFS*tam=1*ope=0%');
   assert.ok(result.ok);
-  assert.throws(() => checkCommand(result.command, result.params, 'command', 'params'), /'params.type' is required/);
+  assert.throws(() => check(result.command, result.params), /'params.type' is required/);
 });
 
 test.run();

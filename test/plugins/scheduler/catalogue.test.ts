@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { ProcedureStepEntity } from '../../../plugins/scheduler/entities/procedure';
 import { startServer } from '../../support/server';
-import { schedulerSite, type SchedulerSite, ENDPOINTS } from './helpers';
+import { schedulerSite, type SchedulerSite, type SiteOptions, ENDPOINTS } from './helpers';
 
-async function withSite(fn: (site: SchedulerSite) => Promise<void>): Promise<void> {
-  const site = await schedulerSite();
+async function withSite(fn: (site: SchedulerSite) => Promise<void>, options: SiteOptions = {}): Promise<void> {
+  const site = await schedulerSite(options);
   try {
     await fn(site);
   } finally {
@@ -97,81 +97,128 @@ test('cycles are refused naming the step: self, direct and indirect', () =>
   }));
 
 test('procedure/add validates every step before writing anything', () =>
-  withSite(async ({ s, center }) => {
-    expect400(
-      await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'hardware' }, { task: '1' }] }),
-      'steps[1].task',
-      'a task step',
-    );
-    expect400(
-      await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'format_everything' }] }),
-      'steps[0].command',
-      'unknown command',
-    );
-    expect400(
-      await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'wol', params: { type: 'multicast' } }] }),
-      'steps[0].params.type',
-      'wol with an unknown packet type',
-    );
-    expect400(
-      await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'run', params: {} }] }),
-      'steps[0].params.run',
-      'missing param',
-    );
-    expect400(
-      await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'session', params: { disk: 1 } }] }),
-      'steps[0].params.part',
-      'session without part',
-    );
-    expect400(
-      await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'software', params: { disk: 'x', partition: 1 } }] }),
-      'steps[0].params.disk',
-      'bad disk',
-    );
-    expect400(
-      await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'software', params: { disk: '1', partition: '99999' } }] }),
-      'steps[0].params.partition',
-      'partition past 65535',
-    );
-    const imageStep = { disk: '1', partition: '1', code: '131', name: 'img', repository: '10.0.0.9' };
-    expect400(
-      await s.post('/procedure/add', {
-        center,
-        name: 'p',
-        steps: [{ command: 'image_create', params: { ...imageStep, id: '99999999999' } }],
-      }),
-      'steps[0].params.id',
-      'image id past 2^31-1',
-    );
-    expect400(
-      await s.post('/procedure/add', {
-        center,
-        name: 'p',
-        steps: [{ command: 'image_restore', params: { ...imageStep, id: 1, type: 'UNICAST', profile: 99_999_999_999 } }],
-      }),
-      'steps[0].params.profile',
-      'profile past 2^31-1',
-    );
-    expect400(
-      await s.post('/procedure/add', { center, name: 'p', steps: [{ procedure: '999' }] }),
-      'steps[0].procedure',
-      'unknown procedure',
-    );
-    expect400(
-      await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'reboot', procedure: 1 }] }),
-      'steps[0]',
-      'two kinds in one step',
-    );
-    expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{}] }), 'steps[0]', 'an empty step');
-    expect400(await s.post('/procedure/add', { center: '999', name: 'p' }), 'center', 'unknown center');
-    expect400(await s.post('/procedure/add', { center: 'x', name: 'p' }), 'center', 'center not numeric');
-    expect400(await s.post('/procedure/add', { center, name: '' }), 'name', 'empty name');
-    expect400(await s.post('/procedure/add', { name: 'p' }), 'center', 'missing center');
-    expect400(await s.post('/procedure/add', { center, name: 'p', steps: 'reboot' }), 'steps', 'steps not a list');
-    // Nothing was written by the refused requests: the name is still free.
-    assert.equal((await s.post('/procedure/add', { center, name: 'p' })).status, 200, 'name p still free');
-    expect400(await s.post('/procedure/update', { procedure: '999', center, name: 'q' }), 'procedure', 'update of an unknown procedure');
-  }));
+  withSite(
+    async ({ s, center }) => {
+      expect400(
+        await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'hardware' }, { task: '1' }] }),
+        'steps[1].task',
+        'a task step',
+      );
+      expect400(
+        await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'format_everything' }] }),
+        'steps[0].command',
+        'unknown command',
+      );
+      expect400(
+        await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'wol', params: { type: 'multicast' } }] }),
+        'steps[0].params.type',
+        'wol with an unknown packet type',
+      );
+      expect400(
+        await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'run', params: {} }] }),
+        'steps[0].params.run',
+        'missing param',
+      );
+      expect400(
+        await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'session', params: { disk: 1 } }] }),
+        'steps[0].params.part',
+        'session without part',
+      );
+      expect400(
+        await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'software', params: { disk: 'x', partition: 1 } }] }),
+        'steps[0].params.disk',
+        'bad disk',
+      );
+      expect400(
+        await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'software', params: { disk: '1', partition: '99999' } }] }),
+        'steps[0].params.partition',
+        'partition past 65535',
+      );
+      const imageStep = { disk: '1', partition: '1', code: '131', name: 'img', repository: '10.0.0.9' };
+      expect400(
+        await s.post('/procedure/add', {
+          center,
+          name: 'p',
+          steps: [{ command: 'image_create', params: { ...imageStep, id: '99999999999' } }],
+        }),
+        'steps[0].params.id',
+        'image id past 2^31-1',
+      );
+      expect400(
+        await s.post('/procedure/add', {
+          center,
+          name: 'p',
+          steps: [{ command: 'image_restore', params: { ...imageStep, id: 1, type: 'UNICAST', profile: 99_999_999_999 } }],
+        }),
+        'steps[0].params.profile',
+        'profile past 2^31-1',
+      );
+      expect400(
+        await s.post('/procedure/add', { center, name: 'p', steps: [{ procedure: '999' }] }),
+        'steps[0].procedure',
+        'unknown procedure',
+      );
+      expect400(
+        await s.post('/procedure/add', { center, name: 'p', steps: [{ command: 'reboot', procedure: 1 }] }),
+        'steps[0]',
+        'two kinds in one step',
+      );
+      expect400(await s.post('/procedure/add', { center, name: 'p', steps: [{}] }), 'steps[0]', 'an empty step');
+      expect400(await s.post('/procedure/add', { center: '999', name: 'p' }), 'center', 'unknown center');
+      expect400(await s.post('/procedure/add', { center: 'x', name: 'p' }), 'center', 'center not numeric');
+      expect400(await s.post('/procedure/add', { center, name: '' }), 'name', 'empty name');
+      expect400(await s.post('/procedure/add', { name: 'p' }), 'center', 'missing center');
+      expect400(await s.post('/procedure/add', { center, name: 'p', steps: 'reboot' }), 'steps', 'steps not a list');
+      // Nothing was written by the refused requests: the name is still free.
+      assert.equal((await s.post('/procedure/add', { center, name: 'p' })).status, 200, 'name p still free');
+      expect400(await s.post('/procedure/update', { procedure: '999', center, name: 'q' }), 'procedure', 'update of an unknown procedure');
+    },
+    { plugins: ['images'] },
+  ));
+
+test("a step is checked by its REST call's rules: what POST /image/create, /image/restore and /shell/run refuse, a step refuses", async () => {
+  const site = await schedulerSite({ plugins: ['images'], clients: 1 });
+  try {
+    const { s, center, ips } = site;
+    const create = { disk: '1', partition: '1', code: '131', id: '0', name: 'lab' };
+    const restore = { disk: '1', partition: '1', id: '1', type: 'UNICAST' };
+    const cases: [string, string, string, Record<string, unknown>, string][] = [
+      ['image_create', '/image/create', 'a name that is no file name', { ...create, name: '../etc' }, 'name'],
+      ['image_create', '/image/create', 'a name past 50 characters', { ...create, name: 'a'.repeat(51) }, 'name'],
+      ['image_create', '/image/create', 'a partition code that is no number', { ...create, code: 'NTFS' }, 'code'],
+      ['image_create', '/image/create', 'a repository that is no address', { ...create, repository: 'repo' }, 'repository'],
+      ['image_restore', '/image/restore', 'a restore method the agent does not know', { ...restore, type: 'MULTICAST' }, 'type'],
+      ['image_restore', '/image/restore', 'no restore method', { disk: '1', partition: '1', id: '1' }, 'type'],
+      ['run', '/shell/run', 'an empty script', { run: '' }, 'run'],
+      ['setup', '/setup', 'no partition table type', { disk: '1', cache: '0', cache_size: '0', partition_setup: [] }, 'type'],
+    ];
+    for (const [command, path, what, params, field] of cases) {
+      expect400(await s.post(path, { clients: [ips[0]], ...params }), field, `${path}: ${what}`);
+      const step = await s.post('/procedure/add', { center, name: 'p', steps: [{ command, params }] });
+      expect400(step, `steps[0].params.${field}`, `${command} step: ${what}`);
+      expect400(
+        await s.post('/schedule/command', { clients: [ips[0]], command, params }),
+        `params.${field}`,
+        `scheduled ${command}: ${what}`,
+      );
+    }
+    assert.equal((await s.post('/procedure/add', { center, name: 'p' })).status, 200, 'nothing was written by the refused steps');
+  } finally {
+    await site.close();
+  }
+});
+
+test('a step may name only the commands of enabled plugins: without shell a script step is refused, naming the commands there are', async () => {
+  const site = await schedulerSite({ without: ['shell'] });
+  try {
+    const r = await site.s.post('/procedure/add', { center: site.center, name: 'p', steps: [{ command: 'run', params: { run: 'ls' } }] });
+    expect400(r, 'steps[0].command', 'run without shell');
+    assert.equal(r.body.error, 'unknown_command');
+    assert.match(r.body.message, /must be one of wol, poweroff, reboot, stop, refresh, hardware, software, session, setup$/);
+  } finally {
+    await site.close();
+  }
+});
 
 test('procedure/delete answers 200 for an unknown id and removes the steps that included it', () =>
   withSite(async ({ s, center }) => {

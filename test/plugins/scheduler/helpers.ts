@@ -8,7 +8,8 @@ import { startServer, type TestServer } from '../../support/server';
 
 /** Sunday 22 November 2026, 10:00 local time: "now" in these tests. */
 export const NOW = new Date(2026, 10, 22, 10, 0).getTime();
-export const PLUGINS = ['inventory', 'agents', 'wol', 'scheduler'];
+// shell: the tests queue scripts, a command the shell plugin defines.
+export const PLUGINS = ['inventory', 'agents', 'wol', 'shell', 'scheduler'];
 
 export interface SchedulerSite {
   s: TestServer;
@@ -35,6 +36,8 @@ export interface SiteOptions {
   populate?: boolean;
   /** Plugins enabled besides PLUGINS (images, for image steps). */
   plugins?: string[];
+  /** Plugins of PLUGINS left out (shell, to see its command unknown). */
+  without?: string[];
   /** wol.port: where wake steps send (a UdpReceiver's port). */
   wolPort?: number;
   /** Addresses of a repository every client is given (`repository` in the site). */
@@ -50,7 +53,7 @@ export async function schedulerSite(options: SiteOptions = {}): Promise<Schedule
   const services = container.createChildContainer();
   services.register(SchedulerClock, { useValue: clock });
   const config = {
-    plugins: [...PLUGINS, ...(options.plugins ?? [])],
+    plugins: [...PLUGINS.filter((p) => !options.without?.includes(p)), ...(options.plugins ?? [])],
     scheduler: options.scheduler ?? {},
     ...(options.wolPort === undefined ? {} : { wol: { port: options.wolPort } }),
   };

@@ -420,7 +420,7 @@ test('an image_create step for a client without a repository fails with why, and
       assert.deepEqual(
         rows.map((a) => [a.command, a.result, a.note]),
         [
-          ['image_create', 'failure', 'the step names no repository and the client has none with an address'],
+          ['image_create', 'failure', "'repository_id' is required: neither the image nor the client has a repository"],
           ['hardware', 'success', ''],
         ],
         'the unsendable step fails; the next one still runs',

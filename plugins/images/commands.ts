@@ -1,0 +1,154 @@
+import type { EntityManager } from '@mikro-orm/core';
+import type { Static } from '@sinclair/typebox';
+import { ErrorCode, badRequest } from '../../core/errors';
+import { toInt } from '../../core/schema-types';
+import type { AgentCommands, AgentRequest, AnswerHandler } from '../agents';
+import { type ClientView, type Inventory, type RepositoryView, repositoryAddressFor } from '../inventory';
+import type { Image } from './entities/image';
+import { requireImage, requireRepository } from './routes/lookups';
+import { ImageCreateParams, ImageRestoreParams, restoreTypes } from './schemas';
+import type { ImageStore } from './store';
+
+export type CreateParams = Static<typeof ImageCreateParams>;
+export type RestoreParams = Static<typeof ImageRestoreParams>;
+
+/** A create request made for one client, with what its answer will need. */
+export interface PreparedCreate {
+  request: AgentRequest;
+  repository: RepositoryView;
+}
+
+/**
+ * image_create and image_restore, as POST /image/create and /image/restore and queued
+ * steps send them: the same params, the same checks, the same request for a client.
+ */
+export class ImageCommands {
+  constructor(
+    private readonly store: ImageStore,
+    private readonly inventory: Inventory,
+  ) {}
+
+  define(commands: AgentCommands, stored: { create: AnswerHandler; restore: AnswerHandler }) {
+    return {
+      create: commands.define({
+        name: 'image_create',
+        path: 'image/create',
+        params: ImageCreateParams,
+        oneClient: true,
+        request: async (params, ip) => (await this.prepareCreate(this.store.fork(), params, ip)).request,
+        stored: stored.create,
+      }),
+      restore: commands.define({
+        name: 'image_restore',
+        path: 'image/restore',
+        params: ImageRestoreParams,
+        check: (params) => this.restoreType(params),
+        request: async (params, ip) => {
+          const image = await this.restoredImage(this.store.fork(), params, [ip]);
+          const [client] = await this.inventory.clientsByIps([ip]);
+          return this.restoreRequest(image, params, await this.restoreAddresses(image), client);
+        },
+        stored: stored.restore,
+      }),
+    };
+  }
+
+  /** The create request for a client: the image it refreshes (if any) and the repository it goes to, at the client's address for it. */
+  async prepareCreate(em: EntityManager, params: CreateParams, ip: string): Promise<PreparedCreate> {
+    const [client] = await this.inventory.clientsByIps([ip]);
+    const image = await this.existingImage(em, params);
+    const repository = await this.targetRepository(params, image, client);
+    const address = repositoryAddressFor(client, repository.addresses);
+    if (!address)
+      throw badRequest(
+        ErrorCode.invalidField,
+        `repository ${repository.id} has no address`,
+        params.repository_id === undefined ? 'repository' : 'repository_id',
+      );
+    const body = {
+      disk: String(params.disk),
+      partition: String(params.partition),
+      code: String(params.code),
+      id: String(image?.id ?? 0),
+      name: params.name,
+      repository: address,
+      ...(params.backup === undefined ? {} : { backup: params.backup }),
+    };
+    return { request: { method: 'POST', path: 'image/create', body }, repository };
+  }
+
+  /** The restore method in the agent's spelling; refuses one it does not know. */
+  restoreType(params: RestoreParams): string {
+    const type = params.type.toUpperCase();
+    if (!(restoreTypes as readonly string[]).includes(type))
+      throw badRequest(ErrorCode.invalidField, `'type' must be one of ${restoreTypes.join(', ')}`, 'type');
+    return type;
+  }
+
+  /** The image to restore, refused when its name differs from the one asked or it is kept from a center of one of the clients. */
+  async restoredImage(em: EntityManager, params: RestoreParams, ips: string[]): Promise<Image> {
+    const image = await requireImage(this.store, em, toInt(params.id), 'id');
+    if (params.name !== undefined && params.name !== image.name)
+      throw badRequest(ErrorCode.conflict, `image ${image.id} is named '${image.name}', not '${params.name}'`, 'name');
+    const scopes = await this.store.scopes(image.id);
+    if (scopes.length > 0) {
+      const clients = await this.inventory.clientsByIps(ips);
+      const outside = clients.filter((c) => !scopes.includes(c.room.centerId)).map((c) => c.ip);
+      if (outside.length > 0)
+        throw badRequest(
+          ErrorCode.conflict,
+          `image '${image.name}' is restricted to other centers than that of ${outside.slice(0, 10).join(', ')}`,
+          'clients',
+        );
+    }
+    return image;
+  }
+
+  async restoreAddresses(image: Image): Promise<string[]> {
+    return (await this.inventory.repository(image.repositoryId))?.addresses ?? [];
+  }
+
+  /** The restore request for a client: the image's repository at the client's address for it (or the address asked when it is not one of them). */
+  restoreRequest(image: Image, params: RestoreParams, addresses: string[], client: ClientView | undefined): AgentRequest {
+    const address = repositoryAddressFor(client, addresses, params.repository);
+    if (!address) throw badRequest(ErrorCode.missingField, `'repository' is required: the image's repository has no address`, 'repository');
+    const body = {
+      disk: String(params.disk),
+      partition: String(params.partition),
+      name: image.name,
+      repository: address,
+      type: this.restoreType(params),
+      profile: String(params.profile ?? image.softwareId),
+      id: String(image.id),
+    };
+    return { method: 'POST', path: 'image/restore', body };
+  }
+
+  /** The image a create refers to: by id when not "0" (its name must match), else by name if it exists. */
+  private async existingImage(em: EntityManager, params: CreateParams): Promise<Image | null> {
+    const id = toInt(params.id);
+    if (id === 0) return this.store.byName(em, params.name);
+    const image = await requireImage(this.store, em, id, 'id');
+    if (image.name !== params.name)
+      throw badRequest(ErrorCode.conflict, `image ${id} is named '${image.name}', not '${params.name}'`, 'name');
+    return image;
+  }
+
+  /** The repository an image is written to: the one named (by id or by one of its addresses), else the image's, else the client's. */
+  private async targetRepository(params: CreateParams, image: Image | null, client: ClientView | undefined): Promise<RepositoryView> {
+    if (params.repository_id !== undefined) return requireRepository(this.inventory, toInt(params.repository_id), 'repository_id');
+    if (params.repository !== undefined) {
+      const repository = await this.inventory.repositoryByAddress(params.repository);
+      if (!repository) throw badRequest(ErrorCode.unknownId, `no repository has the address ${params.repository}`, 'repository');
+      return repository;
+    }
+    const id = image?.repositoryId || client?.repositoryId;
+    if (!id)
+      throw badRequest(
+        ErrorCode.missingField,
+        "'repository_id' is required: neither the image nor the client has a repository",
+        'repository_id',
+      );
+    return requireRepository(this.inventory, id, 'repository_id');
+  }
+}
