@@ -206,13 +206,18 @@ export class App {
     const allowed = new Set([definition.name, ...(definition.requires ?? [])]);
     const tokenName = (token: InjectionToken<unknown>): string => (typeof token === 'function' ? token.name : String(token));
     const log = this.log.child({ plugin: definition.name });
+    const container = this.container.createChildContainer();
     return {
       name: definition.name,
       config: section,
       settings: this.settings,
       router: this.routes.registrarFor(definition.name),
       routes: this.routes.routes,
-      container: this.container.createChildContainer(),
+      container,
+      service: (token, makeDefault) => {
+        if (!container.isRegistered(token, true)) container.registerInstance(token, makeDefault());
+        return container.resolve(token);
+      },
       db: this.database,
       log,
       events: this.events.forPlugin(definition.name),

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { EntityManager, MikroORM, Options } from '@mikro-orm/core';
+import type { EntityManager, EntityName, MikroORM, Options, RequiredEntityData } from '@mikro-orm/core';
 import type { AbstractSqlConnection } from '@mikro-orm/knex';
 import type { CoreSettings } from './config';
 import { StartupError } from './errors';
@@ -219,6 +219,11 @@ export async function execute<T = Record<string, unknown>>(em: EntityManager, sq
 }
 
 /** Insert many rows with one statement per `chunk` rows, inside `em`'s transaction. */
-export async function insertInChunks<T extends object>(em: EntityManager, entityName: string, rows: T[], chunk = 500): Promise<void> {
-  for (let i = 0; i < rows.length; i += chunk) await em.insertMany(entityName, rows.slice(i, i + chunk) as never[]);
+export async function insertInChunks<T extends object>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  rows: RequiredEntityData<T>[],
+  chunk = 500,
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += chunk) await em.insertMany<T>(entity, rows.slice(i, i + chunk));
 }

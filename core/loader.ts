@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { StartupError } from './errors';
 import type { PluginDefinition } from './plugin';
+import { resolveOgserveToThisInstall } from './self-resolution';
 
 const bundledDir = path.resolve(__dirname, '..', 'plugins');
 
@@ -21,6 +22,7 @@ export function isBundled(name: string): boolean {
  */
 export async function importPlugins(specifiers: string[], baseDir: string): Promise<PluginDefinition[]> {
   const definitions: PluginDefinition[] = [];
+  if (specifiers.some((specifier) => !isBundled(specifier))) resolveOgserveToThisInstall();
   for (const specifier of specifiers) {
     const target = isBundled(specifier)
       ? path.join(bundledDir, specifier, 'index.js')

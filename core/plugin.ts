@@ -56,6 +56,12 @@ export interface PluginContext<C = unknown> {
   readonly routes: readonly Readonly<Route>[];
   /** The plugin's own child container: what it registers here stays local. */
   readonly container: DependencyContainer;
+  /**
+   * A service the plugin uses that an embedder or a test may replace (a clock, a sender):
+   * what is registered for `token` in the containers the app was given wins; otherwise
+   * `makeDefault()` is made and registered in the plugin's own container.
+   */
+  service<T>(token: InjectionToken<T>, makeDefault: () => T): T;
   readonly db: Database;
   readonly log: Logger;
   /** The event bus: announce what happened, hear what other plugins announce. */

@@ -1,4 +1,5 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type net from 'node:net';
 import type { Duplex } from 'node:stream';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -11,17 +12,23 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
  * then the connection is closed: its parser cannot read another request.
  */
 export function answerUnroutedRequests(server: http.Server, listener: Listener): void {
-  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+  server.on('connect', (req: IncomingMessage, duplex: Duplex) => {
     req.push(null); // a CONNECT carries no body the service reads
-    answerOnSocket(req, socket, listener);
+    answerOnSocket(req, tcpSocket(duplex), listener);
   });
-  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) => {
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, duplex: Duplex) => {
+    const socket = tcpSocket(duplex);
     const req = error.code === 'HPE_INVALID_METHOD' && error.rawPacket ? requestFromBytes(error.rawPacket, socket) : undefined;
     if (req) return answerOnSocket(req, socket, listener);
     // Anything else gets what Node answers when nobody listens for client errors.
-    if (socket.writable && (socket as Duplex & { bytesWritten?: number }).bytesWritten === 0) socket.write(bareAnswer(error.code));
+    if (socket.writable && socket.bytesWritten === 0) socket.write(bareAnswer(error.code));
     socket.destroy();
   });
+}
+
+/** An http.Server over TCP hands these events its net.Socket; Node's types say only Duplex. */
+function tcpSocket(duplex: Duplex): net.Socket {
+  return duplex as net.Socket;
 }
 
 function bareAnswer(code: string | undefined): string {
@@ -36,12 +43,12 @@ function bareAnswer(code: string | undefined): string {
   return `HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`;
 }
 
-function answerOnSocket(req: IncomingMessage, socket: Duplex, listener: Listener): void {
+function answerOnSocket(req: IncomingMessage, socket: net.Socket, listener: Listener): void {
   const res = new http.ServerResponse(req);
   res.shouldKeepAlive = false;
-  res.assignSocket(socket as never);
+  res.assignSocket(socket);
   res.once('finish', () => {
-    res.detachSocket(socket as never);
+    res.detachSocket(socket);
     socket.end();
     // What Node's server does for its own responses: the answer is over ('close' tells the
     // request log and the count of requests in flight).
@@ -54,13 +61,13 @@ function answerOnSocket(req: IncomingMessage, socket: Duplex, listener: Listener
  * The request line and headers of a request whose method the parser refused, read from
  * the bytes it had received. Headers not received yet count as absent (no Authorization: 401).
  */
-function requestFromBytes(bytes: Buffer, socket: Duplex): IncomingMessage | undefined {
+function requestFromBytes(bytes: Buffer, socket: net.Socket): IncomingMessage | undefined {
   const text = bytes.toString('latin1');
   const end = text.indexOf('\r\n\r\n');
   const lines = (end >= 0 ? text.slice(0, end) : text).split('\r\n');
   const line = /^([!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}) (\S{1,8192}) HTTP\/1\.[01]$/.exec(lines[0] ?? '');
   if (!line) return undefined;
-  const req = new http.IncomingMessage(socket as never);
+  const req = new http.IncomingMessage(socket);
   req.method = line[1]!;
   req.url = line[2]!;
   for (const header of lines.slice(1)) {

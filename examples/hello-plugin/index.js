@@ -1,13 +1,16 @@
 // A complete third-party ogserve plugin: a config key, a route with a validated body, a
-// service of a plugin it requires, and a view in the web console (console/view.js).
-// Enable it with "plugins": [..., "./path/to/hello-plugin"].
+// service of a plugin it requires, an agent command the REST API and the scheduler both
+// send, an event of its own, and a view in the web console (console/view.js).
+// Enable it with "plugins": [..., "./path/to/hello-plugin"]; it needs no install of its
+// own: ogserve resolves require('ogserve') for the plugins it loads.
 const path = require('node:path');
 const { definePlugin, Type, Ipv4, badRequest, ErrorCode } = require('ogserve');
 const { Inventory } = require('ogserve/plugins/inventory');
+const { AgentCommands, AgentLink, DispatchAnswer, paramsOf, sendCommand, withClients } = require('ogserve/plugins/agents');
 
 module.exports = definePlugin({
   name: 'hello',
-  requires: ['inventory'],
+  requires: ['inventory', 'agents'],
   console: { title: { en: 'Hello', es: 'Hola' }, dir: path.join(__dirname, 'console'), entry: 'view.js' },
   config: Type.Object({ greeting: Type.String({ default: 'Hello' }) }, { additionalProperties: false }),
   register(ctx) {
@@ -23,6 +26,40 @@ module.exports = definePlugin({
       const client = await inventory.clientByIp(body.client);
       if (!client) throw badRequest(ErrorCode.unknownId, `no client with ip ${body.client}`, 'client');
       return { message: `${ctx.config.greeting}, ${client.name} in room ${client.room.name}` };
+    });
+
+    // An agent command, defined once: POST /hello/wave and a scheduled `hello` step are
+    // checked by `params` and sent as `request` makes them. It asks the agent to print the
+    // greeting on the PC's console with the agent's own script command.
+    const wave = ctx.use(AgentCommands).define({
+      name: 'hello',
+      path: 'shell/run',
+      params: Type.Object({ times: Type.Optional(Type.Integer({ minimum: 1, maximum: 9 })) }),
+      request: (params) => ({
+        method: 'POST',
+        path: 'shell/run',
+        body: {
+          run: Array(params.times ?? 1)
+            .fill(`echo '${ctx.config.greeting.replace(/'/g, '')}'`)
+            .join('; '),
+          echo: false,
+        },
+      }),
+    });
+    const link = ctx.use(AgentLink);
+    const waveSpec = {
+      permission: 'shell',
+      scoped: 'clients',
+      body: withClients(wave.params),
+      response: DispatchAnswer,
+      summary: "Print the greeting on clients' consoles",
+    };
+    ctx.router.post('/hello/wave', waveSpec, async ({ body }) => {
+      const dispatch = await sendCommand(link, wave, paramsOf(body), body.clients);
+      // After the fact, for every listener (the events stream, webhooks): typed in ogserve
+      // by declaration merging when the plugin is TypeScript.
+      void ctx.events.emit('hello.waved', { clients: dispatch.outcomes.filter((o) => o.outcome === 'sent').map((o) => o.addr) });
+      return { clients: dispatch.outcomes };
     });
   },
 });

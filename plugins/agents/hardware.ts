@@ -1,7 +1,7 @@
 import { execute, type Database } from '../../core/database';
 import { AnswerError } from './configuration';
 import type { Inventory } from '../inventory';
-import { HardwareItemEntity } from './entities/hardware';
+import { type HardwareItem, HardwareItemEntity } from './entities/hardware';
 import { hardwareProfileId } from './profiles';
 
 /**
@@ -96,7 +96,10 @@ export async function storeHardware(
     await inventory.setHardwareProfile(em, clientId, profile);
     await execute(em, 'delete from client_hardware where client_id = ?', [clientId]);
     if (items.length > 0)
-      await em.insertMany(HardwareItemEntity, items.map((item, position) => ({ client: clientId, ...item, position })) as never[]);
+      await em.insertMany<HardwareItem>(
+        HardwareItemEntity,
+        items.map((item, position) => ({ client: inventory.clientRef(em, clientId), ...item, position })),
+      );
   });
 }
 

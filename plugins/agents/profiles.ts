@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { Database } from '../../core/database';
-import { HardwareProfileEntity, SoftwareProfileEntity } from './entities/profile';
+import { type EntitySchema, type RequiredEntityData, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { type Database, execute } from '../../core/database';
+import { HardwareProfileEntity, type Profile, SoftwareProfileEntity } from './entities/profile';
 
 /**
  * What identifies a profile: the SHA-256 of its items sorted, one per line (packages; or
@@ -21,23 +21,26 @@ export function profileFingerprint(items: string[]): string {
  * Looked up outside the caller's transaction: rows are immutable and keyed by their set,
  * so a row made for a report whose storing later fails is only an unused profile.
  */
-async function profileId(
+async function profileId<P extends Profile>(
   db: Database,
-  entity: typeof SoftwareProfileEntity | typeof HardwareProfileEntity,
+  entity: EntitySchema<P>,
   items: string[],
-  extra: Record<string, string>,
+  row: (fingerprint: string) => RequiredEntityData<P>,
 ): Promise<number> {
   const fingerprint = profileFingerprint(items);
-  const found = await db.fork().findOne(entity as typeof HardwareProfileEntity, { fingerprint });
-  if (found) return found.id;
+  const find = async () =>
+    (await execute<{ id: number }>(db.fork(), `select id from ${entity.meta.tableName} where fingerprint = ?`, [fingerprint]))[0]?.id;
+  const found = await find();
+  if (found !== undefined) return Number(found);
   try {
-    return (await db.fork().insert(entity as typeof HardwareProfileEntity, { fingerprint, ...extra } as never)) as number;
+    return (await db.fork().insert<P>(entity, row(fingerprint))) as number;
   } catch (error) {
     // Another report of the same set inserted it meanwhile: use that row.
     if (!(error instanceof UniqueConstraintViolationException)) throw error;
   }
-  const row = await db.fork().findOneOrFail(entity as typeof HardwareProfileEntity, { fingerprint });
-  return row.id;
+  const raced = await find();
+  if (raced === undefined) throw new Error(`the ${entity.meta.className} of fingerprint ${fingerprint} was neither inserted nor found`);
+  return Number(raced);
 }
 
 /**
@@ -46,7 +49,7 @@ async function profileId(
  */
 export function softwareProfileId(db: Database, lines: string[]): Promise<number> {
   if (lines.length === 0) return Promise.resolve(0);
-  return profileId(db, SoftwareProfileEntity, lines.slice(1), { os: lines[0]! });
+  return profileId(db, SoftwareProfileEntity, lines.slice(1), (fingerprint) => ({ fingerprint, os: lines[0]! }));
 }
 
 /** A client's hardware profile: its components as `type=description`; 0 for none. */
@@ -56,6 +59,6 @@ export function hardwareProfileId(db: Database, items: { type: string; descripti
     db,
     HardwareProfileEntity,
     items.map((i) => `${i.type}=${i.description}`),
-    {},
+    (fingerprint) => ({ fingerprint }),
   );
 }

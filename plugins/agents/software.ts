@@ -1,7 +1,7 @@
 import { execute, type Database } from '../../core/database';
 import { AnswerError } from './configuration';
 import type { Inventory } from '../inventory';
-import { SoftwareItemEntity } from './entities/software';
+import { type SoftwareItem, SoftwareItemEntity } from './entities/software';
 import { softwareProfileId } from './profiles';
 
 /** Bounds the rows one answer can write (the reference reads 8096 lines). */
@@ -68,9 +68,9 @@ export async function storeSoftware(
     await inventory.setPartitionSoftware(em, clientId, disk, partition, profile);
     await execute(em, 'delete from client_software where client_id = ? and disk = ? and part_number = ?', [clientId, disk, partition]);
     if (lines.length > 0) {
-      await em.insertMany(
+      await em.insertMany<SoftwareItem>(
         SoftwareItemEntity,
-        lines.map((name, position) => ({ client: clientId, disk, partition, position, name })) as never[],
+        lines.map((name, position) => ({ client: inventory.clientRef(em, clientId), disk, partition, position, name })),
       );
     }
   });

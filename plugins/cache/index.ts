@@ -22,7 +22,7 @@ export default definePlugin({
   register(ctx) {
     const inventory = ctx.use(Inventory);
     const link = ctx.use(AgentLink);
-    const store = new CacheStore(ctx.db);
+    const store = new CacheStore(ctx.db, inventory);
     ctx.provide(CacheStore, store);
 
     // A configuration answer (refresh, setup) lists the cache, or has no `cache` key when

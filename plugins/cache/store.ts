@@ -1,6 +1,7 @@
 import { execute, type Database } from '../../core/database';
+import type { Inventory } from '../inventory';
 import type { CachedImage } from './answer';
-import { CacheEntryEntity } from './entities/cache-entry';
+import { type CacheEntry, CacheEntryEntity } from './entities/cache-entry';
 
 /**
  * Each client's cache contents, replaced whole by every report of its agent. Consoles poll
@@ -10,16 +11,25 @@ import { CacheEntryEntity } from './entities/cache-entry';
 export class CacheStore {
   private loaded?: Promise<Map<number, CachedImage[]>>;
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly inventory: Pick<Inventory, 'clientRef'>,
+  ) {}
 
   /** Replace a client's cache contents in one transaction. */
   async replace(clientId: number, images: CachedImage[]): Promise<void> {
     await this.db.transactional(async (em) => {
       await execute(em, 'delete from cache_entries where client_id = ?', [clientId]);
-      for (const image of images) {
-        em.create(CacheEntryEntity, { client: clientId, name: image.name, size: image.size.toString(), checksum: image.checksum } as never);
-      }
-      await em.flush();
+      if (images.length > 0)
+        await em.insertMany<CacheEntry>(
+          CacheEntryEntity,
+          images.map((image) => ({
+            client: this.inventory.clientRef(em, clientId),
+            name: image.name,
+            size: image.size.toString(),
+            checksum: image.checksum,
+          })),
+        );
     });
     (await this.all()).set(clientId, [...images].sort(byName));
   }

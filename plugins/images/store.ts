@@ -146,14 +146,18 @@ export class ImageStore {
           const existing = await this.byName(em, capture.name);
           // Native statements: the 64-bit columns are written as decimal strings, exact.
           if (existing) {
-            await em.nativeUpdate(ImageEntity, { id: existing.id }, {
-              ...fields,
-              ...(capture.description === undefined ? {} : { description: capture.description }),
-              // 0 is what consoles send when they mean "unchanged"; /image/update sets 0 explicitly.
-              ...(capture.centerId ? { centerId: capture.centerId } : {}),
-              ...(capture.groupId ? { groupId: capture.groupId } : {}),
-              revision: existing.revision + 1,
-            } as never);
+            await em.nativeUpdate(
+              ImageEntity,
+              { id: existing.id },
+              {
+                ...fields,
+                ...(capture.description === undefined ? {} : { description: capture.description }),
+                // 0 is what consoles send when they mean "unchanged"; /image/update sets 0 explicitly.
+                ...(capture.centerId ? { centerId: capture.centerId } : {}),
+                ...(capture.groupId ? { groupId: capture.groupId } : {}),
+                revision: existing.revision + 1,
+              },
+            );
             return existing.id;
           }
           return (await em.insert(ImageEntity, {
@@ -164,7 +168,7 @@ export class ImageStore {
             groupId: capture.groupId ?? 0,
             type: MONOLITHIC,
             revision: 1,
-          } as never)) as number;
+          })) as number;
         });
       } catch (error) {
         if (!(error instanceof UniqueConstraintViolationException) || attempt > 0) throw error;
@@ -210,7 +214,7 @@ export class ImageStore {
   async setScopes(imageId: number, centers: number[]): Promise<void> {
     await this.db.transactional(async (em) => {
       await execute(em, 'delete from image_scopes where image_id = ?', [imageId]);
-      for (const centerId of new Set(centers)) em.create(ImageScopeEntity, { image: imageId, centerId } as never);
+      for (const centerId of new Set(centers)) em.create(ImageScopeEntity, { image: imageId, centerId });
       await em.flush();
     });
   }

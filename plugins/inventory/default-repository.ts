@@ -11,7 +11,7 @@ export async function seedDefaultRepository(ctx: SeedContext): Promise<void> {
   const { address, how } = hostAddress(ctx.settings.rest.ip);
   const repository = ctx.em.create(RepositoryEntity, { name: 'Default', center: 1 });
   await ctx.em.flush();
-  ctx.em.create(RepositoryAddressEntity, { repository, ip: address } as never);
+  ctx.em.create(RepositoryAddressEntity, { repository, ip: address });
   await ctx.em.flush();
   ctx.log.info({ repository: repository.id, ip: address }, `created repository ${repository.id} "Default" at ${address} (${how})`);
 }

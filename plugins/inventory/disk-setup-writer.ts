@@ -1,6 +1,6 @@
-import type { EntityManager } from '@mikro-orm/core';
+import type { EntityManager, RequiredEntityData } from '@mikro-orm/core';
 import { execute, type Database } from '../../core/database';
-import { PartitionEntity } from './entities/partition';
+import { type Partition, PartitionEntity } from './entities/partition';
 import type { DiskEntry } from './service';
 
 interface Job {
@@ -75,7 +75,7 @@ export class DiskSetupWriter {
     );
     const byKey = new Map(existing.map((row) => [`${row.disk}:${row.part}`, row]));
     const kept = new Set<number>();
-    const inserts: Record<string, unknown>[] = [];
+    const inserts: RequiredEntityData<Partition>[] = [];
     for (const entry of job.entries) {
       const values = {
         diskType: entry.diskType ?? '',
@@ -100,10 +100,9 @@ export class DiskSetupWriter {
         Number(row.code) === values.code &&
         String(row.used_size) === values.usedSize &&
         String(row.free_size) === values.freeSize;
-      if (!same)
-        await em.nativeUpdate(PartitionEntity, { id: row.id }, (replaced ? { ...values, image: 0, software: 0 } : values) as never);
+      if (!same) await em.nativeUpdate(PartitionEntity, { id: row.id }, replaced ? { ...values, image: 0, software: 0 } : values);
     }
-    if (inserts.length > 0) await em.insertMany(PartitionEntity, inserts as never[]);
+    if (inserts.length > 0) await em.insertMany<Partition>(PartitionEntity, inserts);
     const gone = existing.filter((row) => !kept.has(Number(row.id))).map((row) => row.id);
     if (gone.length > 0) await em.nativeDelete(PartitionEntity, { id: { $in: gone } });
     if (job.serialNumber) {

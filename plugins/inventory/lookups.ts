@@ -1,9 +1,15 @@
-import type { EntityManager, EntitySchema } from '@mikro-orm/core';
+import type { EntityManager, EntitySchema, FilterQuery } from '@mikro-orm/core';
 import { ErrorCode, badRequest } from '../../core/errors';
 
 /** Load a row by id or refuse the request, naming the field that carried the id. */
-export async function requireRow<T extends object>(em: EntityManager, entity: EntitySchema<T>, id: number, field: string): Promise<T> {
-  const row = await em.findOne(entity, { id } as never);
+export async function requireRow<T extends { id: number }>(
+  em: EntityManager,
+  entity: EntitySchema<T>,
+  id: number,
+  field: string,
+): Promise<T> {
+  // Generic over T, TypeScript cannot see that `id` is one of T's properties.
+  const row = await em.findOne(entity, { id } as FilterQuery<T>);
   if (!row)
     throw badRequest(
       ErrorCode.unknownId,

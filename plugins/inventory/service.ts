@@ -3,6 +3,8 @@ import type { Static } from '@sinclair/typebox';
 import { execute, type Database } from '../../core/database';
 import type { Logger } from '../../core/log';
 import { ClientIndex } from './client-index';
+import { CenterEntity } from './entities/center';
+import { ClientEntity } from './entities/client';
 import { clientsWhere, type ClientView } from './client-view';
 import { DiskSetupWriter } from './disk-setup-writer';
 import { FleetScope } from './fleet-scope';
@@ -231,6 +233,18 @@ export class Inventory {
   }
 
   /** Whether a center, room or client has this id (read in `em`, so inside its transaction). */
+  /**
+   * A center or a client as another plugin's row refers to it (a foreign key with the
+   * inventory's own cascade), within that plugin's unit of work; nothing is read.
+   */
+  centerRef(em: EntityManager, id: number): { id: number } {
+    return em.getReference(CenterEntity, id);
+  }
+
+  clientRef(em: EntityManager, id: number): { id: number } {
+    return em.getReference(ClientEntity, id);
+  }
+
   async scopeExists(scope: ScopeRef, em: EntityManager = this.db.fork()): Promise<boolean> {
     const table = { center: 'centers', room: 'rooms', client: 'clients' }[scope.type];
     return (await execute(em, `select id from ${table} where id = ?`, [scope.id])).length > 0;

@@ -81,7 +81,7 @@ export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, in
         architecture: body.architecture ?? parsed.architecture,
         revision: body.revision ?? parsed.revision,
         iso: body.iso ?? '',
-      } as never);
+      });
       await em.flush();
       return { id: row.id };
     },

@@ -158,7 +158,7 @@ export async function addProcedure(
     const procedure = tx.create(ProcedureEntity, {
       name: input.name,
       description: input.description,
-      center: tx.getReference('Center', input.center) as never,
+      center: inventory.centerRef(tx, input.center),
     });
     await tx.flush();
     writeProcedureSteps(tx, procedure, steps);
@@ -180,7 +180,7 @@ export async function updateProcedure(
   const steps = await checkProcedureSteps(em, commands, input.steps, id);
   await em.transactional(async (tx) => {
     const row = tx.merge(ProcedureEntity, procedure);
-    Object.assign(row, { name: input.name, description: input.description, center: tx.getReference('Center', input.center) });
+    Object.assign(row, { name: input.name, description: input.description, center: inventory.centerRef(tx, input.center) });
     await tx.nativeDelete(ProcedureStepEntity, { procedure: { id } });
     writeProcedureSteps(tx, row, steps);
     await tx.flush();
@@ -199,7 +199,7 @@ export async function addTask(inventory: Inventory, em: EntityManager, input: Ta
     const task = tx.create(TaskEntity, {
       name: input.name,
       description: input.description,
-      center: tx.getReference('Center', input.center) as never,
+      center: inventory.centerRef(tx, input.center),
       scopeType: input.scope?.type ?? '',
       scopeId: input.scope?.id ?? 0,
     });

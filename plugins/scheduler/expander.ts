@@ -71,7 +71,7 @@ export class Expander {
       for (const [index, client] of clients.entries()) {
         const refused = index > 0 && this.commands.oneClientOnly(command.command);
         const row = em.create(ActionEntity, {
-          client: em.getReference('Client', client.id) as never,
+          client: this.inventory.clientRef(em, client.id),
           ip: client.ip,
           session: session.value,
           command: command.command,

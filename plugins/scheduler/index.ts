@@ -46,9 +46,7 @@ export default definePlugin({
   ),
   register(ctx) {
     // Tests register a ManualClock under SchedulerClock before starting a server.
-    const clock: Clock = ctx.container.isRegistered(SchedulerClock, true)
-      ? ctx.container.resolve<Clock>(SchedulerClock)
-      : new SystemClock();
+    const clock = ctx.service<Clock>(SchedulerClock, () => new SystemClock());
     const link = ctx.use(AgentLink);
     const inventory = ctx.use(Inventory);
     const scheduler = new Scheduler(

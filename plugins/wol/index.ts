@@ -19,7 +19,7 @@ declare module '../../core/events' {
   }
 }
 
-/** Tests register a ManualClock under this token to move WOL_SENT lifetimes instead of sleeping. */
+/** The clock of WOL_SENT lifetimes: tests register a ManualClock under it and move time instead of sleeping. */
 export const WolClock = Symbol('WolClock');
 
 function* wolSentEntries(pending: PendingWakes): Iterable<ClientListing> {
@@ -38,7 +38,7 @@ export default definePlugin({
   register(ctx) {
     const inventory = ctx.use(Inventory);
     const link = ctx.use(AgentLink);
-    const clock: Clock = ctx.container.isRegistered(WolClock, true) ? ctx.container.resolve<Clock>(WolClock) : new SystemClock();
+    const clock = ctx.service<Clock>(WolClock, () => new SystemClock());
     const packetsSent = new Counter({ name: 'ogserve_wol_packets_total', help: 'Magic packets sent', registers: [ctx.metrics] });
     const pending = new PendingWakes(ctx.config.pending_timeout_s * 1000, clock);
     let socket: WakeSocket | undefined;

@@ -110,7 +110,8 @@ test("a third-party plugin's section, known only once the plugin is loaded", asy
       JSON.stringify({
         rest: { ip: '127.0.0.1', port: 0, api_token: TOKEN },
         database: { path: path.join(dir, 'db.sqlite') },
-        plugins: ['inventory', hello],
+        plugins: ['inventory', 'agents', hello],
+        agents: { ip: '127.0.0.1', port: 0 },
       }),
     );
     const app = await App.create({ configFile: file, env: { OGSERVE_HELLO__GREETING: 'Hola' }, logStream: quiet() });

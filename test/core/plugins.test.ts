@@ -1,10 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import { App } from '../../core/app';
-import { withServer } from '../support/server';
+import { container } from 'tsyringe';
+import { AgentLink } from '../../plugins/agents';
+import { ManualClock, SchedulerClock } from '../../plugins/scheduler';
+import { EventStreamClient } from '../support/event-stream';
+import { FakeAgent, eventually } from '../support/fake-agent';
+import { addCenter, addClient, addRoom, macFor } from '../support/fixtures';
+import { startServer, withServer } from '../support/server';
 
 const coreIndex = path.resolve(__dirname, '../../core/index.js');
 
@@ -13,6 +19,16 @@ function writePlugin(dir: string, file: string, source: string): string {
   const full = path.join(dir, file);
   writeFileSync(full, source);
   return full;
+}
+
+/** Run `fn` with a fresh temp directory, removed afterwards. */
+async function inTempDir<T>(prefix: string, fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  try {
+    return await fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function startupError(config: Record<string, unknown>): Promise<string> {
@@ -63,19 +79,85 @@ test('a third-party plugin outside plugins/ is loaded from a path relative to th
   }
 });
 
-test('the documented example plugin (examples/hello-plugin) loads and uses the Inventory service', () =>
-  withServer(
-    async (s) => {
-      await s.post('/center/add', { name: 'C' });
-      await s.post('/room/add', { center: 1, name: 'Lab', netmask: '255.255.255.0' });
-      await s.post('/client/add', { name: 'pc7', ip: '10.0.0.7', mac: '020000000007', room: 1 });
-      const r = await s.get('/hello', { client: '10.0.0.7' });
-      assert.deepEqual(r.body, { message: 'Hi, pc7 in room Lab' }, 'answer');
-      const unknown = await s.get('/hello', { client: '10.0.0.8' });
-      assert.equal(unknown.body.field, 'client', 'its errors name the field');
-    },
-    { config: { plugins: ['inventory', path.resolve(__dirname, '../../../examples/hello-plugin')], hello: { greeting: 'Hi' } } },
-  ));
+test('the documented example plugin, copied outside the checkout, loads: its route, its agent command (REST and scheduled) and its event', async () => {
+  // A third party's directory: no node_modules, no ogserve installed beside it.
+  const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-hello-'));
+  const copy = path.join(dir, 'hello-plugin');
+  cpSync(path.resolve(__dirname, '../../../examples/hello-plugin'), copy, { recursive: true });
+  const services = container.createChildContainer();
+  services.register(SchedulerClock, { useValue: new ManualClock(Date.UTC(2026, 0, 1)) });
+  const s = await startServer({
+    container: services,
+    config: { plugins: ['inventory', 'agents', 'wol', 'events', 'scheduler', copy], hello: { greeting: "Hi 'there'" } },
+  });
+  let agent: FakeAgent | undefined;
+  try {
+    const center = await addCenter(s, 'C');
+    const room = await addRoom(s, center, 'Lab');
+    await addClient(s, room, '127.0.4.7', macFor(7), { name: 'pc7' });
+    const r = await s.get('/hello', { client: '127.0.4.7' });
+    assert.deepEqual(r.body, { message: "Hi 'there', pc7 in room Lab" }, 'answer');
+    const unknown = await s.get('/hello', { client: '127.0.4.8' });
+    assert.equal(unknown.body.field, 'client', 'its errors name the field');
+
+    agent = await FakeAgent.connect({ port: s.app.container.resolve(AgentLink).port(), localAddress: '127.0.4.7' });
+    // Idle once its connect refresh is answered and stored.
+    await eventually(async () => (await s.get('/clients')).body.clients[0]?.last_cmd.result === 'success', 'refreshed');
+    const stream = await EventStreamClient.open(s.port, 'types=hello.*');
+    try {
+      assert.equal((await s.post('/hello/wave', { clients: ['127.0.4.7'], times: 0 })).body.field, 'times', 'params checked');
+      const sent = await s.post('/hello/wave', { clients: ['127.0.4.7'], times: 2 });
+      assert.deepEqual(sent.body, { clients: [{ addr: '127.0.4.7', outcome: 'sent' }] }, sent.text);
+      assert.deepEqual((await agent.waitFor('shell/run')).body, { run: "echo 'Hi there'; echo 'Hi there'", echo: false }, 'the request');
+      const event = await stream.waitFor((e) => e.type === 'hello.waved', 'hello.waved');
+      assert.deepEqual(event.data, { clients: ['127.0.4.7'] }, 'its event');
+    } finally {
+      stream.close();
+    }
+
+    // The scheduler knows the command by its name, with the same rules.
+    const bad = await s.post('/schedule/command', { clients: ['127.0.4.7'], command: 'hello', params: { times: 10 } });
+    assert.equal(bad.body.field, 'params.times', bad.text);
+    agent.on('run/schedule', { status: 200 }, true); // as the real agent answers it
+    const procedure = await s.post('/procedure/add', { center, name: 'greet', steps: [{ command: 'hello', params: {} }] });
+    assert.equal(procedure.status, 200, procedure.text);
+    const run = await s.post('/procedure/run', { clients: ['127.0.4.7'], procedure: procedure.body.id });
+    assert.equal(run.status, 200, run.text);
+    assert.deepEqual((await agent.waitFor('shell/run', 1)).body, { run: "echo 'Hi there'", echo: false }, 'sent when due');
+  } finally {
+    await agent?.close();
+    await s.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('ctx.service: a service registered in the containers the app is given replaces the default, in every plugin that asks', () =>
+  inTempDir('ogserve-service-', async (dir) => {
+    const plugin = writePlugin(
+      dir,
+      'clocked.js',
+      `const { definePlugin } = require('ogserve');
+       module.exports = definePlugin({
+         name: 'clocked',
+         register(ctx) {
+           const clock = ctx.service('Clock', () => ({ now: () => 1 }));
+           ctx.router.get('/clocked', { permission: 'read' }, () => ({ now: clock.now(), same: ctx.service('Clock', () => null) === clock }));
+         },
+       });`,
+    );
+    const config = { config: { plugins: ['inventory', plugin] } };
+    await withServer(async (s) => {
+      assert.deepEqual((await s.get('/clocked')).body, { now: 1, same: true }, 'the default, made once');
+    }, config);
+    const replaced = container.createChildContainer();
+    replaced.registerInstance('Clock', { now: () => 2 });
+    await withServer(
+      async (s) => {
+        assert.deepEqual((await s.get('/clocked')).body, { now: 2, same: true }, 'the registered one');
+      },
+      { ...config, container: replaced },
+    );
+  }));
 
 test('plugins that require each other in a cycle stop startup with one clear error', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-cycle-'));

@@ -1,28 +1,28 @@
-import { EntitySchema } from '@mikro-orm/core';
+import { EntitySchema, type Opt } from '@mikro-orm/core';
 import type { ComputerFolder } from './folder';
 import type { Repository } from './repository';
 import type { Room } from './room';
 import type { Server } from './server';
 
-/** A managed PC. Agents are matched to it by IP; MAC and IP are unique. */
+/** A managed PC. Agents are matched to it by IP; MAC and IP are unique. `Opt`: a column with a default, optional when a row is created. */
 export interface Client {
   id: number;
-  name: string;
-  serialNumber: string;
+  name: Opt<string>;
+  serialNumber: Opt<string>;
   ip: string;
   mac: string;
   room: Room;
   folder?: ComputerFolder | null;
-  hardwareId: number;
+  hardwareId: Opt<number>;
   repository?: Repository | null;
   server?: Server | null;
-  netmask: string;
+  netmask: Opt<string>;
   boot: string;
-  netiface: string;
-  netdriver: string;
+  netiface: Opt<string>;
+  netdriver: Opt<string>;
   livedir: string;
-  remote: boolean;
-  maintenance: boolean;
+  remote: Opt<boolean>;
+  maintenance: Opt<boolean>;
 }
 
 export const ClientEntity = new EntitySchema<Client>({

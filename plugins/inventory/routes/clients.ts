@@ -1,4 +1,4 @@
-import type { EntityManager } from '@mikro-orm/core';
+import type { EntityManager, EntitySchema } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
 import { ErrorCode, badRequest } from '../../../core/errors';
 import { normalizeMac } from '../../../core/formats';
@@ -6,7 +6,7 @@ import type { PluginContext } from '../../../core/plugin';
 import { toInt } from '../../../core/schema-types';
 import { clientsWhere, type ClientView } from '../client-view';
 import { ClientEntity, type Client } from '../entities/client';
-import { ComputerFolderEntity } from '../entities/folder';
+import { type ComputerFolder, ComputerFolderEntity } from '../entities/folder';
 import { RepositoryEntity } from '../entities/repository';
 import { RoomEntity } from '../entities/room';
 import { ServerEntity } from '../entities/server';
@@ -37,7 +37,7 @@ export interface InventoryConfig {
 type ClientFields = Partial<Static<typeof ClientUpdate>>;
 
 /** A computer folder of the given room, or null for `folder_id` 0. */
-async function computerFolder(em: EntityManager, publicId: number | string, roomId: number): Promise<number | null> {
+async function computerFolder(em: EntityManager, publicId: number | string, roomId: number): Promise<ComputerFolder | null> {
   const id = toInt(publicId);
   if (id === 0) return null;
   const ref = parseFolderId(id, 'folder_id');
@@ -45,19 +45,18 @@ async function computerFolder(em: EntityManager, publicId: number | string, room
     throw badRequest(ErrorCode.invalidField, `folder ${id} is a room folder; clients go in computer folders`, 'folder_id');
   const folder = await requireRow(em, ComputerFolderEntity, ref.id, 'folder_id');
   if (folder.room.id !== roomId) throw badRequest(ErrorCode.invalidField, `folder ${id} belongs to another room`, 'folder_id');
-  return folder.id;
+  return folder;
 }
 
-async function optionalRef(
+/** The row `value` names, or null for 0 (none). */
+async function optionalRef<T extends { id: number }>(
   em: EntityManager,
-  entity: typeof RepositoryEntity | typeof ServerEntity,
+  entity: EntitySchema<T>,
   value: number | string,
   field: string,
-): Promise<number | null> {
+): Promise<T | null> {
   const id = toInt(value);
-  if (id === 0) return null;
-  await requireRow(em, entity as never, id, field);
-  return id;
+  return id === 0 ? null : requireRow(em, entity, id, field);
 }
 
 export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inventory): void {
@@ -96,9 +95,9 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
       if (value !== undefined) (client as unknown as Record<string, unknown>)[property] = value;
     }
     if (body.hardware_id !== undefined) client.hardwareId = toInt(body.hardware_id);
-    if (body.repo_id !== undefined) client.repository = (await optionalRef(em, RepositoryEntity, body.repo_id, 'repo_id')) as never;
-    if (body.server_id !== undefined) client.server = (await optionalRef(em, ServerEntity, body.server_id, 'server_id')) as never;
-    if (body.folder_id !== undefined) client.folder = (await computerFolder(em, body.folder_id, roomId)) as never;
+    if (body.repo_id !== undefined) client.repository = await optionalRef(em, RepositoryEntity, body.repo_id, 'repo_id');
+    if (body.server_id !== undefined) client.server = await optionalRef(em, ServerEntity, body.server_id, 'server_id');
+    if (body.folder_id !== undefined) client.folder = await computerFolder(em, body.folder_id, roomId);
   }
 
   router.post('/client/add', { permission: 'admin', body: ClientAdd, response: ClientSaved }, async ({ body }) => {
@@ -114,7 +113,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
         room: roomId,
         boot: config.default_boot,
         livedir: config.default_livedir,
-      } as never);
+      });
       await applyFields(em, client, body, roomId);
       await em.flush();
       return client.id;
@@ -170,20 +169,21 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
       const clients = await clientsIn(em, body.clients);
       requireAllKnown(body.clients, clients);
       if (clients.length)
-        await em.nativeUpdate(ClientEntity, { id: { $in: clients.map((c) => c.id) } }, { room: roomId, folder: folderId } as never);
+        await em.nativeUpdate(ClientEntity, { id: { $in: clients.map((c) => c.id) } }, { room: roomId, folder: folderId });
       return clients;
     });
     inventory.clientsChanged(moved.map((c) => c.id));
     return {};
   });
 
-  const assign = (path: string, entity: typeof RepositoryEntity | typeof ServerEntity, column: 'repository' | 'server') =>
+  const assign = <T extends { id: number }>(path: string, entity: EntitySchema<T>, column: 'repository' | 'server') =>
     router.post(path, { permission: 'admin', body: ClientAssign, response: Done }, async ({ body }) => {
       const assigned = await db.transactional(async (em) => {
         const target = await optionalRef(em, entity, body.id, 'id');
         const clients = await clientsIn(em, body.clients);
         requireAllKnown(body.clients, clients);
-        if (clients.length) await em.nativeUpdate(ClientEntity, { id: { $in: clients.map((c) => c.id) } }, { [column]: target } as never);
+        if (clients.length)
+          await em.nativeUpdate(ClientEntity, { id: { $in: clients.map((c) => c.id) } }, { [column]: target?.id ?? null });
         return clients;
       });
       inventory.clientsChanged(assigned.map((c) => c.id));

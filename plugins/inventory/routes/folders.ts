@@ -33,28 +33,33 @@ export function folderRoutes(ctx: PluginContext, inventory: Inventory): void {
       throw badRequest(ErrorCode.invalidField, "give exactly one of 'center', 'room' or 'folder_id'", given[1] ?? 'center');
     if (body.center !== undefined) {
       const center = await requireRow(em, CenterEntity, toInt(body.center), 'center');
-      return { id: await addFolder('room', { center: center.id, parent: null }) };
+      return { id: await addRoomFolder(center.id, null) };
     }
     if (body.room !== undefined) {
       const room = await requireRow(em, RoomEntity, toInt(body.room), 'room');
-      return { id: computerFolderPublicId(await addFolder('computer', { room: room.id, parent: null })) };
+      return { id: computerFolderPublicId(await addComputerFolder(room.id, null)) };
     }
     const parent = parseFolderId(toInt(body.folder_id!), 'folder_id');
     if (parent.kind === 'room') {
       const folder = await requireRow(em, RoomFolderEntity, parent.id, 'folder_id');
-      return { id: await addFolder('room', { center: folder.center.id, parent: folder.id }) };
+      return { id: await addRoomFolder(folder.center.id, folder.id) };
     }
     const folder = await requireRow(em, ComputerFolderEntity, parent.id, 'folder_id');
-    return { id: computerFolderPublicId(await addFolder('computer', { room: folder.room.id, parent: folder.id })) };
+    return { id: computerFolderPublicId(await addComputerFolder(folder.room.id, folder.id)) };
 
     /**
      * Insert a folder and return its table id. Past MAX_FOLDER_ROW_ID its public id would
      * leave its kind's range and collide with another folder's: refused, and rolled back.
      */
-    async function addFolder(kind: FolderRef['kind'], owner: Record<string, number | null>): Promise<number> {
-      const entity = kind === 'room' ? RoomFolderEntity : ComputerFolderEntity;
+    function addRoomFolder(center: number, parent: number | null): Promise<number> {
+      return addFolder('room', (tx) => tx.create(RoomFolderEntity, { name: body.name, center, parent }));
+    }
+    function addComputerFolder(room: number, parent: number | null): Promise<number> {
+      return addFolder('computer', (tx) => tx.create(ComputerFolderEntity, { name: body.name, room, parent }));
+    }
+    async function addFolder(kind: FolderRef['kind'], create: (tx: EntityManager) => { id: number }): Promise<number> {
       return db.transactional(async (tx) => {
-        const folder = tx.create(entity as typeof RoomFolderEntity, { name: body.name, ...owner } as never);
+        const folder = create(tx);
         await tx.flush();
         if (folder.id > MAX_FOLDER_ROW_ID)
           throw badRequest(ErrorCode.conflict, `no more ${kind} folders can be created (at most ${MAX_FOLDER_ROW_ID})`);
@@ -65,8 +70,8 @@ export function folderRoutes(ctx: PluginContext, inventory: Inventory): void {
 
   router.post('/folder/update', { permission: 'admin', body: FolderUpdate, response: Done }, async ({ body, em }) => {
     const ref = parseFolderId(toInt(body.id), 'id');
-    const entity = ref.kind === 'room' ? RoomFolderEntity : ComputerFolderEntity;
-    const folder = await requireRow<{ name: string }>(em, entity as never, ref.id, 'id');
+    const folder =
+      ref.kind === 'room' ? await requireRow(em, RoomFolderEntity, ref.id, 'id') : await requireRow(em, ComputerFolderEntity, ref.id, 'id');
     folder.name = body.name;
     await em.flush();
     return {};

@@ -56,7 +56,7 @@ export function repositoryRoutes(ctx: PluginContext): void {
       const addresses = await checkAddresses(em, body.ip, 0);
       const repository = em.create(RepositoryEntity, { name: body.name, center: 1 });
       await em.flush();
-      for (const ip of addresses) em.create(RepositoryAddressEntity, { repository, ip } as never);
+      for (const ip of addresses) em.create(RepositoryAddressEntity, { repository, ip });
       await em.flush();
       return repository.id;
     });
@@ -71,7 +71,7 @@ export function repositoryRoutes(ctx: PluginContext): void {
       repository.name = body.name;
       if (body.center !== undefined) repository.center = toInt(body.center);
       await em.nativeDelete(RepositoryAddressEntity, { repository: id });
-      for (const ip of addresses) em.create(RepositoryAddressEntity, { repository, ip } as never);
+      for (const ip of addresses) em.create(RepositoryAddressEntity, { repository, ip });
       await em.flush();
     });
     return {};

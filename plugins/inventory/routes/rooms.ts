@@ -66,7 +66,7 @@ export function roomRoutes(ctx: PluginContext, inventory: Inventory): void {
       dns: body.dns ?? '',
       remote: body.remote ?? false,
       folder: folder ?? null,
-    } as never);
+    });
     await em.flush();
     return { id: room.id };
   });

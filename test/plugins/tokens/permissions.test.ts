@@ -104,6 +104,7 @@ const expected: Record<string, Permission | 'public'> = {
   'POST /schedule/get': 'read',
   'POST /run/schedule': 'admin',
   'GET /hello': 'read',
+  'POST /hello/wave': 'shell',
 };
 
 /**

@@ -46,6 +46,7 @@ const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'POST /wol': 'clients',
   'GET /stats': 'open',
   'POST /shell/run': 'clients',
+  'POST /hello/wave': 'clients',
   'GET /shell/output': 'clients',
   'POST /shell/output': 'clients',
   'GET /shell/list': 'open',
