@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { test } from 'uvu';
 import { type TestBrowser, launchBrowser, screenshot } from '../support/browser';
+import { defaultConfiguration } from '../support/fake-agent';
 import { macFor } from '../support/fixtures';
 import { bulkClients, clientRow, consoleSite, groupRow, signIn } from './site';
 
@@ -271,6 +272,91 @@ test('an image is created from one client and restored on another, with fake age
     assert.equal(restored.body.partition, '2', 'on the chosen partition');
     await page.locator(`details.run tr[data-ip="${site.ips[1]}"] .result-success`).waitFor({ timeout: 10_000 });
     await screenshot(page, 'image-restored');
+  } finally {
+    await site.close();
+  }
+});
+
+test('every other action on a selection reaches the agent and shows the outcome, then the result: inventories, session, refresh, live image, cache, reboot, power off', async () => {
+  const site = await consoleSite(2);
+  try {
+    const cached = { name: 'ubuntu22', size: 4294967296, checksum: '' };
+    const withCache = {
+      ...defaultConfiguration,
+      partition_setup: [
+        ...defaultConfiguration.partition_setup,
+        { disk: '1', disk_type: '', partition: '3', code: 'ca', filesystem: 'CACHE', os: '', size: '20971520', used_size: '20' },
+      ],
+      cache: [cached],
+    };
+    const agent = await site.connect(site.ips[0]!, { configuration: withCache });
+    agent.on('cache/delete', () => ({ body: { cache: [] } }));
+    const ip = site.ips[0]!;
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await clientRow(page, ip).locator('input[type=checkbox]').check();
+    const dialog = page.locator('dialog');
+    const run = (title: string) => page.locator('details.run', { has: page.locator('summary strong', { hasText: title }) }).first();
+    const act = async (action: string, button: string, fill?: () => Promise<void>) => {
+      await page.locator(`[data-action=${action}]`).click();
+      await fill?.();
+      await dialog.getByRole('button', { name: button, exact: true }).click();
+    };
+
+    await act('hardware', 'Hardware inventory');
+    await agent.waitFor('hardware');
+    await run('Hardware inventory').locator(`tr[data-ip="${ip}"] .result-success`).waitFor();
+
+    await act('software', 'Software inventory', async () => {
+      await dialog.locator('select[name=partition] option[value="1:2"]').waitFor({ state: 'attached' });
+      await dialog.locator('select[name=partition]').selectOption('1:2');
+    });
+    assert.deepEqual((await agent.waitFor('software')).body, { disk: '1', partition: '2' }, 'the chosen partition');
+    await run('Software inventory').locator(`tr[data-ip="${ip}"] .result-success`).waitFor();
+
+    await act('session', 'Start session', async () => {
+      await dialog.locator('select[name=partition] option[value="1:2"]').waitFor({ state: 'attached' });
+      await dialog.locator('select[name=partition]').selectOption('1:2');
+    });
+    assert.deepEqual((await agent.waitFor('session')).body, { disk: '1', partition: '2' }, 'the session asked');
+    await run('Start session').locator(`tr[data-ip="${ip}"] .result-success`).waitFor();
+
+    await act('refresh', 'Refresh');
+    await agent.waitFor('refresh', 1);
+    await run('Refresh').locator(`tr[data-ip="${ip}"] .result-success`).waitFor();
+
+    const before = (await site.s.get('/client/info', { client: [site.ips[1]] })).body;
+    await clientRow(page, ip).locator('input[type=checkbox]').uncheck();
+    await clientRow(page, site.ips[1]!).locator('input[type=checkbox]').check();
+    const changed = await site.s.post('/client/update', { id: before.id, livedir: 'ogLive-old' });
+    assert.equal(changed.status, 200, changed.text);
+    await act('live', 'Live image');
+    await run('Live image').locator(`tr[data-ip="${site.ips[1]}"] .outcome-done`).waitFor();
+    const after = (await site.s.get('/client/info', { client: [site.ips[1]] })).body.livedir;
+    assert.equal(after, before.livedir, 'the default live image is set again, replacing ogLive-old');
+    await clientRow(page, site.ips[1]!).locator('input[type=checkbox]').uncheck();
+    await clientRow(page, ip).locator('input[type=checkbox]').check();
+
+    await page.locator('[data-action=cache]').click();
+    await dialog.locator('td', { hasText: 'ubuntu22 (4 GiB)' }).waitFor();
+    await dialog.getByLabel('ubuntu22').check();
+    await dialog.getByRole('button', { name: 'Delete from cache' }).click();
+    assert.deepEqual((await agent.waitFor('cache/delete')).body, { images: ['ubuntu22'] }, 'the image chosen');
+    await run('Delete from cache').locator(`tr[data-ip="${ip}"] .result-success`).waitFor();
+    assert.deepEqual((await site.s.get('/cache/list', { clients: [ip] })).body.clients[0].images, [], 'the stored cache is empty now');
+
+    await act('reboot', 'Reboot', async () => {
+      await dialog.getByText('Reboot 1 clients? Users on them lose unsaved work.').waitFor();
+    });
+    await agent.waitFor('reboot');
+    await run('Reboot').locator(`tr[data-ip="${ip}"] .outcome-sent`).waitFor();
+
+    const second = await site.connect(site.ips[1]!);
+    await clientRow(page, site.ips[1]!).locator('input[type=checkbox]').check();
+    await act('poweroff', 'Power off');
+    await second.waitFor('poweroff');
+    await run('Power off').locator(`tr[data-ip="${site.ips[1]}"] .outcome-sent`).waitFor();
+    await screenshot(page, 'actions');
   } finally {
     await site.close();
   }
