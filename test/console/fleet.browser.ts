@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { test } from 'uvu';
 import { type TestBrowser, launchBrowser, screenshot } from '../support/browser';
-import { defaultConfiguration } from '../support/fake-agent';
+import { defaultConfiguration, eventually } from '../support/fake-agent';
 import { macFor } from '../support/fixtures';
 import { bulkClients, clientRow, consoleSite, groupRow, signIn } from './site';
 
@@ -17,6 +17,15 @@ test.after(async () => {
 });
 
 const selectedCount = (page: Page) => page.locator('.selected-count');
+
+/** What an agent reports of a disk with a cache partition (partition 3), in refresh and setup answers. */
+const withCachePartition = {
+  ...defaultConfiguration,
+  partition_setup: [
+    ...defaultConfiguration.partition_setup,
+    { disk: '1', disk_type: '', partition: '3', code: 'ca', filesystem: 'CACHE', os: '', size: '20971520', used_size: '20' },
+  ],
+};
 
 test('a wrong key is refused at sign-in; the right one opens the fleet; sign-out forgets it; a key refused later leads back to sign-in', async () => {
   const site = await consoleSite(2);
@@ -281,15 +290,7 @@ test('every other action on a selection reaches the agent and shows the outcome,
   const site = await consoleSite(2);
   try {
     const cached = { name: 'ubuntu22', size: 4294967296, checksum: '' };
-    const withCache = {
-      ...defaultConfiguration,
-      partition_setup: [
-        ...defaultConfiguration.partition_setup,
-        { disk: '1', disk_type: '', partition: '3', code: 'ca', filesystem: 'CACHE', os: '', size: '20971520', used_size: '20' },
-      ],
-      cache: [cached],
-    };
-    const agent = await site.connect(site.ips[0]!, { configuration: withCache });
+    const agent = await site.connect(site.ips[0]!, { configuration: { ...withCachePartition, cache: [cached] } });
     agent.on('cache/delete', () => ({ body: { cache: [] } }));
     const ip = site.ips[0]!;
     const page = await browser.page();
@@ -357,6 +358,78 @@ test('every other action on a selection reaches the agent and shows the outcome,
     await second.waitFor('poweroff');
     await run('Power off').locator(`tr[data-ip="${site.ips[1]}"] .outcome-sent`).waitFor();
     await screenshot(page, 'actions');
+  } finally {
+    await site.close();
+  }
+});
+
+test('partition and format, fetch an image into the cache, move to another room and delete: each sent as the API takes it', async () => {
+  const site = await consoleSite(2);
+  try {
+    const ip = site.ips[0]!;
+    const agent = await site.connect(ip, { configuration: withCachePartition });
+    // An image to fetch: created through the API from this client, as the image test does from the console.
+    agent.on('image/create', (r) => ({
+      body: { ...r.body, filesystem: 'EXT4', datasize: 1048576, size: 1048576, perms: 420, lastupdate: 1664897550 },
+    }));
+    const created = await site.s.post('/image/create', { clients: [ip], disk: 1, partition: 2, code: 131, id: 0, name: 'ubuntu22' });
+    assert.equal(created.status, 200, created.text);
+    await eventually(async () => (await site.s.get('/images')).body.images.length === 1, 'image stored');
+    agent.on('cache/fetch', (r) => ({ body: { cache: [{ name: r.body.name, size: 1048576, checksum: '' }] } }));
+    const other = await site.s.post('/room/add', { center: site.center, name: 'Lab 2', netmask: '255.0.0.0' });
+    assert.equal(other.status, 200, other.text);
+
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await clientRow(page, ip).locator('input[type=checkbox]').check();
+    const dialog = page.locator('dialog');
+    const run = (title: string) => page.locator('details.run', { has: page.locator('summary strong', { hasText: title }) }).first();
+
+    await page.locator('[data-action=setup]').click();
+    const setupButton = dialog.getByRole('button', { name: 'Partition and format' });
+    assert.equal(await setupButton.isDisabled(), true, 'not before the erase is acknowledged');
+    await dialog.getByLabel('I understand that this erases the disk of 1 clients.').check();
+    await setupButton.click();
+    assert.deepEqual(
+      (await agent.waitFor('setup')).body,
+      {
+        type: 'GPT',
+        disk: '1',
+        cache: '1',
+        cache_size: '20971520',
+        partition_setup: [
+          { partition: '1', code: 'EFI', filesystem: 'FAT32', size: '524288', format: '1' },
+          { partition: '2', code: 'LINUX', filesystem: 'EXT4', size: '41943040', format: '1' },
+          { partition: '3', code: 'CACHE', filesystem: 'CACHE', size: '20971520', format: '1' },
+        ],
+      },
+      'the layout in KiB',
+    );
+    await run('Partition and format').locator(`tr[data-ip="${ip}"] .result-success`).waitFor();
+
+    await page.locator('[data-action=cache]').click();
+    await dialog.locator('select[name=image] option', { hasText: 'ubuntu22' }).waitFor({ state: 'attached' });
+    await dialog.getByRole('button', { name: 'Fetch into cache' }).click();
+    assert.deepEqual((await agent.waitFor('cache/fetch')).body, { name: 'ubuntu22', repository: '127.0.1.250' }, 'from its repository');
+    await run('Fetch ubuntu22 into cache').locator(`tr[data-ip="${ip}"] .result-success`).waitFor();
+    assert.deepEqual(
+      (await site.s.get('/cache/list', { clients: [ip] })).body.clients[0].images.map((i: { name: string }) => i.name),
+      ['ubuntu22'],
+      'the stored cache lists it',
+    );
+
+    await page.locator('[data-action=move]').click();
+    await dialog.locator('select[name=room]').selectOption(String(other.body.id));
+    await dialog.getByRole('button', { name: 'Move', exact: true }).click();
+    await eventually(async () => (await site.s.get('/client/info', { client: [ip] })).body.room === other.body.id, 'moved');
+    await groupRow(page, 'Lab 2').waitFor();
+
+    await clientRow(page, ip).locator('input[type=checkbox]').check();
+    await page.locator('[data-action=delete]').click();
+    await dialog.getByText('Delete 1 clients from the inventory? Their boot files are deleted too.').waitFor();
+    await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+    await eventually(async () => (await site.s.get('/client/info', { client: [ip] })).status === 400, 'deleted');
+    await clientRow(page, ip).waitFor({ state: 'detached' });
   } finally {
     await site.close();
   }
