@@ -228,6 +228,108 @@ host nomac { fixed-address 127.0.5.4; }`);
   }
 });
 
+test('images: details, restricted to a center, then deleted; live images: added and deleted', async () => {
+  const site = await consoleSite(1);
+  try {
+    const ip = site.ips[0]!;
+    const agent = await site.connect(ip);
+    agent.on('image/create', (r) => ({
+      body: { ...r.body, filesystem: 'EXT4', datasize: 1048576, size: 1048576, perms: 420, lastupdate: 1664897550 },
+    }));
+    assert.equal(
+      (await site.s.post('/image/create', { clients: [ip], disk: 1, partition: 2, code: 131, id: 0, name: 'ubuntu22' })).status,
+      200,
+    );
+    const image = await eventually(async () => (await site.s.get('/images')).body.images[0], 'image stored');
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await page.getByRole('link', { name: 'Images', exact: true }).click();
+    const row = page.locator('tr[data-image=ubuntu22]');
+    await row.getByRole('button', { name: 'Details' }).click();
+    const dialog = page.locator('dialog');
+    await dialog.getByLabel('School').check();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.locator('[role=status]', { hasText: 'Saved' }).waitFor();
+    assert.deepEqual((await site.s.get('/image/restrict', { image: image.id })).body.scopes, [site.center], 'restricted to the center');
+    await page.keyboard.press('Escape');
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await dialog.getByText('Delete image ubuntu22 and its files from the repository?').waitFor();
+    await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+    await row.waitFor({ state: 'detached' });
+    assert.deepEqual((await site.s.get('/images')).body.images, [], 'the record is gone');
+
+    await page.getByRole('link', { name: 'Live images', exact: true }).click();
+    await page.getByLabel('Directory').fill('ogLive-noble-6.8');
+    await page.getByLabel('Distribution').fill('noble');
+    await page.getByRole('button', { name: 'Add live image' }).click();
+    const live = page.locator('tr[data-live="ogLive-noble-6.8"]');
+    await live.waitFor();
+    const listed = (await site.s.get('/live/list')).body.live.map((l: { directory: string }) => l.directory);
+    assert.ok(listed.includes('ogLive-noble-6.8'), `listed by the API: ${listed}`);
+    await page.getByRole('button', { name: 'Delete ogLive-noble-6.8' }).click();
+    await live.waitFor({ state: 'detached' });
+    const after = (await site.s.get('/live/list')).body.live.map((l: { directory: string }) => l.directory);
+    assert.ok(!after.includes('ogLive-noble-6.8'), 'deleted through the API');
+  } finally {
+    await site.close();
+  }
+});
+
+test('repositories and servers: added, edited and deleted; scheduler: a procedure created, run on the selection and deleted', async () => {
+  const site = await consoleSite(1);
+  try {
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await page.getByRole('link', { name: 'Repositories', exact: true }).click();
+    await page.getByLabel('Name', { exact: true }).fill('second');
+    await page.getByLabel('Addresses').fill('127.0.5.250, 10.5.0.1');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const repo = page.locator('tr[data-repository=second]');
+    await repo.waitFor();
+    await repo.getByRole('button', { name: 'Edit' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('second-b');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const edited = page.locator('tr[data-repository=second-b]');
+    await edited.waitFor();
+    const stored = (await site.s.get('/repositories')).body.repositories.find((r: { name: string }) => r.name === 'second-b');
+    assert.deepEqual(stored?.addresses, ['127.0.5.250', '10.5.0.1'], 'both addresses kept by the edit');
+    await edited.getByRole('button', { name: 'Delete' }).click();
+    await edited.waitFor({ state: 'detached' });
+    assert.ok(!(await site.s.get('/repositories')).body.repositories.some((r: { name: string }) => r.name === 'second-b'), 'deleted');
+
+    await page.getByLabel('IP address').fill('127.0.5.1');
+    await page.getByLabel('Port').fill('8890');
+    await page.getByRole('button', { name: 'Add server' }).click();
+    const server = page.locator('tr[data-server="127.0.5.1"]');
+    await server.waitFor();
+    await server.getByRole('button', { name: 'Delete' }).click();
+    await server.waitFor({ state: 'detached' });
+
+    const agent = await site.connect(site.ips[0]!);
+    agent.on('run/schedule', { status: 200 }, true); // as the real agent answers it
+    await page.getByRole('link', { name: 'Fleet' }).click();
+    await clientRow(page, site.ips[0]!).locator('input[type=checkbox]').check();
+    await page.getByRole('link', { name: 'Scheduler', exact: true }).click();
+    const procedureForm = page.locator('form', { has: page.getByRole('button', { name: 'Create procedure' }) });
+    await procedureForm.getByLabel('Name', { exact: true }).fill('nightly');
+    await procedureForm.getByLabel('Commands, in order').fill('hardware, refresh');
+    await procedureForm.getByRole('button', { name: 'Create procedure' }).click();
+    const created = await page.getByText(/Created with id \d+\./).textContent();
+    const id = /(\d+)/.exec(created ?? '')![1]!;
+    await page.getByLabel('Procedure id', { exact: true }).fill(id);
+    await page.getByRole('button', { name: 'Run procedure on 1 selected clients' }).click();
+    await page.getByText('Queued for 1 clients.').waitFor();
+    await agent.waitFor('hardware');
+    await agent.waitFor('refresh', 1);
+    await page.getByRole('button', { name: 'Delete procedure' }).click();
+    await page.getByText('Deleted.').waitFor();
+    const again = await site.s.post('/procedure/run', { clients: [site.ips[0]], procedure: id });
+    assert.equal(again.body.field, 'procedure', `the procedure is gone: ${again.text}`);
+  } finally {
+    await site.close();
+  }
+});
+
 test('the audit log shows what was done, newest first, a page at a time; filters by client; a bad address shows under its field', async () => {
   const site = await consoleSite(3);
   try {
