@@ -5,9 +5,11 @@ import { toInt } from '../../core/schema-types';
 import { DispatchAnswer } from '../agents';
 import { Created, Done, type Inventory, type ScopeRef } from '../inventory';
 import { addProcedure, addTask, deleteProcedure, requireProcedure, requireTask, updateProcedure } from './catalogue';
+import { listProcedures, listTasks } from './listings';
 import {
   IdBody,
   ProcedureAdd,
+  ProcedureListing,
   ProcedureRun,
   ProcedureUpdate,
   RunSchedule,
@@ -19,6 +21,7 @@ import {
   ScheduleGet,
   ScheduleUpdate,
   TaskAdd,
+  TaskListing,
   TaskRun,
 } from './schemas';
 import type { Scheduler } from './service';
@@ -146,5 +149,17 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
     response: DispatchAnswer,
     summary: 'Send clients their queued scheduled commands',
   } as const;
+  // ogserve's own: the reference has no listing of procedures and tasks (its console reads its database).
+  router.get(
+    '/procedures',
+    { permission: 'read', bodyPolicy: 'ignored', response: ProcedureListing, summary: 'Every procedure with its steps' },
+    async ({ em }) => ({ procedures: await listProcedures(em) }),
+  );
+  router.get(
+    '/tasks',
+    { permission: 'read', bodyPolicy: 'ignored', response: TaskListing, summary: 'Every task with its steps and scope' },
+    async ({ em }) => ({ tasks: await listTasks(em) }),
+  );
+
   router.post('/run/schedule', run, ({ body }) => ({ clients: scheduler.queue.runSchedule(body.clients).outcomes }));
 }

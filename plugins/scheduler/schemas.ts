@@ -104,3 +104,35 @@ export const ScheduleListing = Type.Object({
     }),
   ),
 });
+
+/** GET /procedures: every procedure with its steps, in order. */
+export const ProcedureListing = Type.Object({
+  procedures: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      center: Type.Integer(),
+      name: Type.String(),
+      description: Type.String(),
+      steps: Type.Array(
+        Type.Union([
+          Type.Object({ command: Type.String(), params: Type.Record(Type.String(), Type.Unknown()) }),
+          Type.Object({ procedure: Type.Integer() }),
+        ]),
+      ),
+    }),
+  ),
+});
+
+/** GET /tasks: every task with its steps, in order, and its scope (null: none). */
+export const TaskListing = Type.Object({
+  tasks: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      center: Type.Integer(),
+      name: Type.String(),
+      description: Type.String(),
+      scope: Type.Union([Type.Object({ type: Type.String(), id: Type.Integer() }), Type.Null()]),
+      steps: Type.Array(Type.Union([Type.Object({ procedure: Type.Integer() }), Type.Object({ task: Type.Integer() })])),
+    }),
+  ),
+});

@@ -316,6 +316,19 @@ test('repositories and servers: added, edited and deleted; scheduler: a procedur
     await procedureForm.getByRole('button', { name: 'Create procedure' }).click();
     const created = await page.getByText(/Created with id \d+\./).textContent();
     const id = /(\d+)/.exec(created ?? '')![1]!;
+    await page.locator(`tr[data-procedure="${id}"]`, { hasText: 'hardware, refresh' }).waitFor();
+    const taskForm = page.locator('form', { has: page.getByRole('button', { name: 'Create task' }) });
+    await taskForm.getByLabel('Name', { exact: true }).fill('weekly');
+    await taskForm.getByLabel('Procedure ids, in order').fill(id);
+    await taskForm.getByLabel('with id').fill(String(site.center));
+    await taskForm.getByRole('button', { name: 'Create task' }).click();
+    await page.locator('tr[data-task]', { hasText: `procedure ${id}` }).waitFor();
+    const tasks = (await site.s.get('/tasks')).body.tasks;
+    assert.deepEqual(
+      tasks.map((task: { name: string; scope: unknown; steps: unknown }) => [task.name, task.scope, task.steps]),
+      [['weekly', { type: 'center', id: site.center }, [{ procedure: Number(id) }]]],
+      'the task as the form wrote it',
+    );
     await page.getByLabel('Procedure id', { exact: true }).fill(id);
     await page.getByRole('button', { name: 'Run procedure on 1 selected clients' }).click();
     await page.getByText('Queued for 1 clients.').waitFor();
@@ -323,6 +336,7 @@ test('repositories and servers: added, edited and deleted; scheduler: a procedur
     await agent.waitFor('refresh', 1);
     await page.getByRole('button', { name: 'Delete procedure' }).click();
     await page.getByText('Deleted.').waitFor();
+    await page.locator(`tr[data-procedure="${id}"]`).waitFor({ state: 'detached' });
     const again = await site.s.post('/procedure/run', { clients: [site.ips[0]], procedure: id });
     assert.equal(again.body.field, 'procedure', `the procedure is gone: ${again.text}`);
   } finally {

@@ -220,6 +220,46 @@ test('a step may name only the commands of enabled plugins: without shell a scri
   }
 });
 
+test('GET /procedures and GET /tasks list what was stored: steps in order with their params, includes, scope', () =>
+  withSite(async ({ s, center, room }) => {
+    const inner = (await s.post('/procedure/add', { center, name: 'inner', steps: [{ command: 'hardware' }] })).body.id;
+    const outer = (
+      await s.post('/procedure/add', {
+        center,
+        name: 'outer',
+        description: 'two steps',
+        steps: [{ command: 'software', params: { disk: '1', partition: '2' } }, { procedure: inner }],
+      })
+    ).body.id;
+    const task = (await s.post('/task/add', { center, name: 't', steps: [{ procedure: outer }], scope: { type: 'room', id: room } })).body
+      .id;
+    const bare = (await s.post('/task/add', { center, name: 'bare', steps: [{ task }] })).body.id;
+    assert.deepEqual((await s.get('/procedures')).body, {
+      procedures: [
+        { id: inner, center, name: 'inner', description: '', steps: [{ command: 'hardware', params: {} }] },
+        {
+          id: outer,
+          center,
+          name: 'outer',
+          description: 'two steps',
+          steps: [{ command: 'software', params: { disk: '1', partition: '2' } }, { procedure: inner }],
+        },
+      ],
+    });
+    assert.deepEqual((await s.get('/tasks')).body, {
+      tasks: [
+        { id: task, center, name: 't', description: '', scope: { type: 'room', id: room }, steps: [{ procedure: outer }] },
+        { id: bare, center, name: 'bare', description: '', scope: null, steps: [{ task }] },
+      ],
+    });
+    await s.post('/procedure/delete', { id: inner });
+    assert.deepEqual(
+      (await s.get('/procedures')).body.procedures.map((p: { steps: unknown[] }) => p.steps),
+      [[{ command: 'software', params: { disk: '1', partition: '2' } }]],
+      'a deleted procedure leaves the steps that included it',
+    );
+  }));
+
 test('procedure/delete answers 200 for an unknown id and removes the steps that included it', () =>
   withSite(async ({ s, center }) => {
     assert.equal((await s.post('/procedure/delete', { id: '12345' })).status, 200, 'unknown id');

@@ -103,6 +103,8 @@ const expected: Record<string, Permission | 'public'> = {
   'POST /schedule/delete': 'admin',
   'POST /schedule/get': 'read',
   'POST /run/schedule': 'admin',
+  'GET /procedures': 'read',
+  'GET /tasks': 'read',
   'GET /hello': 'read',
   'POST /hello/wave': 'shell',
 };

@@ -1,11 +1,12 @@
 import { useState } from 'preact/hooks';
-import { post } from '../api';
+import { get, post } from '../api';
 import { ErrorNote } from '../components/ErrorNote';
 import { Field } from '../components/Field';
 import { fleet } from '../fleet/fleet';
 import { t } from '../i18n';
 import { useStore } from '../store';
 import { useAsync } from '../useAsync';
+import { type Catalogue, SchedulerCatalogue } from './SchedulerCatalogue';
 
 interface Schedule {
   id: number;
@@ -93,6 +94,13 @@ function useRequest() {
 /** The scheduler (when enabled): schedules listed and deleted; procedures and tasks created, run and deleted. */
 export function Scheduler() {
   const schedules = useAsync(() => post<{ schedule: Schedule[] }>('/schedule/get', {}));
+  const catalogue = useAsync(async (): Promise<Catalogue> => {
+    const [procedures, tasks] = await Promise.all([
+      get<Pick<Catalogue, 'procedures'>>('/procedures'),
+      get<Pick<Catalogue, 'tasks'>>('/tasks'),
+    ]);
+    return { ...procedures, ...tasks };
+  });
   const { model, selection } = useStore(fleet);
   const centers = (model?.roots ?? []).map((c) => ({ value: String(c.id), label: c.name }));
   const [procedure, setProcedure] = useState({ center: '', name: '', description: '', steps: 'wol' });
@@ -146,7 +154,11 @@ export function Scheduler() {
           ))}
         </tbody>
       </table>
-      <p class="hint">{t('scheduler.listHint')}</p>
+      <SchedulerCatalogue
+        catalogue={catalogue.value}
+        error={catalogue.error}
+        centerName={(id) => centers.find((c) => c.value === String(id))?.label ?? String(id)}
+      />
 
       <form
         onSubmit={async (e) => {
@@ -216,11 +228,8 @@ export function Scheduler() {
             .split(/[\s,]+/)
             .filter(Boolean)
             .map((command) => ({ command }));
-          await p.send(
-            '/procedure/add',
-            { center: center(procedure.center), name: procedure.name, description: procedure.description, steps },
-            (a) => t('scheduler.created', { id: String(a.id) }),
-          );
+          const body = { center: center(procedure.center), name: procedure.name, description: procedure.description, steps };
+          if (await p.send('/procedure/add', body, (a) => t('scheduler.created', { id: String(a.id) }))) catalogue.reload();
         }}
       >
         <fieldset>
@@ -274,7 +283,7 @@ export function Scheduler() {
             .split(/[\s,]+/)
             .filter(Boolean)
             .map((id) => ({ procedure: id }));
-          await k.send(
+          const added = await k.send(
             '/task/add',
             {
               center: center(task.center),
@@ -284,6 +293,7 @@ export function Scheduler() {
             },
             (a) => t('scheduler.created', { id: String(a.id) }),
           );
+          if (added) catalogue.reload();
         }}
       >
         <fieldset>
@@ -372,7 +382,9 @@ export function Scheduler() {
             type="button"
             class="danger-outline"
             disabled={!run.procedure}
-            onClick={() => r.send('/procedure/delete', { id: run.procedure }, () => t('scheduler.deleted'))}
+            onClick={async () => {
+              if (await r.send('/procedure/delete', { id: run.procedure }, () => t('scheduler.deleted'))) catalogue.reload();
+            }}
           >
             {t('scheduler.deleteProcedure')}
           </button>
