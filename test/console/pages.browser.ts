@@ -344,6 +344,48 @@ test('repositories and servers: added, edited and deleted; scheduler: a procedur
   }
 });
 
+test('inventory: a center and a room are edited and a folder renamed and moved with its room, as the API stores them', async () => {
+  const site = await consoleSite(1);
+  try {
+    const folder = await site.s.post('/folder/add', { center: site.center, name: 'Building A' });
+    assert.equal(folder.status, 200, folder.text);
+    const page = await browser.page();
+    await signIn(page, site.url);
+    const dialog = page.locator('dialog');
+    const edit = async (row: string, choice: string) => {
+      await groupRow(page, row).locator('button.menu').click();
+      await dialog.getByRole('button', { name: choice, exact: true }).click();
+    };
+
+    await edit('School', 'Edit');
+    await dialog.getByLabel('Name', { exact: true }).fill('School of Science');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await groupRow(page, 'School of Science').waitFor();
+
+    await edit('Lab 1', 'Edit');
+    await dialog.getByLabel('Name', { exact: true }).fill('Lab 1b');
+    await dialog.getByLabel('Netmask').fill('255.255.0.0');
+    await dialog.locator('select[name=folder_id]').selectOption(String(folder.body.id));
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await groupRow(page, 'Lab 1b').waitFor();
+    const room = (await site.s.get('/room/info', { id: site.room })).body;
+    assert.deepEqual(
+      [room.name, room.netmask, room.folder_id],
+      ['Lab 1b', '255.255.0.0', folder.body.id],
+      'the room as edited, in the folder',
+    );
+
+    await edit('Building A', 'Rename');
+    await dialog.getByLabel('Name', { exact: true }).fill('Building B');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await groupRow(page, 'Building B').waitFor();
+    const scopes = JSON.stringify((await site.s.get('/scopes')).body);
+    assert.ok(scopes.includes('"School of Science"') && scopes.includes('"Building B"'), 'GET /scopes shows the new names');
+  } finally {
+    await site.close();
+  }
+});
+
 test('the audit log shows what was done, newest first, a page at a time; filters by client; a bad address shows under its field', async () => {
   const site = await consoleSite(3);
   try {
