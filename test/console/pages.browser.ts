@@ -386,6 +386,29 @@ test('inventory: a center and a room are edited and a folder renamed and moved w
   }
 });
 
+test('the server page shows the version, the database, the host figures and every enabled plugin with its schema', async () => {
+  const site = await consoleSite(1);
+  try {
+    const version = (await site.s.get('/version')).body;
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await page.getByRole('link', { name: 'Server', exact: true }).click();
+    const fact = (name: string) => page.locator('dl.facts dt', { hasText: name }).locator('xpath=following-sibling::dd[1]');
+    assert.equal(await fact('Version').textContent(), version.version, 'the release');
+    assert.equal(await fact('Database').textContent(), version.database, 'the database');
+    assert.match((await fact('Memory').textContent()) ?? '', /free of/, 'memory from GET /stats');
+    await page.locator('tr[data-plugin=console]').waitFor();
+    const rows = await page.locator('tr[data-plugin]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-plugin')));
+    assert.deepEqual(
+      rows,
+      version.plugins.map((p: { name: string }) => p.name),
+      'every enabled plugin, in order',
+    );
+  } finally {
+    await site.close();
+  }
+});
+
 test('the audit log shows what was done, newest first, a page at a time; filters by client; a bad address shows under its field', async () => {
   const site = await consoleSite(3);
   try {
