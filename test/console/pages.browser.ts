@@ -108,6 +108,7 @@ test('the client page shows the record, disks with human sizes, boot files and h
     assert.equal(await page.locator('[data-boot=bios]').textContent(), 'yes', 'BIOS file present');
     await page.getByRole('button', { name: 'Show software' }).click();
     await page.locator('.software li', { hasText: 'bash 5.1' }).waitFor();
+    await page.locator('section[aria-labelledby=last-results] p', { hasText: 'Last command: success · 1000 Mbit/s' }).waitFor();
 
     const ip = page.locator('form.record').getByLabel('IP address');
     await ip.fill(site.ips[1]!);
