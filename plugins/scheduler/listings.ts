@@ -23,20 +23,29 @@ export interface TaskView {
   steps: TaskStepView[];
 }
 
+/** Steps by the id of what holds them, in the order given. */
+function byOwner<S, V>(steps: S[], owner: (step: S) => number, view: (step: S) => V): Map<number, V[]> {
+  const out = new Map<number, V[]>();
+  for (const step of steps) {
+    const list = out.get(owner(step)) ?? [];
+    list.push(view(step));
+    out.set(owner(step), list);
+  }
+  return out;
+}
+
 /** Every procedure with its steps in order: what /procedure/add stored (ogserve's own listing; the reference has none). */
 export async function listProcedures(em: EntityManager): Promise<ProcedureView[]> {
   const procedures = await em.find(ProcedureEntity, {}, { orderBy: { id: 'asc' } });
   const steps = await em.find(ProcedureStepEntity, {}, { orderBy: { procedure: 'asc', ordinal: 'asc' } });
-  const byProcedure = new Map<number, ProcedureStepView[]>();
-  for (const step of steps) {
-    const list = byProcedure.get(step.procedure.id) ?? [];
-    list.push(
+  const byProcedure = byOwner(
+    steps,
+    (step) => step.procedure.id,
+    (step): ProcedureStepView =>
       step.subprocedure
         ? { procedure: step.subprocedure.id }
         : { command: step.command ?? '', params: JSON.parse(step.params ?? '{}') as Record<string, unknown> },
-    );
-    byProcedure.set(step.procedure.id, list);
-  }
+  );
   return procedures.map((p) => ({
     id: p.id,
     center: p.center.id,
@@ -50,12 +59,11 @@ export async function listProcedures(em: EntityManager): Promise<ProcedureView[]
 export async function listTasks(em: EntityManager): Promise<TaskView[]> {
   const tasks = await em.find(TaskEntity, {}, { orderBy: { id: 'asc' } });
   const steps = await em.find(TaskStepEntity, {}, { orderBy: { task: 'asc', ordinal: 'asc' } });
-  const byTask = new Map<number, TaskStepView[]>();
-  for (const step of steps) {
-    const list = byTask.get(step.task.id) ?? [];
-    list.push(step.procedure ? { procedure: step.procedure.id } : { task: step.subtask!.id });
-    byTask.set(step.task.id, list);
-  }
+  const byTask = byOwner(
+    steps,
+    (step) => step.task.id,
+    (step): TaskStepView => (step.procedure ? { procedure: step.procedure.id } : { task: step.subtask!.id }),
+  );
   return tasks.map((t) => ({
     id: t.id,
     center: t.center.id,

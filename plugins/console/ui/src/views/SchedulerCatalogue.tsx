@@ -1,20 +1,17 @@
 import { ErrorNote } from '../components/ErrorNote';
 import { t } from '../i18n';
 
+type Step = { command: string } | { procedure: number } | { task: number };
+
 interface ProcedureRow {
   id: number;
   center: number;
   name: string;
-  description: string;
-  steps: ({ command: string } | { procedure: number })[];
+  steps: Step[];
 }
 
-interface TaskRow {
-  id: number;
-  center: number;
-  name: string;
+interface TaskRow extends ProcedureRow {
   scope: { type: string; id: number } | null;
-  steps: ({ procedure: number } | { task: number })[];
 }
 
 export interface Catalogue {
@@ -22,63 +19,62 @@ export interface Catalogue {
   tasks: TaskRow[];
 }
 
-const stepText = (step: { command: string } | { procedure: number } | { task: number }) =>
+const stepText = (step: Step) =>
   'command' in step
     ? step.command
     : 'procedure' in step
       ? `${t('scheduler.procedure')} ${step.procedure}`
       : `${t('scheduler.task')} ${step.task}`;
 
+/** One table of procedures or tasks: id, name, center, [scope,] steps; each row marked `data-<kind>` with its id. */
+function CatalogueTable(props: {
+  title: string;
+  kind: 'procedure' | 'task';
+  rows: (ProcedureRow & Partial<TaskRow>)[];
+  centerName(id: number): string;
+}) {
+  const scoped = props.kind === 'task';
+  return (
+    <>
+      <h2>{props.title}</h2>
+      <table class="grid">
+        <thead>
+          <tr>
+            <th scope="col">#</th>
+            <th scope="col">{t('field.name')}</th>
+            <th scope="col">{t('kind.center')}</th>
+            {scoped && <th scope="col">{t('scheduler.scopeType')}</th>}
+            <th scope="col">{t('scheduler.stepList')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((row) => (
+            <tr key={row.id} {...{ [`data-${props.kind}`]: row.id }}>
+              <td>{row.id}</td>
+              <td>{row.name}</td>
+              <td>{props.centerName(row.center)}</td>
+              {scoped && <td>{row.scope ? `${row.scope.type} ${row.scope.id}` : ''}</td>}
+              <td>{row.steps.map(stepText).join(', ')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
 /** The procedures and tasks the scheduler holds, with their ids (what the forms below ask for). */
 export function SchedulerCatalogue(props: { catalogue?: Catalogue; error?: unknown; centerName(id: number): string }) {
-  const { catalogue } = props;
   return (
     <>
       <ErrorNote error={props.error} />
-      <h2>{t('scheduler.procedures')}</h2>
-      <table class="grid">
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">{t('field.name')}</th>
-            <th scope="col">{t('kind.center')}</th>
-            <th scope="col">{t('scheduler.stepList')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(catalogue?.procedures ?? []).map((row) => (
-            <tr key={row.id} data-procedure={row.id}>
-              <td>{row.id}</td>
-              <td>{row.name}</td>
-              <td>{props.centerName(row.center)}</td>
-              <td>{row.steps.map(stepText).join(', ')}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <h2>{t('scheduler.tasks')}</h2>
-      <table class="grid">
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">{t('field.name')}</th>
-            <th scope="col">{t('kind.center')}</th>
-            <th scope="col">{t('scheduler.scopeType')}</th>
-            <th scope="col">{t('scheduler.stepList')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {(catalogue?.tasks ?? []).map((row) => (
-            <tr key={row.id} data-task={row.id}>
-              <td>{row.id}</td>
-              <td>{row.name}</td>
-              <td>{props.centerName(row.center)}</td>
-              <td>{row.scope ? `${row.scope.type} ${row.scope.id}` : ''}</td>
-              <td>{row.steps.map(stepText).join(', ')}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <CatalogueTable
+        title={t('scheduler.procedures')}
+        kind="procedure"
+        rows={props.catalogue?.procedures ?? []}
+        centerName={props.centerName}
+      />
+      <CatalogueTable title={t('scheduler.tasks')} kind="task" rows={props.catalogue?.tasks ?? []} centerName={props.centerName} />
     </>
   );
 }
