@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import { makeTestDir, removeTestStore, startServer, TOKEN } from '../support/server';
-import { spawnServer } from '../support/process';
+import { spawnServer } from '../support/child-server';
 
 /**
  * One ogserve per SQLite file: a second one refuses to start, naming the file; a killed
@@ -14,7 +14,7 @@ import { spawnServer } from '../support/process';
 const mainJs = path.resolve(__dirname, '../../cli/main.js');
 
 function siteConfig(dir: string): string {
-  const file = path.join(dir, 'site.json');
+  const file = path.join(dir, 'config.json');
   writeFileSync(
     file,
     JSON.stringify({
@@ -56,7 +56,7 @@ test('a second process exits 1 naming the file and the first one; after a SIGKIL
   const dir = makeTestDir();
   try {
     const configFile = siteConfig(dir);
-    const first = await spawnServer(configFile);
+    const first = await spawnServer({ dir });
     try {
       const second = spawnSync(process.execPath, [mainJs, '--config', configFile], { encoding: 'utf8', timeout: 20_000 });
       assert.equal(second.status, 1, 'exit code');
@@ -70,7 +70,7 @@ test('a second process exits 1 naming the file and the first one; after a SIGKIL
       await first.kill();
     }
     // SIGKILL: nothing ran at exit, yet the system released the lock with the process.
-    const next = await spawnServer(configFile);
+    const next = await spawnServer({ dir });
     await next.kill();
   } finally {
     await removeTestStore(dir, 'sqlite');

@@ -1,19 +1,22 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { within } from './fake-agent';
+import { type ChildRun, mainScript, runNode } from './process';
 import { TOKEN, deepMerge, send, startServer, type Reply, type TestServer } from './server';
 
 /**
  * The real service as a separate process (`node dist/cli/main.js --config FILE`), for what
- * an in-process server cannot show: its own descriptor limit (`ulimit -n`), its own RSS.
- * The site is prepared first with an in-process server on the same directory and database.
+ * an in-process server cannot show: its own descriptor limit (`ulimit -n`), its own RSS, a
+ * SIGKILL in the middle of a write, a second process on one SQLite file. The site is
+ * prepared first with an in-process server on the same directory and database.
  */
 
-export interface ChildServer {
+export interface ChildServer extends ChildRun {
   pid: number;
   restPort: number;
+  /** The same as restPort. */
+  port: number;
   agentPort: number;
   /** Every JSON log line the service wrote to stdout. */
   logs: { level: string; msg: string; [key: string]: unknown }[];
@@ -70,53 +73,46 @@ export async function spawnServer(options: SpawnOptions): Promise<ChildServer> {
   const config = deepMerge(deepMerge(base, { rest: { port: restPort }, agents: { port: agentPort } }), options.config ?? {});
   const configFile = path.join(options.dir, 'child-config.json');
   writeFileSync(configFile, JSON.stringify(config));
-  const main = path.join(__dirname, '..', '..', 'cli', 'main.js');
-  const node = [process.execPath, ...(options.nodeArgs ?? []), main, '--config', configFile]
-    .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
-    .join(' ');
-  // exec keeps the pid: the RSS and limits read are the service's, not bash's.
-  const script = options.descriptorLimit ? `ulimit -n ${options.descriptorLimit} && exec ${node}` : `exec ${node}`;
-  const child = spawn('bash', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
-  const logs: ChildServer['logs'] = [];
-  let stderr = '';
-  let partial = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    const lines = (partial + chunk.toString()).split('\n');
-    partial = lines.pop()!;
-    for (const line of lines) {
-      try {
-        if (line) logs.push(JSON.parse(line));
-      } catch {
-        logs.push({ level: 'unparsed', msg: line });
-      }
-    }
+  const run = runNode(mainScript, ['--config', configFile], {
+    env: { ...process.env, ...options.env },
+    nodeArgs: options.nodeArgs,
+    descriptorLimit: options.descriptorLimit,
   });
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const request = (method: string, urlPath: string, body?: unknown) => send(restPort, method, urlPath, body, { Authorization: TOKEN });
+  const pid = run.child.pid!;
   const server: ChildServer = {
-    pid: child.pid!,
+    ...run,
+    pid,
     restPort,
+    port: restPort,
     agentPort,
-    logs,
+    get logs() {
+      return run.lines.filter(Boolean).map((line) => {
+        try {
+          return JSON.parse(line) as ChildServer['logs'][number];
+        } catch {
+          return { level: 'unparsed', msg: line };
+        }
+      });
+    },
     request,
     get: (p, body) => request('GET', p, body),
     post: (p, body) => request('POST', p, body),
-    rssKiB: () => Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${child.pid}/status`, 'latin1'))?.[1] ?? 0),
-    stop: () => stop(child, exited),
+    rssKiB: () => Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1] ?? 0),
+    stop: () => stop(run),
   };
   try {
-    await within(ready(server, exited), 30_000, `the service to answer (stderr: ${stderr.slice(0, 500)})`);
+    await within(ready(server), 30_000, `the service to answer (stderr: ${run.stderr().slice(0, 500)})`);
   } catch (error) {
-    await stop(child, exited);
+    await run.kill();
     throw error;
   }
   return server;
 }
 
-async function ready(server: ChildServer, exited: Promise<number | null>): Promise<void> {
+async function ready(server: ChildServer): Promise<void> {
   let gone = false;
-  void exited.then(() => (gone = true));
+  void server.exited.then(() => (gone = true));
   for (;;) {
     if (gone) throw new Error('the service exited during startup');
     const r = await server.get('/scopes').catch(() => undefined);
@@ -125,11 +121,13 @@ async function ready(server: ChildServer, exited: Promise<number | null>): Promi
   }
 }
 
-async function stop(child: ChildProcess, exited: Promise<number | null>): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return exited;
+/** SIGTERM, then SIGKILL after 15 s; resolves with the exit code. */
+async function stop(run: ChildRun): Promise<number | null> {
+  const { child } = run;
+  if (child.exitCode !== null || child.signalCode !== null) return run.exited;
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  const code = await exited;
+  const code = await run.exited;
   clearTimeout(timer);
   return code;
 }

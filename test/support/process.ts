@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
-const mainScript = path.resolve(__dirname, '..', '..', 'cli', 'main.js');
+export const mainScript = path.resolve(__dirname, '..', '..', 'cli', 'main.js');
 
 export interface CommandRun {
   code: number;
@@ -31,11 +31,30 @@ export interface ChildRun {
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   /** SIGKILL, and wait until the process is gone. */
   kill(): Promise<void>;
+  /** Resolves with the exit code when the process is gone (null after a signal). */
+  exited: Promise<number | null>;
+  /** What it wrote to stderr so far. */
+  stderr(): string;
+}
+
+export interface RunOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Extra node flags, e.g. --max-semi-space-size. */
+  nodeArgs?: string[];
+  /** Run under `ulimit -n` this value. */
+  descriptorLimit?: number;
 }
 
 /** Run a node script as a real child process, watching its stdout line by line. */
-export function runNode(script: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): ChildRun {
-  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: options.env, cwd: options.cwd });
+export function runNode(script: string, args: string[], options: RunOptions = {}): ChildRun {
+  const argv = [...(options.nodeArgs ?? []), script, ...args];
+  const spawnOptions = { stdio: ['ignore', 'pipe', 'pipe'] as ('ignore' | 'pipe')[], env: options.env, cwd: options.cwd };
+  // exec keeps the pid: the limits, RSS and signals are the script's, not bash's.
+  const quoted = [process.execPath, ...argv].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+  const child = options.descriptorLimit
+    ? spawn('bash', ['-c', `ulimit -n ${options.descriptorLimit} && exec ${quoted}`], spawnOptions)
+    : spawn(process.execPath, argv, spawnOptions);
   const lines: string[] = [];
   const waiters: { pattern: RegExp; resolve: (m: RegExpMatchArray) => void }[] = [];
   let stderr = '';
@@ -56,10 +75,12 @@ export function runNode(script: string, args: string[], options: { env?: NodeJS.
       }
     }
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     child,
     lines,
+    exited,
+    stderr: () => stderr,
     waitFor(pattern, timeoutMs = 30_000) {
       const seen = lines.map((l) => l.match(pattern)).find((m) => m);
       if (seen) return Promise.resolve(seen);
@@ -86,16 +107,4 @@ export function runNode(script: string, args: string[], options: { env?: NodeJS.
       await exited;
     },
   };
-}
-
-/** The real service, `node dist/cli/main.js --config FILE`, up and listening. */
-export async function spawnServer(configFile: string): Promise<ChildRun & { port: number }> {
-  const run = runNode(mainScript, ['--config', configFile]);
-  try {
-    const m = await run.waitFor(/REST interface listening on [0-9.]+:(\d+)/);
-    return Object.assign(run, { port: Number(m[1]) });
-  } catch (error) {
-    await run.kill();
-    throw error;
-  }
 }

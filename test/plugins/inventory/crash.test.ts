@@ -3,7 +3,8 @@ import path from 'node:path';
 import { test } from 'uvu';
 import { bulkInsert, ipFor } from '../../support/bulk';
 import { macFor } from '../../support/fixtures';
-import { runNode, spawnServer, type ChildRun } from '../../support/process';
+import { spawnServer } from '../../support/child-server';
+import { type ChildRun, runNode } from '../../support/process';
 import { TOKEN, makeTestDir, removeTestStore, send, startServer } from '../../support/server';
 import { connectSide, type SideConnection } from '../../support/test-db';
 
@@ -74,8 +75,7 @@ test('SIGKILL during a cascading center delete leaves all of it or none of it', 
     } finally {
       await seed.close();
     }
-    const configFile = path.join(dir, 'config.json');
-    const server = await spawnServer(configFile);
+    const server = await spawnServer({ dir });
     const side = await connectSide(dir);
     // On server engines the delete will wait on the last client's partitions, mid-transaction.
     const lock = await side.lockRows('select id from partitions where client_id = ?', [clients]);
@@ -91,7 +91,7 @@ test('SIGKILL during a cascading center delete leaves all of it or none of it', 
       await lock.release();
     }
     try {
-      const restarted = await spawnServer(configFile);
+      const restarted = await spawnServer({ dir });
       await restarted.kill();
       const state = [
         await count(side, 'select count(*) as n from centers'),
@@ -158,7 +158,7 @@ test('SIGKILL while storing an agent disk report leaves the old report or the ne
         await store.kill();
         await lock.release();
       }
-      const restarted = await spawnServer(path.join(dir, 'config.json'));
+      const restarted = await spawnServer({ dir });
       await restarted.kill();
       const rows = await side.query<{ size: string; n: number }>(
         `select ${sizeText()} as size, count(*) as n from partitions group by size`,
