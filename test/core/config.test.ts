@@ -144,13 +144,13 @@ test('a reference ogserver.json (string ports, database keys) is accepted', () =
     writeFileSync(
       file,
       JSON.stringify({
-        rest: { ip: '127.0.0.1', port: '8888', api_token: 'reference-key' },
+        rest: { ip: '127.0.0.1', port: '18888', api_token: 'reference-key' },
         database: { ip: 'localhost', port: '3306', name: 'ogAdmBD', user: 'usuog', pass: 'passusuog' },
         repository: { directory: '/opt/opengnsys/images' },
       }),
     );
     const config = new Config(file, {}, { env: {} });
-    assert.equal(config.core.rest.port, 8888, 'string port read as a number');
+    assert.equal(config.core.rest.port, 18888, 'string port read as a number');
     assert.equal(config.core.database.port, 3306, 'database port');
     assert.equal(config.core.rest.api_token, 'reference-key', 'api token');
   } finally {

@@ -34,9 +34,8 @@ test('the suite exits after failed listens and a server left open, names what wa
   assert.equal(code, 1, `a failed run exits 1:\n${output}`);
   assert.match(output, /EADDRINUSE|already in use/, 'the taken port fails its test');
   assert.match(output, /may not listen on 0\.0\.0\.0:0: use 127\.0\.0\.1/, 'every-address listen refused');
-  assert.match(output, /may not listen on port 8889/, 'default-port listen refused');
   assert.match(output, /the last test ran/, 'the tests after the failures ran');
-  assert.match(output, /Total:\s+5\s+Passed:\s+1/, `uvu's totals:\n${output}`);
+  assert.match(output, /Total:\s+4\s+Passed:\s+1/, `uvu's totals:\n${output}`);
   assert.match(output, /left resources open \(.*TCPServerWrap.*\)/, 'the open server is named');
   const leftOpen = /left open: (\S+)/.exec(output)?.[1];
   assert.ok(leftOpen, 'the fixture named its database');
