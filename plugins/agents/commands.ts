@@ -84,9 +84,19 @@ export async function sendCommand<P extends TObject>(
   ips: string[],
 ): Promise<Dispatch> {
   command.check?.(params);
+  const requests = new Map<string, AgentRequest>();
+  for (const ip of new Set(ips)) requests.set(ip, await command.request(params, ip));
+  return dispatchEach(link, ips, (ip) => requests.get(ip)!);
+}
+
+/**
+ * Sends each client the request made for it; clients whose requests are alike share one
+ * dispatch (a repository's address differs by network). Outcomes come in the order asked.
+ */
+export function dispatchEach(link: Pick<AgentLink, 'dispatch'>, ips: string[], requestFor: (ip: string) => AgentRequest): Dispatch {
   const groups = new Map<string, { request: AgentRequest; ips: string[] }>();
   for (const ip of new Set(ips)) {
-    const request = await command.request(params, ip);
+    const request = requestFor(ip);
     const key = JSON.stringify(request);
     const group = groups.get(key);
     if (group) group.ips.push(ip);

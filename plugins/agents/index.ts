@@ -13,7 +13,7 @@ import { defineAgentCommands } from './own-commands';
 import { SoftwareInventory } from './software';
 
 export { AgentLink } from './link';
-export { AgentCommands, type AgentCommand, paramsOf, sendCommand, withClients } from './commands';
+export { AgentCommands, type AgentCommand, dispatchEach, paramsOf, sendCommand, withClients } from './commands';
 export { SoftwareInventory } from './software';
 export { DispatchAnswer } from './schemas';
 export {

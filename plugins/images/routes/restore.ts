@@ -1,6 +1,6 @@
 import type { PluginContext } from '../../../core/plugin';
 import { IpList } from '../../../core/schema-types';
-import { type AgentLink, type Dispatch, DispatchAnswer, paramsOf, withClients } from '../../agents';
+import { type AgentLink, DispatchAnswer, dispatchEach, paramsOf, withClients } from '../../agents';
 import type { Inventory } from '../../inventory';
 import type { ImageCommands } from '../commands';
 import { ImageRestoreParams } from '../schemas';
@@ -26,15 +26,7 @@ export function restoreRoutes(ctx: PluginContext, commands: ImageCommands, inven
     const image = await commands.restoredImage(em, params, ips);
     const clients = new Map((await inventory.clientsByIps(ips)).map((c) => [c.ip, c]));
     const addresses = await commands.restoreAddresses(image);
-    const groups = new Map<string, { request: ReturnType<ImageCommands['restoreRequest']>; ips: string[] }>();
-    for (const ip of ips) {
-      const request = commands.restoreRequest(image, params, addresses, clients.get(ip));
-      const key = JSON.stringify(request.body);
-      groups.set(key, { request, ips: [...(groups.get(key)?.ips ?? []), ip] });
-    }
-    const outcomes = new Map<string, Dispatch['outcomes'][number]>();
-    for (const { request, ips: group } of groups.values())
-      for (const outcome of link.dispatch(group, request).outcomes) outcomes.set(outcome.addr, outcome);
-    return { clients: ips.map((ip) => outcomes.get(ip)!) };
+    const dispatch = dispatchEach(link, ips, (ip) => commands.restoreRequest(image, params, addresses, clients.get(ip)));
+    return { clients: dispatch.outcomes };
   });
 }
