@@ -16,5 +16,14 @@ export { App, type AppOptions } from './app';
 export { SystemClock, ManualClock, type Clock } from './clock';
 export { IntLike, Number16, Port, Ipv4, HostIpv4, Mac, Netmask, IpList, Name, toInt } from './schema-types';
 export type { ListenSpec, Listening } from './listen';
-export type { EventMap, EventName, ListenerFailure, PluginEvents } from './events';
+export type {
+  EventMap,
+  EventName,
+  HookMap,
+  HookName,
+  InternalEventMap,
+  InternalEventName,
+  ListenerFailure,
+  PluginEvents,
+} from './events';
 export { Counter, Gauge, Histogram, type Registry } from './metrics';

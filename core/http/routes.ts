@@ -67,19 +67,29 @@ export function queryOf(req: IncomingMessage): URLSearchParams {
   return new URLSearchParams(mark < 0 ? '' : url.slice(mark + 1));
 }
 
-/** One request: the validated body, the raw request, and a lazily forked EntityManager. */
+/** One request: the validated body, the raw request, a lazily forked EntityManager and logger. */
 export class RequestContext<B> {
   private forked?: EntityManager;
+  private requestLog?: Logger;
 
   constructor(
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
     readonly body: B,
-    readonly log: Logger,
+    private readonly baseLog: Logger,
     private readonly db: Database,
     /** Who sent it; undefined on public routes. */
     readonly access?: Access,
   ) {}
+
+  /**
+   * Lines logged about this request name it (`request: "POST /client/add"`, without the query,
+   * which may carry a ticket); made on first use, as most requests log nothing.
+   */
+  get log(): Logger {
+    const path = (this.req.url ?? '').split('?', 1)[0];
+    return (this.requestLog ??= this.baseLog.child({ request: `${this.req.method} ${path}` }));
+  }
 
   get em(): EntityManager {
     return (this.forked ??= this.db.fork());

@@ -1,6 +1,7 @@
 // A complete third-party ogserve plugin: a config key, a route with a validated body, a
-// service of a plugin it requires, an agent command the REST API and the scheduler both
-// send, an event of its own, and a view in the web console (console/view.js).
+// service of a plugin it requires, a hook and a listener on the event bus, an agent command
+// the REST API and the scheduler both send, an event of its own, and a view in the web
+// console (console/view.js).
 // Enable it with "plugins": [..., "./path/to/hello-plugin"]; it needs no install of its
 // own: ogserve resolves require('ogserve') for the plugins it loads.
 const path = require('node:path');
@@ -12,7 +13,14 @@ module.exports = definePlugin({
   name: 'hello',
   requires: ['inventory', 'agents'],
   console: { title: { en: 'Hello', es: 'Hola' }, dir: path.join(__dirname, 'console'), entry: 'view.js' },
-  config: Type.Object({ greeting: Type.String({ default: 'Hello' }) }, { additionalProperties: false }),
+  config: Type.Object(
+    {
+      greeting: Type.String({ default: 'Hello' }),
+      // A site rule: client names start with this ('' for no rule).
+      name_prefix: Type.String({ default: '' }),
+    },
+    { additionalProperties: false },
+  ),
   register(ctx) {
     const inventory = ctx.use(Inventory);
     const spec = {
@@ -27,6 +35,18 @@ module.exports = definePlugin({
       if (!client) throw badRequest(ErrorCode.unknownId, `no client with ip ${body.client}`, 'client');
       return { message: `${ctx.config.greeting}, ${client.name} in room ${client.room.name}` };
     });
+
+    // A hook, before a client is added or updated: the rule refuses the request with the
+    // field named, and nothing is written.
+    ctx.events.hook('client.check', ({ name }) => {
+      const prefix = ctx.config.name_prefix;
+      if (name !== undefined && !name.startsWith(prefix)) {
+        throw badRequest(ErrorCode.invalidField, `name must start with '${prefix}'`, 'name');
+      }
+    });
+    // A listener, after the fact: an agent connected. The third argument says what it does,
+    // for the error logged (with the request) and counted if it ever throws.
+    ctx.events.on('agent.connected', ({ client, name }) => ctx.log.info({ client }, `${ctx.config.greeting}, ${name}`), 'greet the agent');
 
     // An agent command, defined once: POST /hello/wave and a scheduled `hello` step are
     // checked by `params` and sent as `request` makes them. It asks the agent to print the

@@ -42,8 +42,6 @@ const keepAliveMs = 60_000;
 export class AgentLink {
   private readonly connections = new Map<string, AgentConnection>();
   private readonly handlers = new Map<string, AnswerHandler[]>();
-  private readonly connectListeners: ((ip: string) => void)[] = [];
-  private readonly disconnectListeners: ((ip: string) => void)[] = [];
   private readonly listings: (() => Iterable<ClientListing>)[] = [];
   private readonly owner: ConnectionOwner;
   private readonly lookups: LookupBatch;
@@ -90,11 +88,15 @@ export class AgentLink {
       peerIntervalMs,
       (count, seconds) => `agent event ignored ${count} more time(s) within ${seconds} s`,
     );
-    inventory.onClientRemoved((client) => this.clientRemoved(client));
-    inventory.onClientSaved((client) => {
-      const conn = this.connections.get(client.ip);
-      if (conn && conn.client.id === client.id) conn.client = client;
-    }, "update its agent's connection");
+    events.on('client.removed', (client) => this.clientRemoved(client));
+    events.on(
+      'client.saved',
+      (client) => {
+        const conn = this.connections.get(client.ip);
+        if (conn && conn.client.id === client.id) conn.client = client;
+      },
+      "update its agent's connection",
+    );
     this.owner = {
       log,
       commandTimeoutMs: settings.command_timeout_s * 1000,
@@ -153,14 +155,6 @@ export class AgentLink {
   /** What to store from a 200 answer (with a body) to requests of `path`; throwing makes last_cmd.result 'failure'. */
   onAnswer(path: string, handler: AnswerHandler): void {
     this.handlers.set(path, [...(this.handlers.get(path) ?? []), handler]);
-  }
-
-  onConnect(fn: (ip: string) => void): void {
-    this.connectListeners.push(fn);
-  }
-
-  onDisconnect(fn: (ip: string) => void): void {
-    this.disconnectListeners.push(fn);
   }
 
   /** Extra entries for GET /clients (the wol plugin's WOL_SENT entries), listed first. */
@@ -296,7 +290,6 @@ export class AgentLink {
     const conn = new AgentConnection(socket, ip, client, this.owner);
     this.connections.set(ip, conn);
     this.log.info({ ip, client: client.name }, 'agent connected');
-    for (const fn of this.connectListeners) this.safely(() => fn(ip), 'connect listener');
     socket.resume();
     this.announce.connected(conn);
     this.refreshOnConnect(conn);
@@ -327,7 +320,6 @@ export class AgentLink {
     if (this.connections.get(conn.ip) !== conn) return;
     this.connections.delete(conn.ip);
     this.announce.disconnected(conn, reason);
-    for (const fn of this.disconnectListeners) this.safely(() => fn(conn.ip), 'disconnect listener');
   }
 
   private clientRemoved(client: ClientView): void {
@@ -384,13 +376,5 @@ export class AgentLink {
       { ip: conn.ip, user: outcome.user, os: outcome.os },
       `User ${outcome.action}: ip=${conn.ip}, user=${outcome.user}, os=${outcome.os}`,
     );
-  }
-
-  private safely(fn: () => void, what: string): void {
-    try {
-      fn();
-    } catch (error) {
-      this.log.error({ err: error }, `${what} failed`);
-    }
   }
 }

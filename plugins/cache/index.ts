@@ -43,7 +43,7 @@ export default definePlugin({
     };
     link.onAnswer('cache/delete', fromCacheCommand);
     link.onAnswer('cache/fetch', fromCacheCommand);
-    inventory.onClientsRemoved((clients) => store.forget(clients.map((c) => c.id)));
+    ctx.events.on('clients.removed', (clients) => store.forget(clients.map((c) => c.id)));
 
     cacheRoutes(ctx, store, inventory, link);
   },

@@ -33,9 +33,6 @@ export type {
   StoredDiskEntry,
   RepositoryView,
   ScopeRef,
-  ClientListener,
-  ClientsListener,
-  ClientCheck,
   ClientRequestFields,
 } from './service';
 export type {
@@ -87,7 +84,7 @@ export default definePlugin({
     { additionalProperties: false },
   ),
   register(ctx) {
-    const inventory = new Inventory(ctx.db, ctx.log);
+    const inventory = new Inventory(ctx.db, ctx.events);
     ctx.provide(Inventory, inventory);
     const scopes = new ScopeCache(ctx.db, ctx.config.scopes_cache_ms);
     // Every inventory route that is not a read may change the tree.

@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
 import { execute, type Database } from '../../core/database';
+import type { PluginEvents } from '../../core/events';
 import type { Logger } from '../../core/log';
+import './client-events';
 import { ClientIndex } from './client-index';
 import { CenterEntity } from './entities/center';
 import { ClientEntity } from './entities/client';
@@ -12,14 +14,8 @@ import { ErrorCode, badRequest } from '../../core/errors';
 import { requireAllKnown } from './lookups';
 import type { ClientUpdate } from './schemas';
 
-export type ClientListener = (client: ClientView) => void | Promise<void>;
-export type ClientsListener = (clients: ClientView[]) => void | Promise<void>;
-
 /** The fields a /client/add or /client/update request sets, as it sent them. */
 export type ClientRequestFields = Readonly<Partial<Static<typeof ClientUpdate>>>;
-
-/** Refuses a client request by throwing (an HttpError answers with its status and field). */
-export type ClientCheck = (fields: ClientRequestFields) => void | Promise<void>;
 
 /** One disk (partition 0) or partition of a client, as an agent reports it; sizes in bytes. */
 export interface DiskEntry {
@@ -59,19 +55,16 @@ const inChunk = 500;
 
 /**
  * The inventory as other plugins use it: look clients up, change their boot settings,
- * store what agents report about their disks, and hear when a client goes away or changes.
+ * store what agents report about their disks. What happens to clients is told on the event
+ * bus (`client.saved`, `client.removed`, `clients.removed`, hook `client.check`).
  */
 export class Inventory {
-  private readonly removedListeners: ClientListener[] = [];
-  private readonly batchRemovedListeners: ClientsListener[] = [];
-  private readonly savedListeners: { listener: ClientListener; task: string }[] = [];
-  private readonly checks: ClientCheck[] = [];
   private readonly diskWriter: DiskSetupWriter;
   private readonly index: ClientIndex;
 
   constructor(
     private readonly db: Database,
-    private readonly log: Logger,
+    private readonly events: PluginEvents,
   ) {
     this.diskWriter = new DiskSetupWriter(db);
     this.index = new ClientIndex(db);
@@ -91,64 +84,23 @@ export class Inventory {
     this.index.changed(clientIds);
   }
 
-  /** Fired after a client is deleted, or with its old record when its IP or MAC changed. */
-  onClientRemoved(listener: ClientListener): void {
-    this.removedListeners.push(listener);
+  /** Run the `client.check` hooks: the first refusal stops the request before anything is written. */
+  checkClient(fields: ClientRequestFields): Promise<void> {
+    return this.events.check('client.check', fields);
   }
 
-  /**
-   * Fired once per removal with every client it removed (a cascade's thousands at once),
-   * after the per-client listeners: for work better done once per batch than per client.
-   */
-  onClientsRemoved(listener: ClientsListener): void {
-    this.batchRemovedListeners.push(listener);
+  /** Tell of clients gone (deleted, or their old record when the IP or MAC changed), each then all at once. */
+  async notifyRemoved(clients: ClientView[], log?: Logger): Promise<void> {
+    for (const client of clients) await this.events.tell('client.removed', client, log);
+    if (clients.length > 0) await this.events.tell('clients.removed', clients, log);
   }
 
-  /**
-   * Fired after a client is added or updated through the REST interface. `task` says what
-   * the listener does ("write the boot files"): when it fails, the caller of the request is
-   * told "could not <task> for <ip>: <reason>" in the answer's `warnings`.
-   */
-  onClientSaved(listener: ClientListener, task: string): void {
-    this.savedListeners.push({ listener, task });
-  }
-
-  /**
-   * Run by /client/add and /client/update before anything is written, so a plugin can refuse
-   * a value only it can judge (pxe-modes: a boot mode without a template).
-   */
-  onClientCheck(check: ClientCheck): void {
-    this.checks.push(check);
-  }
-
-  /** Every registered check in turn; the first refusal stops the request. */
-  async checkClient(fields: ClientRequestFields): Promise<void> {
-    for (const check of this.checks) await check(fields);
-  }
-
-  async notifyRemoved(clients: ClientView[]): Promise<void> {
-    await this.notify(this.removedListeners, clients, 'client removed');
-    if (clients.length === 0) return;
-    for (const listener of this.batchRemovedListeners) {
-      try {
-        await listener(clients);
-      } catch (error) {
-        this.log.error({ err: error, clients: clients.length }, 'clients removed listener failed');
-      }
-    }
-  }
-
-  /** Run the saved-client listeners; resolves with what each failure means for the caller. */
-  async notifySaved(clients: ClientView[]): Promise<string[]> {
+  /** Tell of clients saved; resolves with what each listener's failure means for the caller. */
+  async notifySaved(clients: ClientView[], log?: Logger): Promise<string[]> {
     const problems: string[] = [];
     for (const client of clients) {
-      for (const { listener, task } of this.savedListeners) {
-        try {
-          await listener(client);
-        } catch (error) {
-          this.log.error({ err: error, ip: client.ip }, `client saved, but could not ${task}`);
-          problems.push(`could not ${task} for ${client.ip}: ${(error as Error).message}`);
-        }
+      for (const failure of await this.events.tell('client.saved', client, log)) {
+        problems.push(`could not ${failure.task ?? `handle ${failure.event}`} for ${client.ip}: ${failure.error.message}`);
       }
     }
     return problems;
@@ -400,18 +352,6 @@ export class Inventory {
     for (let i = 0; i < clientIds.length; i += inChunk) {
       const chunk = clientIds.slice(i, i + inChunk);
       await this.db.query(`update clients set ${column} = ? where id in (${chunk.map(() => '?').join(',')})`, [value, ...chunk]);
-    }
-  }
-
-  private async notify(listeners: ClientListener[], clients: ClientView[], what: string): Promise<void> {
-    for (const client of clients) {
-      for (const listener of listeners) {
-        try {
-          await listener(client);
-        } catch (error) {
-          this.log.error({ err: error, ip: client.ip }, `${what} listener failed`);
-        }
-      }
     }
   }
 }

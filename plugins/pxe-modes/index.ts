@@ -66,19 +66,20 @@ export default definePlugin({
     modeRoutes(ctx, bootFiles, inventory);
 
     // A client saved with a mode that has no template would be left without boot files.
-    inventory.onClientCheck(async ({ boot }) => {
+    ctx.events.hook('client.check', async ({ boot }) => {
       if (boot !== undefined && !(await bootFiles.modes()).includes(boot)) throw new UnknownModeError(boot, 'boot');
     });
     // Under the lock of POST /mode: a save racing it must not leave the other mode's files.
     // A batch (a cascade, a delete of several clients) is one sweep of the folders, which
     // also takes whatever an earlier crash left.
-    inventory.onClientsRemoved((clients) =>
+    ctx.events.on('clients.removed', (clients) =>
       bootFiles.exclusive(async () => {
         if (clients.length === 1) await bootFiles.deleteFor(clients[0]!);
         else await bootFiles.removeOrphans();
       }),
     );
-    inventory.onClientSaved(
+    ctx.events.on(
+      'client.saved',
       (saved) =>
         bootFiles.exclusive(async () => {
           const client = await inventory.clientById(saved.id);

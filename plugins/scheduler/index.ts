@@ -62,7 +62,7 @@ export default definePlugin({
     );
     ctx.provide(Scheduler, scheduler);
     // A connecting agent is sent GET /refresh first; its queued commands follow the answer.
-    link.onConnect((ip) => setImmediate(() => scheduler.queue.connected(ip)));
+    ctx.events.on('agent.connected', ({ client }) => void setImmediate(() => scheduler.queue.connected(client)));
     link.onAnswer('refresh', (client) => {
       setImmediate(() => scheduler.queue.kick(client.ip));
     });

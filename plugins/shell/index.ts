@@ -1,6 +1,5 @@
 import { definePlugin } from '../../core/plugin';
 import { AgentCommands, AgentLink, DispatchAnswer, paramsOf, sendCommand, withClients } from '../agents';
-import { Inventory } from '../inventory';
 import { readShellAnswer } from './answer';
 import { ShellResults } from './results';
 import { ScriptList, ShellConfig, ShellOutputAnswer, ShellOutputQuery, ShellParams } from './schemas';
@@ -37,7 +36,7 @@ export default definePlugin({
         });
       },
     });
-    ctx.use(Inventory).onClientRemoved((client) => results.forget(client.ip));
+    ctx.events.on('client.removed', (client) => results.forget(client.ip));
 
     const spec = { permission: 'shell', scoped: 'clients', body: withClients(ShellParams), response: DispatchAnswer } as const;
     ctx.router.post('/shell/run', spec, async ({ body }) => {

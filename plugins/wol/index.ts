@@ -64,10 +64,8 @@ export default definePlugin({
 
     ctx.provide(Waker, waker);
     link.addListing(() => wolSentEntries(pending));
-    link.onConnect((ip) => pending.release(ip));
-    inventory.onClientRemoved((client) => {
-      pending.release(client.ip);
-    });
+    ctx.events.on('agent.connected', ({ client }) => void pending.release(client));
+    ctx.events.on('client.removed', (client) => void pending.release(client.ip));
 
     ctx.onStart(async () => {
       socket = await WakeSocket.open();

@@ -88,13 +88,24 @@ test('the documented example plugin, copied outside the checkout, loads: its rou
   services.register(SchedulerClock, { useValue: new ManualClock(Date.UTC(2026, 0, 1)) });
   const s = await startServer({
     container: services,
-    config: { plugins: ['inventory', 'agents', 'wol', 'events', 'scheduler', copy], hello: { greeting: "Hi 'there'" } },
+    config: {
+      plugins: ['inventory', 'agents', 'wol', 'events', 'scheduler', copy],
+      hello: { greeting: "Hi 'there'", name_prefix: 'pc' },
+    },
   });
   let agent: FakeAgent | undefined;
   try {
     const center = await addCenter(s, 'C');
     const room = await addRoom(s, center, 'Lab');
-    await addClient(s, room, '127.0.4.7', macFor(7), { name: 'pc7' });
+    // Its hook refuses a name outside the rule, naming the field, and nothing is written.
+    const refused = await s.post('/client/add', { name: 'lab7', ip: '127.0.4.7', mac: macFor(7), room });
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.body.field, 'name', refused.text);
+    assert.match(refused.body.message, /name must start with 'pc'/);
+    assert.equal((await s.get('/client/info', { client: ['127.0.4.7'] })).status, 400, 'no client written');
+    const id = await addClient(s, room, '127.0.4.7', macFor(7), { name: 'pc7' });
+    const renamed = await s.post('/client/update', { id, name: 'x7' });
+    assert.equal(renamed.body.field, 'name', 'updates are checked too');
     const r = await s.get('/hello', { client: '127.0.4.7' });
     assert.deepEqual(r.body, { message: "Hi 'there', pc7 in room Lab" }, 'answer');
     const unknown = await s.get('/hello', { client: '127.0.4.8' });
@@ -103,6 +114,10 @@ test('the documented example plugin, copied outside the checkout, loads: its rou
     agent = await FakeAgent.connect({ port: s.app.container.resolve(AgentLink).port(), localAddress: '127.0.4.7' });
     // Idle once its connect refresh is answered and stored.
     await eventually(async () => (await s.get('/clients')).body.clients[0]?.last_cmd.result === 'success', 'refreshed');
+    assert.ok(
+      s.logs.some((l) => l.msg === "Hi 'there', pc7" && l.client === '127.0.4.7'),
+      'its agent.connected listener heard the agent',
+    );
     const stream = await EventStreamClient.open(s.port, 'types=hello.*');
     try {
       assert.equal((await s.post('/hello/wave', { clients: ['127.0.4.7'], times: 0 })).body.field, 'times', 'params checked');

@@ -38,11 +38,12 @@ export function centerRoutes(ctx: PluginContext, inventory: Inventory): void {
 
   // Unknown ids answer 200, as the reference does. Rooms, folders, clients and partitions go
   // with the center through the database's cascades, in one transaction; images stay.
-  router.post('/center/delete', { permission: 'admin', body: IdBody, response: Done }, async ({ body }) => {
+  router.post('/center/delete', { permission: 'admin', body: IdBody, response: Done }, async ({ body, log }) => {
     const id = toInt(body.id);
     await deleteWithClients(
       db,
       inventory,
+      log,
       (em) => clientsWhere(em, 'r.center_id = ?', [id]),
       (em) => em.nativeDelete(CenterEntity, { id }),
     );

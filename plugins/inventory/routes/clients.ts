@@ -100,7 +100,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     if (body.folder_id !== undefined) client.folder = await computerFolder(em, body.folder_id, roomId);
   }
 
-  router.post('/client/add', { permission: 'admin', body: ClientAdd, response: ClientSaved }, async ({ body }) => {
+  router.post('/client/add', { permission: 'admin', body: ClientAdd, response: ClientSaved }, async ({ body, log }) => {
     await inventory.checkClient(body);
     const mac = normalizeMac(body.mac);
     const id = await db.transactional(async (em) => {
@@ -119,11 +119,11 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
       return client.id;
     });
     inventory.clientsChanged([id]);
-    const warnings = await inventory.notifySaved([(await inventory.clientById(id))!]);
+    const warnings = await inventory.notifySaved([(await inventory.clientById(id))!], log);
     return warnings.length > 0 ? { id, warnings } : { id };
   });
 
-  router.post('/client/update', { permission: 'admin', body: ClientUpdate, response: ClientUpdated }, async ({ body }) => {
+  router.post('/client/update', { permission: 'admin', body: ClientUpdate, response: ClientUpdated }, async ({ body, log }) => {
     const id = toInt(body.id);
     const before = await inventory.clientById(id);
     if (!before) throw badRequest(ErrorCode.unknownId, `no client with id ${id}`, 'id');
@@ -144,20 +144,20 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     });
     inventory.clientsChanged([id]);
     const after = (await inventory.clientById(id))!;
-    if (after.ip !== before.ip || after.mac !== before.mac) await inventory.notifyRemoved([before]);
-    const warnings = await inventory.notifySaved([after]);
+    if (after.ip !== before.ip || after.mac !== before.mac) await inventory.notifyRemoved([before], log);
+    const warnings = await inventory.notifySaved([after], log);
     return warnings.length > 0 ? { warnings } : {};
   });
 
   // Unknown addresses are ignored, as the reference does; boot files go through the removed hook.
-  router.post('/client/delete', { permission: 'admin', body: ClientsBody, response: Done }, async ({ body }) => {
+  router.post('/client/delete', { permission: 'admin', body: ClientsBody, response: Done }, async ({ body, log }) => {
     const removed = await db.transactional(async (em) => {
       const clients = await clientsIn(em, body.clients);
       if (clients.length) await em.nativeDelete(ClientEntity, { id: { $in: clients.map((c) => c.id) } });
       return clients;
     });
     inventory.clientsChanged(removed.map((c) => c.id));
-    await inventory.notifyRemoved(removed);
+    await inventory.notifyRemoved(removed, log);
     return {};
   });
 

@@ -79,13 +79,14 @@ export function folderRoutes(ctx: PluginContext, inventory: Inventory): void {
 
   // Deleting a folder deletes what it holds, sub-folders included; unknown ids answer 200,
   // ids no folder can have a 400.
-  router.post('/folder/delete', { permission: 'admin', body: IdBody, response: Done }, async ({ body }) => {
+  router.post('/folder/delete', { permission: 'admin', body: IdBody, response: Done }, async ({ body, log }) => {
     const ref = parseFolderId(toInt(body.id), 'id');
     const [tree, column, entity] =
       ref.kind === 'room' ? [roomFolderTree, 'r.folder_id', RoomFolderEntity] : [computerFolderTree, 'c.folder_id', ComputerFolderEntity];
     await deleteWithClients(
       db,
       inventory,
+      log,
       (em) => clientsInTree(em, tree, column, ref.id),
       (em) => em.nativeDelete(entity as typeof RoomFolderEntity, { id: ref.id }),
     );

@@ -91,11 +91,12 @@ export function roomRoutes(ctx: PluginContext, inventory: Inventory): void {
   );
 
   // Unknown ids answer 200, as the reference does; the room's clients go with it.
-  router.post('/room/delete', { permission: 'admin', body: IdBody, response: Done }, async ({ body }) => {
+  router.post('/room/delete', { permission: 'admin', body: IdBody, response: Done }, async ({ body, log }) => {
     const id = toInt(body.id);
     await deleteWithClients(
       db,
       inventory,
+      log,
       (em) => clientsWhere(em, 'c.room_id = ?', [id]),
       (em) => em.nativeDelete(RoomEntity, { id }),
     );

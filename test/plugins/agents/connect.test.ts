@@ -259,12 +259,12 @@ test('listing providers (WOL_SENT) come first; a connected address is not listed
   }
 });
 
-test('onConnect and onDisconnect listeners hear each agent', async () => {
+test('listeners of agent.connected and agent.disconnected on the bus hear each agent', async () => {
   const x = await site(1);
   try {
     const heard: string[] = [];
-    x.link.onConnect((ip) => heard.push(`up ${ip}`));
-    x.link.onDisconnect((ip) => heard.push(`down ${ip}`));
+    x.s.app.events.on('test', 'agent.connected', ({ client }) => void heard.push(`up ${client}`));
+    x.s.app.events.on('test', 'agent.disconnected', ({ client }) => void heard.push(`down ${client}`));
     const agent = await x.connect(x.ips[0]!);
     await agent.close();
     await eventually(() => heard.length === 2, 'both events');

@@ -114,12 +114,11 @@ test("client update changes fields by id and refuses another client's MAC or IP"
     assert.equal((await s.post('/client/update', { id: 999, name: 'x' })).body.field, 'id', 'unknown id');
   }));
 
-test('the removed hook fires on delete and when IP or MAC changes; the saved hook on add and update', () =>
+test('client.removed is told on delete and when IP or MAC changes; client.saved on add and update', () =>
   withServer(async (s) => {
-    const inventory = s.app.container.resolve(Inventory);
     const events: string[] = [];
-    inventory.onClientRemoved((c) => void events.push(`removed ${c.ip} ${c.mac}`));
-    inventory.onClientSaved((c) => void events.push(`saved ${c.ip} ${c.boot}`), 'record the test event');
+    s.app.events.on('test', 'client.removed', (c) => void events.push(`removed ${c.ip} ${c.mac}`));
+    s.app.events.on('test', 'client.saved', (c) => void events.push(`saved ${c.ip} ${c.boot}`), 'record the test event');
     const room = await addRoom(s, await addCenter(s));
     const id = await addClient(s, room, '10.0.0.1', '02:00:00:00:00:01');
     await s.post('/client/update', { id, name: 'same address' });

@@ -95,7 +95,7 @@ test('deleting a folder removes its sub-folders and their clients (recursive que
     await addClient(s, room, '10.0.1.1', macFor(11), { folder_id: subsub });
     await addClient(s, room, '10.0.1.2', macFor(12));
     const removed: string[] = [];
-    s.app.container.resolve(Inventory).onClientRemoved((c) => void removed.push(c.ip));
+    s.app.events.on('test', 'client.removed', (c) => void removed.push(c.ip));
     assert.equal((await s.post('/folder/delete', { id: top })).status, 200, 'folder/delete');
     assert.deepEqual(removed, ['10.0.1.1'], 'the removed hook saw the nested client');
     assert.equal((await s.get('/client/info', { client: ['10.0.1.1'] })).status, 400, 'the nested client is gone');

@@ -61,7 +61,7 @@ test('deleting a center removes its rooms, folders, clients and partitions in ca
     const kept = await addClient(s, roomB, '10.1.0.1', '02:00:00:00:01:01');
     await inventory.storeDiskSetup(kept, [{ disk: 1, partition: 1, code: 7, size: 100n, filesystem: 'NTFS', os: '' }]);
     const removed: string[] = [];
-    inventory.onClientRemoved((c) => void removed.push(c.ip));
+    s.app.events.on('test', 'client.removed', (c) => void removed.push(c.ip));
     assert.equal((await s.post('/center/delete', { id: String(a) })).status, 200, 'delete');
     assert.equal(await count(s, 'rooms'), 1, 'rooms of A gone');
     assert.equal(await count(s, 'room_folders'), 0, 'room folders gone');

@@ -20,7 +20,11 @@ test('a client saved while its boot files cannot be written keeps its record, an
     assert.match(added.body.warnings[0], /^could not write the boot files for 10\.0\.0\.5: .+/);
     const info = await s.get('/client/info', { client: ['10.0.0.5'] });
     assert.equal(info.body.name, 'pc', 'the record stands');
-    assert.ok(s.logs.some((l) => l.level === 'error' && l.msg === 'client saved, but could not write the boot files'));
+    const logged = s.logs.filter((l) => l.level === 'error' && String(l.msg).startsWith('pxe-modes: could not write the boot files'));
+    assert.equal(logged.length, 1, 'the failure is logged once');
+    assert.equal(logged[0]!.request, 'POST /client/add', 'with the request that caused it');
+    const metrics = await s.get('/metrics');
+    assert.match(metrics.text, /^ogserve_event_listener_failures_total 1$/m, 'and counted');
 
     const updated = await s.post('/client/update', { id: added.body.id, name: 'pc2' });
     assert.equal(updated.status, 200);
