@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { AgentLink } from '../../plugins/agents';
 import { bulkInsert } from '../support/bulk';
-import { FakeAgent, type FakeAgentOptions, eventually } from '../support/fake-agent';
+import type { FakeAgent, FakeAgentOptions } from '../support/fake-agent';
 import { addCenter, addClient, addRoom, macFor } from '../support/fixtures';
-import { TOKEN, type TestServer, startServer } from '../support/server';
+import { addresses, startLab } from '../support/lab';
+import { TOKEN, type TestServer } from '../support/server';
 import { UdpReceiver } from '../support/udp-receiver';
 
 export const helloPlugin = path.resolve(__dirname, '../../../examples/hello-plugin');
@@ -44,46 +44,32 @@ export async function consoleSite(count = 3, config: Record<string, unknown> = {
     'console',
     helloPlugin,
   ];
-  const s = await startServer({ config: { plugins, wol: { port: wol.port }, ...config } });
-  const agents: FakeAgent[] = [];
   try {
-    const center = await addCenter(s, 'School');
-    const room = await addRoom(s, center, 'Lab 1', '255.0.0.0');
-    const repo = await s.post('/repository/add', { name: 'main', ip: '127.0.1.250' });
-    assert.equal(repo.status, 200, `repository/add: ${repo.text}`);
-    const ips: string[] = [];
-    for (let i = 1; i <= count; i++) {
-      ips.push(`127.0.1.${i}`);
-      await addClient(s, room, `127.0.1.${i}`, macFor(i), { name: `pc${String(i).padStart(2, '0')}`, repo_id: repo.body.id });
-    }
-    return {
-      s,
-      url: `http://127.0.0.1:${s.port}`,
-      wol,
-      center,
-      room,
-      ips,
-      async connect(ip, options = {}) {
-        const link = s.app.container.resolve(AgentLink);
-        const agent = await FakeAgent.connect({ port: link.port(), localAddress: ip, ...options });
-        agents.push(agent);
-        await agent.waitFor('refresh');
-        await eventually(async () => {
-          const r = await s.get('/clients');
-          return (r.body.clients as { addr: string; last_cmd: { result: string } }[]).some(
-            (c) => c.addr === ip && c.last_cmd.result !== 'unknown',
-          );
-        }, `${ip} connected`);
-        return agent;
+    const lab = await startLab({
+      ips: addresses('127.0.1', count),
+      server: { config: { plugins, wol: { port: wol.port }, ...config } },
+      async populate(s, ips) {
+        const center = await addCenter(s, 'School');
+        const room = await addRoom(s, center, 'Lab 1', '255.0.0.0');
+        const repo = await s.post('/repository/add', { name: 'main', ip: '127.0.1.250' });
+        assert.equal(repo.status, 200, `repository/add: ${repo.text}`);
+        for (const [i, ip] of ips.entries()) {
+          await addClient(s, room, ip, macFor(i + 1), { name: `pc${String(i + 1).padStart(2, '0')}`, repo_id: repo.body.id });
+        }
+        return { center, room };
       },
+    });
+    return {
+      ...lab,
+      url: `http://127.0.0.1:${lab.s.port}`,
+      wol,
+      connect: (ip, options) => lab.connect(ip, options),
       async close() {
-        for (const agent of agents) agent.destroy();
-        await s.close();
+        await lab.close();
         await wol.close();
       },
     };
   } catch (error) {
-    await s.close();
     await wol.close();
     throw error;
   }

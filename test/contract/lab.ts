@@ -1,7 +1,7 @@
-import { AgentLink } from '../../plugins/agents';
-import { FakeAgent, eventually, type FakeAgentOptions } from '../support/fake-agent';
+import { type FakeAgent, eventually, type FakeAgentOptions } from '../support/fake-agent';
 import { macFor } from '../support/fixtures';
-import { startServer, type TestServer } from '../support/server';
+import { addresses, startLab } from '../support/lab';
+import type { TestServer } from '../support/server';
 import { UdpReceiver } from '../support/udp-receiver';
 import * as ogcp from './ogcp';
 import { PythonClient } from './python-client';
@@ -41,77 +41,70 @@ export const ogcpSettings = { inventory: { setup_size_unit: 'KiB' }, stats: { st
 export async function lab(count: number, config: Record<string, unknown> = {}): Promise<Lab> {
   const broadcast = await UdpReceiver.bind('127.0.1.255');
   const receivers = [broadcast];
-  const agents: FakeAgent[] = [];
-  let s: TestServer | undefined;
+  const closeReceivers = async () => {
+    for (const receiver of receivers) await receiver.close();
+  };
   try {
-    s = await startServer({ config: { ...config, wol: { port: broadcast.port } } });
-    const server = s;
-    const py = new PythonClient(s.port);
-    await ogcp.addCenter(py, 'Escuela', 'main building');
-    const center = ogcp.nodesOfType(await py.read('/scopes'), 'center')[0].id;
-    await ogcp.addRoom(py, center, 'Aula 1', labNetmask);
-    const room = ogcp.nodesOfType(await py.read('/scopes'), 'room')[0].id;
-    // The administrator gives repository 1, the one ogCP's add-client form sends, the lab's address.
+    let py: PythonClient | undefined;
     const repositoryIp = '127.0.1.250';
-    const repo = await s.post('/repository/update', { repo_id: 1, name: 'Repositorio (Default)', ip: repositoryIp });
-    if (repo.status !== 200) throw new Error(`repository/update: ${repo.text}`);
-    const ips: string[] = [];
-    for (let i = 1; i <= count; i++) {
-      const ip = `127.0.1.${i}`;
-      ips.push(ip);
-      await ogcp.addClient(py, {
-        boot: 'ogLive',
-        ip,
-        livedir: 'ogLive',
-        mac: macFor(i),
-        maintenance: false,
-        name: `pc${String(i).padStart(2, '0')}`,
-        netdriver: 'generic',
-        netiface: 'eth0',
-        netmask: labNetmask,
-        remote: false,
-        repo_id: 1,
-        room,
-        serial_number: '',
-      });
-    }
-    const link = s.app.container.resolve(AgentLink);
-    const settled = (ip: string) =>
-      eventually(async () => {
-        const entry = (await py.read('/clients')).clients.find((c: any) => c.addr === ip);
-        return entry && entry.state !== 'BSY' && entry.last_cmd.result !== 'unknown' ? entry : undefined;
-      }, `${ip} idle`);
+    const built = await startLab({
+      ips: addresses('127.0.1', count),
+      server: { config: { ...config, wol: { port: broadcast.port } } },
+      async populate(s, ips) {
+        py = new PythonClient(s.port);
+        await ogcp.addCenter(py, 'Escuela', 'main building');
+        const center = ogcp.nodesOfType(await py.read('/scopes'), 'center')[0].id;
+        await ogcp.addRoom(py, center, 'Aula 1', labNetmask);
+        const room = ogcp.nodesOfType(await py.read('/scopes'), 'room')[0].id;
+        // The administrator gives repository 1, the one ogCP's add-client form sends, the lab's address.
+        const repo = await s.post('/repository/update', { repo_id: 1, name: 'Repositorio (Default)', ip: repositoryIp });
+        if (repo.status !== 200) throw new Error(`repository/update: ${repo.text}`);
+        for (const [i, ip] of ips.entries()) {
+          await ogcp.addClient(py, {
+            boot: 'ogLive',
+            ip,
+            livedir: 'ogLive',
+            mac: macFor(i + 1),
+            maintenance: false,
+            name: `pc${String(i + 1).padStart(2, '0')}`,
+            netdriver: 'generic',
+            netiface: 'eth0',
+            netmask: labNetmask,
+            remote: false,
+            repo_id: 1,
+            room,
+            serial_number: '',
+          });
+        }
+        return { center, room };
+      },
+    });
+    const client = py!;
     return {
-      s,
-      py,
-      center,
-      room,
+      ...built,
+      py: client,
       repository: 1,
       repositoryIp,
-      ips,
       broadcast,
       async receiver(address) {
         const receiver = await UdpReceiver.bind(address, broadcast.port);
         receivers.push(receiver);
         return receiver;
       },
-      async connect(ip, options = {}) {
-        const agent = await FakeAgent.connect({ port: link.port(), localAddress: ip, ...options });
-        agents.push(agent);
-        await agent.waitFor('refresh');
-        await settled(ip);
-        return agent;
-      },
-      settled,
+      connect: (ip, options) => built.connect(ip, options),
+      // Read the way ogCP reads it.
+      settled: (ip) =>
+        eventually(async () => {
+          const entry = (await client.read('/clients')).clients.find((c: any) => c.addr === ip);
+          return entry && entry.state !== 'BSY' && entry.last_cmd.result !== 'unknown' ? entry : undefined;
+        }, `${ip} idle`),
       async close() {
-        for (const agent of agents) agent.destroy();
-        await server.close();
-        for (const receiver of receivers) await receiver.close();
+        await built.close();
+        await closeReceivers();
       },
     };
   } catch (error) {
-    await s?.close();
-    for (const receiver of receivers) await receiver.close();
+    await closeReceivers();
     throw error;
   }
 }

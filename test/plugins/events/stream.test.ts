@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { eventually, FakeAgent, within } from '../../support/fake-agent';
 import { EventStreamClient, type StreamedEvent } from '../../support/event-stream';
 import { addCenter, addClient, addRoom, macFor } from '../../support/fixtures';
+import { startLab } from '../../support/lab';
 import { send, startServer, TOKEN, type TestServer } from '../../support/server';
 import { UdpReceiver } from '../../support/udp-receiver';
 
@@ -19,15 +20,19 @@ const defaultPlugins = (
 async function lab(config: Record<string, unknown> = {}) {
   // Unicast wakes go to the client's own address: the receiver listens there.
   const udp = await UdpReceiver.bind('127.0.0.12');
-  const s = await startServer({ config: { plugins: defaultPlugins, wol: { port: udp.port }, ...config } });
-  const center = await addCenter(s, 'Events');
-  const room = await addRoom(s, center, 'Lab', '255.255.255.0');
-  const ips = ['127.0.0.11', '127.0.0.12', '127.0.0.13'];
-  for (const [i, ip] of ips.entries()) await addClient(s, room, ip, macFor(0x100 + i));
-  return { s, udp, center, room, ips, port: s.app.container.resolve(AgentPort).port() };
+  const x = await startLab({
+    ips: ['127.0.0.11', '127.0.0.12', '127.0.0.13'],
+    server: { config: { plugins: defaultPlugins, wol: { port: udp.port }, ...config } },
+    async populate(s, ips) {
+      const center = await addCenter(s, 'Events');
+      const room = await addRoom(s, center, 'Lab', '255.255.255.0');
+      for (const [i, ip] of ips.entries()) await addClient(s, room, ip, macFor(0x100 + i));
+      return { center, room };
+    },
+  });
+  // The agents are connected by each test itself, to see every event of their connection.
+  return { ...x, udp, port: x.link.port() };
 }
-
-import { AgentLink as AgentPort } from '../../../plugins/agents';
 
 async function idle(s: TestServer, ip: string): Promise<void> {
   await eventually(async () => {

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { container } from 'tsyringe';
-import { AgentLink } from '../../../plugins/agents';
+import type { AgentLink } from '../../../plugins/agents';
 import { ManualClock, Scheduler, SchedulerClock } from '../../../plugins/scheduler';
-import { FakeAgent, eventually } from '../../support/fake-agent';
-import { addCenter, addClient, addRoom, macFor } from '../../support/fixtures';
-import { startServer, type TestServer } from '../../support/server';
+import type { FakeAgent } from '../../support/fake-agent';
+import { addresses, startLab } from '../../support/lab';
+import type { TestServer } from '../../support/server';
 
 /** Sunday 22 November 2026, 10:00 local time: "now" in these tests. */
 export const NOW = new Date(2026, 10, 22, 10, 0).getTime();
@@ -57,57 +57,27 @@ export async function schedulerSite(options: SiteOptions = {}): Promise<Schedule
     scheduler: options.scheduler ?? {},
     ...(options.wolPort === undefined ? {} : { wol: { port: options.wolPort } }),
   };
-  const s = await startServer({ dir: options.dir, container: services, config });
-  const agents: FakeAgent[] = [];
-  const close = async () => {
-    // The server first, so that it stops with its agents still connected, as in production.
-    await s.close();
-    for (const agent of agents) agent.destroy();
+  let repository = 0;
+  const lab = await startLab({
+    ips: addresses('127.0.2', options.clients ?? 2),
+    server: { dir: options.dir, container: services, config },
+    populate: options.populate === false ? false : undefined,
+    async prepare(s) {
+      if (!options.repository) return undefined;
+      repository = (await s.post('/repository/add', { name: 'repo', ip: options.repository })).body.id;
+      return { repo_id: repository };
+    },
+    // The real agent answers run/schedule 200 with no body.
+    onAgent: (agent) => agent.on('run/schedule', { status: 200 }, true),
+    serverFirst: true,
+  });
+  return {
+    ...lab,
+    clock,
+    scheduler: lab.s.app.container.resolve(Scheduler),
+    repository,
+    connect: (ip) => lab.connect(ip),
   };
-  try {
-    const count = options.clients ?? 2;
-    const ips = Array.from({ length: count }, (_, i) => `127.0.2.${i + 1}`);
-    let center = 0;
-    let room = 0;
-    let repository = 0;
-    if (options.populate !== false) {
-      center = await addCenter(s);
-      room = await addRoom(s, center);
-      if (options.repository) repository = (await s.post('/repository/add', { name: 'repo', ip: options.repository })).body.id;
-      for (const [i, ip] of ips.entries()) await addClient(s, room, ip, macFor(i + 1), repository ? { repo_id: repository } : {});
-    }
-    const link = s.app.container.resolve(AgentLink);
-    return {
-      s,
-      clock,
-      scheduler: s.app.container.resolve(Scheduler),
-      link,
-      center,
-      room,
-      repository,
-      ips,
-      async connect(ip) {
-        const agent = await FakeAgent.connect({ port: link.port(), localAddress: ip });
-        agents.push(agent);
-        // The real agent answers run/schedule 200 with no body.
-        agent.on('run/schedule', { status: 200 }, true);
-        await agent.waitFor('refresh');
-        // Connected and idle once the connect refresh is answered and stored.
-        await eventually(async () => {
-          const r = await s.get('/clients');
-          const entry = (r.body?.clients as { addr: string; state: string; last_cmd: { result: string } }[] | undefined)?.find(
-            (c) => c.addr === ip,
-          );
-          return entry && entry.state !== 'BSY' && entry.last_cmd.result !== 'unknown';
-        }, `${ip} refreshed`);
-        return agent;
-      },
-      close,
-    };
-  } catch (error) {
-    await close();
-    throw error;
-  }
 }
 
 /** A `when` for one local minute, with `years` as given (a year, a list or a mask). */
