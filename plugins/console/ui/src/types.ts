@@ -1,12 +1,6 @@
 /** Shapes of the API answers the console reads. */
 
-export interface ScopeNode {
-  name: string;
-  type: 'center' | 'room' | 'folder' | 'computer';
-  id: number;
-  scope: ScopeNode[];
-  ip?: string;
-}
+export type { ScopeNode } from '../../../inventory/scopes';
 
 export interface ClientListing {
   addr: string;
@@ -71,24 +65,6 @@ export interface Repository {
   center: number;
 }
 
-export interface LiveImage {
-  distribution: string;
-  kernel: string;
-  architecture: string;
-  revision: string;
-  directory: string;
-  iso: string;
-}
+export type { LiveEntry as LiveImage } from '../../../live/live-names';
 
-/** One entry of GET /audit. */
-export interface AuditEntry {
-  id: number;
-  time: string;
-  token: string;
-  address: string;
-  method: string;
-  path: string;
-  clients: string[];
-  status: number | null;
-  ms: number;
-}
+export type { AuditView as AuditEntry } from '../../../audit/query';
