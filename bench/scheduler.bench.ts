@@ -35,12 +35,15 @@ async function populate(s: TestServer): Promise<{ center: number; ips: string[] 
 export default async function schedulerBench(): Promise<BenchRow[]> {
   const receiver = await UdpReceiver.bind('127.255.255.255');
   const s = await startServer({
-    config: { plugins: ['inventory', 'agents', 'wol', 'scheduler'], log: { level: 'warn' }, wol: { port: receiver.port } },
+    // shell: the steps are scripts, a command the shell plugin defines.
+    config: { plugins: ['inventory', 'agents', 'wol', 'shell', 'scheduler'], log: { level: 'warn' }, wol: { port: receiver.port } },
   });
   try {
     const { center, ips } = await populate(s);
     const steps = Array.from({ length: STEPS }, (_, i) => ({ command: 'run', params: { run: `echo ${i}` } }));
-    const procedure = (await s.post('/procedure/add', { center, name: 'bench', steps })).body.id;
+    const added = await s.post('/procedure/add', { center, name: 'bench', steps });
+    if (added.status !== 200) throw new Error(`procedure/add: ${added.text}`);
+    const procedure = added.body.id;
     const times: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       const started = process.hrtime.bigint();

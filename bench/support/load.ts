@@ -18,8 +18,13 @@ export interface LoadOptions {
   /** JSON body, or a function giving the body of request number i. */
   body?: unknown | ((i: number) => unknown);
   headers?: Record<string, string>;
-  /** Concurrent keep-alive connections. */
+  /** Concurrent clients. */
   connections?: number;
+  /**
+   * false: a new TCP connection for every request (`Connection: close`), as the reference
+   * server forces on its clients; true (the default): each client keeps its connection.
+   */
+  keepAlive?: boolean;
   /** Stop after this many requests or this many seconds, whichever comes first. */
   requests?: number;
   seconds?: number;
@@ -27,7 +32,8 @@ export interface LoadOptions {
 
 /** Closed-loop HTTP load from this process: `connections` clients each send, wait, send again. */
 export async function load(options: LoadOptions): Promise<LoadResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections ?? 16 });
+  const keepAlive = options.keepAlive ?? true;
+  const agent = new http.Agent({ keepAlive, maxSockets: options.connections ?? 16 });
   const limit = options.requests ?? Number.MAX_SAFE_INTEGER;
   const deadline = Date.now() + (options.seconds ?? 10) * 1000;
   const latencies: number[] = [];
@@ -69,6 +75,7 @@ function once(agent: http.Agent, options: LoadOptions, path: string, body?: stri
         path,
         agent,
         headers: {
+          ...(options.keepAlive === false ? { Connection: 'close' } : {}),
           ...(body === undefined ? {} : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }),
           ...options.headers,
         },

@@ -1,0 +1,20 @@
+import { readFileSync } from 'node:fs';
+
+/** Linux reports process times in clock ticks of USER_HZ, which is 100 on every architecture Node runs on. */
+const ticksPerSecond = 100;
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat (10 ms resolution). */
+export function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  // The command name may hold spaces: the fields after its closing parenthesis start at field 3 (state).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const utime = Number(fields[14 - 3]);
+  const stime = Number(fields[15 - 3]);
+  return ((utime + stime) * 1000) / ticksPerSecond;
+}
+
+/** Resident set size of a process now, in MiB (VmRSS of /proc/<pid>/status). */
+export function rssMiBOf(pid: number): number {
+  const kib = Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1] ?? 0);
+  return Math.round((kib / 1024) * 10) / 10;
+}
