@@ -86,7 +86,7 @@ export default definePlugin({
   register(ctx) {
     const inventory = new Inventory(ctx.db, ctx.events);
     ctx.provide(Inventory, inventory);
-    const scopes = new ScopeCache(ctx.db, ctx.config.scopes_cache_ms);
+    const scopes = new ScopeCache(ctx.db, inventory, ctx.config.scopes_cache_ms);
     // Every inventory route that is not a read may change the tree.
     const announce = (method: string, path: string, request: { body: unknown; log: typeof ctx.log }, result: unknown) => {
       const described = describeChange(method, path, request.body, result);

@@ -114,6 +114,11 @@ export class Inventory {
     return (await this.index.byId(id)) ?? null;
   }
 
+  /** Every client, in no particular order (from the index: no query once it is loaded). */
+  allClients(): Promise<Iterable<ClientView>> {
+    return this.index.all();
+  }
+
   async clientByMac(mac: string): Promise<ClientView | null> {
     return (await this.index.byMac(mac)) ?? null;
   }

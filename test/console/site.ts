@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { Inventory } from '../../plugins/inventory';
 import { bulkInsert } from '../support/bulk';
 import type { FakeAgent, FakeAgentOptions } from '../support/fake-agent';
 import { addCenter, addClient, addRoom, macFor } from '../support/fixtures';
@@ -92,6 +93,8 @@ export async function bulkClients(site: { s: TestServer; center: number }, count
     ];
   });
   await bulkInsert(site.s.app.database, 'clients', ['id', 'name', 'ip', 'mac', 'room_id'], rows);
+  // Written around the inventory: tell it, as a writer through it would.
+  site.s.app.container.resolve(Inventory).tablesChanged();
 }
 
 /**
