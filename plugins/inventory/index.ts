@@ -97,10 +97,11 @@ export default definePlugin({
       router: invalidating(
         ctx.router,
         (_method, path) => {
-          scopes.invalidate();
-          // Client routes tell the index which clients they wrote; the others may change what
-          // many clients show (a room's network, a deleted folder or repository).
-          if (!path.startsWith('/client/')) inventory.tablesChanged();
+          // Client routes write clients alone and tell the index which; the others may change
+          // the tree and what many clients show (a room's network, a deleted folder or repository).
+          const clientsOnly = path.startsWith('/client/');
+          scopes.invalidate(clientsOnly);
+          if (!clientsOnly) inventory.tablesChanged();
         },
         announce,
       ),

@@ -1,21 +1,24 @@
 import type { Database } from '../../core/database';
-import { PreparedJson, stringifyAscii } from '../../core/http/json';
-import { buildScopes } from './scopes';
+import { PreparedJson } from '../../core/http/json';
+import { readComputers, readGroups, type ScopeGroups, scopesJson } from './scopes';
 import type { Inventory } from './service';
 
 /**
  * GET /scopes is what consoles poll and it reads every row of five tables. The answer is
  * kept serialised until an inventory write invalidates it, or `maxAgeMs` passes (another
- * process writing to the same database server shows up within that time). The build after a
- * write through this server takes the computers from the inventory's client index, which
- * that write kept exact; a build after the age passed reads them from the table, where
- * another process's writes are.
+ * process writing to the same database server shows up within that time). After a write
+ * through this server the tree is built again from what that write kept exact: the
+ * computers from the inventory's client index, and after a write of clients alone, the
+ * centers, folders and rooms read for the last build. After the age passed, everything is
+ * read from the tables, where another process's writes are.
  */
 export class ScopeCache {
   private cached?: { body: PreparedJson; at: number };
   private building?: Promise<PreparedJson>;
   private generation = 0;
+  /** Whether this server wrote since the last build (its index is then exact). */
   private written = false;
+  private groups?: ScopeGroups;
 
   constructor(
     private readonly db: Database,
@@ -23,11 +26,12 @@ export class ScopeCache {
     private readonly maxAgeMs: number,
   ) {}
 
-  /** Call after a write through this server committed. */
-  invalidate(): void {
+  /** Call after a write through this server committed; `clientsOnly` when it wrote clients and nothing of the tree above them. */
+  invalidate(clientsOnly = false): void {
     this.generation++;
     this.written = true;
     this.cached = undefined;
+    if (!clientsOnly) this.groups = undefined;
   }
 
   async get(): Promise<PreparedJson> {
@@ -40,11 +44,18 @@ export class ScopeCache {
   private async build(): Promise<PreparedJson> {
     const generation = this.generation;
     const at = Date.now();
-    const clients = this.written ? this.inventory.allClients() : undefined;
+    const fromMemory = this.written;
     this.written = false;
-    const body = new PreparedJson(stringifyAscii({ scope: await buildScopes(this.db, clients) }));
+    const [groups, computers] = await Promise.all([
+      (fromMemory && this.groups) || readGroups(this.db),
+      fromMemory ? this.inventory.allClients() : readComputers(this.db),
+    ]);
+    const body = new PreparedJson(scopesJson(groups, computers));
     // A write that landed while building makes this result stale: serve it, don't keep it.
-    if (generation === this.generation) this.cached = { body, at };
+    if (generation === this.generation) {
+      this.cached = { body, at };
+      this.groups = groups;
+    }
     return body;
   }
 }

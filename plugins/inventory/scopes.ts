@@ -1,4 +1,5 @@
 import type { Database } from '../../core/database';
+import { stringifyAscii } from '../../core/http/json';
 import type { ClientView } from './client-view';
 import { computerFolderPublicId } from './folder-ids';
 
@@ -12,12 +13,40 @@ export interface ScopeNode {
 
 type Row = { id: number; name: string; parent: number | null; owner: number };
 
-const node = (type: ScopeNode['type'], id: number, name: string): ScopeNode => ({ name, type, id, scope: [] });
+/** What GET /scopes needs of a client. */
+export type ScopeComputer = Pick<ClientView, 'id' | 'name' | 'ip' | 'folderId'> & { room: { id: number } };
 
-type Computer = Pick<ClientView, 'id' | 'name' | 'ip' | 'folderId'> & { room: { id: number } };
+/** The rows of centers, room folders, rooms and computer folders: what only a write of the tree itself changes. */
+export interface ScopeGroups {
+  centers: Row[];
+  roomFolders: Row[];
+  rooms: Row[];
+  computerFolders: Row[];
+}
+
+/** A center, folder or room with what it holds, in the order GET /scopes lists it. */
+interface Group {
+  type: 'center' | 'room' | 'folder';
+  id: number;
+  name: string;
+  members: (Group | ScopeComputer)[];
+}
+
+const isGroup = (member: Group | ScopeComputer): member is Group => 'members' in member;
+
+/** The groups in four queries, each by id. */
+export async function readGroups(db: Database): Promise<ScopeGroups> {
+  const [centers, roomFolders, rooms, computerFolders] = await Promise.all([
+    db.query<Row>('select id, name from centers order by id'),
+    db.query<Row>('select id, name, parent_id as parent, center_id as owner from room_folders order by id'),
+    db.query<Row>('select id, name, folder_id as parent, center_id as owner from rooms order by id'),
+    db.query<Row>('select id, name, parent_id as parent, room_id as owner from computer_folders order by id'),
+  ]);
+  return { centers, roomFolders, rooms, computerFolders };
+}
 
 /** The computers straight from the table, for when the index may not hold another process's writes. */
-async function computersOf(db: Database): Promise<Computer[]> {
+export async function readComputers(db: Database): Promise<ScopeComputer[]> {
   const rows = await db.query<Row & { ip: string }>('select id, name, ip, folder_id as parent, room_id as owner from clients');
   return rows.map((r) => ({
     id: Number(r.id),
@@ -29,42 +58,72 @@ async function computersOf(db: Database): Promise<Computer[]> {
 }
 
 /**
- * The whole tree: center > room folders > rooms > computer folders > computers. The groups
- * take four queries; the computers are `clients` (the inventory's index, exact after every
- * write through this server: reading thousands of rows is most of what a build costs) or,
- * without it, a fifth query. Folders come before rooms, and computer folders before
- * computers, as the reference lists them; each by id.
+ * center > room folders > rooms > computer folders > computers. Folders come before rooms,
+ * and computer folders before computers, as the reference lists them; each by id.
  */
-export async function buildScopes(db: Database, clients?: Promise<Iterable<Computer>>): Promise<ScopeNode[]> {
-  const [centers, roomFolders, rooms, computerFolders, computerList] = await Promise.all([
-    db.query<Row>('select id, name from centers order by id'),
-    db.query<Row>('select id, name, parent_id as parent, center_id as owner from room_folders order by id'),
-    db.query<Row>('select id, name, folder_id as parent, center_id as owner from rooms order by id'),
-    db.query<Row>('select id, name, parent_id as parent, room_id as owner from computer_folders order by id'),
-    clients ?? computersOf(db),
-  ]);
-  const computers = [...computerList].sort((a, b) => a.id - b.id);
-  const centerNodes = new Map(centers.map((c) => [Number(c.id), node('center', Number(c.id), c.name)]));
-  const roomFolderNodes = new Map(roomFolders.map((f) => [Number(f.id), node('folder', Number(f.id), f.name)]));
-  const roomNodes = new Map(rooms.map((r) => [Number(r.id), node('room', Number(r.id), r.name)]));
+function assemble(groups: ScopeGroups, computers: Iterable<ScopeComputer>): Group[] {
+  const group = (type: Group['type'], id: number, name: string): Group => ({ type, id, name, members: [] });
+  const centerNodes = new Map(groups.centers.map((c) => [Number(c.id), group('center', Number(c.id), c.name)]));
+  const roomFolderNodes = new Map(groups.roomFolders.map((f) => [Number(f.id), group('folder', Number(f.id), f.name)]));
+  const roomNodes = new Map(groups.rooms.map((r) => [Number(r.id), group('room', Number(r.id), r.name)]));
   const computerFolderNodes = new Map(
-    computerFolders.map((f) => [Number(f.id), node('folder', computerFolderPublicId(Number(f.id)), f.name)]),
+    groups.computerFolders.map((f) => [Number(f.id), group('folder', computerFolderPublicId(Number(f.id)), f.name)]),
   );
   // Clients name their folder by its public id.
   const byPublicId = new Map([...computerFolderNodes.values()].map((n) => [n.id, n]));
-
-  const attach = (rows: Row[], nodes: Map<number, ScopeNode>, parents: Map<number, ScopeNode>, owners: Map<number, ScopeNode>): void => {
+  const attach = (rows: Row[], nodes: Map<number, Group>, parents: Map<number, Group>, owners: Map<number, Group>): void => {
     for (const row of rows) {
       const parent = row.parent == null ? owners.get(Number(row.owner)) : parents.get(Number(row.parent));
-      parent?.scope.push(nodes.get(Number(row.id))!);
+      parent?.members.push(nodes.get(Number(row.id))!);
     }
   };
-  attach(roomFolders, roomFolderNodes, roomFolderNodes, centerNodes);
-  attach(rooms, roomNodes, roomFolderNodes, centerNodes);
-  attach(computerFolders, computerFolderNodes, computerFolderNodes, roomNodes);
-  for (const pc of computers) {
+  attach(groups.roomFolders, roomFolderNodes, roomFolderNodes, centerNodes);
+  attach(groups.rooms, roomNodes, roomFolderNodes, centerNodes);
+  attach(groups.computerFolders, computerFolderNodes, computerFolderNodes, roomNodes);
+  for (const pc of [...computers].sort((a, b) => a.id - b.id)) {
     const parent = pc.folderId === 0 ? roomNodes.get(pc.room.id) : byPublicId.get(pc.folderId);
-    parent?.scope.push({ name: pc.name, type: 'computer', id: pc.id, scope: [], ip: pc.ip });
+    parent?.members.push(pc);
   }
   return [...centerNodes.values()];
+}
+
+/** The tree as objects. */
+export function scopeNodes(groups: ScopeGroups, computers: Iterable<ScopeComputer>): ScopeNode[] {
+  const toNode = (member: Group | ScopeComputer): ScopeNode =>
+    isGroup(member)
+      ? { name: member.name, type: member.type, id: member.id, scope: member.members.map(toNode) }
+      : { name: member.name, type: 'computer', id: member.id, scope: [], ip: member.ip };
+  return assemble(groups, computers).map(toNode);
+}
+
+/** The tree as objects (to cut it to a token's scope), read whole from the tables. */
+export async function buildScopes(db: Database): Promise<ScopeNode[]> {
+  const [groups, computers] = await Promise.all([readGroups(db), readComputers(db)]);
+  return scopeNodes(groups, computers);
+}
+
+/**
+ * Each computer's JSON, kept by its record: the inventory's index replaces a client's record
+ * when the client changes, so a kept text is never stale, and a build after one client's
+ * write serialises that client alone.
+ */
+const computerJson = new WeakMap<ScopeComputer, string>();
+
+function writeComputer(pc: ScopeComputer): string {
+  let text = computerJson.get(pc);
+  if (text === undefined) {
+    text = `{"name":${stringifyAscii(pc.name)},"type":"computer","id":${pc.id},"scope":[],"ip":${stringifyAscii(pc.ip)}}`;
+    computerJson.set(pc, text);
+  }
+  return text;
+}
+
+function writeMember(member: Group | ScopeComputer): string {
+  if (!isGroup(member)) return writeComputer(member);
+  return `{"name":${stringifyAscii(member.name)},"type":"${member.type}","id":${member.id},"scope":[${member.members.map(writeMember).join(',')}]}`;
+}
+
+/** The answer of GET /scopes, `{"scope":[...]}`, written as stringifyAscii would write the tree of buildScopes. */
+export function scopesJson(groups: ScopeGroups, computers: Iterable<ScopeComputer>): string {
+  return `{"scope":[${assemble(groups, computers).map(writeMember).join(',')}]}`;
 }
