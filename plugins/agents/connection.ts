@@ -1,8 +1,9 @@
 import type { Socket } from 'node:net';
+import { stringifyAscii } from '../../core/http/json';
 import type { Logger } from '../../core/log';
 import type { ClientView } from '../inventory';
 import { AnswerParser, FramingError, encodeRequest, type Frame } from './framing';
-import { AgentLinkError, type AgentAnswer, type AgentRequest, type AgentState, type LastResult } from './types';
+import { AgentLinkError, type AgentAnswer, type AgentRequest, type AgentState, type ClientListing, type LastResult } from './types';
 
 /** One request the agent has been sent (or will be sent once the probe before it is answered). */
 export interface Pending {
@@ -42,6 +43,7 @@ export class AgentConnection {
   /** Link speed in Mbit/s; undefined until the agent reports a non-zero one (0 means it could not read it). */
   speed?: number;
   lastResult: LastResult = 'unknown';
+  private listed?: { state: AgentState; speed?: number; result: LastResult; json: string };
   /** The agent said it is busy (202 or BSY probe answer); cleared by its next idle probe answer. */
   agentBusy = false;
   private inFlight?: Pending;
@@ -74,6 +76,24 @@ export class AgentConnection {
   /** What GET /clients shows: BSY while busy, never because of a probe. */
   get shownState(): AgentState {
     return this.busy ? 'BSY' : this.state;
+  }
+
+  /** This client's GET /clients entry. */
+  listingEntry(): ClientListing {
+    const last_cmd = { result: this.lastResult };
+    // The spec: `speed` only when the client reported it.
+    return this.speed === undefined
+      ? { addr: this.ip, state: this.shownState, last_cmd }
+      : { addr: this.ip, state: this.shownState, speed: this.speed, last_cmd };
+  }
+
+  /** The entry as JSON, written again only when what it shows changed (consoles poll it). */
+  listingJson(): string {
+    const { shownState: state, speed, lastResult: result, listed } = this;
+    if (listed && listed.state === state && listed.speed === speed && listed.result === result) return listed.json;
+    const json = stringifyAscii(this.listingEntry());
+    this.listed = { state, speed, result, json };
+    return json;
   }
 
   /** Bytes held for this connection's unfinished answers (parser and socket): back to 0 after each answer, however large. */

@@ -1,6 +1,7 @@
 import net, { type Server, type Socket } from 'node:net';
 import type { PluginEvents } from '../../core/events';
 import type { Logger } from '../../core/log';
+import { stringifyAscii } from '../../core/http/json';
 import type { PluginContext } from '../../core/plugin';
 import type { ClientView, Inventory } from '../inventory';
 import { LinkAnnouncer } from './announce';
@@ -164,21 +165,28 @@ export class AgentLink {
 
   /** GET /clients: listing entries first, then agents, most recently connected first. */
   listing(): ClientListing[] {
-    const out: ClientListing[] = [];
+    return this.listed().map((item) => (item instanceof AgentConnection ? item.listingEntry() : item));
+  }
+
+  /** GET /clients' answer, `{"clients":[...]}`, for the addresses in `inside` (all when not given). */
+  listingJson(inside?: ReadonlySet<string>): string {
+    const parts: string[] = [];
+    for (const item of this.listed()) {
+      if (item instanceof AgentConnection) {
+        if (!inside || inside.has(item.ip)) parts.push(item.listingJson());
+      } else if (!inside || inside.has(item.addr)) parts.push(stringifyAscii(item));
+    }
+    return `{"clients":[${parts.join(',')}]}`;
+  }
+
+  /** The other plugins' entries of clients with no agent, then the agents, newest first. */
+  private listed(): (ClientListing | AgentConnection)[] {
+    const out: (ClientListing | AgentConnection)[] = [];
     for (const provider of this.listings) {
       for (const entry of provider()) if (!this.connections.has(entry.addr)) out.push(entry);
     }
     const agents = [...this.connections.values()];
-    for (let i = agents.length - 1; i >= 0; i--) {
-      const conn = agents[i]!;
-      const last_cmd = { result: conn.lastResult };
-      // The spec: `speed` only when the client reported it.
-      out.push(
-        conn.speed === undefined
-          ? { addr: conn.ip, state: conn.shownState, last_cmd }
-          : { addr: conn.ip, state: conn.shownState, speed: conn.speed, last_cmd },
-      );
-    }
+    for (let i = agents.length - 1; i >= 0; i--) out.push(agents[i]!);
     return out;
   }
 

@@ -1,10 +1,12 @@
 import type { Static } from '@sinclair/typebox';
 import { ErrorCode, badRequest } from '../../core/errors';
+import { PreparedJson } from '../../core/http/json';
 import type { PluginContext } from '../../core/plugin';
 import { toInt } from '../../core/schema-types';
 import { type AgentLink, type Dispatch, DispatchAnswer } from '../agents';
 import type { ClientView, Inventory } from '../inventory';
 import { repositoryAddressFor } from '../inventory';
+import { cacheListingJson } from './listing';
 import { CacheDelete, CacheFetch, CacheList, CacheListing } from './schemas';
 import type { CacheStore } from './store';
 
@@ -24,20 +26,9 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
       clients.map((c) => c.id),
       'CACHE',
     );
-    const out = [];
-    for (const client of clients) {
-      const cacheSize = cacheSizes.get(client.id) ?? 0n;
-      const images = cacheSize === 0n ? [] : contents.get(client.id)!;
-      const used = images.reduce((sum, image) => sum + image.size, 0n);
-      out.push({
-        ip: client.ip,
-        cache_size: cacheSize,
-        used_size: used,
-        free_size: used < cacheSize ? cacheSize - used : 0n,
-        images: images.map((i) => ({ name: i.name, size: i.size, checksum: i.checksum })),
-      });
-    }
-    return { clients: out };
+    return new PreparedJson(
+      cacheListingJson(clients.map((c) => ({ ip: c.ip, cacheSize: cacheSizes.get(c.id) ?? 0n, images: contents.get(c.id)! }))),
+    );
   });
 
   // Each client gets only `images`; it deletes those it holds and answers with the rest.
