@@ -1,5 +1,5 @@
 import type { EntityManager, RequiredEntityData } from '@mikro-orm/core';
-import { execute, type Database } from '../../core/database';
+import { execute, insertInChunks, type Database } from '../../core/database';
 import { type Partition, PartitionEntity } from './entities/partition';
 import type { DiskEntry } from './service';
 
@@ -52,60 +52,64 @@ export class DiskSetupWriter {
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0, batchSize);
       try {
-        await this.db.transactional(async (em) => {
-          for (const job of batch) await this.write(em, job);
-        });
+        await this.db.transactional((em) => this.write(em, batch));
         for (const job of batch) job.resolve();
       } catch {
         for (const job of batch) {
-          await this.db.transactional((em) => this.write(em, job)).then(job.resolve, job.reject);
+          await this.db.transactional((em) => this.write(em, [job])).then(job.resolve, job.reject);
         }
       }
     }
     this.flushing = false;
   }
 
-  private async write(em: EntityManager, job: Job): Promise<void> {
+  /** The reports of `jobs` in `em`: one read of what is stored, one delete, one insert; a client's latest report wins. */
+  private async write(em: EntityManager, jobs: Job[]): Promise<void> {
     const text = (column: string) => this.db.bigintAsText(column);
-    const existing = await execute<StoredRow>(
+    const latest = new Map(jobs.map((job) => [job.clientId, job]));
+    const ids = [...latest.keys()];
+    const existing = await execute<StoredRow & { client_id: number }>(
       em,
-      `select id, disk, part_number as part, disk_type, code, ${text('size')} as size, ${text('used_size')} as used_size,
-        ${text('free_size')} as free_size, filesystem, os from partitions where client_id = ?`,
-      [job.clientId],
+      `select id, client_id, disk, part_number as part, disk_type, code, ${text('size')} as size, ${text('used_size')} as used_size,
+        ${text('free_size')} as free_size, filesystem, os from partitions where client_id in (${ids.map(() => '?').join(',')})`,
+      ids,
     );
-    const byKey = new Map(existing.map((row) => [`${row.disk}:${row.part}`, row]));
+    const byKey = new Map(existing.map((row) => [`${row.client_id}:${row.disk}:${row.part}`, row]));
     const kept = new Set<number>();
     const inserts: RequiredEntityData<Partition>[] = [];
-    for (const entry of job.entries) {
-      const values = {
-        diskType: entry.diskType ?? '',
-        code: entry.code,
-        size: entry.size.toString(),
-        usedSize: (entry.usedSize ?? 0n).toString(),
-        freeSize: (entry.freeSize ?? 0n).toString(),
-        filesystem: entry.filesystem,
-        os: entry.os,
-      };
-      const row = byKey.get(`${entry.disk}:${entry.partition}`);
-      if (!row) {
-        inserts.push({ client: job.clientId, disk: entry.disk, partition: entry.partition, image: 0, software: 0, ...values });
-        continue;
+    for (const job of latest.values()) {
+      for (const entry of job.entries) {
+        const values = {
+          diskType: entry.diskType ?? '',
+          code: entry.code,
+          size: entry.size.toString(),
+          usedSize: (entry.usedSize ?? 0n).toString(),
+          freeSize: (entry.freeSize ?? 0n).toString(),
+          filesystem: entry.filesystem,
+          os: entry.os,
+        };
+        const row = byKey.get(`${job.clientId}:${entry.disk}:${entry.partition}`);
+        if (!row) {
+          inserts.push({ client: job.clientId, disk: entry.disk, partition: entry.partition, image: 0, software: 0, ...values });
+          continue;
+        }
+        kept.add(Number(row.id));
+        // A partition whose size, filesystem or OS changed no longer holds the image it had.
+        const replaced = String(row.size) !== values.size || row.filesystem !== values.filesystem || row.os !== values.os;
+        const same =
+          !replaced &&
+          row.disk_type === values.diskType &&
+          Number(row.code) === values.code &&
+          String(row.used_size) === values.usedSize &&
+          String(row.free_size) === values.freeSize;
+        if (!same) await em.nativeUpdate(PartitionEntity, { id: row.id }, replaced ? { ...values, image: 0, software: 0 } : values);
       }
-      kept.add(Number(row.id));
-      // A partition whose size, filesystem or OS changed no longer holds the image it had.
-      const replaced = String(row.size) !== values.size || row.filesystem !== values.filesystem || row.os !== values.os;
-      const same =
-        !replaced &&
-        row.disk_type === values.diskType &&
-        Number(row.code) === values.code &&
-        String(row.used_size) === values.usedSize &&
-        String(row.free_size) === values.freeSize;
-      if (!same) await em.nativeUpdate(PartitionEntity, { id: row.id }, replaced ? { ...values, image: 0, software: 0 } : values);
     }
-    if (inserts.length > 0) await em.insertMany<Partition>(PartitionEntity, inserts);
     const gone = existing.filter((row) => !kept.has(Number(row.id))).map((row) => row.id);
     if (gone.length > 0) await em.nativeDelete(PartitionEntity, { id: { $in: gone } });
-    if (job.serialNumber) {
+    await insertInChunks(em, PartitionEntity, inserts);
+    for (const job of jobs) {
+      if (!job.serialNumber) continue;
       await execute(em, "update clients set serial_number = ? where id = ? and serial_number = ''", [job.serialNumber, job.clientId]);
     }
   }

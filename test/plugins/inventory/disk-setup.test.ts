@@ -51,6 +51,30 @@ test('a report that cannot be stored fails alone; the others of its batch land',
     );
   }));
 
+test('two reports of one client in one batch: the later is what is stored, once', () =>
+  withServer(async (s) => {
+    const room = await addRoom(s, await addCenter(s));
+    const a = await addClient(s, room, '10.0.0.1', macFor(1));
+    const b = await addClient(s, room, '10.0.0.2', macFor(2));
+    const inventory = s.app.container.resolve(Inventory);
+    const withData: DiskEntry[] = [...report(10n), { disk: 1, partition: 2, code: 0x83, size: 5n, filesystem: 'EXT4', os: '' }];
+    await Promise.all([
+      inventory.storeDiskSetup(a, withData),
+      inventory.storeDiskSetup(b, report(7n)),
+      inventory.storeDiskSetup(a, report(20n)),
+    ]);
+    const rows = await inventory.diskSetup(a);
+    assert.deepEqual(
+      rows.map((r) => [r.partition, r.size]),
+      [
+        [0, 80n],
+        [1, 20n],
+      ],
+      'the later report, no partition of the earlier left, none twice',
+    );
+    assert.equal((await inventory.diskSetup(b))[1]!.size, 7n, 'the other client of the batch');
+  }));
+
 test('a partition keeps its image link while it is unchanged and loses it when replaced', () =>
   withServer(async (s) => {
     const room = await addRoom(s, await addCenter(s));
