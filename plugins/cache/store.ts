@@ -16,8 +16,13 @@ export class CacheStore {
     private readonly inventory: Pick<Inventory, 'clientRef'>,
   ) {}
 
-  /** Replace a client's cache contents in one transaction. */
+  /**
+   * Replace a client's cache contents in one transaction; contents the same as stored are
+   * not written again (every agent's connect refresh reports them, mostly unchanged).
+   */
   async replace(clientId: number, images: CachedImage[]): Promise<void> {
+    const sorted = [...images].sort(byName);
+    if (sameContents((await this.all()).get(clientId) ?? [], sorted)) return;
     await this.db.transactional(async (em) => {
       await execute(em, 'delete from cache_entries where client_id = ?', [clientId]);
       if (images.length > 0)
@@ -31,7 +36,7 @@ export class CacheStore {
           })),
         );
     });
-    (await this.all()).set(clientId, [...images].sort(byName));
+    (await this.all()).set(clientId, sorted);
   }
 
   /** Clients deleted: their rows went with them (foreign key cascade). */
@@ -71,4 +76,11 @@ export class CacheStore {
 /** By code unit, the same on every database engine (their collations differ). */
 function byName(a: CachedImage, b: CachedImage): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+function sameContents(a: readonly CachedImage[], b: readonly CachedImage[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((image, i) => image.name === b[i]!.name && image.size === b[i]!.size && image.checksum === b[i]!.checksum)
+  );
 }
