@@ -1,9 +1,7 @@
 import { MikroORM } from '@mikro-orm/mysql';
 import { StartupError } from '../../core/errors';
+import { KNOWN_SCHEMA_VERSION } from './schema-version';
 import { describeSource, type SourceUrl } from './source-url';
-
-/** The schema version the reference reaches at start (src/schema.c): what the readers expect. */
-export const KNOWN_SCHEMA_VERSION = 4;
 
 /**
  * A read-only view of a legacy database. Everything is read on one connection inside one
