@@ -1,5 +1,6 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdir, open, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execute } from '../core/database';
@@ -54,6 +55,7 @@ export default async function sideBySide(): Promise<BenchRow[]> {
     rows.push(...(await reads(server, ips)));
     rows.push(await wake(server, receiver, ips));
     rows.push(await bootMode(server, ips));
+    rows.push(await atomicWriteFloor(ips.length * 2));
     rows.push(await cacheList(server, ips.slice(0, 100)));
     rows.push(...(await withAgents(server, ips)));
     rows.push(...(await clientAdd(server)));
@@ -292,6 +294,42 @@ async function bootMode(server: ChildServer, ips: string[]): Promise<BenchRow> {
       goal: '<300 ms',
     },
   };
+}
+
+/**
+ * What the disk allows: the same number of files written the way a boot file must be (a temp
+ * file, its data synced, renamed over the target) by a bare loop of 32 at a time in two
+ * directories, nothing else. POST /mode cannot be faster than this.
+ */
+async function atomicWriteFloor(files: number): Promise<BenchRow> {
+  const root = mkdtempSync(path.join(tmpdir(), 'ogserve-floor-'));
+  try {
+    const dirs = [path.join(root, 'a'), path.join(root, 'b')];
+    for (const dir of dirs) await mkdir(dir);
+    const content = 'x'.repeat(900);
+    const ms: number[] = [];
+    for (let round = 0; round < 2; round++) {
+      let next = 0;
+      const t0 = performance.now();
+      const worker = async () => {
+        while (next < files) {
+          const n = next++;
+          const dir = dirs[n % 2]!;
+          const temp = path.join(dir, `.f${n}.tmp`);
+          const file = await open(temp, 'wx');
+          await file.writeFile(content);
+          await file.datasync();
+          await file.close();
+          await rename(temp, path.join(dir, `f${n}`));
+        }
+      };
+      await Promise.all(Array.from({ length: 32 }, worker));
+      ms.push(performance.now() - t0);
+    }
+    return { workload: `floor: ${files} bare atomic file writes (temp, fdatasync, rename)`, figures: { best_ms: fmt(Math.min(...ms), 0) } };
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }
 
 /** GET /cache/list for 100 clients with 8 images in each one's cache (written by buildSite). */
