@@ -113,14 +113,17 @@ export function CenterForm(props: { id?: number; done(): Promise<void> | void })
         void save(() => post(props.id ? '/center/update' : '/center/add', { ...(props.id ? { id: props.id } : {}), name, comment }));
       }}
     >
-      <Field label={t('field.name')} name="name" value={name} onInput={(v) => setFields({ ...fields, name: v })} error={error} required />
-      <Field
-        label={t('field.comment')}
-        name="comment"
-        value={comment}
-        onInput={(v) => setFields({ ...fields, comment: v })}
-        error={error}
-      />
+      {/* The fields wait for the record: what is typed before it arrives would be mixed with it. */}
+      <fieldset class="bare" disabled={info.loading}>
+        <Field label={t('field.name')} name="name" value={name} onInput={(v) => setFields({ ...fields, name: v })} error={error} required />
+        <Field
+          label={t('field.comment')}
+          name="comment"
+          value={comment}
+          onInput={(v) => setFields({ ...fields, comment: v })}
+          error={error}
+        />
+      </fieldset>
       <ErrorNote error={info.error ?? unnamed(error, ['name', 'comment'])} />
       <div class="buttons">
         <button type="submit" class="primary" disabled={busy}>
@@ -165,26 +168,29 @@ function RoomForm(props: { center: TreeNode; id?: number; folder?: number; done(
         );
       }}
     >
-      {roomKeys.map((key) => (
+      {/* The fields wait for the record: what is typed before it arrives would be mixed with it. */}
+      <fieldset class="bare" disabled={info.loading}>
+        {roomKeys.map((key) => (
+          <Field
+            key={key}
+            label={labels[key]}
+            name={key}
+            value={value(key)}
+            onInput={(v) => setFields({ ...fields, [key]: v })}
+            error={error}
+            required={key === 'name' || key === 'netmask'}
+          />
+        ))}
         <Field
-          key={key}
-          label={labels[key]}
-          name={key}
-          value={value(key)}
-          onInput={(v) => setFields({ ...fields, [key]: v })}
+          label={t('kind.folder')}
+          name="folder_id"
+          value={folder}
+          onInput={(v) => setFields({ ...fields, folder_id: v })}
+          options={[{ value: '0', label: t('move.noFolder') }, ...roomFolders.map((f) => ({ value: String(f.id), label: f.name }))]}
           error={error}
-          required={key === 'name' || key === 'netmask'}
         />
-      ))}
-      <Field
-        label={t('kind.folder')}
-        name="folder_id"
-        value={folder}
-        onInput={(v) => setFields({ ...fields, folder_id: v })}
-        options={[{ value: '0', label: t('move.noFolder') }, ...roomFolders.map((f) => ({ value: String(f.id), label: f.name }))]}
-        error={error}
-      />
-      <Checkbox label={t('field.remote')} name="remote" checked={remote} onChange={(v) => setFields({ ...fields, remote: v })} />
+        <Checkbox label={t('field.remote')} name="remote" checked={remote} onChange={(v) => setFields({ ...fields, remote: v })} />
+      </fieldset>
       <ErrorNote error={info.error ?? unnamed(error, [...roomKeys, 'folder_id'])} />
       <div class="buttons">
         <button type="submit" class="primary" disabled={busy}>
