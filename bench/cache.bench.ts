@@ -1,7 +1,5 @@
-import { execute } from '../core/database';
-import { CacheStore } from '../plugins/cache';
 import { startServer, TOKEN } from '../test/support/server';
-import { addBenchClients } from './support/fleet';
+import { addBenchClients, addCacheContents } from './support/fleet';
 import { load } from './support/load';
 import { fmt, type BenchRow } from './support/report';
 
@@ -18,21 +16,7 @@ export default async function cacheBench(): Promise<BenchRow[]> {
     const ips = Array.from({ length: CLIENTS }, (_, i) => `127.0.3.${i + 1}`);
     await addBenchClients(s, ips);
     const ids = (await s.app.database.query('select id from clients order by id')).map((r) => Number(r.id));
-    await s.app.database.transactional(async (em) => {
-      for (const id of ids)
-        await execute(
-          em,
-          `insert into partitions (client_id, disk, part_number, disk_type, code, size, used_size, free_size, filesystem, os, image, software)
-           values (?, 1, 0, 'DISK', 0, 500107862016, 0, 0, '', '', 0, 0), (?, 1, 4, '', 202, 64424509440, 0, 0, 'CACHE', '', 0, 0)`,
-          [id, id],
-        );
-    });
-    const store = s.app.container.resolve(CacheStore);
-    for (const id of ids)
-      await store.replace(
-        id,
-        Array.from({ length: IMAGES }, (_, i) => ({ name: `image-${i}.img`, size: BigInt(4 + i) * 2n ** 30n, checksum: 'ab'.repeat(16) })),
-      );
+    await addCacheContents(s, ids, IMAGES);
     const list = await load({
       port: s.port,
       method: 'GET',

@@ -3,13 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, open, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { execute } from '../core/database';
-import { CacheStore } from '../plugins/cache';
 import { type ChildServer, prepareSite, spawnServer } from '../test/support/child-server';
 import { TOKEN, type TestServer } from '../test/support/server';
 import { UdpReceiver } from '../test/support/udp-receiver';
 import type { LoadOptions, LoadResult } from './support/load';
 import { percentile } from './support/load';
+import { addCacheContents, benchMac, insertClients } from './support/fleet';
 import { cpuMs, rssMiBOf } from './support/proc';
 import { fmt, type BenchRow } from './support/report';
 
@@ -32,7 +31,6 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 
 /** 127.1.x.y with y in 1..200: distinct loopback sources for agents, none a network or broadcast address. */
 const addressOf = (i: number) => `127.${1 + Math.floor(i / 50_000)}.${Math.floor((i % 50_000) / 200)}.${(i % 200) + 1}`;
-const macOf = (i: number) => (i + 1).toString(16).padStart(12, '0');
 
 export default async function sideBySide(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
@@ -81,33 +79,9 @@ async function buildSite(s: TestServer, ips: string[], cached = 0): Promise<void
     for (let r = 0; r < ROOMS_PER_CENTER; r++)
       rooms.push((await s.post('/room/add', { center, name: `room-${r}`, netmask: '255.0.0.0' })).body.id);
   }
-  await s.app.database.transactional(async (em) => {
-    for (let i = 0; i < ips.length; i += 200) {
-      const chunk = ips.slice(i, i + 200);
-      await execute(
-        em,
-        `insert into clients (name, ip, mac, room_id) values ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
-        chunk.flatMap((ip, j) => [`pc-${i + j}`, ip, macOf(i + j), rooms[(i + j) % rooms.length]]),
-      );
-    }
-  });
+  await insertClients(s, ips, (i) => rooms[i % rooms.length]!);
   const ids = (await s.app.database.query('select id from clients order by id')).slice(0, cached).map((r) => Number(r.id));
-  await s.app.database.transactional(async (em) => {
-    for (const id of ids)
-      await execute(
-        em,
-        `insert into partitions (client_id, disk, part_number, disk_type, code, size, used_size, free_size, filesystem, os, image, software)
-         values (?, 1, 0, 'DISK', 0, 500107862016, 0, 0, '', '', 0, 0), (?, 1, 4, '', 202, 64424509440, 0, 0, 'CACHE', '', 0, 0)`,
-        [id, id],
-      );
-  });
-  const store = s.app.container.resolve(CacheStore);
-  const images = Array.from({ length: 8 }, (_, i) => ({
-    name: `image-${i}.img`,
-    size: BigInt(4 + i) * 2n ** 30n,
-    checksum: 'ab'.repeat(16),
-  }));
-  for (const id of ids) await store.replace(id, images);
+  await addCacheContents(s, ids);
 }
 
 /** Run the load generator in its own process against `port`. */
@@ -401,7 +375,7 @@ async function clientAdd(server: ChildServer): Promise<BenchRow[]> {
     Array.from({ length: 20_000 }, (_, i) => ({
       name: `new-${offset + i}`,
       ip: `10.9.${((offset + i) >> 8) & 255}.${(offset + i) & 255}`,
-      mac: macOf(100_000 + offset + i),
+      mac: benchMac(100_000 + offset + i),
       room: 1,
     }));
   const one = await cpuOf(server.pid, () =>

@@ -1,27 +1,56 @@
-import { Inventory } from '../../plugins/inventory';
 import { execute } from '../../core/database';
+import { CacheStore } from '../../plugins/cache';
+import { Inventory } from '../../plugins/inventory';
+import { bulkInsert } from '../../test/support/bulk';
 import { addCenter, addRoom } from '../../test/support/fixtures';
 import type { TestServer } from '../../test/support/server';
 
+/** MAC n + 1 as 12 hex digits: distinct for every bench client. */
+export const benchMac = (n: number) => (n + 1).toString(16).padStart(12, '0');
+
 /**
- * A bench fleet: one center, one room (255.0.0.0, so every 127.x address fits) and a client
- * per address, written straight into the tables in batches (thousands take a second, not
- * the minutes of one POST /client/add each).
+ * Clients `pc-<i>` at `ips` (MAC benchMac(i)), in the room `roomOf(i)`, written straight into
+ * the table (thousands take a second, not the minutes of one POST /client/add each).
  */
+export async function insertClients(s: TestServer, ips: string[], roomOf: (i: number) => number): Promise<void> {
+  await bulkInsert(
+    s.app.database,
+    'clients',
+    ['name', 'ip', 'mac', 'room_id'],
+    ips.map((ip, i) => [`pc-${i}`, ip, benchMac(i), roomOf(i)]),
+    200,
+  );
+  s.app.container.resolve(Inventory).tablesChanged();
+}
+
+/** A bench fleet: one center, one room (255.0.0.0, so every 127.x address fits) and a client per address. */
 export async function addBenchClients(s: TestServer, ips: string[]): Promise<void> {
   const center = await addCenter(s, 'Bench');
   const room = await addRoom(s, center, 'Bench room', '255.0.0.0');
+  await insertClients(s, ips, () => room);
+}
+
+/**
+ * Give clients a disk with a CACHE partition holding `images` images each, as their agents
+ * would have reported them.
+ */
+export async function addCacheContents(s: TestServer, clientIds: number[], images = 8): Promise<void> {
   await s.app.database.transactional(async (em) => {
-    for (let i = 0; i < ips.length; i += 200) {
-      const chunk = ips.slice(i, i + 200);
+    for (const id of clientIds)
       await execute(
         em,
-        `insert into clients (name, ip, mac, room_id) values ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
-        chunk.flatMap((ip, j) => [`pc-${i + j}`, ip, (i + j + 1).toString(16).padStart(12, '0'), room]),
+        `insert into partitions (client_id, disk, part_number, disk_type, code, size, used_size, free_size, filesystem, os, image, software)
+         values (?, 1, 0, 'DISK', 0, 500107862016, 0, 0, '', '', 0, 0), (?, 1, 4, '', 202, 64424509440, 0, 0, 'CACHE', '', 0, 0)`,
+        [id, id],
       );
-    }
   });
-  s.app.container.resolve(Inventory).tablesChanged();
+  const store = s.app.container.resolve(CacheStore);
+  const contents = Array.from({ length: images }, (_, i) => ({
+    name: `image-${i}.img`,
+    size: BigInt(4 + i) * 2n ** 30n,
+    checksum: 'ab'.repeat(16),
+  }));
+  for (const id of clientIds) await store.replace(id, contents);
 }
 
 /** Poll `check` every 50 ms until it holds (true) or `ms` pass (false). */
