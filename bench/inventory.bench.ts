@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import polka from 'polka';
 import { TOKEN, startServer, type TestServer } from '../test/support/server';
 import { load, rssMiB, type LoadResult } from './support/load';
-import { fmt, type BenchRow } from './support/report';
+import { type BenchRow, fmt, loadFigures } from './support/report';
 
 const CENTERS = 5;
 const ROOMS_PER_CENTER = 8;
@@ -52,10 +52,7 @@ function row(workload: string, r: LoadResult, ceiling: LoadResult): BenchRow {
   return {
     workload,
     figures: {
-      'req/s': fmt(r.rps, 0),
-      p50_ms: fmt(r.p50ms, 2),
-      p99_ms: fmt(r.p99ms, 2),
-      errors: r.errors,
+      ...loadFigures(r),
       rss_MiB: rssMiB(),
       ratio_to_bare: fmt(r.rps / ceiling.rps, 3),
     },

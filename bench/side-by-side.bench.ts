@@ -10,7 +10,7 @@ import type { LoadOptions, LoadResult } from './support/load';
 import { percentile } from './support/load';
 import { addCacheContents, benchMac, insertClients } from './support/fleet';
 import { cpuMs, rssMiBOf } from './support/proc';
-import { fmt, type BenchRow } from './support/report';
+import { type BenchRow, fmt, loadFigures } from './support/report';
 
 /**
  * The rows of issue 19's table, measured on the real service as a separate process
@@ -106,14 +106,7 @@ async function cpuOf<T>(pid: number, fn: () => Promise<T>): Promise<{ result: T;
 function loadRow(workload: string, r: LoadResult, cpu: number, extra: BenchRow['figures'] = {}): BenchRow {
   return {
     workload,
-    figures: {
-      'req/s': fmt(r.rps, 0),
-      p50_ms: fmt(r.p50ms, 2),
-      p99_ms: fmt(r.p99ms, 2),
-      cpu_ms_per_req: fmt(cpu / Math.max(1, r.requests), 3),
-      errors: r.errors,
-      ...extra,
-    },
+    figures: { ...loadFigures(r), cpu_ms_per_req: fmt(cpu / Math.max(1, r.requests), 3), ...extra },
   };
 }
 
