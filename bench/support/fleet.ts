@@ -18,7 +18,6 @@ export async function insertClients(s: TestServer, ips: string[], roomOf: (i: nu
     'clients',
     ['name', 'ip', 'mac', 'room_id'],
     ips.map((ip, i) => [`pc-${i}`, ip, benchMac(i), roomOf(i)]),
-    200,
   );
   s.app.container.resolve(Inventory).tablesChanged();
 }

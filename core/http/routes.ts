@@ -87,8 +87,11 @@ export class RequestContext<B> {
    * which may carry a ticket); made on first use, as most requests log nothing.
    */
   get log(): Logger {
-    const path = (this.req.url ?? '').split('?', 1)[0];
-    return (this.requestLog ??= this.baseLog.child({ request: `${this.req.method} ${path}` }));
+    if (!this.requestLog) {
+      const path = (this.req.url ?? '').split('?', 1)[0];
+      this.requestLog = this.baseLog.child({ request: `${this.req.method} ${path}` });
+    }
+    return this.requestLog;
   }
 
   get em(): EntityManager {
