@@ -99,7 +99,14 @@ test('the client page shows the record, disks with human sizes, boot files and h
     const page = await browser.page();
     await signIn(page, site.url);
     await page.goto(`${site.url}/console/#/client/${site.ips[0]}`);
-    await page.locator('.client-page h1', { hasText: 'pc01' }).waitFor();
+    // Once seen to time out in CI only: say where the page was and what it showed.
+    await page
+      .locator('.client-page h1', { hasText: 'pc01' })
+      .waitFor()
+      .catch(async (error: Error) => {
+        const shown = (await page.locator('main, body').first().innerText()).slice(0, 500);
+        throw new Error(`${error.message}\nat ${page.url()}, showing: ${shown}`);
+      });
     const disks = page.locator('.client-page table.grid');
     await disks.locator('td', { hasText: '100 GiB' }).first().waitFor();
     await disks.locator('td', { hasText: 'Ubuntu 22.04 LTS' }).waitFor();
