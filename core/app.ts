@@ -5,6 +5,7 @@ import type net from 'node:net';
 import type { DestinationStream } from 'pino';
 import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import { resolveApiToken } from './api-token';
+import { Cluster } from './cluster';
 import { Config, type CoreSettings } from './config';
 import { openDatabase, type Database } from './database';
 import { mountConsoleViews } from './console-views';
@@ -54,6 +55,7 @@ export class App {
   private closing?: Promise<void>;
   private readonly statics = new StaticMounts();
   readonly events: EventBus;
+  readonly cluster: Cluster;
   readonly metrics = new ServiceMetrics();
   /** Every listener open and not yet closing: what GET /readyz reports. */
   private serving = false;
@@ -67,6 +69,7 @@ export class App {
     private db?: Database,
   ) {
     this.events = new EventBus(log);
+    this.cluster = new Cluster(log);
     this.metrics.countListenerFailures(this.events);
   }
 
@@ -124,7 +127,9 @@ export class App {
    */
   async listen(): Promise<void> {
     try {
+      await this.cluster.open();
       for (const hook of this.startHooks) await hook();
+      await this.cluster.startRoles();
       const { rest } = this.settings;
       const token = resolveApiToken(rest.api_token, rest.api_token_file, this.log);
       const server = createRestServer({
@@ -188,6 +193,7 @@ export class App {
     this.serving = false;
     const server = this.server;
     if (server) await closeRestServer(server, this.settings.rest.shutdown_grace_s * 1000, this.log);
+    await this.cluster.stopRoles();
     for (const hook of [...this.stopHooks].reverse()) {
       try {
         await hook();
@@ -195,6 +201,7 @@ export class App {
         this.log.error({ err: error }, 'plugin stop failed');
       }
     }
+    await this.cluster.close().catch((error: unknown) => this.log.error({ err: error }, 'leaving the other instances failed'));
     await this.db?.close();
   }
 
@@ -221,6 +228,7 @@ export class App {
       db: this.database,
       log,
       events: this.events.forPlugin(definition.name),
+      cluster: this.cluster.forPlugin(definition.name),
       metrics: this.metrics.registry,
       listen: (server, spec) => this.openListener(server, log, spec),
       provide: (token, value) => {

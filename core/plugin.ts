@@ -4,6 +4,7 @@ import type { TObject, Static } from '@sinclair/typebox';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { KeyLookup } from './access';
 import type { CoreSettings } from './config';
+import type { PluginCluster } from './cluster';
 import type { Database } from './database';
 import type { PluginEvents } from './events';
 import type { Registry } from './metrics';
@@ -66,6 +67,11 @@ export interface PluginContext<C = unknown> {
   readonly log: Logger;
   /** The event bus: announce what happened, hear what other plugins announce. */
   readonly events: PluginEvents;
+  /**
+   * The other instances sharing this database, if any: messages by topic, who is alive, and
+   * roles only one instance holds at a time (`elected`). Alone, every role is held.
+   */
+  readonly cluster: PluginCluster;
   /** The Prometheus registry GET /metrics serves: add this plugin's metrics with `registers: [ctx.metrics]`. */
   readonly metrics: Registry;
   /**

@@ -14,6 +14,10 @@ declare module '../../core/events' {
     'command.failed': { client: string; command: string; outcome: 'failed'; reason: string; duration_ms: number };
     'command.timed_out': { client: string; command: string; outcome: 'timed_out'; duration_ms: number };
   }
+  interface InternalEventMap {
+    /** An agent another instance holds was seen idle (just connected, or done with a command): queued work may follow. */
+    'agent.idle': { client: string };
+  }
 }
 
 /** The state an agent that is not connected is announced in. */

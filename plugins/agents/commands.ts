@@ -93,7 +93,11 @@ export async function sendCommand<P extends TObject>(
  * Sends each client the request made for it; clients whose requests are alike share one
  * dispatch (a repository's address differs by network). Outcomes come in the order asked.
  */
-export function dispatchEach(link: Pick<AgentLink, 'dispatch'>, ips: string[], requestFor: (ip: string) => AgentRequest): Dispatch {
+export async function dispatchEach(
+  link: Pick<AgentLink, 'dispatch'>,
+  ips: string[],
+  requestFor: (ip: string) => AgentRequest,
+): Promise<Dispatch> {
   const groups = new Map<string, { request: AgentRequest; ips: string[] }>();
   for (const ip of new Set(ips)) {
     const request = requestFor(ip);
@@ -104,8 +108,7 @@ export function dispatchEach(link: Pick<AgentLink, 'dispatch'>, ips: string[], r
   }
   const outcomes = new Map<string, Dispatch['outcomes'][number]>();
   const answers: Dispatch['answers'] = new Map();
-  for (const { request, ips: group } of groups.values()) {
-    const dispatch = link.dispatch(group, request);
+  for (const dispatch of await Promise.all([...groups.values()].map(({ request, ips: group }) => link.dispatch(group, request)))) {
     for (const outcome of dispatch.outcomes) outcomes.set(outcome.addr, outcome);
     for (const [ip, answer] of dispatch.answers) answers.set(ip, answer);
   }

@@ -3,11 +3,14 @@ import { stringifyAscii } from '../../core/http/json';
 import type { Logger } from '../../core/log';
 import type { ClientView } from '../inventory';
 import { AnswerParser, FramingError, encodeRequest, type Frame } from './framing';
+import type { Origin } from './remote';
 import { AgentLinkError, type AgentAnswer, type AgentRequest, type AgentState, type ClientListing, type LastResult } from './types';
 
 /** One request the agent has been sent (or will be sent once the probe before it is answered). */
 export interface Pending {
   request: AgentRequest;
+  /** Another instance sent it: the answer goes back there to be stored. */
+  origin?: Origin;
   kind: 'command' | 'probe';
   promise: Promise<AgentAnswer>;
   resolve(answer: AgentAnswer): void;
@@ -106,8 +109,9 @@ export class AgentConnection {
   }
 
   /** Send a command. `force` interrupts an outstanding one (poweroff, reboot, stop). */
-  command(request: AgentRequest): Promise<AgentAnswer> {
+  command(request: AgentRequest, origin?: Origin): Promise<AgentAnswer> {
     const pending = this.pending(request, 'command');
+    pending.origin = origin;
     if (this.queued) this.fail(this.queued, 'interrupted', `replaced by ${request.path}`);
     this.queued = undefined;
     if (this.inFlight?.kind === 'command' && !this.inFlight.answered)

@@ -82,7 +82,7 @@ export default definePlugin({
   ),
   register(ctx) {
     const inventory = ctx.use(Inventory);
-    const link = new AgentLink({ ...ctx.config, port: Number(ctx.config.port) }, inventory, ctx.log, ctx.events);
+    const link = new AgentLink({ ...ctx.config, port: Number(ctx.config.port) }, inventory, ctx.log, ctx.events, ctx.cluster);
     ctx.provide(AgentLink, link);
     agentMetrics(ctx, link);
     ctx.provide(SoftwareInventory, new SoftwareInventory(ctx.db, inventory));

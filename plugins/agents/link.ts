@@ -1,4 +1,5 @@
 import net, { type Server, type Socket } from 'node:net';
+import type { PluginCluster } from '../../core/cluster';
 import type { PluginEvents } from '../../core/events';
 import type { Logger } from '../../core/log';
 import { stringifyAscii } from '../../core/http/json';
@@ -9,9 +10,10 @@ import { AgentConnection, type ConnectionOwner, type Pending } from './connectio
 import { agentConnectionCap, descriptorLimit } from './descriptors';
 import { LookupBatch } from './lookup-batch';
 import { ProbeSweep } from './probe-sweep';
+import { type AgentReport, type Origin, RemoteAgents } from './remote';
 import { readEvent, readProbe } from './states';
 import { ThrottledPerAddress, ThrottledWarning } from './throttled-warning';
-import type { AgentAnswer, AgentRequest, ClientListing, Dispatch, LastResult } from './types';
+import type { AgentAnswer, AgentRequest, ClientListing, Dispatch, LastResult, Outcome } from './types';
 
 export interface AgentLinkSettings {
   ip: string;
@@ -56,14 +58,31 @@ export class AgentLink {
   private connectionCap = 0;
   private readonly unsettled = new Set<Promise<unknown>>();
   private readonly announce: LinkAnnouncer;
+  /** The agents other instances hold (none when this one is alone). */
+  private readonly remote: RemoteAgents;
 
   constructor(
     private readonly settings: AgentLinkSettings,
     inventory: Inventory,
     private readonly log: Logger,
     events: PluginEvents,
+    private readonly cluster: PluginCluster,
   ) {
     this.announce = new LinkAnnouncer(events);
+    this.remote = new RemoteAgents(
+      cluster,
+      {
+        entries: () => this.ownEntries(),
+        dispatchHere: (ips, request, origin) => this.dispatchHere(ips, request, origin),
+        store: (ip, request, answer) =>
+          this.settling(
+            this.lookups.clientByIp(ip).then((client) => (client ? this.store(client, request, answer) : ('failure' as const))),
+          ),
+        report: (ip, report) => this.reported(ip, report),
+        idle: (ip) => void events.tell('agent.idle', { client: ip }),
+      },
+      log,
+    );
     this.lookups = new LookupBatch(inventory);
     const intervalMs = settings.saturation_log_interval_s * 1000;
     this.refused = new ThrottledWarning(
@@ -116,8 +135,9 @@ export class AgentLink {
     return this.server ? this.boundPort : 0;
   }
 
+  /** Its agent is connected, here or to another instance. */
   isConnected(ip: string): boolean {
-    return this.connections.has(ip);
+    return this.connections.has(ip) || this.remote.holder(ip) !== undefined;
   }
 
   /** How many connected agents GET /clients shows in each state. */
@@ -127,12 +147,38 @@ export class AgentLink {
     return counts;
   }
 
+  /** The clients whose agents this instance holds. */
   connectedIps(): string[] {
     return [...this.connections.keys()];
   }
 
-  /** Send one request to each client; returns at once with a per-client outcome. */
-  dispatch(ips: string[], request: AgentRequest): Dispatch {
+  /**
+   * Send one request to each client; resolves with a per-client outcome as soon as each
+   * was sent (at once for agents held here, after a round trip for those another instance
+   * holds), and each answer later.
+   */
+  async dispatch(ips: string[], request: AgentRequest): Promise<Dispatch> {
+    const asked = [...new Set(ips)];
+    const here: string[] = [];
+    const away = new Map<string, string[]>();
+    for (const ip of asked) {
+      const holder = this.connections.has(ip) ? undefined : this.remote.holder(ip);
+      if (!holder) here.push(ip);
+      else away.set(holder, [...(away.get(holder) ?? []), ip]);
+    }
+    const local = this.dispatchHere(here, request);
+    if (away.size === 0) return local;
+    const outcomes = new Map<string, Outcome>(local.outcomes.map((o) => [o.addr, o.outcome]));
+    const answers = local.answers;
+    for (const remote of await Promise.all([...away].map(([holder, group]) => this.remote.dispatch(holder, group, request)))) {
+      for (const o of remote.outcomes) outcomes.set(o.addr, o.outcome);
+      for (const [ip, answer] of remote.answers) answers.set(ip, answer);
+    }
+    return { outcomes: asked.map((addr) => ({ addr, outcome: outcomes.get(addr)! })), answers };
+  }
+
+  /** Send to the agents held here; `origin` when another instance asked (it stores the answers). */
+  private dispatchHere(ips: string[], request: AgentRequest, origin?: Origin): Dispatch {
     const outcomes: Dispatch['outcomes'] = [];
     const answers = new Map<string, Promise<AgentAnswer>>();
     for (const ip of new Set(ips)) {
@@ -141,7 +187,7 @@ export class AgentLink {
         outcomes.push({ addr: ip, outcome: 'not_connected' });
         continue;
       }
-      const sent = request.path === 'probe' ? conn.probe() : conn.busy && !request.force ? undefined : conn.command(request);
+      const sent = request.path === 'probe' ? conn.probe() : conn.busy && !request.force ? undefined : conn.command(request, origin);
       if (!sent) {
         outcomes.push({ addr: ip, outcome: 'busy' });
         continue;
@@ -165,7 +211,9 @@ export class AgentLink {
 
   /** GET /clients: listing entries first, then agents, most recently connected first. */
   listing(): ClientListing[] {
-    return this.listed().map((item) => (item instanceof AgentConnection ? item.listingEntry() : item));
+    return this.listed().map((item) =>
+      item instanceof AgentConnection ? item.listingEntry() : typeof item === 'string' ? (JSON.parse(item) as ClientListing) : item,
+    );
   }
 
   /** GET /clients' answer, `{"clients":[...]}`, for the addresses in `inside` (all when not given). */
@@ -174,25 +222,50 @@ export class AgentLink {
     for (const item of this.listed()) {
       if (item instanceof AgentConnection) {
         if (!inside || inside.has(item.ip)) parts.push(item.listingJson());
+      } else if (typeof item === 'string') {
+        if (!inside || inside.has((JSON.parse(item) as ClientListing).addr)) parts.push(item);
       } else if (!inside || inside.has(item.addr)) parts.push(stringifyAscii(item));
     }
     return `{"clients":[${parts.join(',')}]}`;
   }
 
-  /** The other plugins' entries of clients with no agent, then the agents, newest first. */
-  private listed(): (ClientListing | AgentConnection)[] {
-    const out: (ClientListing | AgentConnection)[] = [];
+  /**
+   * The other plugins' entries of clients with no agent, then the agents held here, newest
+   * first, then those other instances hold (their entries as JSON).
+   */
+  private listed(): (ClientListing | AgentConnection | string)[] {
+    const out: (ClientListing | AgentConnection | string)[] = [];
     for (const provider of this.listings) {
-      for (const entry of provider()) if (!this.connections.has(entry.addr)) out.push(entry);
+      for (const entry of provider()) if (!this.isConnected(entry.addr)) out.push(entry);
     }
     const agents = [...this.connections.values()];
     for (let i = agents.length - 1; i >= 0; i--) out.push(agents[i]!);
+    for (const [, json] of this.remote.listed((ip) => this.connections.has(ip))) out.push(json);
     return out;
   }
 
-  /** The connection of a client, for this plugin's own answer handlers. */
+  /** The connection of a client held here (tests read what it buffers). */
   connection(ip: string): AgentConnection | undefined {
     return this.connections.get(ip);
+  }
+
+  /** Every agent held here as the others are told of it: address, GET /clients entry, shown state. */
+  private *ownEntries(): Iterable<[string, string, string]> {
+    for (const conn of this.connections.values()) yield [conn.ip, conn.listingJson(), conn.shownState];
+  }
+
+  /**
+   * What a stored answer says of the agent itself (refresh: its OS state and link speed),
+   * kept by its connection wherever that is.
+   */
+  reported(ip: string, report: AgentReport): void {
+    const conn = this.connections.get(ip);
+    if (!conn) {
+      this.remote.report(ip, report);
+      return;
+    }
+    if (report.speed) conn.speed = report.speed;
+    if (report.state) conn.state = report.state;
   }
 
   /** Agent sockets open (connected agents and connections still being identified). */
@@ -229,6 +302,7 @@ export class AgentLink {
       else this.log.error({ err: error }, 'agent listener error');
     });
     this.server = server;
+    if (this.cluster.shared) this.remote.start();
     if (this.settings.probe_interval_s > 0) {
       this.probeSweep = new ProbeSweep(
         this.settings.probe_interval_s * 1000,
@@ -240,6 +314,7 @@ export class AgentLink {
   }
 
   async stop(): Promise<void> {
+    this.remote.stop();
     this.probeSweep?.stop();
     this.refused.stop();
     this.acceptFailed.stop();
@@ -300,6 +375,7 @@ export class AgentLink {
     this.log.info({ ip, client: client.name }, 'agent connected');
     socket.resume();
     this.announce.connected(conn);
+    this.remote.changed();
     this.refreshOnConnect(conn);
   }
 
@@ -328,6 +404,7 @@ export class AgentLink {
     if (this.connections.get(conn.ip) !== conn) return;
     this.connections.delete(conn.ip);
     this.announce.disconnected(conn, reason);
+    this.remote.changed();
   }
 
   private clientRemoved(client: ClientView): void {
@@ -336,27 +413,32 @@ export class AgentLink {
   }
 
   private async commandAnswered(conn: AgentConnection, pending: Pending, answer: AgentAnswer): Promise<LastResult> {
+    // Another instance's request is stored there, where what it needs to store it is.
+    conn.lastResult = pending.origin
+      ? await this.remote.passOn(pending.origin, conn.ip, answer)
+      : await this.store(conn.client, pending.request, answer);
+    return conn.lastResult;
+  }
+
+  /** Run the answer handlers of `request` on a 200 answer: 'success' when every one stored what it reads. */
+  private async store(client: ClientView, request: AgentRequest, answer: AgentAnswer): Promise<LastResult> {
     let ok = answer.status === 200 || answer.status === 202;
     if (answer.status === 200 && answer.body !== undefined) {
-      for (const handler of this.handlers.get(pending.request.path) ?? []) {
+      for (const handler of this.handlers.get(request.path) ?? []) {
         try {
-          await handler(conn.client, answer, pending.request);
+          await handler(client, answer, request);
         } catch (error) {
           ok = false;
           this.log.warn(
-            { ip: conn.ip, path: pending.request.path, err: error },
-            `answer to ${pending.request.path} not stored: ${(error as Error).message}`,
+            { ip: client.ip, path: request.path, err: error },
+            `answer to ${request.path} not stored: ${(error as Error).message}`,
           );
         }
       }
     } else if (!ok) {
-      this.log.warn(
-        { ip: conn.ip, path: pending.request.path, status: answer.status },
-        `agent answered ${answer.status} to ${pending.request.path}`,
-      );
+      this.log.warn({ ip: client.ip, path: request.path, status: answer.status }, `agent answered ${answer.status} to ${request.path}`);
     }
-    conn.lastResult = ok ? 'success' : 'failure';
-    return conn.lastResult;
+    return ok ? 'success' : 'failure';
   }
 
   private probeAnswered(conn: AgentConnection, answer: AgentAnswer): void {

@@ -35,12 +35,11 @@ export function defineAgentCommands(commands: AgentCommands, link: AgentLink, in
   // or the disks and partitions of a live agent, stored in one transaction.
   const storeConfiguration = async (client: { id: number; ip: string }, body: unknown) => {
     const configuration = readConfiguration(body);
-    const conn = link.connection(client.ip);
-    if (configuration.speed && conn) conn.speed = configuration.speed;
     if (configuration.kind === 'os') {
-      if (conn) conn.state = configuration.state;
+      link.reported(client.ip, { speed: configuration.speed, state: configuration.state });
       return;
     }
+    if (configuration.speed) link.reported(client.ip, { speed: configuration.speed });
     await inventory.storeDiskSetup(client.id, configuration.entries, configuration.serialNumber);
   };
 

@@ -47,7 +47,7 @@ export function agentRoutes(
   router.post(
     '/clients',
     { permission: 'operate', scoped: 'clients', body: ClientsBody, log: false, audit: false, response: DispatchAnswer },
-    ({ body }) => respond(link.dispatch(body.clients, { method: 'POST', path: 'probe' })),
+    async ({ body }) => respond(await link.dispatch(body.clients, { method: 'POST', path: 'probe' })),
   );
 
   const relay = <P extends TObject>(path: string, command: AgentCommand<P>, permission: 'operate' | 'image') =>

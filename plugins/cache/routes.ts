@@ -32,10 +32,14 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
   });
 
   // Each client gets only `images`; it deletes those it holds and answers with the rest.
-  router.post('/cache/delete', { permission: 'operate', scoped: 'clients', body: CacheDelete, response: DispatchAnswer }, ({ body }) => {
-    const dispatch = link.dispatch(body.clients, { method: 'POST', path: 'cache/delete', body: { images: body.images } });
-    return { clients: dispatch.outcomes };
-  });
+  router.post(
+    '/cache/delete',
+    { permission: 'operate', scoped: 'clients', body: CacheDelete, response: DispatchAnswer },
+    async ({ body }) => {
+      const dispatch = await link.dispatch(body.clients, { method: 'POST', path: 'cache/delete', body: { images: body.images } });
+      return { clients: dispatch.outcomes };
+    },
+  );
 
   router.post('/cache/fetch', { permission: 'operate', scoped: 'clients', body: CacheFetch, response: DispatchAnswer }, async ({ body }) =>
     fetchIntoCaches(body),
@@ -64,7 +68,7 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
     }
     const outcomes = new Map<string, Dispatch['outcomes'][number]>();
     for (const [address, ips] of byAddress) {
-      const dispatch = link.dispatch(ips, { method: 'POST', path: 'cache/fetch', body: { name: body.image, repository: address } });
+      const dispatch = await link.dispatch(ips, { method: 'POST', path: 'cache/fetch', body: { name: body.image, repository: address } });
       for (const outcome of dispatch.outcomes) outcomes.set(outcome.addr, outcome);
     }
     return { clients: [...new Set(body.clients)].map((ip) => outcomes.get(ip)!) };

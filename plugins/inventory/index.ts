@@ -20,7 +20,7 @@ import { serverRoutes } from './routes/servers';
 import { describeChange } from './change-events';
 import { invalidating } from './invalidating-router';
 import { ScopeCache } from './scope-cache';
-import { Inventory } from './service';
+import { Inventory, type InventoryChange } from './service';
 import { FleetScope } from './fleet-scope';
 import { buildScopes } from './scopes';
 
@@ -84,9 +84,14 @@ export default definePlugin({
     { additionalProperties: false },
   ),
   register(ctx) {
-    const inventory = new Inventory(ctx.db, ctx.events);
+    const inventory = new Inventory(ctx.db, ctx.events, ctx.cluster);
     ctx.provide(Inventory, inventory);
     const scopes = new ScopeCache(ctx.db, inventory, ctx.config.scopes_cache_ms);
+    // Another instance wrote: what it changed is read again here, at once.
+    ctx.cluster.on<InventoryChange>('inventory.changed', (change) => {
+      inventory.apply(change, true);
+      scopes.invalidate(!change.tables);
+    });
     // Every inventory route that is not a read may change the tree.
     const announce = (method: string, path: string, request: { body: unknown; log: typeof ctx.log }, result: unknown) => {
       const described = describeChange(method, path, request.body, result);

@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
 import { execute, type Database } from '../../core/database';
+import type { PluginCluster } from '../../core/cluster';
 import type { PluginEvents } from '../../core/events';
 import type { Logger } from '../../core/log';
 import './client-events';
-import { ClientIndex } from './client-index';
+import { ClientIndex, type ClientPatch } from './client-index';
 import { CenterEntity } from './entities/center';
 import { ClientEntity } from './entities/client';
 import { clientsWhere, type ClientView } from './client-view';
@@ -53,6 +54,16 @@ export interface RepositoryView {
 
 const inChunk = 500;
 
+/** A committed change to what the client index holds, as instances tell each other. */
+export interface InventoryChange {
+  /** Anything above clients (a room's network, a deleted folder): read everything again. */
+  tables?: true;
+  /** These clients were added, changed or deleted: read their rows again. */
+  clients?: number[];
+  /** These clients' own fields, as a command set them. */
+  patch?: { ids: number[]; fields: ClientPatch };
+}
+
 /**
  * The inventory as other plugins use it: look clients up, change their boot settings,
  * store what agents report about their disks. What happens to clients is told on the event
@@ -65,6 +76,7 @@ export class Inventory {
   constructor(
     private readonly db: Database,
     private readonly events: PluginEvents,
+    private readonly cluster: Pick<PluginCluster, 'send'>,
   ) {
     this.diskWriter = new DiskSetupWriter(db);
     this.index = new ClientIndex(db);
@@ -72,16 +84,28 @@ export class Inventory {
 
   /**
    * Call once a write to clients, rooms or what their views show has committed without
-   * these services (the inventory's own routes, another instance, a bulk load): lookups
-   * read the tables again.
+   * these services (the inventory's own routes, a bulk load): lookups read the tables
+   * again, here and on the other instances.
    */
   tablesChanged(): void {
-    this.index.invalidate();
+    this.apply({ tables: true });
   }
 
   /** Call once a write that added, changed or deleted these clients (and nothing else they show) has committed. */
   clientsChanged(clientIds: Iterable<number>): void {
-    this.index.changed(clientIds);
+    this.apply({ clients: [...clientIds] });
+  }
+
+  /** Apply a committed change to the client index; unless another instance made it, tell the others. */
+  apply(change: InventoryChange, fromElsewhere = false): void {
+    if (change.tables) this.index.invalidate();
+    if (change.clients) this.index.changed(change.clients);
+    if (change.patch) this.index.patch(change.patch.ids, change.patch.fields);
+    if (!fromElsewhere) void this.cluster.send('*', 'inventory.changed', change).catch(() => undefined);
+  }
+
+  private patched(clientIds: number[], fields: ClientPatch): void {
+    this.apply({ patch: { ids: clientIds, fields } });
   }
 
   /** Run the `client.check` hooks: the first refusal stops the request before anything is written. */
@@ -223,12 +247,12 @@ export class Inventory {
 
   async setBootMode(clientIds: number[], mode: string): Promise<void> {
     await this.updateColumn('boot', clientIds, mode);
-    this.index.patch(clientIds, { boot: mode });
+    this.patched(clientIds, { boot: mode });
   }
 
   async setLivedir(clientIds: number[], livedir: string): Promise<void> {
     await this.updateColumn('livedir', clientIds, livedir);
-    this.index.patch(clientIds, { livedir });
+    this.patched(clientIds, { livedir });
   }
 
   async repository(id: number): Promise<RepositoryView | null> {
@@ -253,7 +277,7 @@ export class Inventory {
   async storeDiskSetup(clientId: number, entries: DiskEntry[], serialNumber?: string): Promise<void> {
     await this.diskWriter.store(clientId, entries, serialNumber);
     // The writer sets a serial number only where none was stored.
-    if (serialNumber && (await this.index.byId(clientId))?.serialNumber === '') this.index.patch([clientId], { serialNumber });
+    if (serialNumber && (await this.index.byId(clientId))?.serialNumber === '') this.patched([clientId], { serialNumber });
   }
 
   async diskSetup(clientId: number): Promise<StoredDiskEntry[]> {
@@ -345,7 +369,7 @@ export class Inventory {
   /** Record a client's hardware profile (its `hardware_id`): its agent reported its hardware. */
   async setHardwareProfile(em: EntityManager, clientId: number, profileId: number): Promise<void> {
     await execute(em, 'update clients set hardware_id = ? where id = ?', [profileId, clientId]);
-    this.db.afterCommit(em, () => this.index.patch([clientId], { hardwareId: profileId }));
+    this.db.afterCommit(em, () => this.patched([clientId], { hardwareId: profileId }));
   }
 
   /** Forget a deleted image on every partition that held it: consoles look every non-zero image id up. */

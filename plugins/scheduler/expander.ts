@@ -196,6 +196,6 @@ export class Expander {
   private async enqueue(rows: NewAction[], ips: string[]): Promise<void> {
     await this.wakes.send(rows.filter((r) => r.command === 'wol'));
     this.queue.add(rows.filter((r) => r.command !== 'wol').map(({ id, ip, queuedAt }) => ({ id, ip, queuedAt })));
-    if (ips.length > 0) this.queue.runSchedule(ips);
+    if (ips.length > 0) await this.queue.runSchedule(ips);
   }
 }

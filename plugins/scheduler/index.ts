@@ -8,6 +8,7 @@ import { ActionEntity } from './entities/action';
 import { ProcedureEntity, ProcedureStepEntity } from './entities/procedure';
 import { ScheduleEntity } from './entities/schedule';
 import { TaskEntity, TaskStepEntity } from './entities/task';
+import { changing } from './changing-router';
 import { schedulerRoutes } from './routes';
 import { Scheduler } from './service';
 
@@ -59,6 +60,7 @@ export default definePlugin({
       { pendingTimeoutMs: ctx.config.pending_timeout_s * 1000, retryMs: ctx.config.retry_interval_s * 1000 },
       ctx.log,
       (fired) => void ctx.events.emit('schedule.fired', fired),
+      ctx.cluster,
     );
     ctx.provide(Scheduler, scheduler);
     // A connecting agent is sent GET /refresh first; its queued commands follow the answer.
@@ -66,8 +68,22 @@ export default definePlugin({
     link.onAnswer('refresh', (client) => {
       setImmediate(() => scheduler.queue.kick(client.ip));
     });
-    schedulerRoutes(ctx.router, scheduler, inventory);
-    ctx.onStart(() => scheduler.start());
-    ctx.onStop(() => scheduler.stop());
+    // Agents another instance holds: their queued commands follow once they are idle there.
+    ctx.events.on('agent.idle', ({ client }) => scheduler.queue.kick(client));
+    schedulerRoutes(
+      changing(ctx.router, () => scheduler.changed()),
+      scheduler,
+      inventory,
+    );
+    // One instance runs the schedules and delivers the queue; the others only write them.
+    const reload = (ip?: string) =>
+      void scheduler.reload(ip).catch((error: unknown) => ctx.log.error({ err: error }, 'scheduler reload failed'));
+    ctx.cluster.on('scheduler.changed', () => reload());
+    ctx.cluster.on<string>('scheduler.kick', (ip) => reload(ip));
+    ctx.cluster.elected(
+      'scheduler',
+      () => scheduler.start(),
+      () => scheduler.stop(),
+    );
   },
 });

@@ -28,9 +28,10 @@ export class CommandQueue {
   /** Clients a delivery loop is running for: one command at a time per client. */
   private readonly delivering = new Set<string>();
   private cancelSweep?: () => void;
-  private stopped = false;
+  /** Stopped until load(): only the instance that holds the scheduler role delivers. */
+  private stopped = true;
   /** Resolves at stop(): a delivery waiting for an answer gives up waiting (the row stays `sent`). */
-  private readonly stopping: Promise<void>;
+  private stopping: Promise<void> = Promise.resolve();
   private resolveStopping!: () => void;
   /** Delivery loops still running, so that stop() and tests can wait for them. */
   private readonly running = new Set<Promise<void>>();
@@ -42,9 +43,9 @@ export class CommandQueue {
     private readonly clock: Clock,
     private readonly timings: QueueTimings,
     private readonly log: Logger,
-  ) {
-    this.stopping = new Promise((resolve) => (this.resolveStopping = resolve));
-  }
+    /** Where this queue does not run (another instance runs the scheduler): a client to try there. */
+    private readonly kickElsewhere: (ip: string) => void = () => undefined,
+  ) {}
 
   /**
    * Start-up: commands sent before a restart have no answer to wait for; queued ones resume.
@@ -52,6 +53,8 @@ export class CommandQueue {
    * at some later restart would surprise whoever planned it, so it fails instead.
    */
   async load(): Promise<void> {
+    this.stopped = false;
+    this.stopping = new Promise((resolve) => (this.resolveStopping = resolve));
     const em = this.db.fork();
     const finishedAt = this.clock.now();
     await em.nativeUpdate(
@@ -69,12 +72,27 @@ export class CommandQueue {
   }
 
   add(actions: QueuedAction[]): void {
+    if (this.stopped) return;
     for (const action of actions) {
       const list = this.byIp.get(action.ip) ?? [];
       list.push(action);
       this.byIp.set(action.ip, list);
     }
     this.armSweep();
+  }
+
+  /**
+   * Another instance queued or changed actions: add the queued rows not known here, forget
+   * those no longer queued, and try the connected clients.
+   */
+  async refresh(): Promise<void> {
+    if (this.stopped) return;
+    const rows = await this.db.fork().find(ActionEntity, { state: 'queued' }, { orderBy: { id: 'asc' }, fields: ['id', 'ip', 'queuedAt'] });
+    const queued = new Set(rows.map((r) => r.id));
+    const known = new Set([...this.byIp.values()].flatMap((list) => list.map((a) => a.id)));
+    this.drop(new Set([...known].filter((id) => !queued.has(id))));
+    this.add(rows.filter((r) => !known.has(r.id)).map((r) => ({ id: r.id, ip: r.ip, queuedAt: r.queuedAt ?? this.clock.now() })));
+    for (const ip of this.byIp.keys()) if (this.link.isConnected(ip)) this.kick(ip);
   }
 
   /** Forget queued actions (their rows were changed elsewhere, e.g. re-queued by a schedule). */
@@ -91,8 +109,8 @@ export class CommandQueue {
   }
 
   /** GET /run/schedule to clients; each that answers 200 gets its oldest queued command. */
-  runSchedule(ips: string[]): Dispatch {
-    const dispatch = this.link.dispatch(ips, { method: 'GET', path: 'run/schedule' });
+  async runSchedule(ips: string[]): Promise<Dispatch> {
+    const dispatch = await this.link.dispatch(ips, { method: 'GET', path: 'run/schedule' });
     for (const [ip, answer] of dispatch.answers) {
       answer.then(
         (a) => {
@@ -112,7 +130,11 @@ export class CommandQueue {
 
   /** Try to deliver `ip`'s queued commands now. */
   kick(ip: string): void {
-    if (this.stopped || this.delivering.has(ip) || !this.byIp.has(ip)) return;
+    if (this.stopped) {
+      this.kickElsewhere(ip);
+      return;
+    }
+    if (this.delivering.has(ip) || !this.byIp.has(ip)) return;
     this.delivering.add(ip);
     const run = this.deliver(ip)
       .catch((error: unknown) => this.log.error({ err: error, ip }, 'delivering queued commands failed'))
@@ -133,6 +155,8 @@ export class CommandQueue {
     this.resolveStopping();
     this.cancelSweep?.();
     await this.settled();
+    // Whoever holds the role next reads the queue from the table.
+    this.byIp.clear();
   }
 
   private async deliver(ip: string): Promise<void> {
@@ -159,11 +183,17 @@ export class CommandQueue {
         await this.finish(next.id, 'failure', (error as Error).message.slice(0, 200));
         continue;
       }
-      const dispatch = this.link.dispatch([ip], request);
-      const answer = dispatch.answers.get(ip);
-      if (!answer) return; // busy or gone: retried on its next answer or by the sweep
-      this.take(ip, next);
+      // Marked sent before it leaves: if this instance dies meanwhile, the one that runs the
+      // queue next fails it rather than sending it a second time.
       await this.db.fork().nativeUpdate(ActionEntity, { id: next.id }, { state: 'sent' });
+      const dispatch = await this.link.dispatch([ip], request);
+      const answer = dispatch.answers.get(ip);
+      if (!answer) {
+        // Busy or gone: retried on its next answer or by the sweep.
+        await this.db.fork().nativeUpdate(ActionEntity, { id: next.id }, { state: 'queued' });
+        return;
+      }
+      this.take(ip, next);
       const outcome = await Promise.race([
         answer.then(
           ({ status, result }) =>

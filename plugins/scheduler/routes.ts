@@ -161,5 +161,5 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
     async ({ em }) => ({ tasks: await listTasks(em) }),
   );
 
-  router.post('/run/schedule', run, ({ body }) => ({ clients: scheduler.queue.runSchedule(body.clients).outcomes }));
+  router.post('/run/schedule', run, async ({ body }) => ({ clients: (await scheduler.queue.runSchedule(body.clients)).outcomes }));
 }

@@ -1,10 +1,11 @@
+import type { PluginCluster } from '../../core/cluster';
 import type { Database } from '../../core/database';
 import { ErrorCode, badRequest } from '../../core/errors';
 import type { Logger } from '../../core/log';
 import type { AgentCommands, AgentLink } from '../agents';
 import type { ClientView, Inventory } from '../inventory';
 import type { Waker } from '../wol';
-import { readYears, requireSomeTime, whenAt, type When } from './calendar';
+import { nextOccurrence, readYears, requireSomeTime, whenAt, type When } from './calendar';
 import type { Clock } from './clock';
 import { StepCommands, oneClientMessage } from './commands';
 import { ActionEntity, type Action } from './entities/action';
@@ -143,15 +144,20 @@ export class Scheduler {
     timings: QueueTimings,
     private readonly log: Logger,
     private readonly announce: (fired: ScheduleFired) => void,
+    private readonly cluster: Pick<PluginCluster, 'send'>,
   ) {
     this.steps = new StepCommands(agentCommands);
-    this.queue = new CommandQueue(db, link, this.steps, clock, timings, log);
+    this.queue = new CommandQueue(db, link, this.steps, clock, timings, log, (ip) => this.tellRunner('scheduler.kick', ip));
     this.expander = new Expander(db, inventory, this.queue, this.steps, new WakeSteps(db, waker, clock, log), clock, log);
     this.timeline = new Timeline(clock, (entry) => this.fire(entry), log);
   }
 
+  /** Whether this instance runs the schedules and the queue (it holds the scheduler role). */
+  private active = false;
+
   /** Start-up: resume queued commands, then arm every schedule from now on (past times skipped). */
   async start(): Promise<void> {
+    this.active = true;
     await this.queue.load();
     const rows = await this.db.fork().find(ScheduleEntity, { suspended: false }, { orderBy: { id: 'asc' } });
     const now = this.clock.now();
@@ -160,8 +166,39 @@ export class Scheduler {
   }
 
   async stop(): Promise<void> {
+    this.active = false;
     this.timeline.stop();
     await this.queue.stop();
+  }
+
+  /**
+   * A write through this instance changed schedules or queued actions: unless it runs them
+   * itself, the instance that does reads them again.
+   */
+  changed(): void {
+    if (!this.active) this.tellRunner('scheduler.changed', null);
+  }
+
+  /** Tell the instance that runs the schedules (the others ignore it). */
+  private tellRunner(topic: string, payload: unknown): void {
+    void this.cluster.send('*', topic, payload).catch(() => undefined);
+  }
+
+  /**
+   * Another instance changed schedules or actions (or saw `ip` ready for its queued
+   * commands): arm what is new or changed, drop what went, then try the clients.
+   */
+  async reload(ip?: string): Promise<void> {
+    if (!this.active) return;
+    const rows = await this.db.fork().find(ScheduleEntity, { suspended: false }, { orderBy: { id: 'asc' } });
+    const now = this.clock.now();
+    for (const row of rows) {
+      const when = whenOf(row);
+      if (!this.timeline.holds(row.id, when)) this.timeline.set({ id: row.id, kind: row.kind, target: row.target, when }, now);
+    }
+    this.timeline.keepOnly(new Set(rows.map((r) => r.id)));
+    await this.queue.refresh();
+    if (ip) this.queue.kick(ip);
   }
 
   async createSchedule(input: ScheduleInput): Promise<number> {
@@ -224,22 +261,34 @@ export class Scheduler {
       } order by id`,
       params,
     );
+    const now = this.clock.now();
     return rows.map((row) => {
       const id = Number(row.id);
-      const next = this.timeline.nextOf(id);
+      const when: When = {
+        years: yearsOf(String(row.years)),
+        months: Number(row.months),
+        weeks: Number(row.weeks),
+        weekDays: Number(row.week_days),
+        days: Number(row.days),
+        hours: Number(row.hours),
+        amPm: Number(row.am_pm),
+        minutes: Number(row.minutes),
+      };
+      // Where the schedules are not run (another instance runs them), the next time is computed from the row.
+      const next = this.active ? this.timeline.nextOf(id) : row.suspended ? undefined : (nextOccurrence(when, now) ?? undefined);
       return {
         id,
         task: Number(row.target),
         name: String(row.name),
         type: row.kind as ScheduleKind,
-        years: yearsOf(String(row.years)),
-        months: Number(row.months),
-        weeks: Number(row.weeks),
-        week_days: Number(row.week_days),
-        days: Number(row.days),
-        hours: Number(row.hours),
-        am_pm: Number(row.am_pm),
-        minutes: Number(row.minutes),
+        years: when.years,
+        months: when.months,
+        weeks: when.weeks,
+        week_days: when.weekDays,
+        days: when.days,
+        hours: when.hours,
+        am_pm: when.amPm,
+        minutes: when.minutes,
         suspended: row.suspended ? 1 : 0,
         session: Number(row.session_id),
         ...(next === undefined ? {} : { next }),
@@ -299,7 +348,8 @@ export class Scheduler {
   private async arm(row: Schedule, when: When, hasWhen: boolean): Promise<void> {
     const entry = { id: row.id, kind: row.kind, target: row.target, when };
     if (hasWhen) {
-      this.timeline.set(entry, this.clock.now());
+      // Elsewhere the instance that runs the schedules arms it, told by changed().
+      if (this.active) this.timeline.set(entry, this.clock.now());
       return;
     }
     this.timeline.remove(row.id);

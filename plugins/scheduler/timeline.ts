@@ -41,6 +41,19 @@ export class Timeline {
     if (this.entries.delete(id)) this.arm();
   }
 
+  /** Whether schedule `id` is armed with exactly `when`. */
+  holds(id: number, when: When): boolean {
+    const entry = this.entries.get(id);
+    return entry !== undefined && JSON.stringify(entry.when) === JSON.stringify(when);
+  }
+
+  /** Drop every schedule not in `ids`. */
+  keepOnly(ids: Set<number>): void {
+    let dropped = false;
+    for (const id of this.entries.keys()) if (!ids.has(id)) dropped = this.entries.delete(id) || dropped;
+    if (dropped) this.arm();
+  }
+
   /** The next fire time of a schedule, if it has one. */
   nextOf(id: number): number | undefined {
     return this.entries.get(id)?.at;

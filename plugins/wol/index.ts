@@ -1,9 +1,11 @@
 import { Counter } from 'prom-client';
 import { SystemClock, type Clock } from '../../core/clock';
+import { StartupError } from '../../core/errors';
 import { definePlugin } from '../../core/plugin';
 import { AgentLink, type ClientListing } from '../agents';
 import { Inventory } from '../inventory';
 import { PendingWakes } from './pending';
+import { WakeRouting, parseNetwork } from './routing';
 import { WolAnswer, WolBody, WolConfig } from './schemas';
 import { WakeSocket } from './sender';
 import { Waker } from './waker';
@@ -39,9 +41,29 @@ export default definePlugin({
     const inventory = ctx.use(Inventory);
     const link = ctx.use(AgentLink);
     const clock = ctx.service<Clock>(WolClock, () => new SystemClock());
-    const packetsSent = new Counter({ name: 'ogserve_wol_packets_total', help: 'Magic packets sent', registers: [ctx.metrics] });
+    const packetsSent = new Counter({
+      name: 'ogserve_wol_packets_total',
+      help: 'Magic packets this instance sent',
+      registers: [ctx.metrics],
+    });
     const pending = new PendingWakes(ctx.config.pending_timeout_s * 1000, clock);
     let socket: WakeSocket | undefined;
+    const networks = ctx.config.networks.map((text, i) => {
+      const network = parseNetwork(text);
+      if (!network) throw new StartupError(`wol.networks[${i}]: '${text}' is not an IPv4 network like 10.1.0.0/16`);
+      return network;
+    });
+    const routing = new WakeRouting(
+      ctx.cluster,
+      networks,
+      async (datagrams, port) => {
+        if (!socket) throw new Error('the wake-on-LAN socket is not open');
+        const errors = await socket.sendAll(datagrams, port);
+        packetsSent.inc(errors.filter((error) => error === undefined).length);
+        return errors;
+      },
+      ctx.log,
+    );
     const settings = {
       port: ctx.config.port,
       interfaceName: ctx.config.interface || undefined,
@@ -52,19 +74,21 @@ export default definePlugin({
       link,
       pending,
       settings,
-      () => {
-        if (!socket) throw new Error('the wake-on-LAN socket is not open');
-        return socket;
-      },
+      () => routing,
       (clients, type, packets) => {
-        packetsSent.inc(packets);
         void ctx.events.emit('wol.sent', { clients, type, packets });
+        // Every instance's GET /clients shows them WOL_SENT.
+        void ctx.cluster.send('*', 'wol.pending', clients).catch(() => undefined);
       },
     );
 
     ctx.provide(Waker, waker);
     link.addListing(() => wolSentEntries(pending));
     ctx.events.on('agent.connected', ({ client }) => void pending.release(client));
+    ctx.events.on('agent.idle', ({ client }) => void pending.release(client));
+    ctx.cluster.on<string[]>('wol.pending', (clients) => {
+      for (const ip of clients) if (!link.isConnected(ip)) pending.mark(ip);
+    });
     ctx.events.on('client.removed', (client) => void pending.release(client.ip));
 
     ctx.onStart(async () => {

@@ -22,6 +22,12 @@ export const WolConfig = Type.Object(
      * default: the limited broadcast leaves through whichever interface routes by default.
      */
     limited_broadcast: Type.Boolean({ default: false }),
+    /**
+     * With several instances (cluster.enabled): the networks this instance's packets reach,
+     * e.g. ["10.1.0.0/16"]. A client is woken by an instance that lists its network, or by
+     * every instance when none does.
+     */
+    networks: Type.Array(Type.String(), { default: [] }),
   },
   { additionalProperties: false },
 );

@@ -4,7 +4,12 @@ import type { ClientView, Inventory } from '../inventory';
 import { destinations, sharedBroadcasts, type WakeType } from './addresses';
 import { magicPacket } from './magic-packet';
 import type { PendingWakes } from './pending';
-import type { Datagram, WakeSocket } from './sender';
+import type { ClientDatagram } from './routing';
+
+/** Where the datagrams go out: this instance's socket, or the instance that reaches each client. */
+export interface DatagramSender {
+  sendAll(datagrams: ClientDatagram[], port: number): Promise<(Error | undefined)[]>;
+}
 
 /** The addresses of a POST /wol request that were not woken, by reason, in request order. */
 export interface Skipped {
@@ -43,7 +48,7 @@ export class Waker {
     private readonly agents: Pick<AgentLink, 'isConnected'>,
     private readonly pending: PendingWakes,
     private readonly settings: WakeSettings,
-    private readonly socket: () => WakeSocket,
+    private readonly socket: () => DatagramSender,
     /** Told of every wake that sent packets (and how many left): the `wol.sent` event. */
     private readonly announce: (sent: string[], type: WakeType, packets: number) => void = () => undefined,
   ) {}
@@ -58,7 +63,7 @@ export class Waker {
 
     // Each woken client's packets are datagrams[first .. first + count).
     const targets: { ip: string; first: number; count: number }[] = [];
-    const datagrams: Datagram[] = [];
+    const datagrams: ClientDatagram[] = [];
     for (const ip of wellFormed) {
       const client = known.get(ip);
       if (!client) report.skipped.not_found.push(ip);
@@ -71,7 +76,7 @@ export class Waker {
           continue;
         }
         targets.push({ ip, first: datagrams.length, count: to.length });
-        for (const address of to) datagrams.push({ address, packet });
+        for (const address of to) datagrams.push({ address, packet, client: ip });
       }
     }
 

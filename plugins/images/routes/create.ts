@@ -27,7 +27,7 @@ export function createRoutes(ctx: PluginContext, commands: ImageCommands, link: 
     const busyWith = pending.creating(body.name);
     if (busyWith !== undefined) throw badRequest(ErrorCode.conflict, `image '${body.name}' is being created from ${busyWith}`, 'name');
     const { request, repository } = await commands.prepareCreate(em, paramsOf(body), ip);
-    const dispatch = link.dispatch([ip], request);
+    const dispatch = await link.dispatch([ip], request);
     const answer = dispatch.answers.get(ip);
     if (answer) {
       pending.track(

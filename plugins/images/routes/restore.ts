@@ -26,7 +26,7 @@ export function restoreRoutes(ctx: PluginContext, commands: ImageCommands, inven
     const image = await commands.restoredImage(em, params, ips);
     const clients = new Map((await inventory.clientsByIps(ips)).map((c) => [c.ip, c]));
     const addresses = await commands.restoreAddresses(image);
-    const dispatch = dispatchEach(link, ips, (ip) => commands.restoreRequest(image, params, addresses, clients.get(ip)));
+    const dispatch = await dispatchEach(link, ips, (ip) => commands.restoreRequest(image, params, addresses, clients.get(ip)));
     return { clients: dispatch.outcomes };
   });
 }

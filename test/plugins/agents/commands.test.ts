@@ -248,7 +248,7 @@ test('AgentLink.dispatch: answer promises, onAnswer handlers, failure when a han
     });
     agentA.on('shell/run', { body: { out: 'hello' } });
     agentB.on('shell/run', { status: 500 });
-    const d = x.link.dispatch([a, b, '127.0.1.77'], { method: 'POST', path: 'shell/run', body: { run: 'echo hello', echo: true } });
+    const d = await x.link.dispatch([a, b, '127.0.1.77'], { method: 'POST', path: 'shell/run', body: { run: 'echo hello', echo: true } });
     assert.deepEqual(
       d.outcomes.map((o) => o.outcome),
       ['sent', 'sent', 'not_connected'],
@@ -267,7 +267,9 @@ test('AgentLink.dispatch: answer promises, onAnswer handlers, failure when a han
     assert.equal((await x.entry(b))?.last_cmd.result, 'failure', 'b failure');
     assert.equal((await agentA.waitFor('shell/run')).raw, head('POST', 'shell/run', '{"run":"echo hello","echo":true}'), 'bytes');
     agentA.on('shell/run', { body: { out: 'bad' } });
-    const refused = await x.link.dispatch([a], { method: 'POST', path: 'shell/run', body: { run: 'x', echo: true } }).answers.get(a);
+    const refused = await (await x.link.dispatch([a], { method: 'POST', path: 'shell/run', body: { run: 'x', echo: true } })).answers.get(
+      a,
+    );
     assert.deepEqual([refused?.status, refused?.result], [200, 'failure'], 'a 200 answer a handler refused resolves as a failure');
     assert.equal((await x.entry(a))?.last_cmd.result, 'failure', 'a throwing handler makes the result failure');
   } finally {
@@ -281,7 +283,7 @@ test('a command without an answer fails after agents.command_timeout_s; the clie
     const ip = x.ips[0]!;
     const agent = await x.connect(ip);
     agent.on('hardware', { none: true });
-    const d = x.link.dispatch([ip], { method: 'GET', path: 'hardware' });
+    const d = await x.link.dispatch([ip], { method: 'GET', path: 'hardware' });
     await assert.rejects(
       within(d.answers.get(ip)!, 5000, 'timeout'),
       (e: unknown) => e instanceof AgentLinkError && e.reason === 'timeout',
@@ -302,7 +304,7 @@ test('a disconnect mid-command rejects the answer promise (disconnected), never 
     const ip = x.ips[0]!;
     const agent = await x.connect(ip);
     agent.on('hardware', { raw: 'HTTP/1.0 200 OK\r\nContent-Length: 100\r\n\r\n{"hardw', closeAfter: true });
-    const d = x.link.dispatch([ip], { method: 'GET', path: 'hardware' });
+    const d = await x.link.dispatch([ip], { method: 'GET', path: 'hardware' });
     await assert.rejects(
       within(d.answers.get(ip)!, 5000, 'reject'),
       (e: unknown) => e instanceof AgentLinkError && e.reason === 'disconnected',
@@ -324,9 +326,9 @@ test('poweroff over a running command interrupts it: its promise rejects, the po
     const ip = x.ips[0]!;
     const agent = await x.connect(ip);
     agent.on('hardware', { none: true });
-    const running = x.link.dispatch([ip], { method: 'GET', path: 'hardware' });
+    const running = await x.link.dispatch([ip], { method: 'GET', path: 'hardware' });
     await agent.waitFor('hardware');
-    const off = x.link.dispatch([ip], { method: 'POST', path: 'poweroff', force: true });
+    const off = await x.link.dispatch([ip], { method: 'POST', path: 'poweroff', force: true });
     assert.deepEqual(off.outcomes, [{ addr: ip, outcome: 'sent' }], 'forced through');
     await assert.rejects(
       within(running.answers.get(ip)!, 5000, 'interrupted'),

@@ -69,7 +69,7 @@ test('an event in the middle of a command does not take the command answer', asy
       a.event('start', 'frank');
       return { delayMs: 50, body: { hardware: 'cpu=x' } };
     });
-    const d = x.link.dispatch([ip], { method: 'GET', path: 'hardware' });
+    const d = await x.link.dispatch([ip], { method: 'GET', path: 'hardware' });
     const answer = await d.answers.get(ip)!;
     assert.equal(answer.status, 200, 'the command gets its own answer');
     assert.equal((await x.entry(ip))?.state, 'LNXS', 'the event applied');

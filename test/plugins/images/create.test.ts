@@ -295,7 +295,7 @@ test("an image/create another plugin sent (the scheduler's) is stored from the a
     const agent = await x.connect(ip);
     agent.on('image/create', (request) => ({ body: createAnswer(request) }), true);
     const body = { disk: '1', partition: '2', code: '131', id: '0', name: 'scheduled', repository: repositoryAddresses[2] };
-    const sent = x.link.dispatch([ip], { method: 'POST', path: 'image/create', body });
+    const sent = await x.link.dispatch([ip], { method: 'POST', path: 'image/create', body });
     assert.equal((await sent.answers.get(ip))?.status, 200, 'answered');
     assert.equal((await x.settled(ip)).last_cmd.result, 'success', 'stored');
     const [image] = await x.images();
@@ -305,7 +305,7 @@ test("an image/create another plugin sent (the scheduler's) is stored from the a
       'repository found by the answered address, center from the client',
     );
     // An answer naming an address no repository has: failure, nothing stored.
-    const other = x.link.dispatch([ip], {
+    const other = await x.link.dispatch([ip], {
       method: 'POST',
       path: 'image/create',
       body: { ...body, name: 'stray', repository: '192.0.2.1' },

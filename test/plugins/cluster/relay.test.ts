@@ -1,0 +1,129 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { AgentLink, AgentLinkError } from '../../../plugins/agents';
+import { eventually, within } from '../../support/fake-agent';
+import { startClusterSite } from '../../support/cluster-site';
+import { addresses } from '../../support/lab';
+import { testEngine } from '../../support/test-db';
+
+// Several instances share one PostgreSQL database: the suite on PostgreSQL runs these.
+if (testEngine === 'postgresql') {
+  test('every instance lists every agent, whichever instance it connected to', async () => {
+    const site = await startClusterSite({ instances: 3, ips: addresses('127.0.1', 6) });
+    try {
+      for (const [i, ip] of site.ips.entries()) await site.connect(i % 3, ip);
+      const byAddress = <T extends { addr: string }>(entries: T[]) => [...entries].sort((x, y) => x.addr.localeCompare(y.addr));
+      const first = byAddress(await site.clients(0));
+      assert.equal(
+        first.map((c) => c.addr),
+        [...site.ips].sort(),
+      );
+      for (const entry of first) {
+        assert.is(entry.state, 'OPG');
+        assert.equal(entry.last_cmd, { result: 'success' });
+      }
+      // The same entries, speed included, through every instance.
+      for (let at = 1; at < 3; at++) assert.equal(byAddress(await site.clients(at)), first);
+      // An agent that leaves is gone from every list.
+      site.agents[0]!.destroy();
+      for (let at = 0; at < 3; at++) await site.listed(at, site.ips[0]!, (e) => e === undefined);
+    } finally {
+      await site.close();
+    }
+  });
+
+  test('a command through an instance that does not hold the agent: outcome, answer stored, shown everywhere', async () => {
+    const site = await startClusterSite({ instances: 3, ips: addresses('127.0.1', 2) });
+    try {
+      const [held, other] = site.ips as [string, string];
+      const agent = await site.connect(0, held);
+      await site.connect(1, other);
+      agent.on('shell/run', { body: { cmd: 'uname', out: 'Linux\n', retcode: 0 } });
+      const c = site.servers[2]!;
+      const r = await c.post('/shell/run', { clients: [held, '127.0.1.99'], run: 'uname', echo: true });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body, {
+        clients: [
+          { addr: held, outcome: 'sent' },
+          { addr: '127.0.1.99', outcome: 'not_connected' },
+        ],
+      });
+      const seen = await agent.waitFor('shell/run');
+      assert.equal(seen.body, { run: 'uname', echo: true });
+      // The output is kept where the command was asked, as on one instance.
+      const output = await eventually(async () => {
+        const o = await c.post('/shell/output', { clients: [held] });
+        return o.body.clients.length === 1 ? o.body.clients[0] : undefined;
+      }, 'the output on the asking instance');
+      assert.is(output.output, 'Linux\n');
+      assert.is(output.cmd, 'uname');
+      for (let at = 0; at < 3; at++) await site.listed(at, held, (e) => e?.state === 'OPG' && e.last_cmd.result === 'success');
+      // Hardware stored in the shared database through the third instance.
+      agent.on('hardware', { body: { hardware: 'cpu=Intel Xeon\nmem=8 GiB\n' } });
+      const h = await c.post('/hardware', { clients: [held] });
+      assert.equal(h.body, { clients: [{ addr: held, outcome: 'sent' }] });
+      await agent.waitFor('hardware');
+      const shown = await eventually(async () => {
+        const g = await site.servers[1]!.get('/hardware', { client: [held] });
+        return g.status === 200 && g.body.hardware?.length > 0 ? g.body : undefined;
+      }, 'the hardware through another instance');
+      assert.ok(JSON.stringify(shown).includes('Intel Xeon'), JSON.stringify(shown));
+      // A busy agent is busy through every instance.
+      agent.on('software', () => ({ status: 200, body: { software: [] }, delayMs: 800 }));
+      assert.equal((await c.post('/software', { clients: [held], disk: 1, partition: 1 })).body.clients[0].outcome, 'sent');
+      assert.equal((await site.servers[1]!.post('/refresh', { clients: [held] })).body.clients[0].outcome, 'busy');
+    } finally {
+      await site.close();
+    }
+  });
+
+  test('a probe through another instance reaches the agent and the state shows everywhere', async () => {
+    const site = await startClusterSite({ instances: 2, ips: addresses('127.0.1', 1) });
+    try {
+      const ip = site.ips[0]!;
+      const agent = await site.connect(0, ip);
+      agent.on('probe', { body: { status: 'VDI', speed: 1000 } });
+      const r = await site.servers[1]!.post('/clients', { clients: [ip] });
+      assert.equal(r.body, { clients: [{ addr: ip, outcome: 'sent' }] });
+      await agent.waitFor('probe');
+      for (let at = 0; at < 2; at++) await site.listed(at, ip, (e) => e?.state === 'VDI' && e.speed === 1000);
+    } finally {
+      await site.close();
+    }
+  });
+
+  test('an instance that stops: its agents leave every list, commands in flight through it fail', async () => {
+    const site = await startClusterSite({ instances: 3, ips: addresses('127.0.1', 2) });
+    try {
+      const [onB, onC] = site.ips as [string, string];
+      const agent = await site.connect(1, onB);
+      await site.connect(2, onC);
+      agent.on('hardware', { none: true });
+      const link = site.servers[0]!.app.container.resolve(AgentLink);
+      const dispatch = await link.dispatch([onB], { method: 'GET', path: 'hardware' });
+      assert.equal(dispatch.outcomes, [{ addr: onB, outcome: 'sent' }]);
+      await agent.waitFor('hardware');
+      await site.stop(1);
+      const failure = await within(
+        dispatch.answers.get(onB)!.then(
+          () => undefined,
+          (error: unknown) => error,
+        ),
+        5000,
+        'the answer to fail',
+      );
+      assert.instance(failure, AgentLinkError);
+      assert.is((failure as AgentLinkError).reason, 'disconnected');
+      await site.listed(0, onB, (e) => e === undefined);
+      await site.listed(2, onB, (e) => e === undefined);
+      await site.listed(0, onC);
+      // The agent reconnects to an instance still running, and commands reach it again.
+      await site.connect(2, onB);
+      assert.equal((await site.servers[0]!.post('/refresh', { clients: [onB] })).body.clients[0].outcome, 'sent');
+    } finally {
+      await site.close();
+    }
+  });
+}
+
+test.run();

@@ -1,0 +1,142 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Scheduler } from '../../../plugins/scheduler';
+import { eventually } from '../../support/fake-agent';
+import { type ClusterSite, startClusterSite } from '../../support/cluster-site';
+import { addresses } from '../../support/lab';
+import { parsePrometheus } from '../../support/prometheus';
+import { testEngine } from '../../support/test-db';
+import { UdpReceiver } from '../../support/udp-receiver';
+
+const withScheduler = { plugins: ['inventory', 'agents', 'wol', 'shell', 'scheduler', 'metrics', 'cluster'] };
+
+/** The running instances that hold `role`. */
+function holders(site: ClusterSite, role: string, running: number[]): number[] {
+  return running.filter((i) => site.servers[i]!.app.cluster.holds(role));
+}
+
+if (testEngine === 'postgresql') {
+  test('one instance runs the scheduler; commands queued through any instance run once; another takes over when it stops', async () => {
+    const site = await startClusterSite({ instances: 3, ips: addresses('127.0.1', 2), config: withScheduler });
+    try {
+      let running = [0, 1, 2];
+      const leader = await eventually(() => {
+        const held = holders(site, 'scheduler', running);
+        return held.length === 1 ? held[0]! + 1 : undefined;
+      }, 'one instance to run the scheduler').then((n) => n! - 1);
+      const others = running.filter((i) => i !== leader) as [number, number];
+      const [ip1, ip2] = site.ips as [string, string];
+      const agent = await site.connect(others[0], ip1);
+      // The real agent answers run/schedule 200 with no body.
+      agent.on('shell/run', { body: { out: 'hi\n', retcode: 0 } }, true).on('run/schedule', { status: 200 }, true);
+      const r = await site.servers[others[1]]!.post('/schedule/command', { clients: [ip1], command: 'run', params: { run: 'echo hi' } });
+      assert.is(r.status, 200, r.text);
+      const scheduler = site.servers[others[1]]!.app.container.resolve(Scheduler);
+      await eventually(async () => (await scheduler.actions({ session: r.body.session }))[0]?.state === 'done', 'the action done');
+      assert.is((await scheduler.actions({ session: r.body.session }))[0]!.result, 'success');
+
+      // The instance running the scheduler stops: another one takes over within seconds.
+      await site.stop(leader);
+      running = others;
+      const next = await eventually(
+        () => {
+          const held = holders(site, 'scheduler', running);
+          return held.length === 1 ? held[0]! + 1 : undefined;
+        },
+        'another instance to run the scheduler',
+        8000,
+      ).then((n) => n! - 1);
+      assert.ok(others.includes(next));
+      const agent2 = await site.connect(next === others[0] ? others[1] : others[0], ip2);
+      agent2.on('shell/run', { body: { out: 'hi\n', retcode: 0 } }, true).on('run/schedule', { status: 200 }, true);
+      const r2 = await site.servers[next]!.post('/schedule/command', { clients: [ip1, ip2], command: 'run', params: { run: 'echo two' } });
+      assert.is(r2.status, 200, r2.text);
+      await eventually(
+        async () => (await scheduler.actions({ session: r2.body.session })).every((a) => a.state === 'done'),
+        'both actions done',
+      ).catch(async (error: Error) => {
+        const actions = await scheduler.actions({ session: r2.body.session });
+        throw new Error(`${error.message}: ${JSON.stringify(actions.map((a) => [a.ip, a.state, a.result, a.note]))}`);
+      });
+      // Nothing ran twice.
+      assert.equal(
+        agent.requests.filter((q) => q.path === 'shell/run').map((q) => q.body.run),
+        ['echo hi', 'echo two'],
+      );
+      assert.equal(
+        agent2.requests.filter((q) => q.path === 'shell/run').map((q) => q.body.run),
+        ['echo two'],
+      );
+    } finally {
+      await site.close();
+    }
+  });
+
+  test('wake-on-LAN leaves from the instance whose wol.networks reach the client, or from every one when none does', async () => {
+    const first = await UdpReceiver.bind('127.0.3.255');
+    const port = first.port;
+    const receivers = [first, await UdpReceiver.bind('127.0.4.255', port)];
+    const site = await startClusterSite({
+      instances: 2,
+      ips: ['127.0.3.5', '127.0.4.5'],
+      config: { wol: { port } },
+      configOf: (i) => ({ wol: { networks: i === 0 ? ['127.0.2.0/24'] : ['127.0.3.0/24'] } }),
+    });
+    const sentBy = async (i: number) =>
+      parsePrometheus((await site.servers[i]!.get('/metrics')).text).value('ogserve_wol_packets_total') ?? 0;
+    try {
+      // Instance b lists 127.0.3.0/24: it sends, though the request came to a.
+      await eventually(async () => {
+        const r = await site.servers[0]!.post('/wol', { clients: ['127.0.3.5'], type: 'broadcast' });
+        return r.body.sent.length === 1;
+      }, 'the wake accepted');
+      await eventually(() => receivers[0]!.packets.length >= 1, 'the packet');
+      assert.is(await sentBy(0), 0, 'a sent nothing');
+      assert.is(await sentBy(1), 1, 'b sent it');
+      // Both instances show it WOL_SENT.
+      for (let at = 0; at < 2; at++) await site.listed(at, '127.0.3.5', (e) => e?.state === 'WOL_SENT');
+      // No instance lists 127.0.4.0/24: both send.
+      const r = await site.servers[0]!.post('/wol', { clients: ['127.0.4.5'], type: 'broadcast' });
+      assert.equal(r.body.sent, ['127.0.4.5']);
+      await eventually(() => receivers[1]!.packets.length === 2, 'a packet from each instance');
+    } finally {
+      await site.close();
+      for (const receiver of receivers) await receiver.close();
+    }
+  });
+
+  test('a write through one instance is seen through every other at once', async () => {
+    const site = await startClusterSite({ instances: 2, ips: addresses('127.0.1', 1) });
+    try {
+      const [a, b] = site.servers as [NonNullable<(typeof site.servers)[0]>, NonNullable<(typeof site.servers)[0]>];
+      // b reads (and caches) before a writes.
+      assert.is((await b.get('/scopes')).status, 200);
+      assert.is((await b.get('/client/info', { client: ['127.0.1.9'] })).status, 400);
+      const added = await a.post('/client/add', { name: 'late', ip: '127.0.1.9', mac: 'aabbccddeeff', room: site.room });
+      assert.is(added.status, 200, added.text);
+      await eventually(async () => (await b.get('/client/info', { client: ['127.0.1.9'] })).status === 200, 'the client through b', 2000);
+      await eventually(async () => (await b.get('/scopes')).text.includes('127.0.1.9'), "the client in b's scopes", 2000);
+      // Its agent is welcome at b at once.
+      await site.connect(1, '127.0.1.9');
+      // A boot mode set through b shows through a.
+      assert.is((await a.get('/client/info', { client: ['127.0.1.9'] })).body.boot, 'ogLive');
+      const mode = await b.post('/mode', { clients: ['127.0.1.9'], mode: 'pxe' });
+      assert.is(mode.status, 200, mode.text);
+      await eventually(
+        async () => {
+          const info = await a.get('/client/info', { client: ['127.0.1.9'] });
+          return info.body.boot === 'pxe';
+        },
+        'the mode through a',
+        2000,
+      );
+      // A room renamed through b shows in a's scopes.
+      assert.is((await b.post('/room/update', { id: site.room, name: 'Renamed', netmask: '255.255.255.0' })).status, 200);
+      await eventually(async () => (await a.get('/scopes')).text.includes('Renamed'), "the room in a's scopes", 2000);
+    } finally {
+      await site.close();
+    }
+  });
+}
+
+test.run();
