@@ -22,7 +22,16 @@ export default definePlugin({
   register(ctx) {
     const inventory = ctx.use(Inventory);
     const link = ctx.use(AgentLink);
-    const store = new CacheStore(ctx.db, inventory);
+    const store = new CacheStore(
+      ctx.db,
+      inventory,
+      (clientId) => void ctx.cluster.send('*', 'cache.replaced', clientId).catch(() => undefined),
+    );
+    ctx.cluster.on<number>(
+      'cache.replaced',
+      (clientId) =>
+        void store.changedElsewhere(clientId).catch((error: unknown) => ctx.log.error({ err: error }, 'cache contents not read again')),
+    );
     ctx.provide(CacheStore, store);
 
     // A configuration answer (refresh, setup) lists the cache, or has no `cache` key when

@@ -6,7 +6,8 @@ import { type CacheEntry, CacheEntryEntity } from './entities/cache-entry';
 /**
  * Each client's cache contents, replaced whole by every report of its agent. Consoles poll
  * the listing, so the contents are kept in memory too: read once, then changed only here,
- * after each replacement commits (this store is the only writer of its table).
+ * after each replacement commits (this store is the only writer of its table; on another
+ * instance, its own store, which tells this one through `elsewhere`).
  */
 export class CacheStore {
   private loaded?: Promise<Map<number, CachedImage[]>>;
@@ -14,7 +15,22 @@ export class CacheStore {
   constructor(
     private readonly db: Database,
     private readonly inventory: Pick<Inventory, 'clientRef'>,
+    /** Told of each client whose contents this store replaced (the other instances read them again). */
+    private readonly replaced: (clientId: number) => void = () => undefined,
   ) {}
+
+  /** Another instance replaced this client's contents: read them from the table again. */
+  async changedElsewhere(clientId: number): Promise<void> {
+    if (!this.loaded) return;
+    const rows = await this.db.query(
+      `select name, ${this.db.bigintAsText('size')} as size, checksum from cache_entries where client_id = ?`,
+      [clientId],
+    );
+    const images = rows.map(toImage).sort(byName);
+    const all = await this.all();
+    if (images.length > 0) all.set(clientId, images);
+    else all.delete(clientId);
+  }
 
   /**
    * Replace a client's cache contents in one transaction; contents the same as stored are
@@ -37,6 +53,7 @@ export class CacheStore {
         );
     });
     (await this.all()).set(clientId, sorted);
+    this.replaced(clientId);
   }
 
   /** Clients deleted: their rows went with them (foreign key cascade). */
@@ -66,11 +83,15 @@ export class CacheStore {
       const id = Number(r.client_id);
       let images = out.get(id);
       if (!images) out.set(id, (images = []));
-      images.push({ name: String(r.name), size: BigInt(String(r.size)), checksum: String(r.checksum ?? '') });
+      images.push(toImage(r));
     }
     for (const images of out.values()) images.sort(byName);
     return out;
   }
+}
+
+function toImage(row: Record<string, unknown>): CachedImage {
+  return { name: String(row.name), size: BigInt(String(row.size)), checksum: String(row.checksum ?? '') };
 }
 
 /** By code unit, the same on every database engine (their collations differ). */

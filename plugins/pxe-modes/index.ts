@@ -2,6 +2,7 @@ import { Counter } from 'prom-client';
 import { Type } from '@sinclair/typebox';
 import { definePlugin } from '../../core/plugin';
 import { Inventory } from '../inventory';
+import { replicateBootFiles } from './replication';
 import { modeRoutes } from './routes';
 import { serverAddress } from './server-address';
 import { BootFiles, UnknownModeError } from './service';
@@ -57,6 +58,7 @@ export default definePlugin({
       (files) => filesWritten.inc(files),
     );
     ctx.provide(BootFiles, bootFiles);
+    replicateBootFiles(ctx.cluster, bootFiles, ctx.log);
     ctx.onStart(async () => {
       await logSetup(ctx.log, server, templates, config);
       await bootFiles.removeStaleTempFiles();
@@ -75,7 +77,7 @@ export default definePlugin({
     ctx.events.on('clients.removed', (clients) =>
       bootFiles.exclusive(async () => {
         if (clients.length === 1) await bootFiles.deleteFor(clients[0]!);
-        else await bootFiles.removeOrphans();
+        else await bootFiles.deleteAll(clients);
       }),
     );
     ctx.events.on(

@@ -26,6 +26,9 @@ export class UnknownModeError extends HttpError {
 /** How many boot files are written at once: enough to keep the disk busy, few enough for the fd limit. */
 const parallelWrites = 32;
 
+/** Boot files written or removed, as another instance repeats it. */
+export type BootFileChange = { write: ClientView[]; mode: string } | { remove: ClientView[] };
+
 /**
  * Per-client boot files of both firmware kinds. Other plugins (live) rewrite a client's
  * files through this service after changing what goes into them.
@@ -33,6 +36,8 @@ const parallelWrites = 32;
 export class BootFiles {
   /** The end of the chain of boot-file changes: each runs after the previous one ends. */
   private tail: Promise<unknown> = Promise.resolve();
+  /** Told of every write and removal made through this service (other instances repeat them). */
+  onChange: (change: BootFileChange) => void = () => undefined;
 
   constructor(
     private readonly settings: BootFilesSettings,
@@ -66,6 +71,29 @@ export class BootFiles {
 
   /** Write the files of many clients for one mode; every file is in place when this resolves. */
   async writeMany(clients: ClientView[], mode: string): Promise<void> {
+    await this.write(clients, mode);
+    if (clients.length > 0) this.onChange({ write: clients, mode });
+  }
+
+  /** Remove both boot files of a client (deleted, or its MAC or IP changed). */
+  async deleteFor(client: ClientView): Promise<void> {
+    await this.remove(client);
+    this.onChange({ remove: [client] });
+  }
+
+  /** These clients are gone: remove every file no client has (their files, and whatever a crash left). */
+  async deleteAll(clients: ClientView[]): Promise<void> {
+    await this.removeOrphans();
+    this.onChange({ remove: clients });
+  }
+
+  /** Repeat another instance's change here (inside `exclusive`), telling nobody. */
+  async repeat(change: BootFileChange): Promise<void> {
+    if ('remove' in change) for (const client of change.remove) await this.remove(client);
+    else await this.write(change.write, change.mode);
+  }
+
+  private async write(clients: ClientView[], mode: string): Promise<void> {
     const templates = (await this.templates.catalog()).get(mode);
     if (!templates) throw new UnknownModeError(mode);
     const renderers: Partial<Record<Firmware, Renderer>> = {};
@@ -89,8 +117,7 @@ export class BootFiles {
     this.log.debug({ mode, clients: clients.length }, 'boot files written');
   }
 
-  /** Remove both boot files of a client (deleted, or its MAC or IP changed). */
-  async deleteFor(client: ClientView): Promise<void> {
+  private async remove(client: ClientView): Promise<void> {
     await Promise.all([
       removeFile(this.settings.biosDir, biosFileName(client.mac)),
       removeFile(this.settings.uefiDir, uefiFileName(client.mac)),

@@ -1,7 +1,7 @@
 import { definePlugin } from '../../core/plugin';
 import { AgentCommands, AgentLink, DispatchAnswer, paramsOf, sendCommand, withClients } from '../agents';
 import { readShellAnswer } from './answer';
-import { ShellResults } from './results';
+import { type ShellResult, ShellResults } from './results';
 import { ScriptList, ShellConfig, ShellOutputAnswer, ShellOutputQuery, ShellParams } from './schemas';
 import { listScripts } from './scripts';
 
@@ -28,21 +28,22 @@ export default definePlugin({
       queuedDefaults: { echo: false },
       stored: (client, answer) => {
         const { out, retcode, cmd } = readShellAnswer(answer.body);
-        results.store(client.ip, {
-          cmd: results.commandOf(client.ip) ?? cmd ?? '',
-          retcode,
-          timestamp: Math.floor(Date.now() / 1000),
-          output: out,
-        });
+        const result = { cmd: results.commandOf(client.ip) ?? cmd ?? '', retcode, timestamp: Math.floor(Date.now() / 1000), output: out };
+        tellOthers('shell.output', { ip: client.ip, result: results.store(client.ip, result) });
       },
     });
     ctx.events.on('client.removed', (client) => results.forget(client.ip));
+    // Every instance shows the same output: what one stored or started, the others keep too.
+    const tellOthers = (topic: string, payload: unknown) => void ctx.cluster.send('*', topic, payload).catch(() => undefined);
+    ctx.cluster.on<{ ip: string; result: ShellResult }>('shell.output', ({ ip, result }) => results.store(ip, result));
+    ctx.cluster.on<string>('shell.started', (ip) => results.forget(ip));
 
     const spec = { permission: 'shell', scoped: 'clients', body: withClients(ShellParams), response: DispatchAnswer } as const;
     ctx.router.post('/shell/run', spec, async ({ body }) => {
       const dispatch = await sendCommand(link, run, paramsOf(body), body.clients);
       for (const [ip, answer] of dispatch.answers) {
         results.started(ip, body.run);
+        tellOthers('shell.started', ip);
         const done = () => results.finished(ip);
         answer.then(done, done);
       }

@@ -33,8 +33,11 @@ export class ShellResults {
     return this.running.get(ip);
   }
 
-  store(ip: string, result: ShellResult): void {
-    this.results.set(ip, { ...result, output: lastBytes(result.output, this.maxOutputBytes) });
+  /** Keep a result (its output's end when too long); returns what was kept. */
+  store(ip: string, result: ShellResult): ShellResult {
+    const kept = { ...result, output: lastBytes(result.output, this.maxOutputBytes) };
+    this.results.set(ip, kept);
+    return kept;
   }
 
   finished(ip: string): void {

@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Scheduler } from '../../../plugins/scheduler';
@@ -5,6 +7,8 @@ import { eventually } from '../../support/fake-agent';
 import { type ClusterSite, startClusterSite } from '../../support/cluster-site';
 import { addresses } from '../../support/lab';
 import { parsePrometheus } from '../../support/prometheus';
+import { defaultConfiguration } from '../../support/fake-agent';
+import { macFor } from '../../support/fixtures';
 import { testEngine } from '../../support/test-db';
 import { UdpReceiver } from '../../support/udp-receiver';
 
@@ -133,6 +137,57 @@ if (testEngine === 'postgresql') {
       // A room renamed through b shows in a's scopes.
       assert.is((await b.post('/room/update', { id: site.room, name: 'Renamed', netmask: '255.255.255.0' })).status, 200);
       await eventually(async () => (await a.get('/scopes')).text.includes('Renamed'), "the room in a's scopes", 2000);
+    } finally {
+      await site.close();
+    }
+  });
+
+  test("boot files, cache contents and shell output made through one instance are every instance's", async () => {
+    const site = await startClusterSite({ instances: 3, ips: addresses('127.0.1', 2) });
+    try {
+      const [b, c] = [site.servers[1]!, site.servers[2]!];
+      const biosFile = (at: number, n: number) =>
+        path.join(site.servers[at]!.dir, 'tftpboot', 'menu.lst', `01-${macFor(n).match(/../g)!.join('-').toUpperCase()}`);
+      // The clients were added through a: every instance wrote their files.
+      for (let at = 0; at < 3; at++) await eventually(() => existsSync(biosFile(at, 1)), `${site.names[at]} to have the boot file`, 3000);
+      assert.is((await b.post('/mode', { clients: [site.ips[0]], mode: 'pxe' })).status, 200);
+      for (let at = 0; at < 3; at++)
+        await eventually(
+          () => readFileSync(biosFile(at, 1), 'utf8') === readFileSync(biosFile(1, 1), 'utf8'),
+          `${site.names[at]}'s file in mode pxe`,
+          3000,
+        );
+      assert.is((await c.post('/client/delete', { clients: [site.ips[1]] })).status, 200);
+      for (let at = 0; at < 3; at++) await eventually(() => !existsSync(biosFile(at, 2)), `${site.names[at]} to remove the file`, 3000);
+
+      // Cache contents a's agent reported are listed through b; a later report too.
+      // A live agent's refresh with a cache partition (only such a client lists images).
+      const withCache = (cache: unknown[]) => ({
+        ...defaultConfiguration,
+        partition_setup: [
+          ...defaultConfiguration.partition_setup,
+          { disk: '1', disk_type: '', partition: '3', code: 'ca', filesystem: 'CACHE', os: '', size: '20971520', used_size: '5' },
+        ],
+        cache,
+      });
+      const ubuntu = { name: 'ubuntu', size: 4096, checksum: 'ab12' };
+      const agent = await site.connect(0, site.ips[0]!, { configuration: withCache([ubuntu]) });
+      const listed = async () =>
+        (await b.get('/cache/list', { clients: [site.ips[0]] })).body.clients?.[0]?.images?.map((i: { name: string }) => i.name);
+      await eventually(async () => JSON.stringify(await listed()) === '["ubuntu"]', 'the cache through b', 3000);
+      agent.on('refresh', { body: withCache([ubuntu, { name: 'windows', size: 8192, checksum: 'cd34' }]) });
+      assert.is((await c.post('/refresh', { clients: [site.ips[0]] })).body.clients[0].outcome, 'sent');
+      await eventually(async () => JSON.stringify(await listed()) === '["ubuntu","windows"]', 'the new cache through b', 3000);
+
+      // Shell output of a command asked through c shows through b.
+      agent.on('shell/run', { body: { cmd: 'df', out: 'disk free\n', retcode: 0 } });
+      assert.is((await c.post('/shell/run', { clients: [site.ips[0]], run: 'df' })).body.clients[0].outcome, 'sent');
+      const output = await eventually(
+        async () => (await b.post('/shell/output', { clients: [site.ips[0]] })).body.clients[0],
+        'the output through b',
+        3000,
+      );
+      assert.equal({ cmd: output.cmd, output: output.output, retcode: output.retcode }, { cmd: 'df', output: 'disk free\n', retcode: 0 });
     } finally {
       await site.close();
     }

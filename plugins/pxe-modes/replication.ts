@@ -1,0 +1,27 @@
+import type { PluginCluster } from '../../core/cluster';
+import type { Logger } from '../../core/log';
+import type { BootFileChange, BootFiles } from './service';
+
+/**
+ * Each instance keeps its own boot folders complete, so that whichever box answers TFTP
+ * (the one holding the virtual address, say) serves every client's files: what one writes
+ * or removes, the others write or remove too, from the clients as that one saw them. On
+ * folders the instances share, the repeat writes the same bytes again, atomically.
+ */
+export function replicateBootFiles(cluster: Pick<PluginCluster, 'shared' | 'send' | 'on'>, bootFiles: BootFiles, log: Logger): void {
+  cluster.on<BootFileChange>(
+    'pxe-modes.files',
+    (change, from) =>
+      void bootFiles
+        .exclusive(() => bootFiles.repeat(change))
+        .catch((error: unknown) =>
+          log.error({ err: error, from }, `boot files changed on instance ${from} not repeated here: ${(error as Error).message}`),
+        ),
+  );
+  bootFiles.onChange = (change) => {
+    if (!cluster.shared) return;
+    void cluster
+      .send('*', 'pxe-modes.files', change)
+      .catch((error: Error) => log.warn({ err: error }, `the other instances were not told of boot files changed here: ${error.message}`));
+  };
+}
