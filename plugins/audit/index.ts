@@ -78,17 +78,23 @@ export default definePlugin({
     const prunedHourly = () => void prune().catch((error: unknown) => ctx.log.error({ err: error }, 'audit entries not pruned'));
     let flushTimer: NodeJS.Timeout | undefined;
     let pruneTimer: NodeJS.Timeout | undefined;
-    ctx.onStart(async () => {
-      await prune();
+    ctx.onStart(() => {
       flushTimer = setInterval(() => void recorder.flush(), ctx.config.flush_ms);
       flushTimer.unref();
-      pruneTimer = setInterval(prunedHourly, hourMs);
-      pruneTimer.unref();
     });
     ctx.onStop(async () => {
       clearInterval(flushTimer);
-      clearInterval(pruneTimer);
       await recorder.flush();
     });
+    // Of several instances, one prunes.
+    ctx.cluster.elected(
+      'audit-prune',
+      async () => {
+        await prune();
+        pruneTimer = setInterval(prunedHourly, hourMs);
+        pruneTimer.unref();
+      },
+      () => clearInterval(pruneTimer),
+    );
   },
 });

@@ -40,7 +40,8 @@ export class EventHub {
     this.log = new EventLog(settings.bufferSize);
   }
 
-  publish(type: string, data: Record<string, unknown>): FleetEvent {
+  /** Stream an event; `toListeners` false for one another instance already gave its webhooks. */
+  publish(type: string, data: Record<string, unknown>, toListeners = true): FleetEvent {
     const event = this.log.append(type, data);
     this.figures.published++;
     if (this.subscribers.size > 0) {
@@ -52,7 +53,7 @@ export class EventHub {
       if (this.subscribers.size > this.everyone.size)
         for (const subscriber of this.subscribers) if (!subscriber.takesAll) subscriber.send(event, frame);
     }
-    for (const listener of this.listeners) listener(event);
+    if (toListeners) for (const listener of this.listeners) listener(event);
     return event;
   }
 

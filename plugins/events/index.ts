@@ -10,6 +10,7 @@ import { queryOf } from '../../core/http/routes';
 import { openStream } from './stream-route';
 import { Tickets } from './tickets';
 import { WebhookSender } from './webhook';
+import { forwardEvents } from './forwarding';
 
 export { EventHub } from './hub';
 export type { FleetEvent } from './event-log';
@@ -60,7 +61,11 @@ export default definePlugin({
       webhooks.map((sender, i) => ({ url: config.webhooks[i]!.url, sender })),
     );
     // Every event of every plugin, third-party ones included, goes to the stream.
-    ctx.events.onAny((type, data) => hub.publish(type, data as Record<string, unknown>));
+    const forward = forwardEvents(ctx.cluster, hub);
+    ctx.events.onAny((type, data) => {
+      hub.publish(type, data as Record<string, unknown>);
+      forward(type, data as Record<string, unknown>);
+    });
     ctx.provide(EventHub, hub);
 
     ctx.router.post(

@@ -27,10 +27,20 @@ export default definePlugin({
   ),
   register(ctx) {
     const inventory = ctx.use(Inventory);
-    const store = new TokenStore(ctx.db, {
-      check: async (centers, rooms) => void (await inventory.scopeOf(centers, rooms)),
-      make: (centers, rooms) => inventory.fleetScope(centers, rooms),
-    });
+    const store = new TokenStore(
+      ctx.db,
+      {
+        check: async (centers, rooms) => void (await inventory.scopeOf(centers, rooms)),
+        make: (centers, rooms) => inventory.fleetScope(centers, rooms),
+      },
+      Date.now,
+      () => void ctx.cluster.send('*', 'tokens.changed', null).catch(() => undefined),
+    );
+    // A token revoked through another instance stops working here at once.
+    ctx.cluster.on(
+      'tokens.changed',
+      () => void store.changedElsewhere().catch((error: unknown) => ctx.log.error({ err: error }, 'tokens not read again')),
+    );
     ctx.provide(TokenStore, store);
     ctx.acceptKeys((key) => store.lookup(key));
     tokenRoutes(ctx, store);

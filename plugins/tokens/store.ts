@@ -65,7 +65,14 @@ export class TokenStore {
     private readonly db: Database,
     private readonly scopes: ScopeMaker,
     private readonly now: () => number = Date.now,
+    /** Told after each create and revoke (the other instances read the table again at once). */
+    private readonly changed: () => void = () => undefined,
   ) {}
+
+  /** Another instance created or revoked a token: read the table again now. */
+  changedElsewhere(): Promise<void> {
+    return this.reread();
+  }
 
   async create(input: NewToken): Promise<{ view: TokenView; secret: string }> {
     if (!namePattern.test(input.name))
@@ -97,6 +104,7 @@ export class TokenStore {
     });
     await em.flush();
     await this.reread();
+    this.changed();
     return { view: this.views().find((v) => v.name === input.name)!, secret };
   }
 
@@ -104,6 +112,7 @@ export class TokenStore {
   async revoke(name: string): Promise<boolean> {
     const deleted = await this.db.fork().nativeDelete(TokenEntity, { name });
     await this.reread();
+    if (deleted > 0) this.changed();
     return deleted > 0;
   }
 

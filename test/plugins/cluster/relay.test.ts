@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { AgentLink, AgentLinkError } from '../../../plugins/agents';
 import { eventually, within } from '../../support/fake-agent';
 import { startClusterSite } from '../../support/cluster-site';
+import { EventStreamClient } from '../../support/event-stream';
 import { addresses } from '../../support/lab';
 import { testEngine } from '../../support/test-db';
 
@@ -121,6 +122,24 @@ if (testEngine === 'postgresql') {
       await site.connect(2, onB);
       assert.equal((await site.servers[0]!.post('/refresh', { clients: [onB] })).body.clients[0].outcome, 'sent');
     } finally {
+      await site.close();
+    }
+  });
+
+  test("the event stream of any instance shows every instance's events", async () => {
+    const site = await startClusterSite({ instances: 2, ips: addresses('127.0.1', 1) });
+    const stream = await EventStreamClient.open(site.servers[1]!.port);
+    try {
+      const ip = site.ips[0]!;
+      await site.connect(0, ip);
+      const connected = await stream.waitFor((e) => e.type === 'agent.connected' && e.data.client === ip, 'the connection made on a');
+      assert.is(connected.data.name, `pc-${ip}`);
+      await stream.waitFor((e) => e.type === 'client.state' && e.data.client === ip && e.data.new === 'OPG', 'its state');
+      // Events of b itself still come.
+      assert.is((await site.servers[1]!.post('/center/add', { name: 'Other' })).status, 200);
+      await stream.waitFor((e) => e.type === 'inventory.created', "b's own event");
+    } finally {
+      stream.close();
       await site.close();
     }
   });

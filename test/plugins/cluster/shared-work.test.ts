@@ -192,6 +192,23 @@ if (testEngine === 'postgresql') {
       await site.close();
     }
   });
+
+  test('a token revoked through one instance is refused by the others at once', async () => {
+    const site = await startClusterSite({ instances: 2, ips: addresses('127.0.1', 1) });
+    try {
+      const [a, b] = [site.servers[0]!, site.servers[1]!];
+      const made = await a.post('/tokens', { name: 'lab-reader', role: 'reader' });
+      assert.is(made.status, 200, made.text);
+      const asToken = (s: typeof a) => s.request('GET', '/scopes', undefined, { Authorization: made.body.secret });
+      await eventually(async () => (await asToken(b)).status === 200, 'b to accept the new token');
+      // b has just read its tokens: without being told, it would serve the revoked one for another second.
+      assert.is((await b.get('/tokens')).status, 200);
+      assert.is((await a.request('DELETE', '/tokens', { name: 'lab-reader' })).status, 200);
+      await eventually(async () => (await asToken(b)).status === 401, 'b to refuse the revoked token', 700);
+    } finally {
+      await site.close();
+    }
+  });
 }
 
 test.run();
