@@ -143,6 +143,54 @@ if (testEngine === 'postgresql') {
       await site.close();
     }
   });
+
+  test('every relay through an instance that does not hold the agent: outcome and bytes as through the one that does', async () => {
+    const site = await startClusterSite({ instances: 3, ips: addresses('127.0.1', 2) });
+    try {
+      const ip = site.ips[0]!;
+      const repository = (await site.servers[0]!.get('/repositories')).body.repositories[0].id;
+      const partitions = [{ partition: '1', code: 'LINUX', filesystem: 'EXT4', size: '1048576', format: '1' }];
+      const cases: [route: string, body: Record<string, unknown>, path: string][] = [
+        ['/refresh', {}, 'refresh'],
+        ['/hardware', {}, 'hardware'],
+        ['/software', { disk: 1, partition: 2 }, 'software'],
+        ['/session', { disk: '1', partition: '2' }, 'session'],
+        ['/setup', { type: 'GPT', disk: '1', cache: '0', cache_size: '0', partition_setup: partitions }, 'setup'],
+        ['/shell/run', { run: 'ls -l', echo: true }, 'shell/run'],
+        ['/cache/delete', { images: ['ubuntu.img'] }, 'cache/delete'],
+        ['/cache/fetch', { image: 'ubuntu.img', repository_id: String(repository) }, 'cache/fetch'],
+        [
+          '/image/create',
+          { disk: '1', partition: '2', code: '131', name: 'lab', repository_id: repository, id: '0', group_id: 0, center_id: 0 },
+          'image/create',
+        ],
+        ['/clients', {}, 'probe'],
+        ['/poweroff', {}, 'poweroff'],
+        ['/reboot', {}, 'reboot'],
+        ['/stop', {}, 'stop'],
+      ];
+      let agent = await site.connect(0, ip);
+      for (const [route, body, path] of cases) {
+        const raw: string[] = [];
+        for (const through of [0, 2]) {
+          if (!agent.isConnected) agent = await site.connect(0, ip);
+          const before = agent.requests.filter((q) => q.path === path).length;
+          const r = await site.servers[through]!.post(route, { clients: [ip], ...body });
+          assert.is(r.status, 200, `${route} through ${site.names[through]}: ${r.text}`);
+          assert.equal(r.body.clients, [{ addr: ip, outcome: 'sent' }], `${route} through ${site.names[through]}`);
+          raw.push((await agent.waitFor(path, before)).raw);
+          // The next request finds the agent idle, or a new one after a power command closed it.
+          if (['poweroff', 'reboot', 'stop'].includes(path)) {
+            await within(agent.closed, 5000, `${route}: the agent gone`);
+            await site.listed(0, ip, (e) => e === undefined);
+          } else await site.listed(0, ip, (e) => e !== undefined && e.state !== 'BSY');
+        }
+        assert.is(raw[1], raw[0], `${route}: the agent got the same bytes through either instance`);
+      }
+    } finally {
+      await site.close();
+    }
+  });
 }
 
 test.run();
