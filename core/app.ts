@@ -87,6 +87,7 @@ export class App {
     const log = createLogger(config.core.log.level, options.logStream);
     const definitions = orderPlugins(await importPlugins(config.core.plugins, config.baseDirOf('plugins')));
     config.checkSections([...definitions.map((d) => d.name), ...bundledPluginNames()]);
+    config.refuseEnabledWhileOff(bundledPluginNames().filter((name) => !definitions.some((d) => d.name === name)));
     const sections = new Map(definitions.map((d) => [d.name, d.config ? config.section(d.name, d.config) : {}]));
     logStart(
       log,

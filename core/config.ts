@@ -146,6 +146,18 @@ export class Config {
     if (unknown) throw this.error(unknown, { key: '', problem: `not a known section (${describeKnown(known)})` });
   }
 
+  /**
+   * A disabled plugin's section is ignored, unless it says `enabled: true`: the site meant
+   * the plugin on, and running without it would hide that.
+   */
+  refuseEnabledWhileOff(disabled: Iterable<string>): void {
+    for (const name of disabled) {
+      const section = this.raw[name];
+      if (typeof section === 'object' && section !== null && !Array.isArray(section) && (section as Json).enabled === true)
+        throw this.error(name, { key: 'enabled', problem: `is true, but plugin '${name}' is not in plugins: add it there` });
+    }
+  }
+
   /** Where a relative plugin path listed in `plugins` resolves from. */
   baseDirOf(key: string): string {
     const source = this.sourceOf(key);

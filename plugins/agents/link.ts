@@ -32,6 +32,11 @@ export interface AgentLinkSettings {
 /** Stores what a 200 answer says; `request` is what was sent (the answer may not echo it). */
 export type AnswerHandler = (client: ClientView, answer: AgentAnswer, request: AgentRequest) => void | Promise<void>;
 
+/** What GET /clients lists: other plugins' entries, agents held here, [address, entry JSON] of those held elsewhere. */
+type Listed = ClientListing | AgentConnection | HeldElsewhere;
+type HeldElsewhere = readonly [ip: string, json: string];
+const heldElsewhere = (item: Listed): item is HeldElsewhere => Array.isArray(item);
+
 /** The request every agent gets on connect, as the reference. */
 const refreshRequest: AgentRequest = { method: 'GET', path: 'refresh' };
 /** Linux keepalive idle time of the reference (60 s). */
@@ -212,7 +217,7 @@ export class AgentLink {
   /** GET /clients: listing entries first, then agents, most recently connected first. */
   listing(): ClientListing[] {
     return this.listed().map((item) =>
-      item instanceof AgentConnection ? item.listingEntry() : typeof item === 'string' ? (JSON.parse(item) as ClientListing) : item,
+      item instanceof AgentConnection ? item.listingEntry() : heldElsewhere(item) ? (JSON.parse(item[1]) as ClientListing) : item,
     );
   }
 
@@ -222,8 +227,8 @@ export class AgentLink {
     for (const item of this.listed()) {
       if (item instanceof AgentConnection) {
         if (!inside || inside.has(item.ip)) parts.push(item.listingJson());
-      } else if (typeof item === 'string') {
-        if (!inside || inside.has((JSON.parse(item) as ClientListing).addr)) parts.push(item);
+      } else if (heldElsewhere(item)) {
+        if (!inside || inside.has(item[0])) parts.push(item[1]);
       } else if (!inside || inside.has(item.addr)) parts.push(stringifyAscii(item));
     }
     return `{"clients":[${parts.join(',')}]}`;
@@ -231,16 +236,16 @@ export class AgentLink {
 
   /**
    * The other plugins' entries of clients with no agent, then the agents held here, newest
-   * first, then those other instances hold (their entries as JSON).
+   * first, then those other instances hold.
    */
-  private listed(): (ClientListing | AgentConnection | string)[] {
-    const out: (ClientListing | AgentConnection | string)[] = [];
+  private listed(): Listed[] {
+    const out: Listed[] = [];
     for (const provider of this.listings) {
       for (const entry of provider()) if (!this.isConnected(entry.addr)) out.push(entry);
     }
     const agents = [...this.connections.values()];
     for (let i = agents.length - 1; i >= 0; i--) out.push(agents[i]!);
-    for (const [, json] of this.remote.listed((ip) => this.connections.has(ip))) out.push(json);
+    for (const [ip, json] of this.remote.listed((ip) => this.connections.has(ip))) out.push([ip, json]);
     return out;
   }
 

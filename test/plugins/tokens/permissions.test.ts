@@ -46,6 +46,7 @@ const expected: Record<string, Permission | 'public'> = {
   'POST /server': 'admin',
   'DELETE /server': 'admin',
   'GET /clients': 'read',
+  'GET /cluster': 'read',
   'POST /clients': 'operate',
   'POST /poweroff': 'operate',
   'POST /reboot': 'operate',

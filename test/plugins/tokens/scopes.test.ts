@@ -24,6 +24,7 @@ const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'GET /client/setup': 'clients',
   'GET /client/addresses': 'filtered',
   'GET /clients': 'filtered',
+  'GET /cluster': 'open',
   'POST /clients': 'clients',
   'POST /poweroff': 'clients',
   'POST /reboot': 'clients',
