@@ -15,6 +15,8 @@ export interface ClusterEvents {
   left(instance: string): void;
   gained(role: string): void;
   lost(role: string): void;
+  /** The link to the others was down and is back: messages sent meanwhile were lost. */
+  reconnected(): void;
 }
 
 /**
@@ -35,7 +37,10 @@ export interface ClusterBackend {
 
 /** What a plugin is given of the seam (core starts and stops it). */
 export interface PluginCluster
-  extends Pick<Cluster, 'self' | 'shared' | 'members' | 'on' | 'send' | 'onJoin' | 'onLeave' | 'elected' | 'holds' | 'held'> {
+  extends Pick<
+    Cluster,
+    'self' | 'shared' | 'members' | 'on' | 'send' | 'onJoin' | 'onLeave' | 'onReconnect' | 'elected' | 'holds' | 'held'
+  > {
   /** Connect this instance to the others; only one plugin may. */
   connect(backend: ClusterBackend): void;
 }
@@ -53,6 +58,7 @@ export class Cluster {
   private readonly topics = new Map<string, ((payload: unknown, from: string) => void)[]>();
   private readonly joinedFns: ((instance: string) => void)[] = [];
   private readonly leftFns: ((instance: string) => void)[] = [];
+  private readonly reconnectedFns: (() => void)[] = [];
   private readonly roles = new Map<string, Role>();
   private readonly localName = `${hostname()}-${process.pid}`;
   /** Stopping: messages that still arrive are not handed to plugins that are shutting down. */
@@ -103,6 +109,14 @@ export class Cluster {
   }
 
   /**
+   * Hear that this instance's link to the others was down and is back: what they changed
+   * meanwhile was not told, so read again what is kept in memory.
+   */
+  onReconnect(fn: () => void): void {
+    this.reconnectedFns.push(fn);
+  }
+
+  /**
    * Work only one instance may do: `start` runs when this instance wins `role`, `stop` when
    * it loses it or stops. Alone, it holds every role from start to stop.
    */
@@ -137,6 +151,7 @@ export class Cluster {
       send: (to, topic, payload) => this.send(to, topic, payload),
       onJoin: (fn) => this.onJoin(fn),
       onLeave: (fn) => this.onLeave(fn),
+      onReconnect: (fn) => this.onReconnect(fn),
       elected: (role, start, stop) => this.elected(role, start, stop),
       holds: (role) => this.holds(role),
       held: () => this.held(),
@@ -151,6 +166,7 @@ export class Cluster {
       left: (instance) => this.each(this.leftFns, instance, 'leave'),
       gained: (role) => this.turn(role, true),
       lost: (role) => this.turn(role, false),
+      reconnected: () => this.each(this.reconnectedFns, this.self, 'reconnection'),
     });
   }
 
@@ -201,7 +217,7 @@ export class Cluster {
     }
   }
 
-  private each(fns: ((instance: string) => void)[], instance: string, what: string): void {
+  private each(fns: ((instance: string) => void)[] | (() => void)[], instance: string, what: string): void {
     for (const fn of fns) {
       try {
         fn(instance);

@@ -169,7 +169,11 @@ export class AgentLink {
     for (const ip of asked) {
       const holder = this.connections.has(ip) ? undefined : this.remote.holder(ip);
       if (!holder) here.push(ip);
-      else away.set(holder, [...(away.get(holder) ?? []), ip]);
+      else {
+        const group = away.get(holder);
+        if (group) group.push(ip);
+        else away.set(holder, [ip]);
+      }
     }
     const local = this.dispatchHere(here, request);
     if (away.size === 0) return local;

@@ -121,6 +121,11 @@ export class RemoteAgents {
       if (instance !== cluster.self) void this.send(instance, 'agents.hello', null);
     });
     cluster.onLeave((instance) => this.gone(instance));
+    // What was told meanwhile was lost both ways: everyone's whole list, and ours to everyone.
+    cluster.onReconnect(() => {
+      void this.send('*', 'agents.hello', null);
+      void this.publish('*');
+    });
   }
 
   start(): void {
@@ -217,7 +222,7 @@ export class RemoteAgents {
     if (holder) void this.send(holder, 'agents.report', { ip, ...report });
   }
 
-  /** Tell the others what changed among the agents held here (all of it to `to`). */
+  /** Tell the others what changed among the agents held here (all of it to `to`, an instance or '*'). */
   private async publish(to?: string): Promise<void> {
     const up: Presence['up'] = [];
     const down: string[] = [];

@@ -27,6 +27,7 @@ export default definePlugin({
       inventory,
       (clientId) => void ctx.cluster.send('*', 'cache.replaced', clientId).catch(() => undefined),
     );
+    ctx.cluster.onReconnect(() => store.forgetAll());
     ctx.cluster.on<number>(
       'cache.replaced',
       (clientId) =>

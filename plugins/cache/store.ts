@@ -19,6 +19,11 @@ export class CacheStore {
     private readonly replaced: (clientId: number) => void = () => undefined,
   ) {}
 
+  /** What other instances wrote may have been missed: read everything again on next use. */
+  forgetAll(): void {
+    this.loaded = undefined;
+  }
+
   /** Another instance replaced this client's contents: read them from the table again. */
   async changedElsewhere(clientId: number): Promise<void> {
     if (!this.loaded) return;

@@ -136,6 +136,9 @@ export class PgClusterBackend implements ClusterBackend {
     return this.connecting;
   }
 
+  /** Whether a session was open before: a new one after it means messages may have been lost. */
+  private hadSession = false;
+
   private async openSession(): Promise<pg.Client> {
     const client = new pg.Client({ ...this.settings.connection, application_name: `ogserve:${this.self}` });
     client.on('error', (error) => this.dropped(client, error));
@@ -149,6 +152,8 @@ export class PgClusterBackend implements ClusterBackend {
       throw error;
     }
     this.client = client;
+    if (this.hadSession) this.events?.reconnected();
+    this.hadSession = true;
     return client;
   }
 

@@ -92,6 +92,10 @@ export default definePlugin({
       inventory.apply(change, true);
       scopes.invalidate(!change.tables);
     });
+    ctx.cluster.onReconnect(() => {
+      inventory.apply({ tables: true }, true);
+      scopes.invalidate();
+    });
     // Every inventory route that is not a read may change the tree.
     const announce = (method: string, path: string, request: { body: unknown; log: typeof ctx.log }, result: unknown) => {
       const described = describeChange(method, path, request.body, result);

@@ -58,7 +58,7 @@ export default definePlugin({
       (files) => filesWritten.inc(files),
     );
     ctx.provide(BootFiles, bootFiles);
-    replicateBootFiles(ctx.cluster, bootFiles, ctx.log);
+    replicateBootFiles(ctx.cluster, bootFiles, inventory, ctx.log);
     ctx.onStart(async () => {
       await logSetup(ctx.log, server, templates, config);
       await bootFiles.removeStaleTempFiles();

@@ -1,5 +1,6 @@
 import type { PluginCluster } from '../../core/cluster';
 import type { Logger } from '../../core/log';
+import type { Inventory } from '../inventory';
 import type { BootFileChange, BootFiles } from './service';
 
 /**
@@ -8,7 +9,19 @@ import type { BootFileChange, BootFiles } from './service';
  * or removes, the others write or remove too, from the clients as that one saw them. On
  * folders the instances share, the repeat writes the same bytes again, atomically.
  */
-export function replicateBootFiles(cluster: Pick<PluginCluster, 'shared' | 'send' | 'on'>, bootFiles: BootFiles, log: Logger): void {
+export function replicateBootFiles(
+  cluster: Pick<PluginCluster, 'shared' | 'send' | 'on' | 'onReconnect'>,
+  bootFiles: BootFiles,
+  inventory: Pick<Inventory, 'allClients'>,
+  log: Logger,
+): void {
+  // Changes told while the link to the others was down were lost: write every file again.
+  cluster.onReconnect(
+    () =>
+      void bootFiles
+        .exclusive(() => bootFiles.rewriteAll(inventory))
+        .catch((error: unknown) => log.error({ err: error }, `boot files not written again: ${(error as Error).message}`)),
+  );
   cluster.on<BootFileChange>(
     'pxe-modes.files',
     (change, from) =>

@@ -87,6 +87,25 @@ export class BootFiles {
     this.onChange({ remove: clients });
   }
 
+  /** Write every client's files for its mode and remove the rest (inside `exclusive`), telling nobody. */
+  async rewriteAll(inventory: Pick<Inventory, 'allClients'>): Promise<void> {
+    const byMode = new Map<string, ClientView[]>();
+    for (const client of await inventory.allClients()) {
+      const group = byMode.get(client.boot);
+      if (group) group.push(client);
+      else byMode.set(client.boot, [client]);
+    }
+    for (const [mode, clients] of byMode) {
+      try {
+        await this.write(clients, mode);
+      } catch (error) {
+        if (!(error instanceof UnknownModeError)) throw error;
+        this.log.warn({ mode, clients: clients.length }, 'boot mode has no template; boot files of these clients left unchanged');
+      }
+    }
+    await this.removeOrphans();
+  }
+
   /** Repeat another instance's change here (inside `exclusive`), telling nobody. */
   async repeat(change: BootFileChange): Promise<void> {
     if ('remove' in change) for (const client of change.remove) await this.remove(client);

@@ -79,6 +79,7 @@ export default definePlugin({
     const reload = (ip?: string) =>
       void scheduler.reload(ip).catch((error: unknown) => ctx.log.error({ err: error }, 'scheduler reload failed'));
     ctx.cluster.on('scheduler.changed', () => reload());
+    ctx.cluster.onReconnect(() => reload());
     ctx.cluster.on<string>('scheduler.kick', (ip) => reload(ip));
     ctx.cluster.elected(
       'scheduler',

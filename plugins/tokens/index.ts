@@ -37,10 +37,9 @@ export default definePlugin({
       () => void ctx.cluster.send('*', 'tokens.changed', null).catch(() => undefined),
     );
     // A token revoked through another instance stops working here at once.
-    ctx.cluster.on(
-      'tokens.changed',
-      () => void store.changedElsewhere().catch((error: unknown) => ctx.log.error({ err: error }, 'tokens not read again')),
-    );
+    const reread = () => void store.changedElsewhere().catch((error: unknown) => ctx.log.error({ err: error }, 'tokens not read again'));
+    ctx.cluster.on('tokens.changed', reread);
+    ctx.cluster.onReconnect(reread);
     ctx.provide(TokenStore, store);
     ctx.acceptKeys((key) => store.lookup(key));
     tokenRoutes(ctx, store);

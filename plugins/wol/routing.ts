@@ -59,6 +59,7 @@ export class WakeRouting {
       if (instance !== cluster.self) announce(instance);
     });
     cluster.onLeave((instance) => this.networks.delete(instance));
+    cluster.onReconnect(() => announce('*'));
     cluster.on<[number, number][]>('wol.networks', (list, from) =>
       this.networks.set(
         from,
@@ -83,7 +84,11 @@ export class WakeRouting {
     for (const [i, datagram] of datagrams.entries()) {
       const sender = this.senderOf(datagram.client);
       if (sender === this.cluster.self) here.push(i);
-      else away.set(sender, [...(away.get(sender) ?? []), i]);
+      else {
+        const group = away.get(sender);
+        if (group) group.push(i);
+        else away.set(sender, [i]);
+      }
       // No instance reaches it: every one sends (this one included).
       if (sender === '*') here.push(i);
     }

@@ -209,6 +209,26 @@ if (testEngine === 'postgresql') {
       await site.close();
     }
   });
+
+  test('an instance whose link to the others broke reads again what they changed meanwhile', async () => {
+    const site = await startClusterSite({ instances: 2, ips: addresses('127.0.1', 1) });
+    try {
+      const [a, b] = [site.servers[0]!, site.servers[1]!];
+      // b keeps the clients in memory.
+      assert.is((await b.get('/client/info', { client: [site.ips[0]] })).status, 200);
+      // b's session to the others ends (as when the database restarts); a writes before b is back.
+      const [ended] = await a.app.database.query<{ ended: boolean }>(
+        "select pg_terminate_backend(pid) as ended from pg_stat_activity where application_name = 'ogserve:b'",
+      );
+      assert.ok(ended?.ended, "b's session ended");
+      const added = await a.post('/client/add', { name: 'meanwhile', ip: '127.0.1.50', mac: 'aabbccdd0050', room: site.room });
+      assert.is(added.status, 200, added.text);
+      await eventually(async () => (await b.get('/client/info', { client: ['127.0.1.50'] })).status === 200, 'b to know the client', 5000);
+      await eventually(async () => (await b.get('/cluster')).body.instances.length === 2, 'b to be back among the instances', 5000);
+    } finally {
+      await site.close();
+    }
+  });
 }
 
 test.run();
