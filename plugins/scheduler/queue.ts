@@ -27,6 +27,8 @@ export class CommandQueue {
   private readonly byIp = new Map<string, QueuedAction[]>();
   /** Clients a delivery loop is running for: one command at a time per client. */
   private readonly delivering = new Set<string>();
+  /** Clients kicked while their loop ran. */
+  private readonly kickedAgain = new Set<string>();
   private cancelSweep?: () => void;
   /** Stopped until load(): only the instance that holds the scheduler role delivers. */
   private stopped = true;
@@ -134,13 +136,19 @@ export class CommandQueue {
       this.kickElsewhere(ip);
       return;
     }
-    if (this.delivering.has(ip) || !this.byIp.has(ip)) return;
+    if (!this.byIp.has(ip)) return;
+    if (this.delivering.has(ip)) {
+      // The loop running may have just found the agent busy: it tries again when it ends.
+      this.kickedAgain.add(ip);
+      return;
+    }
     this.delivering.add(ip);
     const run = this.deliver(ip)
       .catch((error: unknown) => this.log.error({ err: error, ip }, 'delivering queued commands failed'))
       .finally(() => {
         this.delivering.delete(ip);
         this.running.delete(run);
+        if (this.kickedAgain.delete(ip)) this.kick(ip);
       });
     this.running.add(run);
   }
