@@ -1,5 +1,4 @@
 import { fork } from 'node:child_process';
-import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { AgentLink } from '../plugins/agents';
@@ -7,6 +6,7 @@ import { TOKEN, startServer } from '../test/support/server';
 import { load, rssMiB } from './support/load';
 import { addBenchClients, until } from './support/fleet';
 import { fmt, type BenchRow } from './support/report';
+import { agentSwarmScript } from '../test/support/swarm';
 
 /**
  * Many agents on one server: connect and refresh time, server RSS, GET /clients latency
@@ -47,7 +47,7 @@ async function fleet(size: number): Promise<BenchRow[]> {
     const perChild = 5000;
     const reports: Promise<{ connected: number; failed: number }>[] = [];
     for (let i = 0; i < ips.length; i += perChild) {
-      const child = fork(path.join(__dirname, 'support', 'agent-swarm.js'), [String(link.port()), ...ips.slice(i, i + perChild)], {
+      const child = fork(agentSwarmScript, [String(link.port()), ...ips.slice(i, i + perChild)], {
         stdio: 'inherit',
       });
       swarm.push(child);

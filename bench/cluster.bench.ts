@@ -1,8 +1,7 @@
-import { fork } from 'node:child_process';
-import path from 'node:path';
 import { AgentLink } from '../plugins/agents';
 import { clusterConfig } from '../test/support/cluster-site';
 import { TOKEN, type TestServer, makeTestDir, removeTestStore, startServer } from '../test/support/server';
+import { type Swarm, forkSwarm } from '../test/support/swarm';
 import { testDatabaseSection } from '../test/support/test-db';
 import { addBenchClients, until } from './support/fleet';
 import { load } from './support/load';
@@ -29,7 +28,7 @@ async function run(size: number, instances: 1 | 2): Promise<BenchRow[]> {
   const dir = makeTestDir();
   const base = { log: { level: 'warn' }, rest: { max_response_bytes: 32 * 1024 * 1024 } };
   const servers: TestServer[] = [];
-  const swarm: ReturnType<typeof fork>[] = [];
+  const swarms: Swarm[] = [];
   const label = instances === 1 ? 'cluster: 1 instance' : 'cluster: 2 instances';
   try {
     servers.push(await startServer({ engine: 'postgresql', dir, config: instances === 1 ? base : { ...base, ...clusterConfig('a') } }));
@@ -47,16 +46,12 @@ async function run(size: number, instances: 1 | 2): Promise<BenchRow[]> {
     // Agents in child processes: the first half to the first instance, the rest to the last.
     const t0 = Date.now();
     const half = Math.ceil(ips.length / 2);
-    const reports: Promise<{ connected: number }>[] = [];
-    for (let i = 0; i < ips.length; i += 5000) {
-      const link = i < half ? links[0]! : links[links.length - 1]!;
-      const child = fork(path.join(__dirname, 'support', 'agent-swarm.js'), [String(link.port()), ...ips.slice(i, i + 5000)], {
-        stdio: 'inherit',
-      });
-      swarm.push(child);
-      reports.push(new Promise((resolve) => child.once('message', (m) => resolve(m as { connected: number }))));
-    }
-    const connected = (await Promise.all(reports)).reduce((sum, r) => sum + r.connected, 0);
+    // At most 5,000 agents per child process (its descriptors), half on each instance.
+    const groups: [AgentLink, string[]][] = [];
+    for (const [from, to, link] of [[0, half, links[0]!] as const, [half, ips.length, links[links.length - 1]!] as const])
+      for (let i = from; i < to; i += 5000) groups.push([link, ips.slice(i, Math.min(i + 5000, to))]);
+    swarms.push(...(await Promise.all(groups.map(([link, group]) => forkSwarm(link.port(), group)))));
+    const connected = swarms.reduce((sum, swarm) => sum + swarm.connected, 0);
     const settled = (link: AgentLink) =>
       link.listing().filter((c) => c.last_cmd.result === 'success' && c.state !== 'BSY').length >= connected;
     const ready = await until(() => links.every(settled), 180_000);
@@ -92,7 +87,7 @@ async function run(size: number, instances: 1 | 2): Promise<BenchRow[]> {
       },
     ];
   } finally {
-    for (const child of swarm) child.send('stop');
+    for (const swarm of swarms) swarm.stop();
     for (const s of [...servers].reverse()) await s.close();
     await removeTestStore(dir, 'postgresql');
   }

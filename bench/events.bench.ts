@@ -8,6 +8,7 @@ import { UdpReceiver } from '../test/support/udp-receiver';
 import { load } from './support/load';
 import { addBenchClients, until } from './support/fleet';
 import { fmt, type BenchRow } from './support/report';
+import { agentSwarmScript } from '../test/support/swarm';
 
 /**
  * The event stream under load: EVENTS_BENCH_SUBSCRIBERS readers (default 1,000, in a child
@@ -71,7 +72,7 @@ async function churn(size: number, subscribers: number): Promise<BenchRow> {
     const swarms: ChildProcess[] = [];
     const reports: Promise<unknown>[] = [];
     for (let i = 0; i < ips.length; i += 5000) {
-      const swarm = child('agent-swarm.js', [String(link.port()), ...ips.slice(i, i + 5000)]);
+      const swarm = fork(agentSwarmScript, [String(link.port()), ...ips.slice(i, i + 5000)], { stdio: 'inherit' });
       swarms.push(swarm);
       procs.push(swarm);
       reports.push(new Promise((resolve) => swarm.once('message', resolve)));

@@ -11,6 +11,7 @@ import { percentile } from './support/load';
 import { addCacheContents, benchMac, insertClients } from './support/fleet';
 import { cpuMs, rssMiBOf } from './support/proc';
 import { type BenchRow, fmt, loadFigures } from './support/report';
+import { agentSwarmScript } from '../test/support/swarm';
 
 /**
  * The rows of issue 19's table, measured on the real service as a separate process
@@ -312,7 +313,7 @@ async function connectSwarm(server: ChildServer, ips: string[]): Promise<{ child
   const children: ChildProcess[] = [];
   const reports: Promise<{ connected: number }>[] = [];
   for (let i = 0; i < ips.length; i += 5000) {
-    const child = fork(path.join(__dirname, 'support', 'agent-swarm.js'), [String(server.agentPort), ...ips.slice(i, i + 5000)], {
+    const child = fork(agentSwarmScript, [String(server.agentPort), ...ips.slice(i, i + 5000)], {
       stdio: 'inherit',
     });
     children.push(child);

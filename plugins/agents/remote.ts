@@ -92,7 +92,7 @@ export class RemoteAgents {
   /** Dispatches sent elsewhere, waiting for their outcomes. */
   private readonly asked = new Map<string, Waiter<[string, Outcome][]>>();
   /** Answers of agents held elsewhere, by dispatch id and address. */
-  private readonly answers = new Map<string, Waiter<AgentAnswer> & { request: AgentRequest }>();
+  private readonly answers = new Map<string, Waiter<AgentAnswer> & { request: AgentRequest; ready: Promise<void> }>();
   /** Answers this instance passed on, waiting for their origin to store them. */
   private readonly storing = new Map<string, Waiter<LastResult>>();
   private timer?: NodeJS.Timeout;
@@ -163,6 +163,19 @@ export class RemoteAgents {
   /** Send a request to agents held by `holder`; outcomes come back at once, answers later. */
   async dispatch(holder: string, ips: string[], request: AgentRequest): Promise<Dispatch> {
     const id = randomBytes(9).toString('base64url');
+    // Waiting before the outcomes come: an agent may answer right after them. The answers
+    // are stored only once the caller saw the outcomes (as for an agent held here, whose
+    // answer comes in a later turn), so what it keeps for them (a command's text) is there.
+    let open!: () => void;
+    const ready = new Promise<void>((resolve) => (open = resolve));
+    const answers: Dispatch['answers'] = new Map();
+    for (const ip of ips) {
+      const answer = new Promise<AgentAnswer>((resolve, reject) =>
+        this.answers.set(key(id, ip), { holder, request, resolve, reject, ready }),
+      );
+      answer.catch(() => undefined);
+      answers.set(ip, answer);
+    }
     const outcomes = await new Promise<[string, Outcome][]>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.asked.delete(id);
@@ -188,13 +201,12 @@ export class RemoteAgents {
       this.log.warn({ holder, err: error }, `command ${request.path} not forwarded: ${error.message}`);
       return ips.map((ip): [string, Outcome] => [ip, 'not_connected']);
     });
-    const answers: Dispatch['answers'] = new Map();
     for (const [ip, outcome] of outcomes) {
-      if (outcome !== 'sent') continue;
-      const answer = new Promise<AgentAnswer>((resolve, reject) => this.answers.set(key(id, ip), { holder, request, resolve, reject }));
-      answer.catch(() => undefined);
-      answers.set(ip, answer);
+      if (outcome === 'sent') continue;
+      this.answers.delete(key(id, ip));
+      answers.delete(ip);
     }
+    setImmediate(open);
     return { outcomes: outcomes.map(([addr, outcome]) => ({ addr, outcome })), answers };
   }
 
@@ -279,8 +291,13 @@ export class RemoteAgents {
 
   private async answered(note: AnswerNote, from: string): Promise<void> {
     const waiter = this.answers.get(key(note.id, note.ip));
-    if (!waiter) return;
+    if (!waiter) {
+      // Nobody here waits for it (this instance failed it already): the holder must not wait either.
+      void this.send(from, 'agents.stored', { id: note.id, ip: note.ip, result: 'failure' });
+      return;
+    }
     this.answers.delete(key(note.id, note.ip));
+    await waiter.ready;
     const answer: AgentAnswer = { ip: note.ip, status: note.status, body: note.body };
     if (waiter.request.path === 'probe') {
       waiter.resolve(answer);

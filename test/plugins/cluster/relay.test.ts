@@ -4,6 +4,7 @@ import { AgentLink, AgentLinkError } from '../../../plugins/agents';
 import { eventually, within } from '../../support/fake-agent';
 import { startClusterSite } from '../../support/cluster-site';
 import { EventStreamClient } from '../../support/event-stream';
+import { forkSwarm } from '../../support/swarm';
 import { addresses } from '../../support/lab';
 import { testEngine } from '../../support/test-db';
 
@@ -188,6 +189,31 @@ if (testEngine === 'postgresql') {
         assert.is(raw[1], raw[0], `${route}: the agent got the same bytes through either instance`);
       }
     } finally {
+      await site.close();
+    }
+  });
+
+  test('a command to many agents held elsewhere: every answer comes back and is stored, however fast the agents answer', async () => {
+    const site = await startClusterSite({ instances: 2, ips: addresses('127.0.1', 250).concat(addresses('127.0.2', 250)) });
+    // In another process, the agents answer as soon as asked, right behind the outcomes.
+    const swarm = await forkSwarm(site.servers[1]!.app.container.resolve(AgentLink).port(), site.ips);
+    try {
+      assert.is(swarm.connected, site.ips.length);
+      await eventually(
+        async () => (await site.clients(0)).filter((c) => c.state === 'OPG' && c.last_cmd.result === 'success').length === site.ips.length,
+        'every agent listed through the other instance',
+        20_000,
+      );
+      const link = site.servers[0]!.app.container.resolve(AgentLink);
+      const dispatch = await link.dispatch(site.ips, { method: 'GET', path: 'hardware' });
+      assert.ok(
+        dispatch.outcomes.every((o) => o.outcome === 'sent'),
+        JSON.stringify(dispatch.outcomes.filter((o) => o.outcome !== 'sent')),
+      );
+      const answers = await within(Promise.all(dispatch.answers.values()), 20_000, 'every answer');
+      assert.is(answers.filter((a) => a.result === 'success').length, site.ips.length);
+    } finally {
+      swarm.stop();
       await site.close();
     }
   });

@@ -1,4 +1,4 @@
-import { FakeAgent } from '../../test/support/fake-agent';
+import { FakeAgent } from './fake-agent';
 
 /**
  * A child process holding many fake agents, so the bench measures the server's memory
