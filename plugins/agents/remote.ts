@@ -252,13 +252,8 @@ export class RemoteAgents {
       }
     }
     if (!to && up.length === 0 && down.length === 0) return;
-    // Notifications are small: a large list goes in pieces of a few hundred entries.
-    const pieces = Math.max(1, Math.ceil(up.length / 500));
-    for (let i = 0; i < pieces; i++) {
-      const presence: Presence = { up: up.slice(i * 500, (i + 1) * 500), down: i === 0 ? down : [] };
-      if (to && i === pieces - 1) presence.full = true;
-      await this.send(to ?? '*', 'agents.presence', presence);
-    }
+    // One message however long (a long one goes through a row): a whole list is whole.
+    await this.send(to ?? '*', 'agents.presence', to ? { up, down, full: true } : { up, down });
   }
 
   private presence(presence: Presence, from: string): void {
