@@ -2,7 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AgentLink, AgentLinkError } from '../../../plugins/agents';
 import { eventually, within } from '../../support/fake-agent';
-import { startClusterSite } from '../../support/cluster-site';
+import { startServer } from '../../support/server';
+import { clusterConfig, startClusterSite } from '../../support/cluster-site';
 import { EventStreamClient } from '../../support/event-stream';
 import { forkSwarm } from '../../support/swarm';
 import { addresses } from '../../support/lab';
@@ -214,6 +215,36 @@ if (testEngine === 'postgresql') {
       assert.is(answers.filter((a) => a.result === 'success').length, site.ips.length);
     } finally {
       swarm.stop();
+      await site.close();
+    }
+  });
+
+  test('an instance that starts later lists every agent the others already held', async () => {
+    const site = await startClusterSite({
+      instances: 1,
+      ips: addresses('127.0.1', 200).concat(addresses('127.0.2', 200), addresses('127.0.3', 200)),
+    });
+    const swarm = await forkSwarm(site.servers[0]!.app.container.resolve(AgentLink).port(), site.ips);
+    let late: Awaited<ReturnType<typeof startServer>> | undefined;
+    try {
+      await eventually(
+        async () => (await site.clients(0)).filter((c) => c.state === 'OPG').length === site.ips.length,
+        'the agents held by a',
+        20_000,
+      );
+      late = await startServer({
+        engine: 'postgresql',
+        config: { ...clusterConfig('late'), database: site.servers[0]!.app.settings.database },
+      });
+      const listed = async () => ((await late!.get('/clients')).body.clients as { addr: string }[]).length;
+      await eventually(async () => (await listed()) === site.ips.length, 'the newcomer to list them all', 10_000).catch(
+        async (error: Error) => {
+          throw new Error(`${error.message}: ${await listed()} listed`);
+        },
+      );
+    } finally {
+      swarm.stop();
+      await late?.close();
       await site.close();
     }
   });
