@@ -9,6 +9,7 @@ export { queryOf } from './http/routes';
 export type { Action, ActionObserver } from './http/actions';
 export type { Access, AccessScope, KeyLookup, Permission, Role } from './access';
 export type { Database } from './database';
+export type { ClusterBackend, ClusterEvents, ClusterMessage, PluginCluster } from './cluster';
 export type { Migration, MigrationContext } from './migrations';
 export type { Logger } from './log';
 export { isIpv4, isHostIpv4, isMac, isNetmask, normalizeMac, ipv4ToInt, intToIpv4, isDecimalInt, MAX_INT } from './formats';
