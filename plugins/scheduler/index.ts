@@ -8,7 +8,6 @@ import { ActionEntity } from './entities/action';
 import { ProcedureEntity, ProcedureStepEntity } from './entities/procedure';
 import { ScheduleEntity } from './entities/schedule';
 import { TaskEntity, TaskStepEntity } from './entities/task';
-import { changing } from './changing-router';
 import { schedulerRoutes } from './routes';
 import { Scheduler } from './service';
 
@@ -70,17 +69,12 @@ export default definePlugin({
     });
     // Agents another instance holds: their queued commands follow once they are idle there.
     ctx.events.on('agent.idle', ({ client }) => scheduler.queue.kick(client));
-    schedulerRoutes(
-      changing(ctx.router, () => scheduler.changed()),
-      scheduler,
-      inventory,
-    );
+    schedulerRoutes(ctx.router, scheduler, inventory);
     // One instance runs the schedules and delivers the queue; the others only write them.
     const reload = (ip?: string) =>
       void scheduler.reload(ip).catch((error: unknown) => ctx.log.error({ err: error }, 'scheduler reload failed'));
-    ctx.cluster.on('scheduler.changed', () => reload());
+    ctx.cluster.on<string | null>('scheduler.changed', (ip) => reload(ip ?? undefined));
     ctx.cluster.onReconnect(() => reload());
-    ctx.cluster.on<string>('scheduler.kick', (ip) => reload(ip));
     ctx.cluster.elected(
       'scheduler',
       () => scheduler.start(),

@@ -45,8 +45,8 @@ export class CommandQueue {
     private readonly clock: Clock,
     private readonly timings: QueueTimings,
     private readonly log: Logger,
-    /** Where this queue does not run (another instance runs the scheduler): a client to try there. */
-    private readonly kickElsewhere: (ip: string) => void = () => undefined,
+    /** Where this queue does not run (another instance runs the scheduler): actions queued, or a client to try, there. */
+    private readonly elsewhere: (ip?: string) => void = () => undefined,
   ) {}
 
   /**
@@ -74,7 +74,10 @@ export class CommandQueue {
   }
 
   add(actions: QueuedAction[]): void {
-    if (this.stopped) return;
+    if (this.stopped) {
+      if (actions.length > 0) this.elsewhere();
+      return;
+    }
     for (const action of actions) {
       const list = this.byIp.get(action.ip) ?? [];
       list.push(action);
@@ -133,7 +136,7 @@ export class CommandQueue {
   /** Try to deliver `ip`'s queued commands now. */
   kick(ip: string): void {
     if (this.stopped) {
-      this.kickElsewhere(ip);
+      this.elsewhere(ip);
       return;
     }
     if (!this.byIp.has(ip)) return;

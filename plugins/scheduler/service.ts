@@ -147,7 +147,7 @@ export class Scheduler {
     private readonly cluster: Pick<PluginCluster, 'send'>,
   ) {
     this.steps = new StepCommands(agentCommands);
-    this.queue = new CommandQueue(db, link, this.steps, clock, timings, log, (ip) => this.tellRunner('scheduler.kick', ip));
+    this.queue = new CommandQueue(db, link, this.steps, clock, timings, log, (ip) => this.changed(ip));
     this.expander = new Expander(db, inventory, this.queue, this.steps, new WakeSteps(db, waker, clock, log), clock, log);
     this.timeline = new Timeline(clock, (entry) => this.fire(entry), log);
   }
@@ -172,16 +172,11 @@ export class Scheduler {
   }
 
   /**
-   * A write through this instance changed schedules or queued actions: unless it runs them
-   * itself, the instance that does reads them again.
+   * Schedules or queued actions changed here while another instance runs them (or `ip` is
+   * ready for its queued commands): that one reads them again.
    */
-  changed(): void {
-    if (!this.active) this.tellRunner('scheduler.changed', null);
-  }
-
-  /** Tell the instance that runs the schedules (the others ignore it). */
-  private tellRunner(topic: string, payload: unknown): void {
-    void this.cluster.send('*', topic, payload).catch(() => undefined);
+  private changed(ip?: string): void {
+    void this.cluster.send('*', 'scheduler.changed', ip ?? null).catch(() => undefined);
   }
 
   /**
@@ -240,7 +235,8 @@ export class Scheduler {
   /** 200 even for an unknown id, as the reference. */
   async deleteSchedule(id: number): Promise<void> {
     await this.db.fork().nativeDelete(ScheduleEntity, { id });
-    this.timeline.remove(id);
+    if (this.active) this.timeline.remove(id);
+    else this.changed();
   }
 
   /** POST /schedule/get: plain SQL, as consoles poll it and entity hydration costs most of the time. */
@@ -348,8 +344,8 @@ export class Scheduler {
   private async arm(row: Schedule, when: When, hasWhen: boolean): Promise<void> {
     const entry = { id: row.id, kind: row.kind, target: row.target, when };
     if (hasWhen) {
-      // Elsewhere the instance that runs the schedules arms it, told by changed().
       if (this.active) this.timeline.set(entry, this.clock.now());
+      else this.changed();
       return;
     }
     this.timeline.remove(row.id);
