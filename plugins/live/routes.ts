@@ -1,28 +1,14 @@
 import { ErrorCode, badRequest } from '../../core/errors';
 import type { PluginContext } from '../../core/plugin';
-import { Created, Done, type ClientView, type Inventory } from '../inventory';
-import { UnknownModeError, type BootFiles } from '../pxe-modes';
+import { Created, Done, type Inventory } from '../inventory';
+import type { BootFiles } from '../pxe-modes';
 import type { LiveCatalog } from './catalog';
 import { LiveImageEntity } from './entities/live-image';
 import { parseLiveName } from './live-names';
 import { LiveAddBody, LiveDeleteBody, LiveListing, LiveSetAnswer, LiveSetBody, OgliveListing } from './schemas';
 
 export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, inventory: Inventory, bootFiles: BootFiles): void {
-  const { router, db, log } = ctx;
-
-  /** Rewrite boot files for the new live directory, one batch per boot mode. */
-  async function rewriteBootFiles(clients: ClientView[]): Promise<void> {
-    const byMode = new Map<string, ClientView[]>();
-    for (const client of clients) byMode.set(client.boot, [...(byMode.get(client.boot) ?? []), client]);
-    for (const [mode, group] of byMode) {
-      try {
-        await bootFiles.writeMany(group, mode);
-      } catch (error) {
-        if (!(error instanceof UnknownModeError)) throw error;
-        log.warn({ mode, clients: group.length }, 'boot mode has no template; boot files of these clients left unchanged');
-      }
-    }
-  }
+  const { router, db } = ctx;
 
   const set = async ({ body }: { body: { clients: string[]; name: string } }) => {
     const livedir = await catalog.resolve(body.name);
@@ -33,7 +19,8 @@ export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, in
         found.map((c) => c.id),
         livedir,
       );
-      await rewriteBootFiles(found.map((c) => ({ ...c, livedir })));
+      // The new live directory goes into the files of each client's own mode.
+      await bootFiles.writeOwnModes(found.map((c) => ({ ...c, livedir })));
       return found;
     });
     const known = new Set(clients.map((c) => c.ip));

@@ -87,23 +87,35 @@ export class BootFiles {
     this.onChange({ remove: clients });
   }
 
+  /**
+   * Write each client's files for its own boot mode, one batch per mode; the clients of a
+   * mode without a template are logged and left as they are.
+   */
+  async writeOwnModes(clients: Iterable<ClientView>): Promise<void> {
+    await this.byMode(clients, (group, mode) => this.writeMany(group, mode));
+  }
+
   /** Write every client's files for its mode and remove the rest (inside `exclusive`), telling nobody. */
   async rewriteAll(inventory: Pick<Inventory, 'allClients'>): Promise<void> {
+    await this.byMode(await inventory.allClients(), (group, mode) => this.write(group, mode));
+    await this.removeOrphans();
+  }
+
+  private async byMode(clients: Iterable<ClientView>, write: (group: ClientView[], mode: string) => Promise<void>): Promise<void> {
     const byMode = new Map<string, ClientView[]>();
-    for (const client of await inventory.allClients()) {
+    for (const client of clients) {
       const group = byMode.get(client.boot);
       if (group) group.push(client);
       else byMode.set(client.boot, [client]);
     }
-    for (const [mode, clients] of byMode) {
+    for (const [mode, group] of byMode) {
       try {
-        await this.write(clients, mode);
+        await write(group, mode);
       } catch (error) {
         if (!(error instanceof UnknownModeError)) throw error;
-        this.log.warn({ mode, clients: clients.length }, 'boot mode has no template; boot files of these clients left unchanged');
+        this.log.warn({ mode, clients: group.length }, 'boot mode has no template; boot files of these clients left unchanged');
       }
     }
-    await this.removeOrphans();
   }
 
   /** Repeat another instance's change here (inside `exclusive`), telling nobody. */
