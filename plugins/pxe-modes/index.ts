@@ -5,6 +5,7 @@ import { Inventory } from '../inventory';
 import { replicateBootFiles } from './replication';
 import { modeRoutes } from './routes';
 import { serverAddress } from './server-address';
+import { SavedClientFiles } from './saved-clients';
 import { BootFiles, UnknownModeError } from './service';
 import { logSetup } from './setup-log';
 import { Templates } from './templates';
@@ -80,20 +81,7 @@ export default definePlugin({
         else await bootFiles.deleteAll(clients);
       }),
     );
-    ctx.events.on(
-      'client.saved',
-      (saved) =>
-        bootFiles.exclusive(async () => {
-          const client = await inventory.clientById(saved.id);
-          if (!client) return;
-          try {
-            await bootFiles.writeFor(client);
-          } catch (error) {
-            if (!(error instanceof UnknownModeError)) throw error;
-            ctx.log.warn({ ip: client.ip, boot: client.boot }, 'client boot mode has no template; boot files left unchanged');
-          }
-        }),
-      'write the boot files',
-    );
+    const savedClients = new SavedClientFiles(bootFiles, inventory, ctx.log);
+    ctx.events.on('client.saved', (saved) => savedClients.write(saved.id), 'write the boot files');
   },
 });

@@ -1,6 +1,6 @@
-import type { EntityManager, EntitySchema } from '@mikro-orm/core';
+import { ConstraintViolationException, type EntityManager, type EntitySchema } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
-import { ErrorCode, badRequest } from '../../../core/errors';
+import { ErrorCode, HttpError, badRequest } from '../../../core/errors';
 import { normalizeMac } from '../../../core/formats';
 import type { PluginContext } from '../../../core/plugin';
 import { toInt } from '../../../core/schema-types';
@@ -77,8 +77,8 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     }
   }
 
-  /** Copy the optional fields a request set onto the entity, resolving references. */
-  async function applyFields(em: EntityManager, client: Client, body: ClientFields, roomId: number): Promise<void> {
+  /** The optional fields a request set that are stored as sent, by entity property. */
+  function plainFields(body: ClientFields): Partial<Client> {
     const plain = {
       name: 'name',
       serial_number: 'serialNumber',
@@ -90,34 +90,73 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
       remote: 'remote',
       maintenance: 'maintenance',
     } as const;
+    const fields: Record<string, unknown> = {};
     for (const [key, property] of Object.entries(plain)) {
       const value = body[key as keyof typeof plain];
-      if (value !== undefined) (client as unknown as Record<string, unknown>)[property] = value;
+      if (value !== undefined) fields[property] = value;
     }
-    if (body.hardware_id !== undefined) client.hardwareId = toInt(body.hardware_id);
+    if (body.hardware_id !== undefined) fields.hardwareId = toInt(body.hardware_id);
+    return fields as Partial<Client>;
+  }
+
+  /** Copy the optional fields a request set onto the entity, resolving references. */
+  async function applyFields(em: EntityManager, client: Client, body: ClientFields, roomId: number): Promise<void> {
+    Object.assign(client, plainFields(body));
     if (body.repo_id !== undefined) client.repository = await optionalRef(em, RepositoryEntity, body.repo_id, 'repo_id');
     if (body.server_id !== undefined) client.server = await optionalRef(em, ServerEntity, body.server_id, 'server_id');
     if (body.folder_id !== undefined) client.folder = await computerFolder(em, body.folder_id, roomId);
   }
 
+  /**
+   * The rules of an added client, checked in the order their refusals are reported: the
+   * room, the IP, the MAC, then the references. Run only once the database refused a row
+   * (constraints catch all of these but the folder's room), to say which rule it broke.
+   */
+  async function explainRefusal(body: Static<typeof ClientAdd>, mac: string): Promise<void> {
+    const em = db.fork();
+    const roomId = toInt(body.room);
+    await requireRow(em, RoomEntity, roomId, 'room');
+    await checkUnique(em, { ip: body.ip, mac });
+    // As applyFields resolves them.
+    if (body.repo_id !== undefined) await optionalRef(em, RepositoryEntity, body.repo_id, 'repo_id');
+    if (body.server_id !== undefined) await optionalRef(em, ServerEntity, body.server_id, 'server_id');
+    if (body.folder_id !== undefined) await computerFolder(em, body.folder_id, roomId);
+  }
+
+  /** One statement: the room, repository and server by foreign key, the IP and MAC by unique key. */
+  async function insertClient(body: Static<typeof ClientAdd>, mac: string): Promise<number> {
+    const em = db.fork();
+    const roomId = toInt(body.room);
+    const folder = body.folder_id === undefined ? null : await computerFolder(em, body.folder_id, roomId);
+    const ref = (value: number | string | undefined) => (value === undefined || toInt(value) === 0 ? null : toInt(value));
+    const row = {
+      boot: config.default_boot,
+      livedir: config.default_livedir,
+      ...plainFields(body),
+      ip: body.ip,
+      mac,
+      room: roomId,
+      folder: folder?.id ?? null,
+      repository: ref(body.repo_id),
+      server: ref(body.server_id),
+    };
+    return Number(await em.insert(ClientEntity, row));
+  }
+
+  // Uniqueness and references are left to the table's constraints (one statement per add);
+  // a refused row is explained by the checks in order, so the answer names the same field.
   router.post('/client/add', { permission: 'admin', body: ClientAdd, response: ClientSaved }, async ({ body, log }) => {
     await inventory.checkClient(body);
     const mac = normalizeMac(body.mac);
-    const id = await db.transactional(async (em) => {
-      const roomId = toInt(body.room);
-      await requireRow(em, RoomEntity, roomId, 'room');
-      await checkUnique(em, { ip: body.ip, mac });
-      const client = em.create(ClientEntity, {
-        ip: body.ip,
-        mac,
-        room: roomId,
-        boot: config.default_boot,
-        livedir: config.default_livedir,
-      });
-      await applyFields(em, client, body, roomId);
-      await em.flush();
-      return client.id;
-    });
+    let id: number;
+    try {
+      id = await insertClient(body, mac);
+    } catch (error) {
+      if (!(error instanceof ConstraintViolationException) && !(error instanceof HttpError)) throw error;
+      await explainRefusal(body, mac);
+      // Nothing refuses it now (the row in the way went meanwhile): one more try.
+      id = await insertClient(body, mac);
+    }
     inventory.clientsChanged([id]);
     const warnings = await inventory.notifySaved([(await inventory.clientById(id))!], log);
     return warnings.length > 0 ? { id, warnings } : { id };

@@ -92,6 +92,34 @@ test('IPs are unique', () =>
     assert.equal(r.body.field, 'ip', 'field');
   }));
 
+test('a refused add names the first rule it breaks (room, ip, mac, repo_id, server_id, folder_id) and writes nothing', () =>
+  withServer(async (s) => {
+    const center = await addCenter(s);
+    const room = await addRoom(s, center);
+    const other = await addRoom(s, center, 'Other');
+    await addClient(s, room, '10.0.0.1', '02:00:00:00:00:01', { name: 'owner' });
+    const folderOfOther = (await s.post('/folder/add', { name: 'Row', room: other })).body.id;
+    const fresh = { ip: '10.0.0.2', mac: '02:00:00:00:00:02', room };
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ ...fresh, room: 999, ip: '10.0.0.1', mac: '02:00:00:00:00:01', repo_id: 999 }, 'room', /no room with id 999/],
+      [{ ...fresh, ip: '10.0.0.1', mac: '02:00:00:00:00:01', repo_id: 999 }, 'ip', /'owner' \(id \d+\) already has ip 10\.0\.0\.1/],
+      [{ ...fresh, mac: '02:00:00:00:00:01', server_id: 999 }, 'mac', /'owner' \(ip 10\.0\.0\.1\) already has mac 020000000001/],
+      [{ ...fresh, repo_id: 999, server_id: 999, folder_id: folderOfOther }, 'repo_id', /no repository with id 999/],
+      [{ ...fresh, server_id: 999, folder_id: folderOfOther }, 'server_id', /no server with id 999/],
+      [{ ...fresh, folder_id: folderOfOther }, 'folder_id', /belongs to another room/],
+      [{ ...fresh, room: 999, folder_id: folderOfOther }, 'room', /no room with id 999/],
+    ];
+    for (const [body, field, message] of cases) {
+      const r = await s.post('/client/add', body);
+      assert.equal(r.status, 400, `${JSON.stringify(body)}: status`);
+      assert.equal(r.body.field, field, `${JSON.stringify(body)}: field (${r.text})`);
+      assert.match(r.body.message, message, `${JSON.stringify(body)}: message`);
+    }
+    const rows = await s.app.database.query<{ n: number }>('select count(*) as n from clients');
+    assert.equal(Number(rows[0]!.n), 1, 'only the first client is stored');
+    assert.equal((await s.post('/client/add', fresh)).status, 200, 'the fresh client is then added');
+  }));
+
 test("client update changes fields by id and refuses another client's MAC or IP", () =>
   withServer(async (s) => {
     const center = await addCenter(s);

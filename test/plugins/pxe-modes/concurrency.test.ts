@@ -70,4 +70,41 @@ test('concurrent POST /mode and /live/set requests leave every client with the f
   }
 });
 
+test('saves of single clients, written together while earlier ones are written, give each client the files of its own record', async () => {
+  const s = await startServer({ config: { plugins: ['inventory', 'pxe-modes', 'live'] } });
+  try {
+    for (const name of lives) mkdirSync(path.join(s.dir, 'tftpboot', name), { recursive: true });
+    const room = await addRoom(s, await addCenter(s));
+    // Added all at once: most wait for the first one's files and go in batches.
+    const added = await Promise.all(
+      ips.map((ip, i) => s.post('/client/add', { ip, mac: macFor(i + 1), room, boot: modes[i % modes.length], livedir: lives[i % 2] })),
+    );
+    for (const r of added) assert.equal(r.status, 200, r.text);
+    const ids = added.map((r) => r.body.id as number);
+    const expected = new Map<string, string[]>();
+    for (const mode of modes) {
+      for (const live of lives) {
+        await ok(s.post('/mode', { clients: ips, mode }), mode);
+        await ok(s.post('/live/set', { clients: ips, name: live }), live);
+        expected.set(`${mode} ${live}`, files(s));
+      }
+    }
+    for (let round = 0; round < 3; round++) {
+      await ok(s.post('/mode', { clients: ips, mode: modes[round] }), modes[round]!);
+      // Each client saved with its own mode and live image at once, some twice.
+      const requests = ids.flatMap((id, i) => {
+        const save = (n: number) => s.post('/client/update', { id, boot: modes[(i + n) % modes.length], livedir: lives[(i + n) % 2] });
+        return i % 4 === 0 ? [save(round), save(round + 1)] : [save(round)];
+      });
+      for (const r of await Promise.all(requests)) assert.equal(r.status, 200, r.text);
+      const named = await records(s);
+      const actual = files(s);
+      for (const [i, ip] of ips.entries())
+        assert.equal(actual[i], expected.get(named[i]!)![i], `round ${round}: ${ip} records ${named[i]} and has its files`);
+    }
+  } finally {
+    await s.close();
+  }
+});
+
 test.run();
