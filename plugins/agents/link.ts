@@ -4,6 +4,7 @@ import type { PluginEvents } from '../../core/events';
 import type { Logger } from '../../core/log';
 import { stringifyAscii } from '../../core/http/json';
 import type { PluginContext } from '../../core/plugin';
+import { QuietCollector } from '../../core/quiet-collector';
 import type { ClientView, Inventory } from '../inventory';
 import { LinkAnnouncer } from './announce';
 import { AgentConnection, type ConnectionOwner, type Pending } from './connection';
@@ -41,6 +42,12 @@ const heldElsewhere = (item: Listed): item is HeldElsewhere => Array.isArray(ite
 const refreshRequest: AgentRequest = { method: 'GET', path: 'refresh' };
 /** Linux keepalive idle time of the reference (60 s). */
 const keepAliveMs = 60_000;
+/**
+ * A full collection after this many connections closed, once none closed for the quiet time:
+ * a lab or a site switched off, not the day's comings and goings (which V8 handles).
+ */
+const departuresBeforeCollection = 1000;
+const quietBeforeCollectionMs = 5000;
 
 /**
  * The live link to every client's agent: the agent listener, the connection per client,
@@ -65,6 +72,8 @@ export class AgentLink {
   private readonly announce: LinkAnnouncer;
   /** The agents other instances hold (none when this one is alone). */
   private readonly remote: RemoteAgents;
+  /** Gives back the memory of many closed connections once the link goes quiet (a lab switched off). */
+  private readonly departures: QuietCollector;
 
   constructor(
     private readonly settings: AgentLinkSettings,
@@ -89,6 +98,9 @@ export class AgentLink {
       log,
     );
     this.lookups = new LookupBatch(inventory);
+    this.departures = new QuietCollector(departuresBeforeCollection, quietBeforeCollectionMs, (report) =>
+      log.info(report, `${report.deaths} agent connections closed: memory collected in ${report.ms} ms`),
+    );
     const intervalMs = settings.saturation_log_interval_s * 1000;
     this.refused = new ThrottledWarning(
       log,
@@ -324,6 +336,7 @@ export class AgentLink {
 
   async stop(): Promise<void> {
     this.remote.stop();
+    this.departures.stop();
     this.probeSweep?.stop();
     this.refused.stop();
     this.acceptFailed.stop();
@@ -414,6 +427,7 @@ export class AgentLink {
     this.connections.delete(conn.ip);
     this.announce.disconnected(conn, reason);
     this.remote.changed();
+    this.departures.died();
   }
 
   private clientRemoved(client: ClientView): void {
