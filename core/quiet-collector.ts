@@ -3,13 +3,23 @@ import vm from 'node:vm';
 
 let fullCollection: (() => void) | undefined;
 
-/** Run one full garbage collection (V8's `gc()`, made available without a command-line flag). */
+/**
+ * Run one full garbage collection that also compacts the old generation: V8's `gc()`, made
+ * available without a command-line flag. Without compaction a heap left sparse by many dead
+ * objects keeps nearly all its pages; with it, the live objects move together and the rest of
+ * the pages go back to the system.
+ */
 function collectGarbage(): void {
   if (!fullCollection) {
     v8.setFlagsFromString('--expose-gc');
     fullCollection = vm.runInNewContext('gc') as () => void;
   }
-  fullCollection();
+  v8.setFlagsFromString('--compact-on-every-full-gc');
+  try {
+    fullCollection();
+  } finally {
+    v8.setFlagsFromString('--no-compact-on-every-full-gc');
+  }
 }
 
 export interface CollectionReport {
@@ -26,8 +36,8 @@ export interface CollectionReport {
  * quiet, their memory stays taken until traffic resumes: an idle server after a mass
  * disconnect holds the memory of its busiest moment. `died()` counts such deaths; once
  * `quietMs` pass without another and at least `threshold` happened since the last collection,
- * one full collection runs (a pause of tens of milliseconds, at a moment nothing else happens)
- * and V8 gives the freed pages back to the system.
+ * one compacting full collection runs (a pause of about 0.1 s after 10,000 connections on
+ * 2 cores, at a moment nothing else happens) and V8 gives the freed pages back to the system.
  */
 export class QuietCollector {
   private deaths = 0;
@@ -59,13 +69,7 @@ export class QuietCollector {
     this.deaths = 0;
     const before = process.memoryUsage().heapUsed;
     const started = performance.now();
-    // A collection compacts only the emptiest pages: repeat while it still gives back much.
-    for (let round = 0, total = process.memoryUsage().heapTotal; round < 3; round++) {
-      this.collect();
-      const after = process.memoryUsage().heapTotal;
-      if (after > total * 0.9) break;
-      total = after;
-    }
+    this.collect();
     const mib = (bytes: number) => Math.round(bytes / 104_857.6) / 10;
     this.collected({
       deaths,
