@@ -1,6 +1,6 @@
 import type { Database } from '../../core/database';
 import { PreparedJson } from '../../core/http/json';
-import { readComputers, readGroups, type ScopeGroups, scopesJson } from './scopes';
+import { readComputers, readGroups, type ScopeGroups, ScopeWriter } from './scopes';
 import type { Inventory } from './service';
 
 /**
@@ -19,6 +19,7 @@ export class ScopeCache {
   /** Whether this server wrote since the last build (its index is then exact). */
   private written = false;
   private groups?: ScopeGroups;
+  private readonly writer = new ScopeWriter();
 
   constructor(
     private readonly db: Database,
@@ -50,7 +51,7 @@ export class ScopeCache {
       (fromMemory && this.groups) || readGroups(this.db),
       fromMemory ? this.inventory.allClients() : readComputers(this.db),
     ]);
-    const body = new PreparedJson(scopesJson(groups, computers));
+    const body = new PreparedJson(this.writer.write(groups, computers));
     // A write that landed while building makes this result stale: serve it, don't keep it.
     if (generation === this.generation) {
       this.cached = { body, at };

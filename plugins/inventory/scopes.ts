@@ -118,12 +118,58 @@ function writeComputer(pc: ScopeComputer): string {
   return text;
 }
 
-function writeMember(member: Group | ScopeComputer): string {
-  if (!isGroup(member)) return writeComputer(member);
-  return `{"name":${stringifyAscii(member.name)},"type":"${member.type}","id":${member.id},"scope":[${member.members.map(writeMember).join(',')}]}`;
+/** A group of computers alone (no folder inside), as last written. */
+interface WrittenGroup {
+  name: string;
+  members: ScopeComputer[];
+  text: string;
+}
+
+const onlyComputers = (members: (Group | ScopeComputer)[]): members is ScopeComputer[] => !members.some(isGroup);
+
+/**
+ * Writes the answer of GET /scopes. The text of every group holding computers alone (a room
+ * without folders, a computer folder) is kept with the records it was written from, and used
+ * again while the group's name and its computers (the same records, in the same order) are
+ * unchanged: after one client's write, the next answer writes that client's room alone.
+ */
+export class ScopeWriter {
+  private written = new Map<string, WrittenGroup>();
+
+  /** `{"scope":[...]}`, written as stringifyAscii would write the tree of buildScopes. */
+  write(groups: ScopeGroups, computers: Iterable<ScopeComputer>): string {
+    const kept = new Map<string, WrittenGroup>();
+    const writeMember = (member: Group | ScopeComputer): string => {
+      if (!isGroup(member)) return writeComputer(member);
+      const members = member.members;
+      if (!onlyComputers(members)) return writeGroup(member, members.map(writeMember).join(','));
+      const key = `${member.type}:${member.id}`;
+      const last = this.written.get(key);
+      const group =
+        last && last.name === member.name && sameRecords(last.members, members)
+          ? last
+          : { name: member.name, members, text: writeGroup(member, members.map(writeComputer).join(',')) };
+      kept.set(key, group);
+      return group.text;
+    };
+    const text = `{"scope":[${assemble(groups, computers).map(writeMember).join(',')}]}`;
+    // Groups gone from the tree are forgotten with it.
+    this.written = kept;
+    return text;
+  }
+}
+
+function writeGroup(group: Group, members: string): string {
+  return `{"name":${stringifyAscii(group.name)},"type":"${group.type}","id":${group.id},"scope":[${members}]}`;
+}
+
+function sameRecords(a: ScopeComputer[], b: ScopeComputer[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** The answer of GET /scopes, `{"scope":[...]}`, written as stringifyAscii would write the tree of buildScopes. */
 export function scopesJson(groups: ScopeGroups, computers: Iterable<ScopeComputer>): string {
-  return `{"scope":[${assemble(groups, computers).map(writeMember).join(',')}]}`;
+  return new ScopeWriter().write(groups, computers);
 }

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import { stringifyAscii } from '../../../core/http/json';
 import { COMPUTER_FOLDER_MARKER } from '../../../plugins/inventory';
-import { type ScopeComputer, type ScopeGroups, scopeNodes, scopesJson } from '../../../plugins/inventory/scopes';
+import { type ScopeComputer, type ScopeGroups, ScopeWriter, scopeNodes, scopesJson } from '../../../plugins/inventory/scopes';
 
 // Names with quotes, backslashes, control and non-ASCII characters (escaped as \uXXXX on the wire).
 const name = fc.string({ unit: fc.constantFrom('a', 'Z', ' ', '"', '\\', '\n', '\u0001', 'é', 'ñ', '€', '😀'), maxLength: 8 });
@@ -70,6 +70,23 @@ test('the written GET /scopes answer is exactly the tree of objects serialised a
       // Written twice from the same records (the kept texts of the second): the same answer.
       assert.equal(scopesJson(groups, computers), expected);
       assert.ok(/^[\x20-\x7e]*$/.test(expected), 'ASCII only');
+
+      // One writer across changes, as the cache uses it: groups it wrote before are reused
+      // only while their name and records are the same.
+      const writer = new ScopeWriter();
+      assert.equal(writer.write(groups, computers), expected);
+      const changed = computers.map((c, i) =>
+        i === 0 ? { ...c, name: `${c.name}x` } : i === 1 ? { ...c, room: { id: (c.room.id % 6) + 1 }, folderId: 0 } : c,
+      );
+      const renamed = { ...groups, rooms: groups.rooms.map((r, i) => (i === 0 ? { ...r, name: `${r.name}y` } : r)) };
+      for (const [g, list, what] of [
+        [groups, computers, 'unchanged'],
+        [groups, changed, 'a computer renamed, another moved'],
+        [renamed, changed, 'a room renamed'],
+        [renamed, changed.slice(1), 'a computer removed'],
+        [groups, computers, 'everything back'],
+      ] as const)
+        assert.equal(writer.write(g, list), stringifyAscii({ scope: scopeNodes(g, list) }), what);
     }),
     { numRuns: 300 },
   );
