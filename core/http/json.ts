@@ -97,7 +97,15 @@ function escapeChar(c: string): string {
  * to build and cheap to reuse. The reply path writes it as it is.
  */
 export class PreparedJson {
+  private encoded?: Buffer;
+
   constructor(readonly text: string) {}
+
+  /** The text's bytes, encoded once however often the answer is sent (it is ASCII). */
+  get bytes(): Buffer {
+    this.encoded ??= Buffer.from(this.text, 'latin1');
+    return this.encoded;
+  }
 }
 
 /** Serialise for the wire: ASCII only, BigInt as a bare integer. */

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { ErrorCode, HttpError } from '../errors';
-import { stringifyAscii } from './json';
+import { PreparedJson, stringifyAscii } from './json';
 
 /**
  * The single place where response bodies are written: every success and error goes
@@ -13,15 +13,16 @@ export function sendJson(
   maxBytes: number,
   headers: Record<string, string> = {},
 ): void {
-  let text = stringifyAscii(payload);
-  if (text.length > maxBytes) {
+  // A prepared answer is sent again and again: its bytes are encoded once.
+  let body: string | Buffer = payload instanceof PreparedJson ? payload.bytes : stringifyAscii(payload);
+  if (body.length > maxBytes) {
     // ASCII-only, so characters equal bytes. A capped answer is a 500 with no partial body.
     status = 500;
-    text = stringifyAscii(new HttpError(500, ErrorCode.responseTooLarge, `the response would exceed ${maxBytes} bytes`).toJSON());
+    body = stringifyAscii(new HttpError(500, ErrorCode.responseTooLarge, `the response would exceed ${maxBytes} bytes`).toJSON());
   }
   if (res.headersSent || res.writableEnded) return;
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(text.length) });
-  res.end(text);
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length) });
+  res.end(body);
 }
 
 export function sendError(res: ServerResponse, error: HttpError, maxBytes: number, headers: Record<string, string> = {}): void {

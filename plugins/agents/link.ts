@@ -2,7 +2,7 @@ import net, { type Server, type Socket } from 'node:net';
 import type { PluginCluster } from '../../core/cluster';
 import type { PluginEvents } from '../../core/events';
 import type { Logger } from '../../core/log';
-import { stringifyAscii } from '../../core/http/json';
+import { PreparedJson, stringifyAscii } from '../../core/http/json';
 import type { PluginContext } from '../../core/plugin';
 import { QuietCollector } from '../../core/quiet-collector';
 import type { ClientView, Inventory } from '../inventory';
@@ -38,6 +38,13 @@ type Listed = ClientListing | AgentConnection | HeldElsewhere;
 type HeldElsewhere = readonly [ip: string, json: string];
 const heldElsewhere = (item: Listed): item is HeldElsewhere => Array.isArray(item);
 
+/** Whether two lists hold the same strings, compared by identity first (kept texts are the same string). */
+function sameTexts(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** The request every agent gets on connect, as the reference. */
 const refreshRequest: AgentRequest = { method: 'GET', path: 'refresh' };
 /** Linux keepalive idle time of the reference (60 s). */
@@ -72,6 +79,8 @@ export class AgentLink {
   private readonly announce: LinkAnnouncer;
   /** The agents other instances hold (none when this one is alone). */
   private readonly remote: RemoteAgents;
+  /** The last whole GET /clients answer, with the entries' texts it was written from. */
+  private lastListing?: { parts: string[]; body: PreparedJson };
   /** Gives back the memory of many closed connections once the link goes quiet (a lab switched off). */
   private readonly departures: QuietCollector;
 
@@ -237,8 +246,12 @@ export class AgentLink {
     );
   }
 
-  /** GET /clients' answer, `{"clients":[...]}`, for the addresses in `inside` (all when not given). */
-  listingJson(inside?: ReadonlySet<string>): string {
+  /**
+   * GET /clients' answer, `{"clients":[...]}`, for the addresses in `inside` (all when not
+   * given). The whole answer (text and bytes) is used again while every entry's text is the
+   * one it was (each entry keeps its text until what it shows changes): consoles poll this.
+   */
+  listingAnswer(inside?: ReadonlySet<string>): PreparedJson {
     const parts: string[] = [];
     for (const item of this.listed()) {
       if (item instanceof AgentConnection) {
@@ -247,7 +260,11 @@ export class AgentLink {
         if (!inside || inside.has(item[0])) parts.push(item[1]);
       } else if (!inside || inside.has(item.addr)) parts.push(stringifyAscii(item));
     }
-    return `{"clients":[${parts.join(',')}]}`;
+    const last = inside ? undefined : this.lastListing;
+    if (last && sameTexts(last.parts, parts)) return last.body;
+    const body = new PreparedJson(`{"clients":[${parts.join(',')}]}`);
+    if (!inside) this.lastListing = { parts, body };
+    return body;
   }
 
   /**

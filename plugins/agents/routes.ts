@@ -1,6 +1,5 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import { ErrorCode, badRequest } from '../../core/errors';
-import { PreparedJson } from '../../core/http/json';
 import type { PluginContext } from '../../core/plugin';
 import { toInt } from '../../core/schema-types';
 import type { ClientView, Inventory } from '../inventory';
@@ -41,7 +40,7 @@ export function agentRoutes(
   // Consoles poll these two: kept out of the request log, as the reference.
   router.get('/clients', { permission: 'read', log: false, scoped: 'filtered', response: ClientsAnswer }, async ({ access }) => {
     const inside = await access?.scope?.addresses();
-    return new PreparedJson(link.listingJson(inside));
+    return link.listingAnswer(inside);
   });
   // A state probe consoles poll: changes nothing, so not an audited action either.
   router.post(
