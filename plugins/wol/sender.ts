@@ -34,21 +34,27 @@ export class WakeSocket {
 
   /** Send every datagram to `port`; resolves with each one's error (undefined when sent), in order. */
   async sendAll(datagrams: Datagram[], port: number): Promise<(Error | undefined)[]> {
-    const results: Promise<Error | undefined>[] = [];
+    // One array that the send callbacks fill, and one promise for all of them: not a promise per datagram.
+    const results = new Array<Error | undefined>(datagrams.length).fill(undefined);
+    if (datagrams.length === 0) return results;
+    let pending = datagrams.length;
+    let allDone!: () => void;
+    const done = new Promise<void>((resolve) => (allDone = resolve));
+    const settle = (i: number, error: Error | null | undefined) => {
+      if (error) results[i] = error;
+      if (--pending === 0) allDone();
+    };
     for (let i = 0; i < datagrams.length; i++) {
       if (i > 0 && i % batchSize === 0) await nextTurn();
       const { address, packet } = datagrams[i]!;
-      results.push(
-        new Promise((resolve) => {
-          try {
-            this.socket.send(packet, port, address, (error) => resolve(error ?? undefined));
-          } catch (error) {
-            resolve(error as Error);
-          }
-        }),
-      );
+      try {
+        this.socket.send(packet, port, address, (error) => settle(i, error));
+      } catch (error) {
+        settle(i, error as Error);
+      }
     }
-    return Promise.all(results);
+    await done;
+    return results;
   }
 
   close(): Promise<void> {
