@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import dns from 'node:dns';
 import { test } from 'uvu';
 import { magicPacket } from '../../../plugins/wol/magic-packet';
 import { WakeSocket } from '../../../plugins/wol/sender';
@@ -40,6 +41,30 @@ test('a packet the kernel refuses is reported without stopping the others', asyn
     assert.equal((await receiver.waitFor(2)).length, 2, 'both good packets arrived');
   } finally {
     await socket.close();
+    await receiver.close();
+  }
+});
+
+test('IPv4 literals are sent without a DNS lookup; a host name is still resolved', async () => {
+  const receiver = await UdpReceiver.bind('127.0.0.1');
+  const lookup = dns.lookup;
+  const looked: string[] = [];
+  dns.lookup = ((hostname: string, ...rest: unknown[]) => {
+    looked.push(hostname);
+    return (lookup as (...args: unknown[]) => unknown)(hostname, ...rest);
+  }) as typeof dns.lookup;
+  let socket: WakeSocket | undefined;
+  try {
+    socket = await WakeSocket.open();
+    const datagrams = Array.from({ length: 40 }, (_, i) => ({ address: '127.0.0.1', packet: magicPacket(macFor(i + 1)) }));
+    datagrams.push({ address: 'localhost', packet: magicPacket(macFor(41)) });
+    const errors = await socket.sendAll(datagrams, receiver.port);
+    assert.equal(errors.filter(Boolean).length, 0, `all sent: ${errors.find(Boolean)}`);
+    assert.deepEqual(looked, ['localhost'], 'only the host name was looked up');
+    assert.equal((await receiver.waitFor(41)).length, 41, 'every packet arrived, the one to localhost too');
+  } finally {
+    dns.lookup = lookup;
+    await socket?.close();
     await receiver.close();
   }
 });
