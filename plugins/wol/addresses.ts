@@ -1,14 +1,32 @@
 import os from 'node:os';
-import { intToIpv4, ipv4ToInt, isIpv4, isNetmask } from '../../core/formats';
+import { ipv4ToInt, isIpv4, isNetmask } from '../../core/formats';
 
 export type WakeType = 'broadcast' | 'unicast';
 
 /** Only sent when `wol.limited_broadcast` is on: it leaves through the default route. */
 export const limitedBroadcast = '255.255.255.255';
 
+/**
+ * A dotted quad already checked by isIpv4, as a number: read digit by digit, as POST /wol
+ * does it for every client (ipv4ToInt splits the string into an array of four).
+ */
+function dottedToInt(text: string): number {
+  let value = 0;
+  let octet = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 46) {
+      value = (value << 8) | octet;
+      octet = 0;
+    } else octet = octet * 10 + code - 48;
+  }
+  return ((value << 8) | octet) >>> 0;
+}
+
 /** The directed broadcast of the client's subnet: ip | ~netmask. */
 export function directedBroadcast(ip: string, netmask: string): string {
-  return intToIpv4((ipv4ToInt(ip) | ~ipv4ToInt(netmask)) >>> 0);
+  const broadcast = dottedToInt(ip) | ~dottedToInt(netmask);
+  return `${broadcast >>> 24}.${(broadcast >>> 16) & 255}.${(broadcast >>> 8) & 255}.${broadcast & 255}`;
 }
 
 type InterfaceTable = NodeJS.Dict<os.NetworkInterfaceInfo[]>;
@@ -44,6 +62,7 @@ export function sharedBroadcasts(interfaceName: string | undefined, allowLimited
  * 255.255.255.255 and `allowLimited` is off, whatever the record says: a client at
  * 255.255.255.x in a /24 gives it, and a database imported from the reference may hold
  * records the REST interface refuses (a room netmask 0.0.0.0, a client at 255.255.255.255).
+ * `shared` is distinct, as sharedBroadcasts gives it.
  */
 export function destinations(
   client: { ip: string; netmask: string },
@@ -53,5 +72,7 @@ export function destinations(
 ): string[] | undefined {
   const own = type === 'unicast' ? client.ip : directedBroadcast(client.ip, client.netmask);
   if (own === limitedBroadcast && !allowLimited) return undefined;
-  return type === 'unicast' ? [own] : [...new Set([...shared, own])];
+  // Called per client: no Set, and a single array when nothing is shared (the default).
+  if (type === 'unicast' || shared.length === 0) return [own];
+  return shared.includes(own) ? [...shared] : [...shared, own];
 }

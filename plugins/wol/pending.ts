@@ -4,10 +4,17 @@ import { SystemClock, type Clock } from '../../core/clock';
  * Clients woken but not yet connected (state WOL_SENT), by IP, oldest first. Each entry
  * lives `lifetimeMs` on `clock` unless released earlier (its agent connected, or the client
  * was removed).
+ *
+ * One timer serves every entry: a POST /wol marks thousands at once, and a timer each made
+ * the first one slow. It is armed for the earliest expiry; when it fires it drops what is due
+ * and arms for the next. Marking again or releasing does not move it: it may fire with
+ * nothing due and then simply re-arms.
  */
 export class PendingWakes {
-  /** Each entry's expiry timer, by IP, as the function that cancels it. */
-  private readonly expiries = new Map<string, () => void>();
+  /** Each entry's expiry (ms on `clock`), by IP, in marking order. */
+  private readonly expiries = new Map<string, number>();
+  /** The armed timer: when it fires, and its cancel function. */
+  private timer: { at: number; cancel: () => void } | undefined;
 
   constructor(
     private readonly lifetimeMs: number,
@@ -16,20 +23,15 @@ export class PendingWakes {
 
   /** Add an entry, or restart the lifetime of an existing one (it keeps its place). */
   mark(ip: string): void {
-    this.expiries.get(ip)?.();
-    this.expiries.set(
-      ip,
-      this.clock.setTimer(this.clock.now() + this.lifetimeMs, () => {
-        this.expiries.delete(ip);
-      }),
-    );
+    const at = this.clock.now() + this.lifetimeMs;
+    this.expiries.set(ip, at);
+    if (!this.timer || at < this.timer.at) this.arm(at);
   }
 
   release(ip: string): boolean {
-    const cancel = this.expiries.get(ip);
-    if (!cancel) return false;
-    cancel();
-    return this.expiries.delete(ip);
+    if (!this.expiries.delete(ip)) return false;
+    if (this.expiries.size === 0) this.disarm();
+    return true;
   }
 
   has(ip: string): boolean {
@@ -41,7 +43,33 @@ export class PendingWakes {
   }
 
   clear(): void {
-    for (const cancel of this.expiries.values()) cancel();
+    this.disarm();
     this.expiries.clear();
+  }
+
+  private arm(at: number): void {
+    this.disarm();
+    const cancel = this.clock.setTimer(at, () => {
+      this.timer = undefined;
+      // What the timer was armed for is due even if the clock reads a little earlier (setTimeout
+      // counts on its own clock, not Date.now()).
+      this.expire(Math.max(at, this.clock.now()));
+    });
+    this.timer = { at, cancel };
+  }
+
+  private disarm(): void {
+    this.timer?.cancel();
+    this.timer = undefined;
+  }
+
+  /** Drop the entries due by `now` and arm for the earliest left, in one pass over the entries. */
+  private expire(now: number): void {
+    let next = Number.POSITIVE_INFINITY;
+    for (const [ip, at] of this.expiries) {
+      if (at <= now) this.expiries.delete(ip);
+      else if (at < next) next = at;
+    }
+    if (next !== Number.POSITIVE_INFINITY && (!this.timer || next < this.timer.at)) this.arm(next);
   }
 }

@@ -1,4 +1,4 @@
-import { isHostIpv4, isIpv4, isNetmask } from '../../core/formats';
+import { isIpv4, isNetmask } from '../../core/formats';
 import type { AgentLink } from '../agents';
 import type { ClientView, Inventory } from '../inventory';
 import { destinations, sharedBroadcasts, type WakeType } from './addresses';
@@ -61,28 +61,39 @@ export class Waker {
     const known = new Map((await this.clients.clientsByIps(wellFormed)).map((c) => [c.ip, c]));
     const shared = type === 'broadcast' ? sharedBroadcasts(this.settings.interfaceName, this.settings.limitedBroadcast) : [];
 
-    // Each woken client's packets are datagrams[first .. first + count).
-    const targets: { ip: string; first: number; count: number }[] = [];
+    // Each woken client's packets are datagrams[first[k] .. first[k + 1]).
+    const targets: string[] = [];
+    const first: number[] = [];
     const datagrams: ClientDatagram[] = [];
+    const netmasks = new Map<string, boolean>();
     for (const ip of wellFormed) {
       const client = known.get(ip);
       if (!client) report.skipped.not_found.push(ip);
       else if (this.agents.isConnected(ip)) report.skipped.connected.push(ip);
       else {
-        const packet = packetFor(client, type);
-        const to = destinations({ ip, netmask: client.room.netmask }, type, shared, this.settings.limitedBroadcast);
+        const packet = packetFor(client, type, netmasks);
+        const to = packet && destinations({ ip, netmask: client.room.netmask }, type, shared, this.settings.limitedBroadcast);
         if (!packet || !to) {
           report.skipped.invalid_record.push(ip);
           continue;
         }
-        targets.push({ ip, first: datagrams.length, count: to.length });
+        targets.push(ip);
+        first.push(datagrams.length);
         for (const address of to) datagrams.push({ address, packet, client: ip });
       }
     }
+    first.push(datagrams.length);
 
     const errors = datagrams.length > 0 ? await this.socket().sendAll(datagrams, this.settings.port) : [];
-    for (const { ip, first, count } of targets) {
-      const delivered = errors.slice(first, first + count).some((error) => error === undefined);
+    let packets = 0;
+    for (let k = 0; k < targets.length; k++) {
+      const ip = targets[k]!;
+      let delivered = false;
+      for (let i = first[k]!; i < first[k + 1]!; i++) {
+        if (errors[i] !== undefined) continue;
+        delivered = true;
+        packets++;
+      }
       if (!delivered) report.skipped.send_failed.push(ip);
       // The agent may have connected while the packets went out: it keeps its real state.
       else if (!this.agents.isConnected(ip)) {
@@ -90,14 +101,24 @@ export class Waker {
         report.sent.push(ip);
       } else report.skipped.connected.push(ip);
     }
-    if (report.sent.length > 0) this.announce(report.sent, type, errors.filter((error) => error === undefined).length);
+    if (report.sent.length > 0) this.announce(report.sent, type, packets);
     return report;
   }
 }
 
-/** The client's magic packet, or undefined when its record cannot address one. */
-function packetFor(client: ClientView, type: WakeType): Buffer | undefined {
-  if (!isHostIpv4(client.ip) || (type === 'broadcast' && !isNetmask(client.room.netmask))) return undefined;
+/**
+ * The client's magic packet, or undefined when its record cannot address one. Its IP has
+ * passed isIpv4 already; `netmasks` holds the netmasks this request has checked (a room's
+ * is shared by its clients).
+ */
+function packetFor(client: ClientView, type: WakeType, netmasks: Map<string, boolean>): Buffer | undefined {
+  if (client.ip === '0.0.0.0' || client.ip === '255.255.255.255') return undefined;
+  if (type === 'broadcast') {
+    const netmask = client.room.netmask;
+    let valid = netmasks.get(netmask);
+    if (valid === undefined) netmasks.set(netmask, (valid = isNetmask(netmask)));
+    if (!valid) return undefined;
+  }
   try {
     return magicPacket(client.mac);
   } catch {

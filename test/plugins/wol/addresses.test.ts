@@ -71,6 +71,24 @@ test('destinations: unicast is the client IP; broadcast adds the shared ones, ea
   assert.deepEqual(destinations(client, 'broadcast', ['192.168.2.255'], false), ['192.168.2.255'], 'the same address once');
 });
 
+test('destinations: the shared broadcasts in their order, then the directed one unless it is among them (property)', () => {
+  const pool = ['10.1.255.255', '192.168.2.255', '127.255.255.255', '255.255.255.255'];
+  fc.assert(
+    fc.property(
+      // Often in one of the pool's subnets, so the directed broadcast is sometimes shared already.
+      fc.oneof(fc.integer({ min: 0, max: 0xffffffff }), fc.constantFrom(...['10.1.3.4', '192.168.2.7', '127.0.0.5'].map(ipv4ToInt))),
+      fc.oneof(fc.integer({ min: 1, max: 32 }), fc.constantFrom(8, 16, 24)),
+      fc.uniqueArray(fc.constantFrom(...pool), { maxLength: pool.length }),
+      (ip, prefix, shared) => {
+        const client = { ip: intToIpv4(ip), netmask: intToIpv4((0xffffffff << (32 - prefix)) >>> 0) };
+        const own = directedBroadcast(client.ip, client.netmask);
+        const to = destinations(client, 'broadcast', shared, true);
+        assert.deepEqual(to, [...new Set([...shared, own])], `${client.ip}/${prefix} with ${shared.join(', ') || 'nothing'} shared`);
+      },
+    ),
+  );
+});
+
 test('destinations never hold 255.255.255.255 unless the limited broadcast is allowed, whatever the record', () => {
   const cases: [{ ip: string; netmask: string }, 'unicast' | 'broadcast', string][] = [
     [{ ip: '10.0.0.1', netmask: '0.0.0.0' }, 'broadcast', 'room netmask 0.0.0.0'],

@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import { ManualClock } from '../../../core/clock';
 import { Inventory } from '../../../plugins/inventory';
 import { PendingWakes } from '../../../plugins/wol/pending';
+import type { ClientDatagram } from '../../../plugins/wol/routing';
 import { WakeSocket, type Datagram } from '../../../plugins/wol/sender';
 import { Waker } from '../../../plugins/wol/waker';
 import { eventually } from '../../support/fake-agent';
@@ -340,6 +341,71 @@ test('clients whose packets the kernel refuses are reported as send_failed and g
     assert.deepEqual([...pending.ips()], [], 'no WOL_SENT entry');
   } finally {
     pending.clear();
+    await x.close();
+  }
+});
+
+test('a client is woken when any of its packets left, and wol.sent counts every packet that left', async () => {
+  const x = await wolSite({ count: 4 });
+  // Datagrams are only recorded (none leaves); each client's [limited, directed] pair fails as told.
+  const failing = new Set([
+    '127.0.2.1 255.255.255.255',
+    '127.0.2.1 127.255.255.255',
+    '127.0.2.2 255.255.255.255',
+    '127.0.2.3 127.255.255.255',
+  ]);
+  const sent: string[] = [];
+  const recorder = {
+    sendAll: async (datagrams: ClientDatagram[]) =>
+      datagrams.map(({ client, address }) => {
+        sent.push(`${client} ${address}`);
+        return failing.has(`${client} ${address}`) ? new Error('refused') : undefined;
+      }),
+  };
+  const announced: [string[], string, number][] = [];
+  const pending = new PendingWakes(60_000);
+  try {
+    const waker = new Waker(
+      x.s.app.container.resolve(Inventory),
+      x.link,
+      pending,
+      { port: x.port, limitedBroadcast: true },
+      () => recorder,
+      (clients, type, packets) => announced.push([clients, type, packets]),
+    );
+    const report = await waker.wake(x.ips, 'broadcast');
+    assert.equal(sent.length, 8, 'two datagrams per client');
+    assert.deepEqual(
+      report,
+      { sent: x.ips.slice(1), skipped: { ...noSkips, send_failed: [x.ips[0]] } },
+      'only the client with no packet out failed',
+    );
+    assert.deepEqual(announced, [[x.ips.slice(1), 'broadcast', 4]], 'the 4 packets that left are counted');
+    assert.deepEqual([...pending.ips()], x.ips.slice(1), 'the woken ones are WOL_SENT');
+  } finally {
+    pending.clear();
+    await x.close();
+  }
+});
+
+test('in one request each client is checked against its own room netmask', async () => {
+  const x = await wolSite({ count: 3 });
+  try {
+    const other = (await x.s.post('/room/add', { center: x.center, name: 'Other', netmask: '255.255.255.0' })).body.id as number;
+    // A record imported from an older database, bypassing the REST validation.
+    await x.s.app.database.query("update rooms set netmask = '255.0.255.0' where id = ?", [other]);
+    await x.s.app.database.query('update clients set room_id = ? where ip = ?', [other, x.ips[1]]);
+    x.s.app.container.resolve(Inventory).tablesChanged();
+    const r = await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
+    assert.deepEqual(
+      r.body,
+      { sent: [x.ips[0], x.ips[2]], skipped: { ...noSkips, invalid_record: [x.ips[1]] } },
+      'only the client of the bad room',
+    );
+    assert.equal((await x.broadcast.waitFor(2)).length, 2, 'the other two were sent their packet');
+    const again = await x.s.post('/wol', { clients: [x.ips[1], x.ips[0]], type: 'broadcast' });
+    assert.deepEqual(again.body, { sent: [x.ips[0]], skipped: { ...noSkips, invalid_record: [x.ips[1]] } }, 'whichever room comes first');
+  } finally {
     await x.close();
   }
 });
