@@ -69,6 +69,17 @@ export class ClientIndex {
     return (await this.maps()).byIp.get(ip);
   }
 
+  /** The clients at these addresses, each once, in the order first asked; unknown addresses are left out. */
+  async byIps(ips: Iterable<string>): Promise<ClientView[]> {
+    const { byIp } = await this.maps();
+    const found = new Set<ClientView>();
+    for (const ip of ips) {
+      const client = byIp.get(ip);
+      if (client) found.add(client);
+    }
+    return [...found];
+  }
+
   async byId(id: number): Promise<ClientView | undefined> {
     return (await this.maps()).byId.get(id);
   }
