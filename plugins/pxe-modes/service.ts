@@ -64,11 +64,6 @@ export class BootFiles {
     return [...(await this.templates.catalog()).keys()];
   }
 
-  /** Write one client's files for `mode` (its stored boot mode by default). */
-  async writeFor(client: ClientView, mode: string = client.boot): Promise<void> {
-    await this.writeMany([client], mode);
-  }
-
   /** Write the files of many clients for one mode; every file is in place when this resolves. */
   async writeMany(clients: ClientView[], mode: string): Promise<void> {
     await this.write(clients, mode);

@@ -16,9 +16,9 @@ test('the BootFiles service writes a given mode, refuses an unlisted one and del
     await addClient(s, room, '192.168.1.10', 'aa:bb:cc:dd:ee:01');
     const bootFiles = s.app.container.resolve(BootFiles);
     const client = (await s.app.container.resolve(Inventory).clientByIp('192.168.1.10'))!;
-    await bootFiles.writeFor(client, '12');
+    await bootFiles.writeMany([client], '12');
     assert.match(readIfExists(biosFile(s, '01-AA-BB-CC-DD-EE-01'))!, /\(hd0,1\)/, 'mode 12 written');
-    await assert.rejects(bootFiles.writeFor(client, '../12'), UnknownModeError, 'an unlisted mode is refused');
+    await assert.rejects(bootFiles.writeMany([client], '../12'), UnknownModeError, 'an unlisted mode is refused');
     await bootFiles.deleteFor(client);
     assert.equal(readIfExists(biosFile(s, '01-AA-BB-CC-DD-EE-01')), null, 'BIOS file deleted');
     assert.equal(readIfExists(uefiFile(s, '01-aa:bb:cc:dd:ee:01')), null, 'UEFI file deleted');
