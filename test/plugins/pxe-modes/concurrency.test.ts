@@ -34,21 +34,34 @@ async function ok(request: Promise<{ status: number; text: string }>, what: stri
   assert.equal(r.status, 200, `${what}: ${r.text}`);
 }
 
+/** What the files of each mode and live image are when nothing else runs, by `<mode> <live image>`. */
+async function filesOfEveryMode(s: TestServer): Promise<Map<string, string[]>> {
+  const expected = new Map<string, string[]>();
+  for (const mode of modes) {
+    for (const live of lives) {
+      await ok(s.post('/mode', { clients: ips, mode }), mode);
+      await ok(s.post('/live/set', { clients: ips, name: live }), live);
+      expected.set(`${mode} ${live}`, files(s));
+    }
+  }
+  return expected;
+}
+
+/** Every client has the files its record names. */
+async function assertFilesFollowRecords(s: TestServer, expected: Map<string, string[]>, round: number): Promise<void> {
+  const named = await records(s);
+  const actual = files(s);
+  for (const [i, ip] of ips.entries())
+    assert.equal(actual[i], expected.get(named[i]!)![i], `round ${round}: ${ip} records ${named[i]} and has its files`);
+}
+
 test('concurrent POST /mode and /live/set requests leave every client with the files its record names', async () => {
   const s = await startServer({ config: { plugins: ['inventory', 'pxe-modes', 'live'] } });
   try {
     for (const name of lives) mkdirSync(path.join(s.dir, 'tftpboot', name), { recursive: true });
     const room = await addRoom(s, await addCenter(s));
     for (const [i, ip] of ips.entries()) await addClient(s, room, ip, macFor(i + 1));
-    // What the files of each mode and live image are when nothing else runs.
-    const expected = new Map<string, string[]>();
-    for (const mode of modes) {
-      for (const live of lives) {
-        await ok(s.post('/mode', { clients: ips, mode }), mode);
-        await ok(s.post('/live/set', { clients: ips, name: live }), live);
-        expected.set(`${mode} ${live}`, files(s));
-      }
-    }
+    const expected = await filesOfEveryMode(s);
     assert.equal(new Set(modes.map((m) => expected.get(`${m} ${lives[0]}`)![0])).size, modes.length, 'each mode gives different files');
     assert.notEqual(expected.get(`ogLive ${lives[0]}`)![0], expected.get(`ogLive ${lives[1]}`)![0], 'the live image shows in ogLive files');
 
@@ -60,10 +73,7 @@ test('concurrent POST /mode and /live/set requests leave every client with the f
           : s.post('/mode', { clients, mode: modes[i % modes.length] });
       });
       for (const r of await Promise.all(requests)) assert.equal(r.status, 200, r.text);
-      const named = await records(s);
-      const actual = files(s);
-      for (const [i, ip] of ips.entries())
-        assert.equal(actual[i], expected.get(named[i]!)![i], `round ${round}: ${ip} records ${named[i]} and has its files`);
+      await assertFilesFollowRecords(s, expected, round);
     }
   } finally {
     await s.close();
@@ -81,14 +91,7 @@ test('saves of single clients, written together while earlier ones are written, 
     );
     for (const r of added) assert.equal(r.status, 200, r.text);
     const ids = added.map((r) => r.body.id as number);
-    const expected = new Map<string, string[]>();
-    for (const mode of modes) {
-      for (const live of lives) {
-        await ok(s.post('/mode', { clients: ips, mode }), mode);
-        await ok(s.post('/live/set', { clients: ips, name: live }), live);
-        expected.set(`${mode} ${live}`, files(s));
-      }
-    }
+    const expected = await filesOfEveryMode(s);
     for (let round = 0; round < 3; round++) {
       await ok(s.post('/mode', { clients: ips, mode: modes[round] }), modes[round]!);
       // Each client saved with its own mode and live image at once, some twice.
@@ -97,10 +100,7 @@ test('saves of single clients, written together while earlier ones are written, 
         return i % 4 === 0 ? [save(round), save(round + 1)] : [save(round)];
       });
       for (const r of await Promise.all(requests)) assert.equal(r.status, 200, r.text);
-      const named = await records(s);
-      const actual = files(s);
-      for (const [i, ip] of ips.entries())
-        assert.equal(actual[i], expected.get(named[i]!)![i], `round ${round}: ${ip} records ${named[i]} and has its files`);
+      await assertFilesFollowRecords(s, expected, round);
     }
   } finally {
     await s.close();
