@@ -11,6 +11,17 @@ const until = async (condition: () => boolean, timeoutMs = 5000): Promise<void> 
   }
 };
 
+/** A PendingWakes of 60 s on a manual clock, cleared after `fn`. */
+async function onManualClock(fn: (pending: PendingWakes, clock: ManualClock) => Promise<void>): Promise<void> {
+  const clock = new ManualClock(1_000_000);
+  const pending = new PendingWakes(60_000, clock);
+  try {
+    await fn(pending, clock);
+  } finally {
+    pending.clear();
+  }
+}
+
 test('entries are listed oldest first and released on demand', () => {
   const pending = new PendingWakes(60_000);
   try {
@@ -43,10 +54,8 @@ test('an entry expires after its lifetime; marking again restarts it', async () 
   }
 });
 
-test('on an injected clock an entry lives exactly its lifetime, counted again from each mark', async () => {
-  const clock = new ManualClock(1_000_000);
-  const pending = new PendingWakes(60_000, clock);
-  try {
+test('on an injected clock an entry lives exactly its lifetime, counted again from each mark', () =>
+  onManualClock(async (pending, clock) => {
     pending.mark('127.0.0.1');
     pending.mark('127.0.0.2');
     await clock.advance(30_000);
@@ -62,15 +71,10 @@ test('on an injected clock an entry lives exactly its lifetime, counted again fr
     pending.mark('127.0.0.3');
     pending.release('127.0.0.3');
     assert.deepEqual(clock.pendingTimers(), [], 'a released entry leaves no timer armed');
-  } finally {
-    pending.clear();
-  }
-});
+  }));
 
-test('one timer serves every entry; entries marked at different times each expire at their own', async () => {
-  const clock = new ManualClock(1_000_000);
-  const pending = new PendingWakes(60_000, clock);
-  try {
+test('one timer serves every entry; entries marked at different times each expire at their own', () =>
+  onManualClock(async (pending, clock) => {
     pending.mark('127.0.0.1');
     await clock.advance(10);
     pending.mark('127.0.0.2');
@@ -92,15 +96,10 @@ test('one timer serves every entry; entries marked at different times each expir
     await clock.advanceTo(1_060_020);
     assert.deepEqual([...pending.ips()], [], 'then it expires');
     assert.deepEqual(clock.pendingTimers(), [], 'no timer is left armed');
-  } finally {
-    pending.clear();
-  }
-});
+  }));
 
-test('marking again the entry the timer is armed for pushes its expiry back; the others keep theirs', async () => {
-  const clock = new ManualClock(1_000_000);
-  const pending = new PendingWakes(60_000, clock);
-  try {
+test('marking again the entry the timer is armed for pushes its expiry back; the others keep theirs', () =>
+  onManualClock(async (pending, clock) => {
     pending.mark('127.0.0.1');
     await clock.advance(10);
     pending.mark('127.0.0.2');
@@ -115,15 +114,10 @@ test('marking again the entry the timer is armed for pushes its expiry back; the
     await clock.advanceTo(1_060_020);
     assert.deepEqual([...pending.ips()], [], 'then it expires');
     assert.deepEqual(clock.pendingTimers(), [], 'no timer is left armed');
-  } finally {
-    pending.clear();
-  }
-});
+  }));
 
-test('releasing the entry the timer is armed for leaves the others their expiry; releasing the last disarms it', async () => {
-  const clock = new ManualClock(1_000_000);
-  const pending = new PendingWakes(60_000, clock);
-  try {
+test('releasing the entry the timer is armed for leaves the others their expiry; releasing the last disarms it', () =>
+  onManualClock(async (pending, clock) => {
     pending.mark('127.0.0.1');
     await clock.advance(10);
     pending.mark('127.0.0.2');
@@ -141,10 +135,7 @@ test('releasing the entry the timer is armed for leaves the others their expiry;
     assert.ok(pending.has('127.0.0.4'), 'an entry marked after that is armed afresh');
     await clock.advance(1);
     assert.deepEqual([...pending.ips()], [], 'and expires at its lifetime');
-  } finally {
-    pending.clear();
-  }
-});
+  }));
 
 test('clear drops every entry and its timer', () => {
   const clock = new ManualClock(1_000_000);
