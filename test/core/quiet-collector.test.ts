@@ -54,15 +54,14 @@ test("the real collection frees what nothing references any more, without V8's c
   const reports: CollectionReport[] = [];
   const collector = new QuietCollector(1, 1, (r) => reports.push(r));
   let garbage: unknown[] | undefined = Array.from({ length: 300_000 }, (_, i) => ({ i, text: `item ${i}` }));
+  const whileReferencedMiB = process.memoryUsage().heapUsed / 1_048_576;
   assert.equal((garbage as unknown[]).length, 300_000);
   garbage = undefined;
   collector.died();
   await sleep(30);
   assert.equal(reports.length, 1);
-  assert.ok(
-    reports[0]!.heapAfterMiB < reports[0]!.heapBeforeMiB - 5,
-    `heap ${reports[0]!.heapBeforeMiB} -> ${reports[0]!.heapAfterMiB} MiB`,
-  );
+  // Against the heap while it was referenced: a collection V8 ran by itself meanwhile does not matter.
+  assert.ok(reports[0]!.heapAfterMiB < whileReferencedMiB - 5, `heap ${whileReferencedMiB.toFixed(1)} -> ${reports[0]!.heapAfterMiB} MiB`);
 });
 
 test.run();
