@@ -4,7 +4,7 @@ import type { PluginEvents } from '../../core/events';
 import type { Logger } from '../../core/log';
 import { PreparedJson, stringifyAscii } from '../../core/http/json';
 import type { PluginContext } from '../../core/plugin';
-import { QuietCollector } from '../../core/quiet-collector';
+import { QuietCollector } from './quiet-collector';
 import type { ClientView, Inventory } from '../inventory';
 import { LinkAnnouncer } from './announce';
 import { AgentConnection, type ConnectionOwner, type Pending } from './connection';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';
-import { type CollectionReport, QuietCollector } from '../../core/quiet-collector';
+import { type CollectionReport, QuietCollector } from '../../../plugins/agents/quiet-collector';
 
 /** A collector whose collections are counted instead of run. */
 function counted(threshold: number, quietMs: number) {
