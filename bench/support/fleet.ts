@@ -43,6 +43,8 @@ export async function addCacheContents(s: TestServer, clientIds: number[], image
         [id, id],
       );
   });
+  // Written behind the inventory's back: what it keeps of partitions is read again.
+  s.app.container.resolve(Inventory).tablesChanged();
   const store = s.app.container.resolve(CacheStore);
   const contents = Array.from({ length: images }, (_, i) => ({
     name: `image-${i}.img`,

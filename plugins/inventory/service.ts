@@ -11,6 +11,7 @@ import { ClientEntity } from './entities/client';
 import { clientsWhere, type ClientView } from './client-view';
 import { DiskSetupWriter } from './disk-setup-writer';
 import { FleetScope } from './fleet-scope';
+import { PartitionSizes } from './partition-sizes';
 import { ErrorCode, badRequest } from '../../core/errors';
 import { requireAllKnown } from './lookups';
 import type { ClientUpdate } from './schemas';
@@ -62,6 +63,8 @@ export interface InventoryChange {
   clients?: number[];
   /** These clients' own fields, as a command set them. */
   patch?: { ids: number[]; fields: ClientPatch };
+  /** These clients' disks and partitions were stored. */
+  disks?: number[];
 }
 
 /**
@@ -72,6 +75,9 @@ export interface InventoryChange {
 export class Inventory {
   private readonly diskWriter: DiskSetupWriter;
   private readonly index: ClientIndex;
+  private readonly sizes: PartitionSizes;
+  /** Clients whose disks were stored this turn, for the other instances (one message per turn, not per report). */
+  private disksToTell?: Set<number>;
 
   constructor(
     private readonly db: Database,
@@ -80,6 +86,7 @@ export class Inventory {
   ) {
     this.diskWriter = new DiskSetupWriter(db);
     this.index = new ClientIndex(db);
+    this.sizes = new PartitionSizes((ids, filesystem) => this.readPartitionSizes(ids, filesystem));
   }
 
   /**
@@ -98,10 +105,32 @@ export class Inventory {
 
   /** Apply a committed change to the client index; unless another instance made it, tell the others. */
   apply(change: InventoryChange, fromElsewhere = false): void {
-    if (change.tables) this.index.invalidate();
-    if (change.clients) this.index.changed(change.clients);
+    if (change.tables) {
+      this.index.invalidate();
+      this.sizes.clear();
+    }
+    if (change.clients) {
+      this.index.changed(change.clients);
+      this.sizes.changed(change.clients);
+    }
     if (change.patch) this.index.patch(change.patch.ids, change.patch.fields);
+    if (change.disks) this.sizes.changed(change.disks);
     if (!fromElsewhere) void this.cluster.send('*', 'inventory.changed', change).catch(() => undefined);
+  }
+
+  /** A client's disks were stored here: forget its sizes now, and tell the other instances once this turn ends. */
+  private disksStored(clientId: number): void {
+    this.sizes.changed([clientId]);
+    if (this.disksToTell) {
+      this.disksToTell.add(clientId);
+      return;
+    }
+    this.disksToTell = new Set([clientId]);
+    setImmediate(() => {
+      const disks = [...(this.disksToTell ?? [])];
+      this.disksToTell = undefined;
+      void this.cluster.send('*', 'inventory.changed', { disks }).catch(() => undefined);
+    });
   }
 
   private patched(clientIds: number[], fields: ClientPatch): void {
@@ -270,7 +299,13 @@ export class Inventory {
    * transaction. A partition whose size, filesystem or OS changed loses its image link.
    */
   async storeDiskSetup(clientId: number, entries: DiskEntry[], serialNumber?: string): Promise<void> {
-    await this.diskWriter.store(clientId, entries, serialNumber);
+    // Before and after: a size read while the write runs is not kept.
+    this.sizes.changed([clientId]);
+    try {
+      await this.diskWriter.store(clientId, entries, serialNumber);
+    } finally {
+      this.disksStored(clientId);
+    }
     // The writer sets a serial number only where none was stored.
     if (serialNumber && (await this.index.byId(clientId))?.serialNumber === '') this.patched([clientId], { serialNumber });
   }
@@ -281,9 +316,13 @@ export class Inventory {
 
   /**
    * The size of each client's first partition with this file system (any case), by client
-   * id; clients without one are left out. Cheaper than whole disk setups for one partition.
+   * id; clients without one are left out. From memory once read (see PartitionSizes).
    */
-  async partitionSizes(clientIds: number[], filesystem: string): Promise<Map<number, bigint>> {
+  partitionSizes(clientIds: number[], filesystem: string): Promise<Map<number, bigint>> {
+    return this.sizes.of(clientIds, filesystem);
+  }
+
+  private async readPartitionSizes(clientIds: number[], filesystem: string): Promise<Map<number, bigint>> {
     const out = new Map<number, bigint>();
     for (let i = 0; i < clientIds.length; i += inChunk) {
       const chunk = clientIds.slice(i, i + inChunk);

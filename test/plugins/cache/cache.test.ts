@@ -80,6 +80,31 @@ test('refresh answers replace the contents; one without a cache key empties them
   }
 });
 
+test('the cache size listed follows each refresh that resizes the cache partition, and a partition that went away', async () => {
+  const x = await imageSite();
+  try {
+    const ip = x.ips[0]!;
+    const agent = await x.connect(ip, { configuration: withCache([ubuntu]) });
+    const size = async () => (await x.s.get('/cache/list', { clients: [ip] })).body.clients[0].cache_size;
+    assert.equal(await size(), 20971520 * 1024, 'as first reported');
+    assert.equal(await size(), 20971520 * 1024, 'asked again');
+    for (const [n, kib] of ['31457280', '10485760'].entries()) {
+      agent.on('refresh', { body: withCache([ubuntu], kib) });
+      await x.s.post('/refresh', { clients: [ip] });
+      await agent.waitFor('refresh', n + 1);
+      await x.settled(ip);
+      assert.equal(await size(), Number(kib) * 1024, `resized to ${kib} KiB`);
+    }
+    agent.on('refresh', { body: defaultConfiguration });
+    await x.s.post('/refresh', { clients: [ip] });
+    await agent.waitFor('refresh', 3);
+    await x.settled(ip);
+    assert.equal(await size(), 0, 'no cache partition any more');
+  } finally {
+    await x.close();
+  }
+});
+
 test('cache delete: each client gets only images; its answer replaces the stored contents', async () => {
   const x = await imageSite();
   try {

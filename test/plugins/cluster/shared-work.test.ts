@@ -162,11 +162,11 @@ if (testEngine === 'postgresql') {
 
       // Cache contents a's agent reported are listed through b; a later report too.
       // A live agent's refresh with a cache partition (only such a client lists images).
-      const withCache = (cache: unknown[]) => ({
+      const withCache = (cache: unknown[], cacheKiB = '20971520') => ({
         ...defaultConfiguration,
         partition_setup: [
           ...defaultConfiguration.partition_setup,
-          { disk: '1', disk_type: '', partition: '3', code: 'ca', filesystem: 'CACHE', os: '', size: '20971520', used_size: '5' },
+          { disk: '1', disk_type: '', partition: '3', code: 'ca', filesystem: 'CACHE', os: '', size: cacheKiB, used_size: '5' },
         ],
         cache,
       });
@@ -178,6 +178,12 @@ if (testEngine === 'postgresql') {
       agent.on('refresh', { body: withCache([ubuntu, { name: 'windows', size: 8192, checksum: 'cd34' }]) });
       assert.is((await c.post('/refresh', { clients: [site.ips[0]] })).body.clients[0].outcome, 'sent');
       await eventually(async () => JSON.stringify(await listed()) === '["ubuntu","windows"]', 'the new cache through b', 3000);
+      // b keeps the cache partition's size in memory: a resize stored by a shows through b.
+      const cacheSize = async () => (await b.get('/cache/list', { clients: [site.ips[0]] })).body.clients?.[0]?.cache_size;
+      assert.is(await cacheSize(), 20971520 * 1024);
+      agent.on('refresh', { body: withCache([ubuntu], '10485760') });
+      assert.is((await c.post('/refresh', { clients: [site.ips[0]] })).body.clients[0].outcome, 'sent');
+      await eventually(async () => (await cacheSize()) === 10485760 * 1024, 'the resized cache through b', 3000);
 
       // Shell output of a command asked through c shows through b.
       agent.on('shell/run', { body: { cmd: 'df', out: 'disk free\n', retcode: 0 } });
