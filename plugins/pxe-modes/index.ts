@@ -81,7 +81,7 @@ export default definePlugin({
         else await bootFiles.deleteAll(clients);
       }),
     );
-    const savedClients = new SavedClientFiles(bootFiles, inventory, ctx.log);
+    const savedClients = new SavedClientFiles(bootFiles, inventory);
     ctx.events.on('client.saved', (saved) => savedClients.write(saved.id), 'write the boot files');
   },
 });

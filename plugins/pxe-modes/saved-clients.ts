@@ -1,6 +1,5 @@
-import type { Logger } from '../../core/log';
 import type { ClientView, Inventory } from '../inventory';
-import { type BootFiles, UnknownModeError } from './service';
+import type { BootFiles } from './service';
 
 interface Waiter {
   resolve: () => void;
@@ -11,8 +10,8 @@ interface Waiter {
  * The boot files of clients saved one at a time (POST /client/add, /client/update), written
  * together: saves that arrive while earlier ones are being written wait for the next
  * batch, written as one change (one sync of each boot folder for all of them) rather than
- * one change each. A lone save is written at once. Each save's promise settles when its own
- * files are in place, or with the failure of its mode's write.
+ * one change each. A lone save is written at once. Each save's promise settles once its batch
+ * is written, or with the batch's failure (a mode without a template is logged, not a failure).
  */
 export class SavedClientFiles {
   private waiting = new Map<number, Waiter[]>();
@@ -21,7 +20,6 @@ export class SavedClientFiles {
   constructor(
     private readonly bootFiles: BootFiles,
     private readonly inventory: Pick<Inventory, 'clientById'>,
-    private readonly log: Logger,
   ) {}
 
   /** Write the files of the client with this id as it is stored when its batch runs (none if it is gone by then). */
@@ -41,8 +39,7 @@ export class SavedClientFiles {
       this.waiting = new Map();
       // Under the lock of POST /mode, and the records read inside it: a save racing a mode
       // change must not leave the other mode's files.
-      // A failure before a mode's write (the record's read) fails every save of the batch
-      // not settled yet; settling one twice does nothing.
+      // A failure fails every save of the batch.
       await this.bootFiles
         .exclusive(() => this.writeBatch(batch))
         .catch((error: unknown) => {
@@ -52,33 +49,14 @@ export class SavedClientFiles {
     this.draining = false;
   }
 
+  /** The batch's clients as stored now (a client gone meanwhile has nothing to write), each by its own mode. */
   private async writeBatch(batch: Map<number, Waiter[]>): Promise<void> {
-    const byMode = new Map<string, { clients: ClientView[]; waiters: Waiter[] }>();
-    const settled: Waiter[] = [];
-    for (const [id, waiters] of batch) {
+    const clients: ClientView[] = [];
+    for (const id of batch.keys()) {
       const client = await this.inventory.clientById(id);
-      if (!client) {
-        settled.push(...waiters);
-        continue;
-      }
-      const group = byMode.get(client.boot) ?? { clients: [], waiters: [] };
-      group.clients.push(client);
-      group.waiters.push(...waiters);
-      byMode.set(client.boot, group);
+      if (client) clients.push(client);
     }
-    for (const waiter of settled) waiter.resolve();
-    for (const [mode, { clients, waiters }] of byMode) {
-      try {
-        await this.bootFiles.writeMany(clients, mode);
-      } catch (error) {
-        if (!(error instanceof UnknownModeError)) {
-          for (const waiter of waiters) waiter.reject(error);
-          continue;
-        }
-        for (const client of clients)
-          this.log.warn({ ip: client.ip, boot: client.boot }, 'client boot mode has no template; boot files left unchanged');
-      }
-      for (const waiter of waiters) waiter.resolve();
-    }
+    await this.bootFiles.writeOwnModes(clients);
+    for (const waiters of batch.values()) for (const waiter of waiters) waiter.resolve();
   }
 }
