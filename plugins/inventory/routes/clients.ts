@@ -99,12 +99,18 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     return fields as Partial<Client>;
   }
 
+  /** The references a request set, resolved: a 400 naming the field for one that does not exist. */
+  async function references(em: EntityManager, body: ClientFields, roomId: number): Promise<Partial<Client>> {
+    const refs: Partial<Client> = {};
+    if (body.repo_id !== undefined) refs.repository = await optionalRef(em, RepositoryEntity, body.repo_id, 'repo_id');
+    if (body.server_id !== undefined) refs.server = await optionalRef(em, ServerEntity, body.server_id, 'server_id');
+    if (body.folder_id !== undefined) refs.folder = await computerFolder(em, body.folder_id, roomId);
+    return refs;
+  }
+
   /** Copy the optional fields a request set onto the entity, resolving references. */
   async function applyFields(em: EntityManager, client: Client, body: ClientFields, roomId: number): Promise<void> {
-    Object.assign(client, plainFields(body));
-    if (body.repo_id !== undefined) client.repository = await optionalRef(em, RepositoryEntity, body.repo_id, 'repo_id');
-    if (body.server_id !== undefined) client.server = await optionalRef(em, ServerEntity, body.server_id, 'server_id');
-    if (body.folder_id !== undefined) client.folder = await computerFolder(em, body.folder_id, roomId);
+    Object.assign(client, plainFields(body), await references(em, body, roomId));
   }
 
   /**
@@ -117,10 +123,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     const roomId = toInt(body.room);
     await requireRow(em, RoomEntity, roomId, 'room');
     await checkUnique(em, { ip: body.ip, mac });
-    // As applyFields resolves them.
-    if (body.repo_id !== undefined) await optionalRef(em, RepositoryEntity, body.repo_id, 'repo_id');
-    if (body.server_id !== undefined) await optionalRef(em, ServerEntity, body.server_id, 'server_id');
-    if (body.folder_id !== undefined) await computerFolder(em, body.folder_id, roomId);
+    await references(em, body, roomId);
   }
 
   /** One statement: the room, repository and server by foreign key, the IP and MAC by unique key. */
