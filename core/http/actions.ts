@@ -85,7 +85,7 @@ export class ActionTrail {
     res.once('close', () => finish(res.writableFinished));
   }
 
-  noteBody(req: IncomingMessage, body: unknown): void {
-    if (this.enabled) this.clients.set(req, clientsNamed(body));
+  noteBody(route: Route, req: IncomingMessage, body: unknown): void {
+    if (route.audit && this.enabled) this.clients.set(req, clientsNamed(body));
   }
 }

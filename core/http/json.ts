@@ -23,7 +23,8 @@ export class JsonDepthError extends Error {
 }
 
 export function parseJson(text: string, maxDepth = 64): unknown {
-  checkDepth(text, maxDepth);
+  // Each level takes at least one character: a text no longer than the limit cannot pass it.
+  if (text.length > maxDepth) checkDepth(text, maxDepth);
   let value: unknown;
   try {
     value = JSON.parse(text);

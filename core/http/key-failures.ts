@@ -16,6 +16,11 @@ export class KeyFailures {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** Whether any address has failed lately: when none has, no request needs its address looked up. */
+  get any(): boolean {
+    return this.failures.size > 0;
+  }
+
   /** Seconds until `address` may try again; 0 when it may now. */
   retryAfter(address: string): number {
     const entry = this.failures.get(address);

@@ -22,6 +22,8 @@ export class RequestLog {
   ) {}
 
   begin(req: IncomingMessage, res: ServerResponse): void {
+    // Below info nothing would be written: no timing, no listeners, no source address.
+    if (!this.log.isLevelEnabled('info')) return;
     const method = req.method ?? '';
     const path = (req.url ?? '').split('?')[0]!;
     if (this.unlogged.has(`${method} ${path}`)) return;

@@ -1,6 +1,7 @@
 import { ConstraintViolationException, type EntityManager, type EntitySchema } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
 import { ErrorCode, HttpError, badRequest } from '../../../core/errors';
+import { PreparedJson, stringifyAscii } from '../../../core/http/json';
 import { normalizeMac } from '../../../core/formats';
 import type { PluginContext } from '../../../core/plugin';
 import { toInt } from '../../../core/schema-types';
@@ -234,28 +235,13 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
   assign('/client/repo', RepositoryEntity, 'repository');
   assign('/client/server', ServerEntity, 'server');
 
+  // A view is replaced, never changed, when its client or room is written: its answer is kept with it.
+  const infoAnswers = new WeakMap<ClientView, PreparedJson>();
   router.get('/client/info', { permission: 'read', scoped: 'clients', body: ClientQuery, response: ClientInfo }, async ({ body }) => {
     const client = await oneClient(body.client);
-    return {
-      id: client.id,
-      name: client.name,
-      serial_number: client.serialNumber,
-      ip: client.ip,
-      mac: client.mac,
-      room: client.room.id,
-      center: client.room.centerId,
-      folder_id: client.folderId,
-      hardware_id: client.hardwareId,
-      repo_id: client.repositoryId,
-      server_id: client.serverId,
-      netmask: client.netmask,
-      netiface: client.netiface,
-      netdriver: client.netdriver,
-      livedir: client.livedir,
-      boot: client.boot,
-      remote: client.remote,
-      maintenance: client.maintenance,
-    };
+    let answer = infoAnswers.get(client);
+    if (!answer) infoAnswers.set(client, (answer = new PreparedJson(stringifyAscii(clientInfo(client)))));
+    return answer;
   });
 
   router.get('/client/setup', { permission: 'read', scoped: 'clients', body: ClientQuery, response: ClientSetup }, async ({ body }) => {
@@ -291,4 +277,28 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     if (unique.length === 0) return Promise.resolve([]);
     return clientsWhere(em, `c.ip in (${unique.map(() => '?').join(',')})`, unique);
   }
+}
+
+/** GET /client/info's answer for one client. */
+function clientInfo(client: ClientView): Static<typeof ClientInfo> {
+  return {
+    id: client.id,
+    name: client.name,
+    serial_number: client.serialNumber,
+    ip: client.ip,
+    mac: client.mac,
+    room: client.room.id,
+    center: client.room.centerId,
+    folder_id: client.folderId,
+    hardware_id: client.hardwareId,
+    repo_id: client.repositoryId,
+    server_id: client.serverId,
+    netmask: client.netmask,
+    netiface: client.netiface,
+    netdriver: client.netdriver,
+    livedir: client.livedir,
+    boot: client.boot,
+    remote: client.remote,
+    maintenance: client.maintenance,
+  };
 }

@@ -178,6 +178,34 @@ test('client/delete removes the listed clients and ignores unknown addresses', (
     assert.equal((await s.get('/client/info', { client: ['10.0.0.2'] })).status, 200, 'kept');
   }));
 
+test('GET /client/info, once read, follows every later write of the client', () =>
+  withServer(async (s) => {
+    const center = await addCenter(s);
+    const from = await addRoom(s, center, 'From');
+    const to = await addRoom(s, center, 'To');
+    const id = await addClient(s, from, '10.0.0.1', '02:00:00:00:00:01');
+    const info = async () => {
+      const r = await s.get('/client/info', { client: ['10.0.0.1'] });
+      assert.equal(r.status, 200, r.text);
+      return r.body;
+    };
+    const writes: [string, () => Promise<unknown>, Record<string, unknown>][] = [
+      ['update', () => s.post('/client/update', { id, name: 'renamed', serial_number: 'SN9' }), { name: 'renamed', serial_number: 'SN9' }],
+      ['mode', () => s.post('/mode', { clients: ['10.0.0.1'], mode: 'ogLive' }), { boot: 'ogLive' }],
+      ['move', () => s.post('/client/move', { clients: ['10.0.0.1'], room: to }), { room: to }],
+      ['repo', () => s.post('/client/repo', { clients: ['10.0.0.1'], id: 0 }), { repo_id: 0 }],
+      ['mac', () => s.post('/client/update', { id, mac: '02:00:00:00:00:09' }), { mac: '020000000009' }],
+    ];
+    for (const [what, write, expected] of writes) {
+      await info();
+      await info();
+      const r = (await write()) as { status: number; text: string };
+      assert.equal(r.status, 200, `${what}: ${r.text}`);
+      const after = await info();
+      for (const [field, value] of Object.entries(expected)) assert.equal(after[field], value, `${what}: ${field}`);
+    }
+  }));
+
 test('client/move moves clients to a room and folder; unknown clients refuse the whole move', () =>
   withServer(async (s) => {
     const center = await addCenter(s);
