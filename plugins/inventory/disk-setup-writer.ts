@@ -108,9 +108,15 @@ export class DiskSetupWriter {
     const gone = existing.filter((row) => !kept.has(Number(row.id))).map((row) => row.id);
     if (gone.length > 0) await em.nativeDelete(PartitionEntity, { id: { $in: gone } });
     await insertInChunks(em, PartitionEntity, inserts);
-    for (const job of jobs) {
-      if (!job.serialNumber) continue;
-      await execute(em, "update clients set serial_number = ? where id = ? and serial_number = ''", [job.serialNumber, job.clientId]);
+    // Every serial number of the batch in one statement, each only where none is stored.
+    const serials = [...latest.values()].filter((job) => job.serialNumber);
+    if (serials.length > 0) {
+      await execute(
+        em,
+        `update clients set serial_number = case id ${serials.map(() => 'when ? then ?').join(' ')} end
+          where serial_number = '' and id in (${serials.map(() => '?').join(',')})`,
+        [...serials.flatMap((job) => [job.clientId, job.serialNumber]), ...serials.map((job) => job.clientId)],
+      );
     }
   }
 }

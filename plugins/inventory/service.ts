@@ -299,15 +299,17 @@ export class Inventory {
    * transaction. A partition whose size, filesystem or OS changed loses its image link.
    */
   async storeDiskSetup(clientId: number, entries: DiskEntry[], serialNumber?: string): Promise<void> {
+    // A serial number is set only where none is stored: an agent that reports the one its
+    // client has (every connect after the first) costs no statement.
+    const unset = serialNumber !== undefined && (await this.index.byId(clientId))?.serialNumber === '';
     // Before and after: a size read while the write runs is not kept.
     this.sizes.changed([clientId]);
     try {
-      await this.diskWriter.store(clientId, entries, serialNumber);
+      await this.diskWriter.store(clientId, entries, unset ? serialNumber : undefined);
     } finally {
       this.disksStored(clientId);
     }
-    // The writer sets a serial number only where none was stored.
-    if (serialNumber && (await this.index.byId(clientId))?.serialNumber === '') this.patched([clientId], { serialNumber });
+    if (unset) this.patched([clientId], { serialNumber });
   }
 
   async diskSetup(clientId: number): Promise<StoredDiskEntry[]> {
