@@ -223,7 +223,7 @@ async function bareServer(body: string): Promise<{ child: ChildProcess; pid: num
 
 /** POST /wol for every client, broadcast: until the last of the 2,000 packets arrives; the first call apart. */
 async function wake(server: ChildServer, receiver: UdpReceiver, ips: string[]): Promise<BenchRow> {
-  const rounds = 7;
+  const rounds = 15;
   const lastPacketMs: number[] = [];
   const cpu: number[] = [];
   for (let round = 0; round < rounds; round++) {
@@ -243,13 +243,8 @@ async function wake(server: ChildServer, receiver: UdpReceiver, ips: string[]): 
       first_ms: fmt(lastPacketMs[0]!, 1),
       later_p50_ms: fmt(percentile(later, 0.5), 1),
       cpu_ms_first: fmt(cpu[0]!, 0),
-      cpu_ms_later_p50: fmt(
-        percentile(
-          cpu.slice(1).sort((a, b) => a - b),
-          0.5,
-        ),
-        0,
-      ),
+      // /proc counts CPU in 10 ms ticks: the later calls' mean is steadier than any one of them.
+      cpu_ms_later_mean: fmt(cpu.slice(1).reduce((a, b) => a + b, 0) / (rounds - 1), 1),
       reference: '31 ms',
       goal: '<=reference time and CPU',
     },
@@ -357,28 +352,50 @@ async function untilGone(server: ChildServer): Promise<void> {
 }
 
 async function withAgents(server: ChildServer, ips: string[]): Promise<BenchRow[]> {
-  const cpuBefore = cpuMs(server.pid);
-  const swarm = await connectSwarm(server, ips);
+  const first = await agentWave(server, ips);
+  let listed: { result: LoadResult; cpu: number };
   try {
-    await untilRefreshed(server, swarm.connected);
-    const connectCpu = cpuMs(server.pid) - cpuBefore;
-    const listed = await cpuOf(server.pid, () =>
+    listed = await cpuOf(server.pid, () =>
       generate({ port: server.port, method: 'GET', path: '/clients', connections: CONNECTIONS, seconds: SECONDS, keepAlive: false }),
     );
-    return [
-      {
-        workload: `agents: ${swarm.connected} connect + first refresh stored`,
-        figures: { cpu_ms_per_agent: fmt(connectCpu / swarm.connected, 3), reference: '0.2 ms', goal: '<=0.2 ms' },
-      },
-      loadRow(`GET /clients with ${swarm.connected} agents, one connection per request`, listed.result, listed.cpu, {
-        reference: '230 req/s',
-        goal: '>=2,300 req/s',
-      }),
-    ];
   } finally {
+    await first.leave();
+  }
+  // A lab that powers on again: the code is compiled by now and the serial numbers stored.
+  const again = await agentWave(server, ips);
+  await again.leave();
+  return [
+    {
+      workload: `agents: ${first.connected} connect + first refresh stored`,
+      figures: {
+        cpu_ms_per_agent: fmt(first.cpu / first.connected, 3),
+        cpu_ms_per_agent_next_time: fmt(again.cpu / again.connected, 3),
+        reference: '0.2 ms',
+        goal: '<=0.2 ms',
+      },
+    },
+    loadRow(`GET /clients with ${first.connected} agents, one connection per request`, listed.result, listed.cpu, {
+      reference: '230 req/s',
+      goal: '>=2,300 req/s',
+    }),
+  ];
+}
+
+/** Connect an agent from every address and wait until each refresh is stored: the CPU it took, and how to end it. */
+async function agentWave(server: ChildServer, ips: string[]): Promise<{ connected: number; cpu: number; leave(): Promise<void> }> {
+  const cpuBefore = cpuMs(server.pid);
+  const swarm = await connectSwarm(server, ips);
+  const leave = async () => {
     for (const child of swarm.children) child.send('stop');
     await untilGone(server);
+  };
+  try {
+    await untilRefreshed(server, swarm.connected);
+  } catch (error) {
+    await leave();
+    throw error;
   }
+  return { connected: swarm.connected, cpu: cpuMs(server.pid) - cpuBefore, leave };
 }
 
 /** POST /client/add one at a time, then from 8 connections (each a new client). */
