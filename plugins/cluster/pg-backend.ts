@@ -83,12 +83,19 @@ export class PgClusterBackend implements ClusterBackend {
       return;
     }
     const id = randomBytes(12).toString('base64url');
-    await this.query(client, 'insert into cluster_message (id, sender, body, created_at) values ($1, $2, $3, now())', [
+    // Both statements are queued now, before any later send's: a long message is notified in
+    // the order it was sent. Queued one after the other's completion, a short message sent
+    // meanwhile would overtake it, and its receiver would apply the older message last.
+    const stored = this.query(client, 'insert into cluster_message (id, sender, body, created_at) values ($1, $2, $3, now())', [
       id,
       this.self,
       JSON.stringify(message),
     ]);
-    await this.query(client, 'select pg_notify($1, $2)', [channel, JSON.stringify({ f: this.self, t: to, r: id } satisfies Envelope)]);
+    const notified = this.query(client, 'select pg_notify($1, $2)', [
+      channel,
+      JSON.stringify({ f: this.self, t: to, r: id } satisfies Envelope),
+    ]);
+    await Promise.all([stored, notified]);
   }
 
   async close(): Promise<void> {

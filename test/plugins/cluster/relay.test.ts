@@ -11,6 +11,27 @@ import { testEngine } from '../../support/test-db';
 
 // Several instances share one PostgreSQL database: the suite on PostgreSQL runs these.
 if (testEngine === 'postgresql') {
+  test('messages from one instance arrive in the order sent, a long one (through a row) followed by short ones included', async () => {
+    const site = await startClusterSite({ instances: 2, ips: addresses('127.0.1', 1) });
+    try {
+      const heard: number[] = [];
+      site.servers[1]!.app.cluster.on<{ n: number }>('test.order', ({ n }) => heard.push(n));
+      const sender = site.servers[0]!.app.cluster;
+      // Long (over NOTIFY's 8,000 bytes) and short in turn, none awaited before the next is sent.
+      const sends = Array.from({ length: 20 }, (_, n) =>
+        sender.send('*', 'test.order', n % 4 === 0 ? { n, padding: 'x'.repeat(20_000) } : { n }),
+      );
+      await Promise.all(sends);
+      await eventually(() => heard.length === 20, 'every message heard');
+      assert.equal(
+        heard,
+        Array.from({ length: 20 }, (_, n) => n),
+      );
+    } finally {
+      await site.close();
+    }
+  });
+
   test('every instance lists every agent, whichever instance it connected to', async () => {
     const site = await startClusterSite({ instances: 3, ips: addresses('127.0.1', 6) });
     try {
