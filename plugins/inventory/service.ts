@@ -301,7 +301,7 @@ export class Inventory {
   async storeDiskSetup(clientId: number, entries: DiskEntry[], serialNumber?: string): Promise<void> {
     // A serial number is set only where none is stored: an agent that reports the one its
     // client has (every connect after the first) costs no statement.
-    const unset = serialNumber !== undefined && (await this.index.byId(clientId))?.serialNumber === '';
+    const unset = !!serialNumber && (await this.index.byId(clientId))?.serialNumber === '';
     // Before and after: a size read while the write runs is not kept.
     this.sizes.changed([clientId]);
     try {
