@@ -120,10 +120,10 @@ export function createRestServer(options: RestOptions): http.Server {
       return next();
     }
     // The source address costs a system call on a new connection: asked only once a key has failed.
-    const address = failures.any ? (req.socket.remoteAddress ?? '') : '';
-    const wait = address ? failures.retryAfter(address) : 0;
+    const wait = failures.any ? failures.retryAfter(req.socket.remoteAddress ?? '') : 0;
     if (wait > 0) {
       res.setHeader('Retry-After', String(wait));
+      const address = req.socket.remoteAddress;
       return fail(req, res, new HttpError(429, ErrorCode.tooManyAttempts, `too many wrong keys from ${address}: try again in ${wait} s`));
     }
     const unauthorized = () =>
