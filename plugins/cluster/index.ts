@@ -11,7 +11,6 @@ const ClusterAnswer = Type.Object({
   instances: Type.Array(Type.String()),
   roles: Type.Array(Type.String()),
 });
-import { PgClusterBackend } from './pg-backend';
 
 /**
  * Several instances on one PostgreSQL database (`cluster.enabled`): they learn of each
@@ -33,7 +32,7 @@ export default definePlugin({
     },
     { additionalProperties: false },
   ),
-  register(ctx) {
+  async register(ctx) {
     ctx.router.get(
       '/cluster',
       {
@@ -54,6 +53,8 @@ export default definePlugin({
       throw new StartupError('cluster.expiry_s must be longer than cluster.heartbeat_s, or live instances would be taken for gone');
     // Two instances on one host differ by their REST port.
     const name = ctx.config.instance ?? `${hostname()}-${ctx.settings.rest.port}`.replace(/[^A-Za-z0-9._-]/g, '-').slice(-48);
+    // Loaded only here: an instance on its own never needs the pg driver in memory.
+    const { PgClusterBackend } = await import('./pg-backend.js');
     ctx.cluster.connect(
       new PgClusterBackend(
         {
