@@ -10,7 +10,7 @@ import { UdpReceiver } from '../test/support/udp-receiver';
 import type { LoadOptions, LoadResult } from './support/load';
 import { percentile } from './support/load';
 import { addCacheContents, benchMac, insertClients } from './support/fleet';
-import { cpuMs, rssMiBOf } from './support/proc';
+import { type Resident, cpuMs, residentMiBOf, rssMiBOf } from './support/proc';
 import { type BenchRow, fmt, loadFigures } from './support/report';
 import { agentSwarmScript } from '../test/support/swarm';
 
@@ -51,7 +51,7 @@ export default async function sideBySide(): Promise<BenchRow[]> {
       },
     });
     await sleep(2000);
-    const idleRss = rssMiBOf(server.pid);
+    const idle = await idleMemory(server.pid);
     rows.push(...(await reads(server, ips)));
     rows.push(await wake(server, receiver, ips));
     rows.push(await bootMode(server, ips));
@@ -61,7 +61,7 @@ export default async function sideBySide(): Promise<BenchRow[]> {
     rows.push(...(await clientAdd(server)));
     await server.stop();
     server = undefined;
-    rows.push(await agentsLeaving(idleRss));
+    rows.push(await agentsLeaving(idle));
   } finally {
     await server?.stop();
     await receiver.close();
@@ -419,8 +419,24 @@ async function clientAdd(server: ChildServer): Promise<BenchRow[]> {
   ];
 }
 
+/**
+ * A fresh service's memory: 2 s after it answers, and the least over the next 60 s. Loading
+ * the inventory grows V8's young generation to its largest, and V8 shrinks it only after
+ * some seconds without work; the second figure is the server as it sits idle for hours.
+ */
+async function idleMemory(pid: number): Promise<{ atStart: Resident; settled: Resident }> {
+  const atStart = residentMiBOf(pid);
+  let settled = atStart;
+  for (let second = 0; second < 60; second++) {
+    await sleep(1000);
+    const now = residentMiBOf(pid);
+    if (now.rss < settled.rss) settled = now;
+  }
+  return { atStart, settled };
+}
+
 /** RSS of a fresh service, then with 10,000 agents, then once they have all left. */
-async function agentsLeaving(idleRss: number): Promise<BenchRow> {
+async function agentsLeaving(idle: { atStart: Resident; settled: Resident }): Promise<BenchRow> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-side-by-side-'));
   const ips = Array.from({ length: AGENTS_LEAVING }, (_, i) => addressOf(i));
   let server: ChildServer | undefined;
@@ -441,7 +457,10 @@ async function agentsLeaving(idleRss: number): Promise<BenchRow> {
     return {
       workload: `RSS: idle / ${swarm.connected} agents / after they left`,
       figures: {
-        idle_2000_clients_mib: idleRss,
+        idle_2000_clients_mib: idle.atStart.rss,
+        idle_settled_mib: idle.settled.rss,
+        settled_files_mib: idle.settled.file,
+        settled_anonymous_mib: idle.settled.anon,
         idle_10000_clients_mib: start,
         with_agents_mib: connected,
         after_left_mib: left,

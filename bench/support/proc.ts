@@ -15,6 +15,21 @@ export function cpuMs(pid: number): number {
 
 /** Resident set size of a process now, in MiB (VmRSS of /proc/<pid>/status). */
 export function rssMiBOf(pid: number): number {
-  const kib = Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1] ?? 0);
-  return Math.round((kib / 1024) * 10) / 10;
+  return residentMiBOf(pid).rss;
+}
+
+export interface Resident {
+  /** All of it (VmRSS). */
+  rss: number;
+  /** Pages of mapped files: the node binary and the shared libraries, shared with other processes. */
+  file: number;
+  /** Anonymous memory: V8's heap, malloc's, thread stacks. */
+  anon: number;
+}
+
+/** A process's resident memory now, in MiB, split by what backs it (/proc/<pid>/status). */
+export function residentMiBOf(pid: number): Resident {
+  const status = readFileSync(`/proc/${pid}/status`, 'latin1');
+  const mib = (field: string) => Math.round((Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0) / 1024) * 10) / 10;
+  return { rss: mib('VmRSS'), file: mib('RssFile'), anon: mib('RssAnon') };
 }
