@@ -420,19 +420,24 @@ async function clientAdd(server: ChildServer): Promise<BenchRow[]> {
 }
 
 /**
- * A fresh service's memory: 2 s after it answers, and the least over the next 60 s. Loading
- * the inventory grows V8's young generation to its largest, and V8 shrinks it only after
- * some seconds without work; the second figure is the server as it sits idle for hours.
+ * A fresh service's memory: 2 s after it answers, and once settled. Loading the inventory
+ * grows V8's young generation to its largest, and V8 shrinks it only after some seconds
+ * without work; the settled figure is the server as it sits idle for hours.
  */
 async function idleMemory(pid: number): Promise<{ atStart: Resident; settled: Resident }> {
   const atStart = residentMiBOf(pid);
-  let settled = atStart;
-  for (let second = 0; second < 60; second++) {
+  return { atStart, settled: await settledMemory(pid, 60) };
+}
+
+/** The least resident memory over `seconds` of sampling once a second. */
+async function settledMemory(pid: number, seconds: number): Promise<Resident> {
+  let least = residentMiBOf(pid);
+  for (let second = 0; second < seconds; second++) {
     await sleep(1000);
     const now = residentMiBOf(pid);
-    if (now.rss < settled.rss) settled = now;
+    if (now.rss < least.rss) least = now;
   }
-  return { atStart, settled };
+  return least;
 }
 
 /** RSS of a fresh service, then with 10,000 agents, then once they have all left. */
@@ -452,8 +457,8 @@ async function agentsLeaving(idle: { atStart: Resident; settled: Resident }): Pr
     const connected = rssMiBOf(server.pid);
     for (const child of swarm.children) child.send('stop');
     await untilGone(server);
-    await sleep(5000);
-    const left = rssMiBOf(server.pid);
+    // Settled, as the idle figure: how soon V8 shrinks its heaps depends on the machine's speed.
+    const left = (await settledMemory(server.pid, 30)).rss;
     return {
       workload: `RSS: idle / ${swarm.connected} agents / after they left`,
       figures: {
