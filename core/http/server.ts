@@ -241,9 +241,15 @@ async function handle(
   sendJson(res, 200, result ?? {}, options.maxResponseBytes, sequenceHeader(req));
 }
 
+/**
+ * The body as text. raw-body reads the bytes and Buffer decodes them: asked for 'utf8',
+ * raw-body would make an iconv-lite decoder for every request. The byte order mark that
+ * decoder dropped is dropped here too.
+ */
 async function readBody(req: IncomingMessage, limit: number): Promise<string> {
   try {
-    return await getRawBody(req, { limit, length: req.headers['content-length'], encoding: 'utf8' });
+    const text = (await getRawBody(req, { limit, length: req.headers['content-length'] })).toString('utf8');
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   } catch (error) {
     const status = (error as { status?: number }).status;
     if (status === 413) throw new HttpError(413, ErrorCode.payloadTooLarge, `the request body exceeds ${limit} bytes`);
