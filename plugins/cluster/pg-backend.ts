@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { ClusterBackend, ClusterEvents, ClusterMessage } from '../../core/cluster';
 import type { Logger } from '../../core/log';
+import { StatementQueue } from './statement-queue';
 
 export interface PgClusterSettings {
   /** This instance's name (letters, digits, '.', '_', '-'). */
@@ -45,8 +46,7 @@ export class PgClusterBackend implements ClusterBackend {
   /** Per sender, the delivery of its latest message: the next one waits for it. */
   private readonly inbox = new Map<string, Promise<void>>();
   private ticking?: Promise<void>;
-  /** The last statement sent on the session. */
-  private queue: Promise<void> = Promise.resolve();
+  private readonly statements = new StatementQueue();
 
   constructor(
     private readonly settings: PgClusterSettings,
@@ -118,18 +118,14 @@ export class PgClusterBackend implements ClusterBackend {
     await client.end().catch(() => undefined);
   }
 
-  /** One statement at a time on the session (pg would interleave them, and is dropping that). */
+  /** One statement at a time on the session; `urgent` ones (the heartbeat's) before the waiting messages. */
   private query<R extends pg.QueryResultRow = pg.QueryResultRow>(
     client: pg.Client,
     sql: string,
     params: unknown[] = [],
+    urgent = false,
   ): Promise<pg.QueryResult<R>> {
-    const result = this.queue.then(() => client.query<R>(sql, params));
-    this.queue = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    return result;
+    return this.statements.run<R>(client, sql, params, urgent);
   }
 
   private async connection(): Promise<pg.Client> {
@@ -190,6 +186,7 @@ export class PgClusterBackend implements ClusterBackend {
       `insert into cluster_instance (name, started_at, heartbeat_at) values ($1, now(), now())
        on conflict (name) do update set heartbeat_at = now()`,
       [this.self],
+      true,
     );
     const { rows } = await this.query<{ name: string }>(
       client,
@@ -198,15 +195,18 @@ export class PgClusterBackend implements ClusterBackend {
          and exists (select 1 from pg_stat_activity a where a.datname = current_database() and a.application_name = 'ogserve:' || i.name)
        order by i.name`,
       [this.settings.expiryMs],
+      true,
     );
     this.membersAre(rows.map((r) => r.name));
-    await this.query(client, "delete from cluster_message where sender = $1 and created_at < now() - $2 * interval '1 millisecond'", [
-      this.self,
-      messageKeepMs,
-    ]);
+    await this.query(
+      client,
+      "delete from cluster_message where sender = $1 and created_at < now() - $2 * interval '1 millisecond'",
+      [this.self, messageKeepMs],
+      true,
+    );
     for (const role of this.wanted) {
       if (this.held.has(role) || this.closed) continue;
-      const won = await this.query<{ won: boolean }>(client, 'select pg_try_advisory_lock($1) as won', [lockKey(role)]);
+      const won = await this.query<{ won: boolean }>(client, 'select pg_try_advisory_lock($1) as won', [lockKey(role)], true);
       if (won.rows[0]?.won && this.client === client) {
         this.held.add(role);
         this.events?.gained(role);

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { AgentLink, AgentLinkError } from '../../../plugins/agents';
 import { eventually, within } from '../../support/fake-agent';
 import { startServer } from '../../support/server';
-import { clusterConfig, startClusterSite } from '../../support/cluster-site';
+import { clusterConfig, heartbeat, startClusterSite } from '../../support/cluster-site';
 import { EventStreamClient } from '../../support/event-stream';
 import { forkSwarm } from '../../support/swarm';
 import { addresses } from '../../support/lab';
@@ -27,6 +27,28 @@ if (testEngine === 'postgresql') {
         heard,
         Array.from({ length: 20 }, (_, n) => n),
       );
+    } finally {
+      await site.close();
+    }
+  });
+
+  test('an instance busy sending thousands of messages still beats its heartbeat: the others keep it as a member', async () => {
+    const site = await startClusterSite({ instances: 2, ips: addresses('127.0.1', 1) });
+    try {
+      const [sender, watcher] = [site.servers[0]!.app.cluster, site.servers[1]!.app.cluster];
+      watcher.on('test.burst', () => undefined);
+      assert.ok(watcher.members().includes(sender.self), 'a member before the burst');
+      let dropped = false;
+      const watch = setInterval(() => {
+        if (!watcher.members().includes(sender.self)) dropped = true;
+      }, 20);
+      const started = Date.now();
+      // More statements than the session gets through within the expiry, none awaited before the next.
+      await Promise.all(Array.from({ length: 30_000 }, (_, n) => sender.send('*', 'test.burst', { n })));
+      const burstMs = Date.now() - started;
+      clearInterval(watch);
+      assert.ok(burstMs > heartbeat.expiry_s * 1000, `the burst took ${burstMs} ms, no longer than the expiry: it shows nothing`);
+      assert.not.ok(dropped, `instance ${sender.self} was taken for gone during a burst of ${burstMs} ms`);
     } finally {
       await site.close();
     }
