@@ -83,19 +83,14 @@ export class PgClusterBackend implements ClusterBackend {
       return;
     }
     const id = randomBytes(12).toString('base64url');
-    // Both statements are queued now, before any later send's: a long message is notified in
-    // the order it was sent. Queued one after the other's completion, a short message sent
-    // meanwhile would overtake it, and its receiver would apply the older message last.
-    const stored = this.query(client, 'insert into cluster_message (id, sender, body, created_at) values ($1, $2, $3, now())', [
-      id,
-      this.self,
-      JSON.stringify(message),
-    ]);
-    const notified = this.query(client, 'select pg_notify($1, $2)', [
-      channel,
-      JSON.stringify({ f: this.self, t: to, r: id } satisfies Envelope),
-    ]);
-    await Promise.all([stored, notified]);
+    // Row and notification in one statement: the notification leaves only with its row, and in
+    // this sender's order (two statements let a short message sent meanwhile overtake it).
+    await this.query(
+      client,
+      `with stored as (insert into cluster_message (id, sender, body, created_at) values ($1, $2, $3, now()) returning id)
+       select pg_notify($4, $5) from stored`,
+      [id, this.self, JSON.stringify(message), channel, JSON.stringify({ f: this.self, t: to, r: id } satisfies Envelope)],
+    );
   }
 
   async close(): Promise<void> {
