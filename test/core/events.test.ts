@@ -1,3 +1,4 @@
+// Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'uvu';

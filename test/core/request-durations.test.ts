@@ -1,3 +1,4 @@
+// Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
 import { Histogram, Registry } from 'prom-client';
 import { test } from 'uvu';

@@ -10,10 +10,14 @@ import { connectSide, testEngine } from '../support/test-db';
 const runner = path.resolve(__dirname, '..', 'support', 'run.js');
 const fixtures = path.resolve(__dirname, '..', 'fixtures', 'suite');
 
-function runSuite(dir = fixtures, pattern = '\\.fixture\\.js$'): Promise<{ code: number | null; signal: string | null; output: string }> {
+function runSuite(
+  dir = fixtures,
+  pattern = 'failures\\.fixture\\.js$',
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; signal: string | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [runner, dir, pattern], {
-      env: { ...process.env, FORCE_COLOR: '0' },
+      env: { ...process.env, FORCE_COLOR: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -59,6 +63,18 @@ test('a run of the agent command tests alone ends with nothing left running', as
   const { code, output } = await runSuite(path.resolve(__dirname, '..'), 'plugins/agents/commands\\.test\\.js$');
   assert.doesNotMatch(output, /left resources open/, output.slice(-2000));
   assert.equal(code, 0, output.slice(-2000));
+});
+
+test('an engine-independent file runs in the SQLite pass only, and each run names its slowest files', async () => {
+  const pattern = 'engine-independent\\.fixture\\.js$';
+  const onSqlite = await runSuite(fixtures, pattern, { OGSERVE_TEST_DB: 'sqlite' });
+  assert.equal(onSqlite.code, 0, onSqlite.output);
+  assert.match(onSqlite.output, /engine-independent fixture ran/, onSqlite.output);
+  assert.match(onSqlite.output, /Slowest files \(\d+ s in all\):\n +\d+\.\d s {2}engine-independent\.fixture\.js/, onSqlite.output);
+  const onServer = await runSuite(fixtures, pattern, { OGSERVE_TEST_DB: 'postgresql' });
+  assert.equal(onServer.code, 0, onServer.output);
+  assert.doesNotMatch(onServer.output, /fixture ran/, onServer.output);
+  assert.match(onServer.output, /1 engine-independent file\(s\) left to the SQLite pass/, onServer.output);
 });
 
 test('the listen guard refuses the default ports and non-loopback addresses, and only those', () => {

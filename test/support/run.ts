@@ -10,12 +10,38 @@
  */
 import './listen-guard';
 import path from 'node:path';
-import { dropLeftoverTestDatabases } from './test-db';
+import { isEngineIndependent } from './engine-independent';
+import { SuiteTiming } from './suite-timing';
+import { dropLeftoverTestDatabases, testEngine } from './test-db';
 
 const { parse } = require('uvu/parse') as {
   parse(dir: string, pattern: string, opts: object): Promise<{ suites: { name: string; file: string }[] }>;
 };
-const { run } = require('uvu/run') as { run(suites: unknown[], opts: object): Promise<void> };
+
+type Suite = { name: string; file: string };
+type UvuGlobals = { UVU_DEFER?: number; UVU_QUEUE: unknown[][]; UVU_INDEX?: number };
+
+/**
+ * What `uvu/run` does (queue every file's tests, then run them), with each file's time kept.
+ * Engine-independent files run only in the SQLite pass.
+ */
+async function run(suites: Suite[]): Promise<void> {
+  const uvuGlobals = globalThis as unknown as UvuGlobals;
+  uvuGlobals.UVU_DEFER = 1;
+  const uvu = require('uvu') as { exec(bail?: boolean): Promise<void> };
+  const selected = testEngine === 'sqlite' ? suites : suites.filter((s) => !isEngineIndependent(s.file));
+  selected.forEach((suite, index) => {
+    uvuGlobals.UVU_QUEUE.push([suite.name]);
+    uvuGlobals.UVU_INDEX = index;
+    require(suite.file);
+  });
+  const timing = new SuiteTiming();
+  timing.wrap(uvuGlobals.UVU_QUEUE);
+  await uvu.exec();
+  process.stdout.write(timing.report());
+  const skipped = suites.length - selected.length;
+  if (skipped > 0) process.stdout.write(`  ${skipped} engine-independent file(s) left to the SQLite pass.\n`);
+}
 
 /** How long the process may stay alive after the last test before what is open counts as a leak. */
 const lingerMs = 3000;
@@ -32,7 +58,7 @@ async function main(): Promise<void> {
   }
   const { suites } = await parse(dir, pattern, {});
   if (suites.length === 0) throw new Error(`no test file under ${dir} matches ${pattern}`);
-  await run(suites, {});
+  await run(suites);
   await dropLeftoverTestDatabases();
   const timer = setTimeout(() => {
     const open = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap');

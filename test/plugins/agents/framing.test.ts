@@ -1,3 +1,4 @@
+// Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { test } from 'uvu';

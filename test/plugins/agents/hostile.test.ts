@@ -1,3 +1,4 @@
+// Engine-independent: runs once, on SQLite.
 import { Inventory } from '../../../plugins/inventory';
 import assert from 'node:assert/strict';
 import { test } from 'uvu';

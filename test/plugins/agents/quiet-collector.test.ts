@@ -1,3 +1,4 @@
+// Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'uvu';

@@ -1,3 +1,4 @@
+// Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { send, withServer } from '../../support/server';

@@ -1,3 +1,4 @@
+// Engine-independent: runs once, on SQLite.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EventLog } from '../../../plugins/events/event-log';

@@ -1,3 +1,4 @@
+// Engine-independent: runs once, on SQLite.
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,3 +1,4 @@
+// Engine-independent: runs once, on SQLite.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AgentLink } from '../../../plugins/agents';

@@ -1,3 +1,4 @@
+// Engine-independent: runs once, on SQLite.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';

@@ -1,3 +1,4 @@
+// Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
 import os from 'node:os';
 import { test } from 'uvu';

@@ -1,3 +1,4 @@
+// Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
 import dns from 'node:dns';
 import { test } from 'uvu';
