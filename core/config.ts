@@ -5,6 +5,7 @@ import { type EnvOverride, envOverrides, segmentNames, typedFromEnv } from './co
 import { describeConfigProblem } from './config-problem';
 import { StartupError } from './errors';
 import { defaultConfigFile, packageRoot, type StateDirectory, stateDirectory } from './install';
+import { findJsonSyntaxError, jsonKeyLines } from './json-lines';
 import { bundledPluginNames } from './loader';
 import { Port } from './schema-types';
 import { compile } from './validation';
@@ -76,7 +77,11 @@ type Json = Record<string, unknown>;
  * directory (data) or the install (shipped files), a site file's against its directory,
  * the environment's and the caller's against the working directory.
  */
-type Source = { kind: 'default' } | { kind: 'file'; dir: string } | { kind: 'env'; variable: string } | { kind: 'override' };
+type Source =
+  | { kind: 'default' }
+  | { kind: 'file'; file: string; dir: string; lines: Map<string, number> }
+  | { kind: 'env'; variable: string }
+  | { kind: 'override' };
 
 const fromDefaults: Source = { kind: 'default' };
 
@@ -115,8 +120,11 @@ export class Config {
   ) {
     const env = environment.env ?? process.env;
     this.stateDir = stateDirectory(env, environment.stateDir);
-    this.merge(this.raw, readJson(defaultConfigFile), fromDefaults, '');
-    if (file) this.merge(this.raw, readJson(file), { kind: 'file', dir: path.dirname(path.resolve(file)) }, '');
+    this.merge(this.raw, readJson(defaultConfigFile).value, fromDefaults, '');
+    if (file) {
+      const { value, lines } = readJson(file);
+      this.merge(this.raw, value, { kind: 'file', file: path.resolve(file), dir: path.dirname(path.resolve(file)), lines }, '');
+    }
     this.pendingEnv = this.applyEnv(envOverrides(env), [...Object.keys(CoreSchema.properties), ...bundledPluginNames()]);
     this.merge(this.raw, overrides, { kind: 'override' }, '');
     this.core = this.validateCore();
@@ -198,17 +206,31 @@ export class Config {
     this.databaseTypeInferred = true;
   }
 
-  /** A `config: <key>: <problem>` error; a key set by an environment variable says which. */
+  /**
+   * A `config: <key>: <problem>` error that says where the key was set: the environment
+   * variable, or the site file and its line.
+   */
   private error(prefix: string, problem: { key: string; problem: string }, variable?: string): StartupError {
     const key = [prefix, problem.key].filter(Boolean).join('.');
+    return new StartupError(`config: ${key}: ${problem.problem}${this.whereSet(key, variable)}`);
+  }
+
+  /** ` (set by OGSERVE_REST__PORT)`, ` (/etc/ogserve/ogserve.json, line 3)`, or nothing for the defaults. */
+  private whereSet(key: string, variable?: string): string {
     const source = this.sourceOf(key);
     const setBy = variable ?? (source.kind === 'env' ? source.variable : undefined);
-    return new StartupError(`config: ${key}: ${problem.problem}${setBy ? ` (set by ${setBy})` : ''}`);
+    if (setBy) return ` (set by ${setBy})`;
+    if (source.kind !== 'file') return '';
+    for (let k = key; k; k = parentKey(k)) {
+      const line = source.lines.get(k);
+      if (line !== undefined) return ` (${source.file}, line ${line})`;
+    }
+    return ` (${source.file})`;
   }
 
   /** Where a key came from; an item or key inside a value comes from where the value came from. */
   private sourceOf(key: string): Source {
-    for (let k = key; k; k = k.replace(/(\[\d+\]|\.?[^.[]+)$/, '')) {
+    for (let k = key; k; k = parentKey(k)) {
       const source = this.sources.get(k);
       if (source) return source;
     }
@@ -303,10 +325,17 @@ function describeKnown(known: string[]): string {
   return `known: ${known.join(', ')}`;
 }
 
-function readJson(file: string): Json {
+/** `a.b[2]` -> `a.b`, `a.b` -> `a`, `a` -> ``. */
+function parentKey(key: string): string {
+  return key.replace(/(\[\d+\]|\.?[^.[]+)$/, '');
+}
+
+/** A config file's object and the line of each key in it; a syntax error names its line and column. */
+function readJson(file: string): { value: Json; lines: Map<string, number> } {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    // An editor may have put a byte order mark first; JSON has none.
+    text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
   } catch (error) {
     throw new StartupError(`config: cannot read ${file}: ${(error as Error).message}`);
   }
@@ -314,8 +343,10 @@ function readJson(file: string): Json {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new StartupError(`config: ${file} is not valid JSON: ${(error as Error).message}`);
+    const found = findJsonSyntaxError(text);
+    const where = found ? `line ${found.line}, column ${found.column}: ${found.problem}` : (error as Error).message;
+    throw new StartupError(`config: ${file} is not valid JSON: ${where}`);
   }
   if (!isObject(value)) throw new StartupError(`config: ${file} must hold a JSON object`);
-  return value;
+  return { value, lines: jsonKeyLines(text) };
 }
