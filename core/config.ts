@@ -145,7 +145,7 @@ export class Config {
    * plugins are known; environment variables naming a plugin's section apply here.
    */
   checkSections(pluginNames: Iterable<string>): void {
-    const known = [...Object.keys(CoreSchema.properties), ...pluginNames];
+    const known = [...new Set([...Object.keys(CoreSchema.properties), ...pluginNames])];
     for (const pending of this.applyEnv(this.pendingEnv, known)) {
       throw this.error(pending.segments[0]!, { key: '', problem: `not a known section (${describeKnown(known)})` }, pending.variable);
     }

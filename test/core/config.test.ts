@@ -164,11 +164,19 @@ test('a reference ogserver.json (string ports, database keys) is accepted', () =
   }
 });
 
-test('an unknown top-level section is refused at startup, listing the known ones', async () => {
+test('an unknown top-level section is refused at startup, listing the known ones once each', async () => {
+  const message = await configError({ mystery: {} });
   assert.match(
-    await configError({ mystery: {} }),
-    /^config: mystery: not a known section \(known: rest, database, repository, log, plugins, inventory, agents, /,
+    message,
+    /^config: mystery: not a known section \(known: rest, database, repository, log, plugins, inventory, agents, .*\) \(FILE, line 5\)$/,
   );
+  const known = /\(known: ([^)]*)\)/.exec(message)![1]!.split(', ');
+  assert.deepEqual(
+    known.filter((name, i) => known.indexOf(name) !== i),
+    [],
+    'no name twice (an enabled bundled plugin is also a bundled one)',
+  );
+  assert.ok(known.includes('scheduler'), 'a disabled bundled plugin is known');
 });
 
 /** The message of a site file holding exactly `text`, with its path written FILE. */
