@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { type EnvOverride, envOverrides, segmentNames, typedFromEnv } from './config-env';
 import { describeConfigProblem } from './config-problem';
+import { applyPluginChanges, isPluginChangeList } from './plugin-list';
 import { StartupError } from './errors';
 import { defaultConfigFile, packageRoot, type StateDirectory, stateDirectory } from './install';
 import { findJsonSyntaxError, jsonKeyLines } from './json-lines';
@@ -277,8 +278,10 @@ export class Config {
         holder = holder[name] as Json;
         keys.push(Object.keys(holder).find((k) => segmentNames(segment, k)) ?? segment);
       }
-      holder[keys[keys.length - 1]!] = override.value;
-      this.sources.set(keys.join('.'), { kind: 'env', variable: override.variable });
+      const key = keys.join('.');
+      this.sources.set(key, { kind: 'env', variable: override.variable });
+      holder[keys[keys.length - 1]!] =
+        key === 'plugins' ? this.pluginList(holder.plugins, typedFromEnv(CoreSchema.properties.plugins, override.value)) : override.value;
       this.envVariables.push(override.variable);
     }
     return pending;
@@ -309,10 +312,22 @@ export class Config {
       if (isObject(value) && isObject(target[key])) {
         this.merge(target[key] as Json, value, origin, full);
       } else {
-        target[key] = structuredClone(value);
         this.markSource(full, value, origin);
+        target[key] = full === 'plugins' ? this.pluginList(target[key], value) : structuredClone(value);
       }
     }
+  }
+
+  /**
+   * The `plugins` list a layer sets: its own list, or, when it lists only changes
+   * (`+name`, `-name`), the list beneath it changed. Its source is marked already, so a
+   * bad change is named where it was written.
+   */
+  private pluginList(beneath: unknown, value: unknown): unknown {
+    if (!isPluginChangeList(value)) return structuredClone(value);
+    const changed = applyPluginChanges(Array.isArray(beneath) ? (beneath as unknown[]) : [], value);
+    if ('problem' in changed) throw this.error(`plugins[${changed.index}]`, { key: '', problem: changed.problem });
+    return changed.list;
   }
 
   private markSource(key: string, value: unknown, origin: Source): void {

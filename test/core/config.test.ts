@@ -227,6 +227,58 @@ test('a bad value set in a site file is named with the file and its line', async
   assert.match(await configError({}, { OGSERVE_REST__PORT: 'x' }), /\(set by OGSERVE_REST__PORT\)$/, 'a variable is named, not a line');
 });
 
+/** The enabled plugins of a site file (`undefined`: none) with `env`. */
+function pluginsOf(plugins: unknown, env: NodeJS.ProcessEnv = {}): string[] {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, 'site.json');
+    writeFileSync(file, JSON.stringify(plugins === undefined ? {} : { plugins }, null, 2));
+    return new Config(file, {}, { env }).core.plugins;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('plugins: +name and -name change the default list, plain names replace it', () => {
+  const defaults = pluginsOf(undefined);
+  assert.ok(defaults.includes('console') && !defaults.includes('scheduler'), 'the defaults: console on, scheduler off');
+  assert.deepEqual(pluginsOf(['+scheduler', '-console']), [...defaults.filter((p) => p !== 'console'), 'scheduler']);
+  assert.deepEqual(pluginsOf(['+inventory']), defaults, 'adding one already on changes nothing');
+  assert.deepEqual(pluginsOf(['inventory', 'wol']), ['inventory', 'wol'], 'a full list, as before');
+  assert.deepEqual(pluginsOf(undefined, { OGSERVE_PLUGINS: '+scheduler' }), [...defaults, 'scheduler'], 'a variable changes the defaults');
+  assert.deepEqual(
+    pluginsOf(['inventory', 'wol'], { OGSERVE_PLUGINS: '-wol,+agents' }),
+    ['inventory', 'agents'],
+    "a variable's changes apply to the site file's list",
+  );
+  assert.deepEqual(pluginsOf(['inventory'], { OGSERVE_PLUGINS: '["+wol"]' }), ['inventory', 'wol'], 'as a JSON list too');
+});
+
+test('plugins: a change that cannot be made names its place in the list', () => {
+  const error = (plugins: unknown, env: NodeJS.ProcessEnv = {}) => {
+    try {
+      pluginsOf(plugins, env);
+      return '';
+    } catch (e) {
+      return (e as Error).message.replace(/ \(\/\S+site\.json, line \d+\)$/, ' (FILE)');
+    }
+  };
+  assert.match(
+    error(['+scheduler', '-consle']),
+    /^config: plugins\[1\]: removes 'consle', which is not enabled \(enabled: inventory, .*, scheduler\) \(FILE\)$/,
+  );
+  assert.equal(
+    error(['+scheduler', 'inventory']),
+    "config: plugins[1]: is a plugin name in a list of changes: write '+inventory' to add it, or list every plugin without + and - (FILE)",
+  );
+  assert.equal(error(['-']), "config: plugins[0]: names no plugin after '-' (FILE)");
+  assert.equal(error(['+wol', 3]), 'config: plugins[1]: must be a string (FILE)');
+  assert.equal(
+    error(['inventory'], { OGSERVE_PLUGINS: '-wol' }),
+    "config: plugins[0]: removes 'wol', which is not enabled (enabled: inventory) (set by OGSERVE_PLUGINS)",
+  );
+});
+
 test('npm start with a bad config exits non-zero with one clear line', () => {
   const dir = tempDir();
   try {
