@@ -84,7 +84,7 @@ export class App {
 
   static async create(options: AppOptions = {}): Promise<App> {
     const config = new Config(options.configFile, options.overrides, { env: options.env, stateDir: options.stateDir });
-    const log = createLogger(config.core.log.level, options.logStream);
+    const log = createLogger(config.core.log.level, options.logStream, config.core.log.format);
     const definitions = orderPlugins(await importPlugins(config.core.plugins, config.baseDirOf('plugins')));
     config.checkSections([...definitions.map((d) => d.name), ...bundledPluginNames()]);
     config.refuseEnabledWhileOff(bundledPluginNames().filter((name) => !definitions.some((d) => d.name === name)));

@@ -14,6 +14,7 @@ import { compile } from './validation';
 export { defaultConfigFile, packageRoot } from './install';
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const logFormats = ['json', 'pretty'] as const;
 export const databaseTypes = ['sqlite', 'mariadb', 'mysql', 'postgresql'] as const;
 
 /** The database keys of the reference's ogserver.json: with them and no `type`, the database is MySQL/MariaDB. */
@@ -60,6 +61,11 @@ export const CoreSchema = Type.Object(
         level: Type.Union(
           logLevels.map((l) => Type.Literal(l)),
           { default: 'info' },
+        ),
+        /** `json` for the journal and log shippers, `pretty` for a person at a terminal. */
+        format: Type.Union(
+          logFormats.map((f) => Type.Literal(f)),
+          { default: 'json' },
         ),
       },
       { additionalProperties: false, default: {} },
