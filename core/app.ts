@@ -106,7 +106,7 @@ export class App {
       };
     });
     schemas.forEach(checkMigrationList);
-    app.db = await openDatabase(config.core.database, entities, schemas, log);
+    app.db = await openDatabase(config.core.database, entities, schemas, log, config.stateDir.dir);
     app.metrics.timeQueries(app.database);
     versionRoute(app.routes.registrarFor('core'), app.database, definitions);
     healthRoutes(app.routes.registrarFor('core'), app.database, () => app.serving);

@@ -52,6 +52,11 @@ export const CoreSchema = Type.Object(
         name: Type.String({ default: 'ogserve' }),
         user: Type.String({ default: '' }),
         pass: Type.String({ default: '' }),
+        /**
+         * Create a missing server database at this start. Without it one is created only on
+         * the state directory's first start on a server: later, a missing one is a mistake.
+         */
+        create: Type.Boolean({ default: false }),
       },
       { additionalProperties: false, default: {} },
     ),

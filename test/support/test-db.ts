@@ -115,6 +115,8 @@ export async function connectSide(dir: string, admin = false, engine: TestEngine
     dbName,
     ...(engine === 'sqlite' ? {} : { host: section.ip, port: section.port, user: section.user, password: section.pass }),
     allowGlobalContext: true,
+    // A probe never creates the database it looks at (MikroORM would): a test asks whether it exists.
+    ensureDatabase: false,
   });
   const query = async <T>(sql: string, params: unknown[] = []) => (await orm.em.getConnection().execute(sql, params, 'all')) as T[];
   return {
