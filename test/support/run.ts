@@ -11,6 +11,7 @@
 import './listen-guard';
 import path from 'node:path';
 import { dropLeftoverTestDatabases } from './test-db';
+import { prepareTestRun } from './test-setup';
 
 const { parse } = require('uvu/parse') as {
   parse(dir: string, pattern: string, opts: object): Promise<{ suites: { name: string; file: string }[] }>;
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
         .finally(() => process.exit(130));
     });
   }
+  await prepareTestRun();
   const { suites } = await parse(dir, pattern, {});
   if (suites.length === 0) throw new Error(`no test file under ${dir} matches ${pattern}`);
   await run(suites, {});
