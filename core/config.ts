@@ -122,6 +122,8 @@ export class Config {
   readonly stateDir: StateDirectory;
   /** The environment variables that set keys, for the start log. */
   readonly envVariables: string[] = [];
+  /** Every data path (a `path: true` key) of the sections validated so far, resolved: `pxe-modes.bios_dir` -> `/srv/tftp/menu.lst`. */
+  readonly dataPaths = new Map<string, string>();
   /** The database is MySQL/MariaDB because the section has the reference's keys and no `type`. */
   databaseTypeInferred = false;
 
@@ -313,6 +315,7 @@ export class Config {
               : this.stateDir.dir
             : process.cwd();
       value[key] = path.resolve(base, value[key] as string);
+      if (kind !== 'install') this.dataPaths.set(`${section}.${key}`, value[key] as string);
     }
   }
 
