@@ -84,7 +84,7 @@ export class App {
 
   static async create(options: AppOptions = {}): Promise<App> {
     const config = new Config(options.configFile, options.overrides, { env: options.env, stateDir: options.stateDir });
-    const log = createLogger(config.core.log.level, options.logStream);
+    const log = createLogger(config.core.log.level, options.logStream, config.core.log.format);
     const definitions = orderPlugins(await importPlugins(config.core.plugins, config.baseDirOf('plugins')));
     config.checkSections([...definitions.map((d) => d.name), ...bundledPluginNames()]);
     config.refuseEnabledWhileOff(bundledPluginNames().filter((name) => !definitions.some((d) => d.name === name)));
@@ -106,7 +106,7 @@ export class App {
       };
     });
     schemas.forEach(checkMigrationList);
-    app.db = await openDatabase(config.core.database, entities, schemas, log);
+    app.db = await openDatabase(config.core.database, entities, schemas, log, config.stateDir.dir);
     app.metrics.timeQueries(app.database);
     versionRoute(app.routes.registrarFor('core'), app.database, definitions);
     healthRoutes(app.routes.registrarFor('core'), app.database, () => app.serving);

@@ -3,8 +3,10 @@ import path from 'node:path';
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { type EnvOverride, envOverrides, segmentNames, typedFromEnv } from './config-env';
 import { describeConfigProblem } from './config-problem';
+import { applyPluginChanges, isPluginChangeList } from './plugin-list';
 import { StartupError } from './errors';
 import { defaultConfigFile, packageRoot, type StateDirectory, stateDirectory } from './install';
+import { findJsonSyntaxError, jsonKeyLines } from './json-lines';
 import { bundledPluginNames } from './loader';
 import { Port } from './schema-types';
 import { compile } from './validation';
@@ -12,6 +14,7 @@ import { compile } from './validation';
 export { defaultConfigFile, packageRoot } from './install';
 
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const logFormats = ['json', 'pretty'] as const;
 export const databaseTypes = ['sqlite', 'mariadb', 'mysql', 'postgresql'] as const;
 
 /** The database keys of the reference's ogserver.json: with them and no `type`, the database is MySQL/MariaDB. */
@@ -49,6 +52,11 @@ export const CoreSchema = Type.Object(
         name: Type.String({ default: 'ogserve' }),
         user: Type.String({ default: '' }),
         pass: Type.String({ default: '' }),
+        /**
+         * Create a missing server database at this start. Without it one is created only on
+         * the state directory's first start on a server: later, a missing one is a mistake.
+         */
+        create: Type.Boolean({ default: false }),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -58,6 +66,11 @@ export const CoreSchema = Type.Object(
         level: Type.Union(
           logLevels.map((l) => Type.Literal(l)),
           { default: 'info' },
+        ),
+        /** `json` for the journal and log shippers, `pretty` for a person at a terminal. */
+        format: Type.Union(
+          logFormats.map((f) => Type.Literal(f)),
+          { default: 'json' },
         ),
       },
       { additionalProperties: false, default: {} },
@@ -76,7 +89,11 @@ type Json = Record<string, unknown>;
  * directory (data) or the install (shipped files), a site file's against its directory,
  * the environment's and the caller's against the working directory.
  */
-type Source = { kind: 'default' } | { kind: 'file'; dir: string } | { kind: 'env'; variable: string } | { kind: 'override' };
+type Source =
+  | { kind: 'default' }
+  | { kind: 'file'; file: string; dir: string; lines: Map<string, number> }
+  | { kind: 'env'; variable: string }
+  | { kind: 'override' };
 
 const fromDefaults: Source = { kind: 'default' };
 
@@ -105,6 +122,8 @@ export class Config {
   readonly stateDir: StateDirectory;
   /** The environment variables that set keys, for the start log. */
   readonly envVariables: string[] = [];
+  /** Every data path (a `path: true` key) of the sections validated so far, resolved: `pxe-modes.bios_dir` -> `/srv/tftp/menu.lst`. */
+  readonly dataPaths = new Map<string, string>();
   /** The database is MySQL/MariaDB because the section has the reference's keys and no `type`. */
   databaseTypeInferred = false;
 
@@ -115,8 +134,11 @@ export class Config {
   ) {
     const env = environment.env ?? process.env;
     this.stateDir = stateDirectory(env, environment.stateDir);
-    this.merge(this.raw, readJson(defaultConfigFile), fromDefaults, '');
-    if (file) this.merge(this.raw, readJson(file), { kind: 'file', dir: path.dirname(path.resolve(file)) }, '');
+    this.merge(this.raw, readJson(defaultConfigFile).value, fromDefaults, '');
+    if (file) {
+      const { value, lines } = readJson(file);
+      this.merge(this.raw, value, { kind: 'file', file: path.resolve(file), dir: path.dirname(path.resolve(file)), lines }, '');
+    }
     this.pendingEnv = this.applyEnv(envOverrides(env), [...Object.keys(CoreSchema.properties), ...bundledPluginNames()]);
     this.merge(this.raw, overrides, { kind: 'override' }, '');
     this.core = this.validateCore();
@@ -137,7 +159,7 @@ export class Config {
    * plugins are known; environment variables naming a plugin's section apply here.
    */
   checkSections(pluginNames: Iterable<string>): void {
-    const known = [...Object.keys(CoreSchema.properties), ...pluginNames];
+    const known = [...new Set([...Object.keys(CoreSchema.properties), ...pluginNames])];
     for (const pending of this.applyEnv(this.pendingEnv, known)) {
       throw this.error(pending.segments[0]!, { key: '', problem: `not a known section (${describeKnown(known)})` }, pending.variable);
     }
@@ -198,17 +220,31 @@ export class Config {
     this.databaseTypeInferred = true;
   }
 
-  /** A `config: <key>: <problem>` error; a key set by an environment variable says which. */
+  /**
+   * A `config: <key>: <problem>` error that says where the key was set: the environment
+   * variable, or the site file and its line.
+   */
   private error(prefix: string, problem: { key: string; problem: string }, variable?: string): StartupError {
     const key = [prefix, problem.key].filter(Boolean).join('.');
+    return new StartupError(`config: ${key}: ${problem.problem}${this.whereSet(key, variable)}`);
+  }
+
+  /** ` (set by OGSERVE_REST__PORT)`, ` (/etc/ogserve/ogserve.json, line 3)`, or nothing for the defaults. */
+  private whereSet(key: string, variable?: string): string {
     const source = this.sourceOf(key);
     const setBy = variable ?? (source.kind === 'env' ? source.variable : undefined);
-    return new StartupError(`config: ${key}: ${problem.problem}${setBy ? ` (set by ${setBy})` : ''}`);
+    if (setBy) return ` (set by ${setBy})`;
+    if (source.kind !== 'file') return '';
+    for (let k = key; k; k = parentKey(k)) {
+      const line = source.lines.get(k);
+      if (line !== undefined) return ` (${source.file}, line ${line})`;
+    }
+    return ` (${source.file})`;
   }
 
   /** Where a key came from; an item or key inside a value comes from where the value came from. */
   private sourceOf(key: string): Source {
-    for (let k = key; k; k = k.replace(/(\[\d+\]|\.?[^.[]+)$/, '')) {
+    for (let k = key; k; k = parentKey(k)) {
       const source = this.sources.get(k);
       if (source) return source;
     }
@@ -255,8 +291,10 @@ export class Config {
         holder = holder[name] as Json;
         keys.push(Object.keys(holder).find((k) => segmentNames(segment, k)) ?? segment);
       }
-      holder[keys[keys.length - 1]!] = override.value;
-      this.sources.set(keys.join('.'), { kind: 'env', variable: override.variable });
+      const key = keys.join('.');
+      this.sources.set(key, { kind: 'env', variable: override.variable });
+      holder[keys[keys.length - 1]!] =
+        key === 'plugins' ? this.pluginList(holder.plugins, typedFromEnv(CoreSchema.properties.plugins, override.value)) : override.value;
       this.envVariables.push(override.variable);
     }
     return pending;
@@ -277,6 +315,7 @@ export class Config {
               : this.stateDir.dir
             : process.cwd();
       value[key] = path.resolve(base, value[key] as string);
+      if (kind !== 'install') this.dataPaths.set(`${section}.${key}`, value[key] as string);
     }
   }
 
@@ -287,10 +326,22 @@ export class Config {
       if (isObject(value) && isObject(target[key])) {
         this.merge(target[key] as Json, value, origin, full);
       } else {
-        target[key] = structuredClone(value);
         this.markSource(full, value, origin);
+        target[key] = full === 'plugins' ? this.pluginList(target[key], value) : structuredClone(value);
       }
     }
+  }
+
+  /**
+   * The `plugins` list a layer sets: its own list, or, when it lists only changes
+   * (`+name`, `-name`), the list beneath it changed. Its source is marked already, so a
+   * bad change is named where it was written.
+   */
+  private pluginList(beneath: unknown, value: unknown): unknown {
+    if (!isPluginChangeList(value)) return structuredClone(value);
+    const changed = applyPluginChanges(Array.isArray(beneath) ? (beneath as unknown[]) : [], value);
+    if ('problem' in changed) throw this.error(`plugins[${changed.index}]`, { key: '', problem: changed.problem });
+    return changed.list;
   }
 
   private markSource(key: string, value: unknown, origin: Source): void {
@@ -303,10 +354,17 @@ function describeKnown(known: string[]): string {
   return `known: ${known.join(', ')}`;
 }
 
-function readJson(file: string): Json {
+/** `a.b[2]` -> `a.b`, `a.b` -> `a`, `a` -> ``. */
+function parentKey(key: string): string {
+  return key.replace(/(\[\d+\]|\.?[^.[]+)$/, '');
+}
+
+/** A config file's object and the line of each key in it; a syntax error names its line and column. */
+function readJson(file: string): { value: Json; lines: Map<string, number> } {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    // An editor may have put a byte order mark first; JSON has none.
+    text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
   } catch (error) {
     throw new StartupError(`config: cannot read ${file}: ${(error as Error).message}`);
   }
@@ -314,8 +372,10 @@ function readJson(file: string): Json {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new StartupError(`config: ${file} is not valid JSON: ${(error as Error).message}`);
+    const found = findJsonSyntaxError(text);
+    const where = found ? `line ${found.line}, column ${found.column}: ${found.problem}` : (error as Error).message;
+    throw new StartupError(`config: ${file} is not valid JSON: ${where}`);
   }
   if (!isObject(value)) throw new StartupError(`config: ${file} must hold a JSON object`);
-  return value;
+  return { value, lines: jsonKeyLines(text) };
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { EntityManager, EntityName, MikroORM, Options, RequiredEntityData } from '@mikro-orm/core';
 import type { AbstractSqlConnection } from '@mikro-orm/knex';
 import type { CoreSettings } from './config';
+import { type DatabaseRecord, describeRecord, readDatabaseRecord, recordOf, writeDatabaseRecord } from './database-record';
 import { StartupError } from './errors';
 import type { Logger } from './log';
 import { lockSqliteFile, type SqliteLock } from './sqlite-lock';
@@ -115,13 +116,16 @@ export class Database {
 
 /**
  * Open the configured database, refuse one written by a newer ogserve, then bring the
- * tables up to date and record each plugin's schema version.
+ * tables up to date and record each plugin's schema version. A database server's database
+ * is created when missing only on the first start of the state directory `stateDir` on a
+ * server, or with `database.create`; the database opened is recorded there.
  */
 export async function openDatabase(
   settings: CoreSettings['database'],
   entities: unknown[],
   schemas: PluginSchema[],
   log: Logger,
+  stateDir: string,
 ): Promise<Database> {
   const pkg = driverPackages[settings.type];
   let driver: Driver;
@@ -138,6 +142,8 @@ export async function openDatabase(
     // Our entities are schemas, not decorated classes: no metadata cache is needed.
     metadataCache: { enabled: false },
     forceUndefined: false,
+    // MikroORM would create any database it does not find; whether to is decided below.
+    ensureDatabase: false,
   };
   let lock: SqliteLock | undefined;
   if (settings.type === 'sqlite') {
@@ -165,11 +171,11 @@ export async function openDatabase(
   let orm: MikroORM | undefined;
   try {
     orm = await driver.MikroORM.init(options);
-    // A server engine's database is created when missing (its user needs the right to).
-    await orm.schema.ensureDatabase();
+    if (settings.type !== 'sqlite') await ensureServerDatabase(orm, settings, stateDir, log);
   } catch (error) {
     await orm?.close(true);
     await lock?.release();
+    if (error instanceof StartupError) throw error;
     throw new StartupError(`database: cannot open ${settings.type} database: ${(error as Error).message}`);
   }
   const db = new Database(orm, settings.type, lock);
@@ -204,8 +210,56 @@ export async function openDatabase(
     await db.close();
     throw error;
   }
+  if (settings.type !== 'sqlite') writeDatabaseRecord(stateDir, recordOf(settings), log);
   log.debug({ type: settings.type }, 'database schema ready');
   return db;
+}
+
+/**
+ * Connect to the server's database, creating it when it is missing and may be created:
+ * on the state directory's first start on a server (nothing recorded there), or when
+ * `database.create` says so. Otherwise a missing database stops the start, naming it.
+ * The user needs the right to create databases only for that first start.
+ */
+async function ensureServerDatabase(orm: MikroORM, settings: CoreSettings['database'], stateDir: string, log: Logger): Promise<void> {
+  const check = await orm.checkConnection();
+  if (check.ok) return;
+  if (!isMissingDatabase(check.error)) throw check.error ?? new Error(check.reason);
+  const wanted = recordOf(settings);
+  const recorded = readDatabaseRecord(stateDir);
+  if (recorded && !settings.create) throw new StartupError(missingDatabase(wanted, recorded, stateDir));
+  try {
+    await orm.schema.ensureDatabase({ forceCheck: true });
+  } catch (error) {
+    // Another instance of a cluster, starting at the same moment, created it first.
+    if (!isExistingDatabase(error)) throw error;
+    await orm.reconnect({ dbName: settings.name });
+  }
+  const why = settings.create ? 'database.create is true' : `the first start of the state directory ${stateDir} on a database server`;
+  log.info({ database: wanted.name }, `database: created ${settings.type} database ${describeRecord(wanted)} (${why})`);
+}
+
+/** The one line a start on a missing database stops with: what is missing, what the state directory ran on, what to do. */
+function missingDatabase(wanted: DatabaseRecord, recorded: Partial<DatabaseRecord>, stateDir: string): string {
+  const missing = `database: ${wanted.type} database ${describeRecord(wanted)} does not exist`;
+  if (recorded.name === undefined)
+    return `${missing}, and the state directory ${stateDir} has started before: check database.name, ip and port, or set database.create: true to create it empty`;
+  const same = recorded.type === wanted.type && recorded.ip === wanted.ip && recorded.port === wanted.port && recorded.name === wanted.name;
+  if (same)
+    return `${missing}, though the state directory ${stateDir} ran on it: check that database.ip and database.port name the right server, or set database.create: true to start again with an empty database`;
+  return `${missing}; the state directory ${stateDir} runs on ${recorded.type} database ${describeRecord(recorded as DatabaseRecord)}: check database.name (and ip, port), or set database.create: true to create '${wanted.name}' empty`;
+}
+
+/** The server says the database does not exist: PostgreSQL's 3D000, MySQL's and MariaDB's 1049. */
+function isMissingDatabase(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown } | undefined;
+  return e?.code === '3D000' || e?.code === 'ER_BAD_DB_ERROR' || e?.errno === 1049;
+}
+
+/** Creating it failed because it exists: PostgreSQL's 42P04, MySQL's and MariaDB's 1007. */
+function isExistingDatabase(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown } | undefined;
+  return e?.code === '42P04' || e?.code === 'ER_DB_CREATE_EXISTS' || e?.errno === 1007;
 }
 
 /** The recorded schema versions, for display. */

@@ -1,10 +1,18 @@
 import pino from 'pino';
 import type { DestinationStream, Logger } from 'pino';
+import type { logFormats } from './config';
+import { prettyStream } from './log-pretty';
 
 export type { Logger };
 
-/** JSON lines with the level by name (`"level":"warn"`), what a reader of the journal or a log shipper expects. */
-export function createLogger(level: string, destination?: DestinationStream): Logger {
+export type LogFormat = (typeof logFormats)[number];
+
+/**
+ * JSON lines with the level by name (`"level":"warn"`), what a reader of the journal or a
+ * log shipper expects; `pretty` turns each into one readable line for a terminal.
+ */
+export function createLogger(level: string, destination?: DestinationStream, format: LogFormat = 'json'): Logger {
+  const out = destination ?? pino.destination(1);
   return pino(
     {
       level,
@@ -12,6 +20,6 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    destination ?? pino.destination(1),
+    format === 'pretty' ? prettyStream(out) : out,
   );
 }

@@ -1,14 +1,13 @@
 import path from 'node:path';
 import type { Config, CoreSettings } from './config';
+import { defaultDatabasePorts } from './database-record';
 import type { Logger } from './log';
 import { release } from './version';
-
-const defaultPorts: Record<string, number> = { mariadb: 3306, mysql: 3306, postgresql: 5432 };
 
 /** `sqlite /var/lib/ogserve/ogserve.sqlite`, `mariadb database 'og' on 10.0.0.2:3306 as 'og'`. */
 export function describeDatabase(database: CoreSettings['database'], inferred: boolean): string {
   if (database.type === 'sqlite') return `sqlite ${database.path}`;
-  const port = database.port ?? defaultPorts[database.type];
+  const port = database.port ?? defaultDatabasePorts[database.type];
   const why = inferred ? " (no database.type: the reference's database keys mean MySQL/MariaDB)" : '';
   return `${database.type}${why} database '${database.name}' on ${database.ip}:${port} as '${database.user}'`;
 }

@@ -28,6 +28,8 @@ export class LegacySource {
         user: url.user,
         password: url.password || undefined,
         allowGlobalContext: true,
+        // A mistyped --from must not leave an empty database behind: MikroORM creates any it does not find.
+        ensureDatabase: false,
         debug: false,
         pool: { min: 1, max: 1 },
         driverOptions: { connection: { connectTimeout: 10_000 } },

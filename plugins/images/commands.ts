@@ -7,6 +7,7 @@ import { type ClientView, type Inventory, type RepositoryView, repositoryAddress
 import type { Image } from './entities/image';
 import { requireImage, requireRepository } from './routes/lookups';
 import { ImageCreateParams, ImageRestoreParams, restoreTypes } from './schemas';
+import type { ImageRunLog } from './run-log';
 import type { ImageStore } from './store';
 
 export type CreateParams = Static<typeof ImageCreateParams>;
@@ -26,6 +27,7 @@ export class ImageCommands {
   constructor(
     private readonly store: ImageStore,
     private readonly inventory: Inventory,
+    private readonly runs: ImageRunLog,
   ) {}
 
   define(commands: AgentCommands, stored: { create: AnswerHandler; restore: AnswerHandler }) {
@@ -74,6 +76,7 @@ export class ImageCommands {
       repository: address,
       ...(params.backup === undefined ? {} : { backup: params.backup }),
     };
+    this.runs.requested(ip, { kind: 'create', name: params.name, id: image?.id });
     return { request: { method: 'POST', path: 'image/create', body }, repository };
   }
 
@@ -121,6 +124,7 @@ export class ImageCommands {
       profile: String(params.profile ?? image.softwareId),
       id: String(image.id),
     };
+    if (client) this.runs.requested(client.ip, { kind: 'restore', name: image.name, id: image.id });
     return { method: 'POST', path: 'image/restore', body };
   }
 

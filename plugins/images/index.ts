@@ -11,6 +11,7 @@ import { createRoutes } from './routes/create';
 import { listRoutes } from './routes/list';
 import { recordRoutes } from './routes/records';
 import { restoreRoutes } from './routes/restore';
+import { ImageRunLog } from './run-log';
 import { ImageStore } from './store';
 
 export { ImageStore } from './store';
@@ -34,9 +35,14 @@ export default definePlugin({
     ctx.provide(ImageStore, store);
     const software = ctx.use(SoftwareInventory);
     const directory = ctx.settings.repository.directory;
-    const commands = new ImageCommands(store, inventory);
+    const runs = new ImageRunLog(ctx.log);
+    runs.listen(ctx.events);
+    const commands = new ImageCommands(store, inventory, runs);
     commands.define(ctx.use(AgentCommands), {
-      create: captureHandler(store, inventory, software, pending, directory, (image) => void ctx.events.emit('image.created', image)),
+      create: captureHandler(store, inventory, software, pending, directory, (image) => {
+        runs.stored(image.client, image.image);
+        void ctx.events.emit('image.created', image);
+      }),
       restore: restoreHandler(store, inventory, (image) => void ctx.events.emit('image.restored', image)),
     });
     listRoutes(ctx, store, inventory);

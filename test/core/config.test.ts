@@ -19,26 +19,30 @@ function tempDir(): string {
   return mkdtempSync(path.join(tmpdir(), 'ogserve-config-'));
 }
 
-/** The message of the error a site file holding `values` (and `env`) gets, up to the plugins' sections. */
+/**
+ * The message of the error a site file holding `values` (and `env`) gets, up to the plugins'
+ * sections, with the file's path written FILE. The file has one key per line (JSON.stringify's
+ * two-space layout), as a person writes it.
+ */
 async function configError(values: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<string> {
   const dir = tempDir();
+  const file = path.join(dir, 'c.json');
   try {
-    const file = path.join(dir, 'c.json');
-    writeFileSync(file, JSON.stringify({ database: { path: path.join(dir, 'db.sqlite') }, ...values }));
+    writeFileSync(file, JSON.stringify({ database: { path: path.join(dir, 'db.sqlite') }, ...values }, null, 2));
     const app = await App.create({ configFile: file, env, logStream: new Writable({ write: (_c, _e, done) => done() }) });
     await app.close();
     return '';
   } catch (error) {
-    return (error as Error).message;
+    return (error as Error).message.split(file).join('FILE');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-/** `config: <key>: <problem>`, exactly, with the key not repeated in the problem. */
-async function assertProblem(values: Record<string, unknown>, key: string, problem: string, env: NodeJS.ProcessEnv = {}): Promise<void> {
-  const message = await configError(values, env);
-  assert.equal(message, `config: ${key}: ${problem}`, `${JSON.stringify(values)} ${JSON.stringify(env)}`);
+/** `config: <key>: <problem> (FILE, line <n>)`, exactly, with the key not repeated in the problem. */
+async function assertProblem(values: Record<string, unknown>, key: string, problem: string, line: number): Promise<void> {
+  const message = await configError(values);
+  assert.equal(message, `config: ${key}: ${problem} (FILE, line ${line})`, JSON.stringify(values));
   assert.ok(!problem.includes(key), `the problem does not repeat the key: ${problem}`);
 }
 
@@ -47,6 +51,7 @@ test('unknown keys are an error naming them and the keys there are', async () =>
     { rest: { prot: 1 } },
     'rest.prot',
     'not a known key (known: ip, port, api_token, api_token_file, max_response_bytes, max_request_bytes, max_json_depth, max_key_failures, shutdown_grace_s)',
+    6,
   );
   assert.match(await configError({ database: { hostname: 'x' } }), /^config: database\.hostname: not a known key \(known: type, path, /);
   assert.match(
@@ -57,26 +62,27 @@ test('unknown keys are an error naming them and the keys there are', async () =>
 });
 
 test('every bad value is one line, config: <key>: <problem>, listing the allowed values where there is a list', async () => {
-  await assertProblem({ rest: { port: 'eighty' } }, 'rest.port', 'must be a port number from 0 to 65535');
-  await assertProblem({ rest: { port: 70000 } }, 'rest.port', 'must be a port number from 0 to 65535');
-  await assertProblem({ rest: { port: '99999' } }, 'rest.port', 'must be a port number from 0 to 65535');
-  await assertProblem({ database: { type: 'oracle' } }, 'database.type', 'must be one of sqlite, mariadb, mysql, postgresql');
-  await assertProblem({ log: { level: 'loud' } }, 'log.level', 'must be one of fatal, error, warn, info, debug, trace, silent');
-  await assertProblem({ rest: { max_response_bytes: 'big' } }, 'rest.max_response_bytes', 'must be an integer');
-  await assertProblem({ rest: { max_response_bytes: 10 } }, 'rest.max_response_bytes', 'must be at least 1024');
-  await assertProblem({ rest: { api_token: '' } }, 'rest.api_token', 'must not be empty');
-  await assertProblem({ rest: 'x' }, 'rest', 'must be a section (a JSON object)');
-  await assertProblem({ plugins: ['inventory', ''] }, 'plugins[1]', 'must not be empty');
-  await assertProblem({ inventory: { setup_size_unit: 'MB' } }, 'inventory.setup_size_unit', 'must be one of bytes, KiB');
-  await assertProblem({ stats: { start: 'boot' } }, 'stats.start', 'must be one of epoch, uptime');
-  await assertProblem({ agents: { port: 'x' } }, 'agents.port', 'must be a port number from 0 to 65535');
-  await assertProblem({ agents: { ip: 'here' } }, 'agents.ip', 'must be an IPv4 address');
-  await assertProblem({ agents: { probe_timeout_s: 0 } }, 'agents.probe_timeout_s', 'must be greater than 0');
-  await assertProblem({ wol: { limited_broadcast: 'yes' } }, 'wol.limited_broadcast', 'must be true or false');
+  await assertProblem({ rest: { port: 'eighty' } }, 'rest.port', 'must be a port number from 0 to 65535', 6);
+  await assertProblem({ rest: { port: 70000 } }, 'rest.port', 'must be a port number from 0 to 65535', 6);
+  await assertProblem({ rest: { port: '99999' } }, 'rest.port', 'must be a port number from 0 to 65535', 6);
+  await assertProblem({ database: { type: 'oracle' } }, 'database.type', 'must be one of sqlite, mariadb, mysql, postgresql', 3);
+  await assertProblem({ log: { level: 'loud' } }, 'log.level', 'must be one of fatal, error, warn, info, debug, trace, silent', 6);
+  await assertProblem({ rest: { max_response_bytes: 'big' } }, 'rest.max_response_bytes', 'must be an integer', 6);
+  await assertProblem({ rest: { max_response_bytes: 10 } }, 'rest.max_response_bytes', 'must be at least 1024', 6);
+  await assertProblem({ rest: { api_token: '' } }, 'rest.api_token', 'must not be empty', 6);
+  await assertProblem({ rest: 'x' }, 'rest', 'must be a section (a JSON object)', 5);
+  await assertProblem({ plugins: ['inventory', ''] }, 'plugins[1]', 'must not be empty', 7);
+  await assertProblem({ inventory: { setup_size_unit: 'MB' } }, 'inventory.setup_size_unit', 'must be one of bytes, KiB', 6);
+  await assertProblem({ stats: { start: 'boot' } }, 'stats.start', 'must be one of epoch, uptime', 6);
+  await assertProblem({ agents: { port: 'x' } }, 'agents.port', 'must be a port number from 0 to 65535', 6);
+  await assertProblem({ agents: { ip: 'here' } }, 'agents.ip', 'must be an IPv4 address', 6);
+  await assertProblem({ agents: { probe_timeout_s: 0 } }, 'agents.probe_timeout_s', 'must be greater than 0', 6);
+  await assertProblem({ wol: { limited_broadcast: 'yes' } }, 'wol.limited_broadcast', 'must be true or false', 6);
   await assertProblem(
     { 'pxe-modes': { server_ip: 'x' } },
     'pxe-modes.server_ip',
     'must be an IPv4 address, or empty for the automatic choice',
+    6,
   );
 });
 
@@ -159,10 +165,118 @@ test('a reference ogserver.json (string ports, database keys) is accepted', () =
   }
 });
 
-test('an unknown top-level section is refused at startup, listing the known ones', async () => {
+test('an unknown top-level section is refused at startup, listing the known ones once each', async () => {
+  const message = await configError({ mystery: {} });
   assert.match(
-    await configError({ mystery: {} }),
-    /^config: mystery: not a known section \(known: rest, database, repository, log, plugins, inventory, agents, /,
+    message,
+    /^config: mystery: not a known section \(known: rest, database, repository, log, plugins, inventory, agents, .*\) \(FILE, line 5\)$/,
+  );
+  const known = /\(known: ([^)]*)\)/.exec(message)![1]!.split(', ');
+  assert.deepEqual(
+    known.filter((name, i) => known.indexOf(name) !== i),
+    [],
+    'no name twice (an enabled bundled plugin is also a bundled one)',
+  );
+  assert.ok(known.includes('scheduler'), 'a disabled bundled plugin is known');
+});
+
+/** The message of a site file holding exactly `text`, with its path written FILE. */
+function fileError(text: string): string {
+  const dir = tempDir();
+  const file = path.join(dir, 'site.json');
+  try {
+    writeFileSync(file, text);
+    new Config(file, {}, { env: {} });
+    return '';
+  } catch (error) {
+    return (error as Error).message.split(file).join('FILE');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('a site file that is not JSON: the line and column of the mistake, and what is wrong there', () => {
+  const cases: [string, string][] = [
+    ['{\n  "rest": {\n    "port": 8888,\n  }\n}\n', "line 3, column 17: a comma before '}' (JSON allows none after the last key)"],
+    ['{\n  "rest": { "port": 8888 }\n  "agents": {}\n}\n', "line 3, column 3: expected ',' or '}' after a value"],
+    ['{\n  "plugins": ["inventory", "agents",]\n}\n', "line 2, column 36: a comma before ']' (JSON allows none after the last item)"],
+    ["{\n  'rest': {}\n}\n", 'line 2, column 3: expected a key in double quotes'],
+    ['{\n  "wol": { "interface": \'eth0\' }\n}\n', 'line 2, column 25: strings take double quotes'],
+    [
+      '{\n  "shell": { "scripts_dir": "C:\\scripts" }\n}\n',
+      "line 2, column 32: '\\s' is not an escape JSON knows (a backslash is written \\\\)",
+    ],
+    ['{\n  "rest": {\n    "port": 8888\n', "line 4, column 1: the text ends inside a section: '}' is missing"],
+    ['{\n  "log": { "level": "info }\n}\n', 'line 2, column 21: a string is not closed'],
+    ['{\n  "rest": { "port": 8888 }\n}\n}\n', 'line 4, column 1: more after the end of the JSON value'],
+  ];
+  for (const [text, where] of cases) assert.equal(fileError(text), `config: FILE is not valid JSON: ${where}`, text);
+});
+
+test('a byte order mark before the JSON (some editors write one) is not a mistake', () => {
+  assert.equal(fileError('\uFEFF{ "rest": { "port": 9000 } }'), '');
+});
+
+test('a bad value set in a site file is named with the file and its line', async () => {
+  const message = fileError('{\n  "rest": {\n    "ip": "127.0.0.1",\n    "port": "eighty"\n  }\n}\n');
+  assert.equal(message, 'config: rest.port: must be a port number from 0 to 65535 (FILE, line 4)');
+  assert.equal(
+    await configError({ rest: { ip: '127.0.0.1' }, cluster: { enabled: true }, plugins: ['inventory'] }),
+    "config: cluster.enabled: is true, but plugin 'cluster' is not in plugins: add it there (FILE, line 9)",
+    "a plugin's section",
+  );
+  assert.match(await configError({}, { OGSERVE_REST__PORT: 'x' }), /\(set by OGSERVE_REST__PORT\)$/, 'a variable is named, not a line');
+});
+
+/** The enabled plugins of a site file (`undefined`: none) with `env`. */
+function pluginsOf(plugins: unknown, env: NodeJS.ProcessEnv = {}): string[] {
+  const dir = tempDir();
+  try {
+    const file = path.join(dir, 'site.json');
+    writeFileSync(file, JSON.stringify(plugins === undefined ? {} : { plugins }, null, 2));
+    return new Config(file, {}, { env }).core.plugins;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('plugins: +name and -name change the default list, plain names replace it', () => {
+  const defaults = pluginsOf(undefined);
+  assert.ok(defaults.includes('console') && !defaults.includes('scheduler'), 'the defaults: console on, scheduler off');
+  assert.deepEqual(pluginsOf(['+scheduler', '-console']), [...defaults.filter((p) => p !== 'console'), 'scheduler']);
+  assert.deepEqual(pluginsOf(['+inventory']), defaults, 'adding one already on changes nothing');
+  assert.deepEqual(pluginsOf(['inventory', 'wol']), ['inventory', 'wol'], 'a full list, as before');
+  assert.deepEqual(pluginsOf(undefined, { OGSERVE_PLUGINS: '+scheduler' }), [...defaults, 'scheduler'], 'a variable changes the defaults');
+  assert.deepEqual(
+    pluginsOf(['inventory', 'wol'], { OGSERVE_PLUGINS: '-wol,+agents' }),
+    ['inventory', 'agents'],
+    "a variable's changes apply to the site file's list",
+  );
+  assert.deepEqual(pluginsOf(['inventory'], { OGSERVE_PLUGINS: '["+wol"]' }), ['inventory', 'wol'], 'as a JSON list too');
+});
+
+test('plugins: a change that cannot be made names its place in the list', () => {
+  const error = (plugins: unknown, env: NodeJS.ProcessEnv = {}) => {
+    try {
+      pluginsOf(plugins, env);
+      return '';
+    } catch (e) {
+      return (e as Error).message.replace(/ \(\/\S+site\.json, line \d+\)$/, ' (FILE)');
+    }
+  };
+  assert.match(
+    error(['+scheduler', '-consle']),
+    /^config: plugins\[1\]: removes 'consle', which is not enabled \(enabled: inventory, .*, scheduler\) \(FILE\)$/,
+  );
+  assert.equal(
+    error(['+scheduler', 'inventory']),
+    "config: plugins[1]: is a plugin name in a list of changes: write '+inventory' to add it, or list every plugin without + and - (FILE)",
+  );
+  assert.equal(error(['-']), "config: plugins[0]: names no plugin after '-' (FILE)");
+  assert.equal(error(['+wol', 3]), 'config: plugins[1]: must be a string (FILE)');
+  assert.equal(
+    error(['inventory'], { OGSERVE_PLUGINS: '-wol' }),
+    "config: plugins[0]: removes 'wol', which is not enabled (enabled: inventory) (set by OGSERVE_PLUGINS)",
   );
 });
 

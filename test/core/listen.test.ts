@@ -78,7 +78,7 @@ async function attempt(config: Record<string, unknown>): Promise<Attempt> {
       done();
     },
   });
-  const app = await App.create({ configFile, logStream, env: {} });
+  const app = await App.create({ configFile, logStream, env: {}, stateDir: dir });
   const error = await app.listen().then(
     () => undefined,
     (e: unknown) => e,
@@ -89,7 +89,12 @@ async function attempt(config: Record<string, unknown>): Promise<Attempt> {
 /** After a failed start: the database is closed, and a new service may open it (no lock left). */
 async function assertClosed(a: Attempt): Promise<void> {
   assert.equal(await a.app.database.orm.isConnected(), false, 'the database connection is closed');
-  const again = await App.create({ configFile: a.configFile, env: {}, logStream: new Writable({ write: (_c, _e, done) => done() }) });
+  const again = await App.create({
+    configFile: a.configFile,
+    env: {},
+    stateDir: a.dir,
+    logStream: new Writable({ write: (_c, _e, done) => done() }),
+  });
   await again.close();
 }
 

@@ -90,7 +90,7 @@ test('a missing or empty template folder is a warning', async () => {
 });
 
 test('server databases are described by engine, name, host, port and user', () => {
-  const database = { type: 'mariadb' as const, path: '', ip: '10.0.0.2', name: 'og', user: 'usuog', pass: 'secret' };
+  const database = { type: 'mariadb' as const, path: '', ip: '10.0.0.2', name: 'og', user: 'usuog', pass: 'secret', create: false };
   assert.equal(describeDatabase(database, false), "mariadb database 'og' on 10.0.0.2:3306 as 'usuog'", 'the default port');
   assert.equal(
     describeDatabase({ ...database, port: 3307 }, true),

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { isEngineIndependent } from './engine-independent';
 import { SuiteTiming } from './suite-timing';
 import { dropLeftoverTestDatabases, testEngine } from './test-db';
+import { prepareTestRun } from './test-setup';
 
 const { parse } = require('uvu/parse') as {
   parse(dir: string, pattern: string, opts: object): Promise<{ suites: { name: string; file: string }[] }>;
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
         .finally(() => process.exit(130));
     });
   }
+  await prepareTestRun();
   const { suites } = await parse(dir, pattern, {});
   if (suites.length === 0) throw new Error(`no test file under ${dir} matches ${pattern}`);
   await run(suites);

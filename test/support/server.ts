@@ -76,7 +76,9 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   });
   let app: App | undefined;
   try {
-    app = await App.create({ configFile, logStream, parentContainer: options.container });
+    // The temp dir is the state directory too: a fresh one creates its fresh database, a
+    // restart on the same dir finds both again (test/core/database.test.ts).
+    app = await App.create({ configFile, logStream, stateDir: dir, parentContainer: options.container });
     await app.listen();
   } catch (error) {
     await app?.close();

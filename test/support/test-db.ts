@@ -6,8 +6,8 @@ import type { MikroORM } from '@mikro-orm/core';
 /**
  * The engine the suite runs on, chosen by OGSERVE_TEST_DB (sqlite by default). Server
  * engines are reached on loopback as the CI user `ogserve_test` (password `ogserve_test`,
- * allowed to create databases; .ci/run creates it); OGSERVE_TEST_DB_USER / _PASS / _PORT
- * override that for a developer's own server.
+ * allowed to create databases; the suite runner makes it, test-users.ts, as .ci/run does);
+ * OGSERVE_TEST_DB_USER / _PASS / _PORT override that for a developer's own server.
  */
 export type TestEngine = 'sqlite' | 'mariadb' | 'mysql' | 'postgresql';
 
@@ -115,6 +115,8 @@ export async function connectSide(dir: string, admin = false, engine: TestEngine
     dbName,
     ...(engine === 'sqlite' ? {} : { host: section.ip, port: section.port, user: section.user, password: section.pass }),
     allowGlobalContext: true,
+    // A probe never creates the database it looks at (MikroORM would): a test asks whether it exists.
+    ensureDatabase: false,
   });
   const query = async <T>(sql: string, params: unknown[] = []) => (await orm.em.getConnection().execute(sql, params, 'all')) as T[];
   return {

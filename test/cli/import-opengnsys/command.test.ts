@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { test } from 'uvu';
 import { allPlugins, makeImportTarget } from '../../support/import-target';
 import { withLegacyDatabase } from '../../support/legacy-db';
 import { ogserve } from '../../support/process';
 import { removeTestStore, startServer } from '../../support/server';
+import { connectSide } from '../../support/test-db';
 
 /** What a console sees of the target inventory (the image list without the disk's free space, which others change). */
 async function inventoryOf(dir: string): Promise<unknown[]> {
@@ -80,6 +82,24 @@ test('a legacy server that does not answer stops the run with one line, without 
   assert.match(run.stderr, /^ogserve: cannot read mysql:\/\/og@127\.0\.0\.1:1\/ogAdmBD: .+\n$/);
   assert.ok(!run.stderr.includes('topsecret'));
   assert.ok(!run.stderr.includes('    at '), 'no stack trace');
+});
+
+test('a --from database that does not exist stops the run naming it, and no empty one is left behind', async () => {
+  const name = `ogt_legacy_missing_${randomBytes(4).toString('hex')}`;
+  const run = await ogserve(['import-opengnsys', '--from', `mysql://ogserve_test:ogserve_test@127.0.0.1:3306/${name}`, '--dry-run']);
+  assert.equal(run.code, 1);
+  assert.match(
+    run.stderr,
+    new RegExp(`^ogserve: cannot read mysql://ogserve_test@127\\.0\\.0\\.1:3306/${name}: .*Unknown database '${name}'\n$`),
+  );
+  const side = await connectSide('', true, 'mariadb');
+  try {
+    const found = await side.query('select 1 from information_schema.schemata where schema_name = ?', [name]);
+    assert.equal(found.length, 0, 'not created');
+  } finally {
+    await side.query(`drop database if exists \`${name}\``);
+    await side.close();
+  }
 });
 
 test('the command is listed in --help and has its own', async () => {
