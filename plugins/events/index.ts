@@ -115,7 +115,17 @@ export default definePlugin({
     ctx.onStop(() => {
       clearInterval(heartbeat);
       hub.close();
-      for (const webhook of webhooks) webhook.stop();
+      // What a hook had not received is written down: which events, so that they can be resent.
+      for (const [i, webhook] of webhooks.entries()) {
+        const left = webhook.stop();
+        if (left.length === 0) continue;
+        const url = config.webhooks[i]!.url;
+        const [first, last] = [left[0]!.id, left[left.length - 1]!.id];
+        ctx.log.warn(
+          { url, undelivered: left.length, first_event: first, last_event: last },
+          `webhook ${url}: ${left.length} event(s) not delivered at stop (ids ${first} to ${last})`,
+        );
+      }
     });
   },
 });
