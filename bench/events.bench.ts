@@ -5,6 +5,7 @@ import { AgentLink } from '../plugins/agents';
 import { EventHub } from '../plugins/events';
 import { TOKEN, startServer } from '../test/support/server';
 import { UdpReceiver } from '../test/support/udp-receiver';
+import { startWebhookReceiver, type WebhookReceiver } from '../test/support/webhook-receiver';
 import { load } from './support/load';
 import { addBenchClients, until } from './support/fleet';
 import { fmt, type BenchRow } from './support/report';
@@ -15,12 +16,17 @@ import { agentSwarmScript } from '../test/support/swarm';
  * process) while EVENTS_BENCH_AGENTS agents (default 10,000) connect, are refreshed and
  * leave; then what the stream and metrics cost POST /wol and GET /clients: without the events
  * and metrics plugins (core still times every request), then with the stream read by the
- * subscribers and Prometheus scraping /metrics and /metrics/targets every second.
+ * subscribers and Prometheus scraping /metrics and /metrics/targets every second. First,
+ * webhook delivery to a healthy receiver beside a hanging and a failing one (each in a child
+ * process): EVENTS_BENCH_WEBHOOK_EVENTS events (default 20,000) at once, then 1,000 a second.
  */
 export default async (): Promise<BenchRow[]> => {
   const subscribers = Number(process.env.EVENTS_BENCH_SUBSCRIBERS ?? 1000);
   const agents = Number(process.env.EVENTS_BENCH_AGENTS ?? 10_000);
+  const webhookEvents = Number(process.env.EVENTS_BENCH_WEBHOOK_EVENTS ?? 20_000);
   return [
+    await webhookBurst(webhookEvents),
+    await webhookSteady(1000, 10),
     await churn(agents, 0),
     await churn(agents, subscribers),
     ...(await requestCost(false, 0)),
@@ -175,4 +181,77 @@ async function scrape(port: number): Promise<void> {
 function cpuMs(): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
+}
+
+/** A server whose webhooks are a healthy receiver, a hanging one and a failing one, each in a child process. */
+async function hookedServer(queue: number): Promise<{ hub: EventHub; healthy: WebhookReceiver; close(): Promise<void> }> {
+  const receivers = [await startWebhookReceiver('healthy'), await startWebhookReceiver('hanging'), await startWebhookReceiver('failing')];
+  const secret = 'a-webhook-secret-of-enough-length';
+  const s = await startServer({
+    config: {
+      log: { level: 'error' },
+      events: { webhooks: receivers.map((r) => ({ url: r.url, secret })), webhook_queue: queue, webhook_retry_s: 0.1 },
+    },
+  });
+  return {
+    hub: s.app.container.resolve(EventHub),
+    healthy: receivers[0]!,
+    async close() {
+      await s.close();
+      for (const r of receivers) r.close();
+    },
+  };
+}
+
+/** How many of the events from `first` on the receiver has, and whether in order, once it has `count` or after `ms`. */
+async function received(r: WebhookReceiver, first: number, count: number, ms: number): Promise<{ received: number; inOrder: boolean }> {
+  const deadline = Date.now() + ms;
+  while ((await r.count()) < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+  const ids = (await r.ids()).filter((id) => id >= first);
+  return { received: ids.length, inOrder: ids.every((id, i) => i === 0 || id > ids[i - 1]!) };
+}
+
+/** `count` events published at once (the queue holds them all): how fast the healthy hook gets them. */
+async function webhookBurst(count: number): Promise<BenchRow> {
+  const x = await hookedServer(count);
+  try {
+    const t0 = Date.now();
+    const first = x.hub.publish('bench.burst', { i: 0 }).id;
+    for (let i = 1; i < count; i++) x.hub.publish('bench.burst', { i, client: addressOf(i % 1000) });
+    const got = await received(x.healthy, first, count, 120_000);
+    const seconds = (Date.now() - t0) / 1000;
+    return {
+      workload: `events: webhook burst of ${count}, beside a hanging and a failing hook`,
+      figures: {
+        received: got.received,
+        in_order: String(got.inOrder),
+        seconds: fmt(seconds, 2),
+        delivered_per_s: fmt(count / seconds, 0),
+      },
+    };
+  } finally {
+    await x.close();
+  }
+}
+
+/** `rate` events a second for `seconds` through a queue of half a second's worth: what reaches the healthy hook. */
+async function webhookSteady(rate: number, seconds: number): Promise<BenchRow> {
+  const x = await hookedServer(rate / 2);
+  try {
+    const perTick = rate / 20;
+    const published = rate * seconds;
+    const first = x.hub.figures.published + 1;
+    for (let tick = 0; tick < seconds * 20; tick++) {
+      const due = Date.now() + 50;
+      for (let i = 0; i < perTick; i++) x.hub.publish('bench.steady', { i, client: addressOf(i) });
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
+    }
+    const got = await received(x.healthy, first, published, 10_000);
+    return {
+      workload: `events: webhook at ${rate} events/s for ${seconds} s, queue ${rate / 2}`,
+      figures: { published, received: got.received, in_order: String(got.inOrder), lost: published - got.received },
+    };
+  } finally {
+    await x.close();
+  }
 }

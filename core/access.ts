@@ -44,6 +44,12 @@ export interface Access {
   permissions: ReadonlySet<Permission>;
   /** Absent for a key that reaches the whole fleet. */
   scope?: AccessScope;
+  /**
+   * Whether the credential still holds: a token not revoked or expired (a person's session
+   * not ended). Absent: it always does. Asked again for every event an open stream sends,
+   * so that a stream ends once its credential is gone; must answer at once.
+   */
+  holds?(): boolean;
 }
 
 export function accessOf(name: string, role: Role, shell: boolean, scope?: AccessScope): Access {

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type dgram from 'node:dgram';
 import type { Server } from 'node:http';
-import type net from 'node:net';
+import net from 'node:net';
 import type { DestinationStream } from 'pino';
 import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import { resolveApiToken } from './api-token';
@@ -46,12 +46,20 @@ export interface AppOptions {
 
 type Hook = () => void | Promise<void>;
 
+/**
+ * How long one plugin's stop may take once the requests in flight are done
+ * (rest.shutdown_grace_s): the systemd unit allows 5 s after the grace before it kills.
+ */
+const pluginStopMs = 3000;
+
 /** The kernel: config, database, plugins, REST listener. It knows no domain. */
 export class App {
   private server?: Server;
   private restListening?: Listening;
   private readonly startHooks: Hook[] = [];
-  private readonly stopHooks: Hook[] = [];
+  private readonly stopHooks: { plugin: string; hook: Hook }[] = [];
+  /** The TCP listeners opened so far (REST and the plugins'): a stop closes them all first. */
+  private readonly tcpListeners: net.Server[] = [];
   private closing?: Promise<void>;
   private readonly statics = new StaticMounts();
   readonly events: EventBus;
@@ -174,6 +182,7 @@ export class App {
   /** Every listener opens here (core's and plugins'), so each is logged the same way, once. */
   private async openListener(server: net.Server | dgram.Socket, log: Logger, spec: ListenSpec): Promise<Listening> {
     const listening = await listen(server, spec);
+    if (server instanceof net.Server) this.tcpListeners.push(server);
     log.info(
       { listener: spec.name, address: spec.ip, port: listening.port },
       `${spec.name} listening on ${spec.ip}:${listening.port}${spec.note ? `, ${spec.note}` : ''}`,
@@ -182,8 +191,9 @@ export class App {
   }
 
   /**
-   * Graceful stop: no new requests, those in flight answered (up to rest.shutdown_grace_s),
-   * plugins stopped in reverse order, database closed.
+   * Graceful stop: no new connections on any port, requests in flight answered (up to
+   * rest.shutdown_grace_s), plugins stopped in reverse order (each within `pluginStopMs`:
+   * one that takes longer is logged and left behind), database closed.
    */
   close(): Promise<void> {
     this.closing ??= this.shutdown();
@@ -192,15 +202,17 @@ export class App {
 
   private async shutdown(): Promise<void> {
     this.serving = false;
+    // Every port refuses new connections at once; those open are the plugins' to end.
+    for (const listener of this.tcpListeners) listener.close();
     const server = this.server;
     if (server) await closeRestServer(server, this.settings.rest.shutdown_grace_s * 1000, this.log);
     await this.cluster.stopRoles();
-    for (const hook of [...this.stopHooks].reverse()) {
-      try {
-        await hook();
-      } catch (error) {
-        this.log.error({ err: error }, 'plugin stop failed');
-      }
+    for (const { plugin, hook } of [...this.stopHooks].reverse()) {
+      const stopped = await settledWithin(hook, pluginStopMs).catch((error: unknown) => {
+        this.log.error({ err: error, plugin }, `plugin '${plugin}' stop failed`);
+        return true;
+      });
+      if (!stopped) this.log.error({ plugin }, `plugin '${plugin}' had not stopped after ${pluginStopMs} ms: left behind`);
     }
     await this.cluster.close().catch((error: unknown) => this.log.error({ err: error }, 'leaving the other instances failed'));
     await this.db?.close();
@@ -254,7 +266,20 @@ export class App {
       onAction: (observer) => this.actionObservers.push(observer),
       files: (prefix, dir, options) => this.statics.add(definition.name, prefix, dir, options),
       onStart: (fn) => this.startHooks.push(fn),
-      onStop: (fn) => this.stopHooks.push(fn),
+      onStop: (fn) => this.stopHooks.push({ plugin: definition.name, hook: fn }),
     };
+  }
+}
+
+/** Run `hook`: true once it is done, false if `ms` pass first (it goes on, unwaited); rejects with its error. */
+async function settledWithin(hook: Hook, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([Promise.resolve(hook()).then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

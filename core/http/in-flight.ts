@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Logger } from '../log';
 
 /**
@@ -8,8 +9,22 @@ import type { Logger } from '../log';
 export class InFlight {
   private readonly open = new Set<ServerResponse>();
   private readonly streams = new Set<ServerResponse>();
+  /**
+   * Every connection, HTTP's and those Node hands over (a CONNECT's socket): the server's
+   * `closeAllConnections` knows only the first, and one half-open socket of the second kind
+   * kept a stopped service waiting for its close for ever.
+   */
+  private readonly sockets = new Set<Socket>();
   private closing = false;
   private idle?: () => void;
+
+  /** Count the connections of `server` from their start. */
+  watch(server: Server): void {
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+  }
 
   begin(_req: IncomingMessage, res: ServerResponse): void {
     this.open.add(res);
@@ -54,6 +69,7 @@ export class InFlight {
     const cut = this.open.size;
     if (cut > 0) log.warn({ requests: cut }, `${cut} request(s) still running after rest.shutdown_grace_s; connections closed`);
     server.closeAllConnections();
+    for (const socket of this.sockets) socket.destroy();
     await closed;
     return cut;
   }

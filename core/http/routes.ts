@@ -52,6 +52,12 @@ export interface RouteSpec<S extends TSchema> {
   scoped?: 'clients' | 'filtered' | 'open';
   /** The schema of the 200 answer (TypeBox): in the OpenAPI document, and checked by the tests. */
   response?: TSchema;
+  /**
+   * Event types that carry what this route answers (`audit.recorded` for GET /audit): an
+   * event stream sends them only to readers this route would answer (its permission, and
+   * nothing to a limited token unless the route is `scoped`).
+   */
+  events?: readonly string[];
   /** One line for the API document. */
   summary?: string;
   /** The media type of the 200 answer, when a `stream` route writes another than JSON. */
@@ -119,6 +125,7 @@ export interface Route {
   audit: boolean;
   stream: boolean;
   scoped?: 'clients' | 'filtered' | 'open';
+  events: readonly string[];
   credential?: (req: IncomingMessage) => Access | undefined;
   public: boolean;
   handler: Handler<unknown>;
@@ -165,6 +172,7 @@ export class RouteTable {
       audit: spec.audit ?? (!spec.public && method !== 'GET' && spec.permission !== 'read'),
       stream: spec.stream ?? false,
       scoped: spec.scoped,
+      events: spec.events ?? [],
       credential: spec.credential,
       public: spec.public ?? false,
       handler,

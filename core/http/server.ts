@@ -187,6 +187,7 @@ export function createRestServer(options: RestOptions): http.Server {
   };
   const server = http.createServer(listener);
   inFlightOf.set(server, inFlight);
+  inFlight.watch(server);
   answerUnroutedRequests(server, listener);
   server.headersTimeout = 10_000;
   server.requestTimeout = 10_000;

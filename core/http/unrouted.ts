@@ -18,6 +18,11 @@ export function answerUnroutedRequests(server: http.Server, listener: Listener):
   });
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, duplex: Duplex) => {
     const socket = tcpSocket(duplex);
+    // Bytes right behind a request still being answered on this connection (a GET's body
+    // sent without a length): that answer goes out, then the connection closes, as its
+    // parser cannot read on. Answering these bytes too made Node throw, and the process stop.
+    const answering = socket._httpMessage;
+    if (answering) return void answering.once('finish', () => socket.destroySoon());
     const req = error.code === 'HPE_INVALID_METHOD' && error.rawPacket ? requestFromBytes(error.rawPacket, socket) : undefined;
     if (req) return answerOnSocket(req, socket, listener);
     // Anything else gets what Node answers when nobody listens for client errors.
@@ -26,8 +31,11 @@ export function answerUnroutedRequests(server: http.Server, listener: Listener):
   });
 }
 
-/** An http.Server over TCP hands these events its net.Socket; Node's types say only Duplex. */
-function tcpSocket(duplex: Duplex): net.Socket {
+/**
+ * An http.Server over TCP hands these events its net.Socket; Node's types say only Duplex,
+ * and do not show the answer the server has assigned to it, if any.
+ */
+function tcpSocket(duplex: Duplex): net.Socket & { _httpMessage?: ServerResponse | null } {
   return duplex as net.Socket;
 }
 

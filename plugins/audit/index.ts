@@ -60,6 +60,8 @@ export default definePlugin({
         permission: 'admin',
         bodyPolicy: 'forbidden',
         response: AuditPage,
+        // Each entry is also an event: a stream sends it only to a reader this route answers.
+        events: ['audit.recorded'],
         summary: 'Audited requests, newest first: ?from=&to=&token=&client=&path=&before=&limit=',
       },
       async ({ query: params, em }) => {

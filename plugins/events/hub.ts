@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { EventLog, type FleetEvent } from './event-log';
 import type { EventFilter } from './filter';
+import type { Reader } from './reader';
 import { type StallLimits, Subscriber, sseFrame } from './subscriber';
 
 export interface HubSettings {
@@ -31,6 +32,9 @@ export class EventHub {
   /** Readers of every event: they share `batch`, encoded once per flush. */
   private readonly everyone = new Set<Subscriber>();
   private batch: string[] = [];
+  /** The events of `batch`, and their types: a reader whose rights miss one gets its own copy. */
+  private batchEvents: FleetEvent[] = [];
+  private batchTypes = new Set<string>();
   /** Where in `batch` a reader of every event that joined since the last flush starts. */
   private readonly joinedAt = new Map<Subscriber, number>();
   private flushScheduled = false;
@@ -48,6 +52,8 @@ export class EventHub {
       const frame = sseFrame(event);
       if (this.everyone.size > 0) {
         this.batch.push(frame);
+        this.batchEvents.push(event);
+        this.batchTypes.add(event.type);
         this.scheduleFlush();
       }
       if (this.subscribers.size > this.everyone.size)
@@ -74,10 +80,11 @@ export class EventHub {
    * Start a stream on `res` (headers already sent). With `lastEventId`, the events after it
    * are written first; when they are no longer kept, a `reset` event says to re-read.
    */
-  subscribe(res: ServerResponse, filter: EventFilter, lastEventId?: number): Subscriber {
+  subscribe(res: ServerResponse, filter: EventFilter, reader: Reader, lastEventId?: number): Subscriber {
     const subscriber = new Subscriber(
       res,
       filter,
+      reader,
       this.settings.stall,
       (queued) => this.scheduleFlush(queued),
       (gone, reason) => {
@@ -128,18 +135,42 @@ export class EventHub {
 
   private flushShared(): void {
     if (this.batch.length === 0) return;
-    const shared = Buffer.from(this.batch.join(''));
+    let shared: Buffer | undefined;
+    // Readers whose rights miss the same types of this batch (every reader role, say) share a copy too.
+    const partial = new Map<string, string>();
     for (const subscriber of this.everyone) {
+      if (!subscriber.holds()) continue;
       const from = this.joinedAt.get(subscriber) ?? 0;
-      if (from === 0) subscriber.writeShared(shared);
-      else if (from < this.batch.length) subscriber.writeShared(Buffer.from(this.batch.slice(from).join('')));
+      const missed = [...this.batchTypes].filter((type) => !subscriber.mayRead(type));
+      if (missed.length > 0) {
+        const key = `${from} ${missed.join(' ')}`;
+        let text = partial.get(key);
+        if (text === undefined) partial.set(key, (text = this.framesWithout(new Set(missed), from)));
+        subscriber.writeShared(text);
+      } else if (from === 0) subscriber.writeShared((shared ??= Buffer.from(this.batch.join(''))));
+      else if (from < this.batch.length) subscriber.writeShared(this.batch.slice(from).join(''));
     }
     this.batch = [];
+    this.batchEvents = [];
+    this.batchTypes = new Set();
     this.joinedAt.clear();
   }
 
+  /** The frames of the batch from `from` on, but those of the `missed` types. */
+  private framesWithout(missed: ReadonlySet<string>, from: number): string {
+    let text = '';
+    for (let i = from; i < this.batch.length; i++) if (!missed.has(this.batchEvents[i]!.type)) text += this.batch[i];
+    return text;
+  }
+
+  /** A comment line to every reader; a reader whose access is gone is ended instead. */
   heartbeat(): void {
     for (const subscriber of this.subscribers) subscriber.heartbeat();
+  }
+
+  /** End the streams whose access no longer holds (a token revoked or expired), events or not. */
+  checkAccess(): void {
+    for (const subscriber of this.subscribers) subscriber.holds();
   }
 
   /** End every stream (at a stop). */

@@ -11,6 +11,10 @@ import { openStream } from './stream-route';
 import { Tickets } from './tickets';
 import { WebhookSender } from './webhook';
 import { forwardEvents } from './forwarding';
+import { EventRules } from './reader';
+
+/** How often open streams are checked for an access that no longer holds, besides at each event. */
+const accessCheckMs = 1000;
 
 export { EventHub } from './hub';
 export type { FleetEvent } from './event-log';
@@ -68,6 +72,8 @@ export default definePlugin({
     });
     ctx.provide(EventHub, hub);
 
+    // Who may read which event, from the route table once every route is in it.
+    let rules: EventRules | undefined;
     ctx.router.post(
       '/events/ticket',
       {
@@ -95,7 +101,7 @@ export default definePlugin({
         },
       },
       (request) =>
-        openStream(request, hub, async (room) => {
+        openStream(request, hub, (rules ??= new EventRules(ctx.routes)), async (room) => {
           const scope = request.access?.scope;
           if (scope instanceof FleetScope && !(await scope.includesRoom(room)))
             throw new HttpError(
@@ -108,14 +114,29 @@ export default definePlugin({
     );
 
     let heartbeat: NodeJS.Timeout | undefined;
+    let accessCheck: NodeJS.Timeout | undefined;
     ctx.onStart(() => {
       heartbeat = setInterval(() => hub.heartbeat(), config.heartbeat_s * 1000);
       heartbeat.unref();
+      // A quiet stream whose token was revoked or expired ends too, within a second or so.
+      accessCheck = setInterval(() => hub.checkAccess(), accessCheckMs);
+      accessCheck.unref();
     });
     ctx.onStop(() => {
       clearInterval(heartbeat);
+      clearInterval(accessCheck);
       hub.close();
-      for (const webhook of webhooks) webhook.stop();
+      // What a hook had not received is written down: which events, so that they can be resent.
+      for (const [i, webhook] of webhooks.entries()) {
+        const left = webhook.stop();
+        if (left.length === 0) continue;
+        const url = config.webhooks[i]!.url;
+        const [first, last] = [left[0]!.id, left[left.length - 1]!.id];
+        ctx.log.warn(
+          { url, undelivered: left.length, first_event: first, last_event: last },
+          `webhook ${url}: ${left.length} event(s) not delivered at stop (ids ${first} to ${last})`,
+        );
+      }
     });
   },
 });

@@ -4,6 +4,7 @@ import { isIpv4 } from '../../core/formats';
 import type { RequestContext } from '../../core/http/routes';
 import { EventFilter, commaList } from './filter';
 import type { EventHub } from './hub';
+import { type EventRules, Reader } from './reader';
 
 /** What GET /events needs to turn `?room=` into the room's client addresses. */
 export type RoomClients = (room: number) => Promise<string[] | undefined>;
@@ -14,17 +15,14 @@ const maxListItems = 4096;
  * GET /events: checks the filters (a 400 names the parameter), then turns the answer into
  * a text/event-stream that stays open until the client leaves or the service stops.
  */
-export async function openStream(ctx: RequestContext<unknown>, hub: EventHub, roomClients: RoomClients): Promise<void> {
+export async function openStream(ctx: RequestContext<unknown>, hub: EventHub, rules: EventRules, roomClients: RoomClients): Promise<void> {
   const { query } = ctx;
   const types = commaList(query.get('types') ?? undefined);
   if (types.length > maxListItems) throw badRequest(ErrorCode.invalidField, `types: at most ${maxListItems} types`, 'types');
   const bad = types.find((t) => !/^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*(\.\*)?$/.test(t));
   if (bad !== undefined)
     throw badRequest(ErrorCode.invalidField, `types: '${bad}' is not an event type (e.g. client.state or command.*)`, 'types');
-  const asked = await clientFilter(query, roomClients);
-  // A key limited to part of the fleet hears only events about clients inside it.
-  const inside = await ctx.access?.scope?.addresses();
-  const clients = inside ? new Set([...(asked ?? inside)].filter((ip) => inside.has(ip))) : asked;
+  const clients = await clientFilter(query, roomClients);
   const lastEventId = lastEventIdOf(ctx.req, query);
   if (hub.full) throw new HttpError(503, 'unavailable', 'too many event streams are open (events.max_subscribers)');
 
@@ -35,7 +33,8 @@ export async function openStream(ctx: RequestContext<unknown>, hub: EventHub, ro
   });
   // retry: how long a browser waits before reconnecting; the comment line sends the headers.
   ctx.res.write('retry: 2000\n: connected\n\n');
-  hub.subscribe(ctx.res, new EventFilter(types, clients), lastEventId);
+  // What the reader may see of each event is checked against its access as the event goes.
+  hub.subscribe(ctx.res, new EventFilter(types, clients), new Reader(ctx.access!, rules), lastEventId);
 }
 
 async function clientFilter(query: URLSearchParams, roomClients: RoomClients): Promise<Set<string> | undefined> {

@@ -136,6 +136,17 @@ export class TokenStore {
     return known.access;
   }
 
+  /**
+   * Whether the token of this hash still works (an open event stream asks at each event):
+   * answered from memory, and the table is read again behind it at most once a second, so a
+   * token revoked elsewhere (another instance, `ogserve token revoke`) ends its streams too.
+   */
+  private holds(hash: string): boolean {
+    if (this.now() - this.readAt >= rereadMs && !this.reading) void this.read().catch(() => undefined);
+    const known = this.byHash.get(hash);
+    return known !== undefined && (known.expiresAt === null || known.expiresAt > this.now());
+  }
+
   /** Write the last-use times gathered since the last call. */
   async flushUse(): Promise<void> {
     if (this.used.size === 0) return;
@@ -179,7 +190,10 @@ export class TokenStore {
               centers,
               rooms,
             },
-            access: accessOf(row.name, row.role, Boolean(row.shell), limited ? this.scopes.make(centers, rooms) : undefined),
+            access: {
+              ...accessOf(row.name, row.role, Boolean(row.shell), limited ? this.scopes.make(centers, rooms) : undefined),
+              holds: () => this.holds(row.hash),
+            },
             expiresAt: row.expiresAt === null ? null : Number(row.expiresAt),
           });
         }

@@ -284,6 +284,18 @@ test('CONNECT and methods HTTP does not know are answered like any other method,
     assert.equal((await s.get('/scopes')).status, 200, 'the service goes on');
   }));
 
+test('bytes that are no request right behind one on its connection (a GET body without a length): that one is answered, then the connection closes', () =>
+  withServer(async (s) => {
+    for (const garbage of ['{"broken": ', 'FOO / HTTP/1.1\r\n\r\n']) {
+      const socket = net.connect(s.port, '127.0.0.1');
+      socket.write(`GET /scopes HTTP/1.1\r\nHost: x\r\nAuthorization: ${TOKEN}\r\n\r\n${garbage}`);
+      const answer = await readAll(socket);
+      assert.match(answer, /^HTTP\/1\.1 200 /, `the request is answered: ${JSON.stringify(answer.slice(0, 80))}`);
+      assert.equal(answer.match(/HTTP\/1\.1 /g)?.length, 1, 'nothing else is answered on that connection');
+    }
+    assert.equal((await s.get('/scopes')).status, 200, 'the service goes on');
+  }));
+
 /** Write one request (asking for the connection to close) on a fresh connection and read until it closes. */
 function raw(port: number, text: string): Promise<string> {
   const socket = net.connect(port, '127.0.0.1');

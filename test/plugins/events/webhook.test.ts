@@ -8,7 +8,10 @@ import { createLogger } from '../../../core/log';
 import { EventLog } from '../../../plugins/events/event-log';
 import { EventFilter } from '../../../plugins/events/filter';
 import { WebhookSender } from '../../../plugins/events/webhook';
+import { EventHub } from '../../../plugins/events';
 import '../../support/listen-guard';
+import { startServer } from '../../support/server';
+import { startWebhookReceiver } from '../../support/webhook-receiver';
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -143,6 +146,67 @@ test('types select what a webhook gets; command.* takes every command event', as
   } finally {
     webhook.stop();
     await hook.close();
+  }
+});
+
+test('stop abandons the delivery under way and the retry wait, and hands back what was not delivered', async () => {
+  let requests = 0;
+  let closed = 0;
+  const hanging = http.createServer((req) => {
+    requests++;
+    req.socket.once('close', () => closed++);
+  });
+  await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  const webhook = sender(`http://127.0.0.1:${(hanging.address() as AddressInfo).port}/hook`, { timeoutMs: 60_000 });
+  const log = new EventLog(10);
+  try {
+    const events = [1, 2, 3].map((i) => log.append('client.state', { client: `127.0.0.${i}`, old: 'OFF', new: 'OPG' }));
+    for (const event of events) webhook.offer(event);
+    await until(() => requests === 1, 'the first delivery under way');
+    assert.equal(
+      webhook.stop().map((e) => e.id),
+      [1, 2, 3],
+    );
+    await until(() => closed === 1, 'the connection to the receiver closed');
+    webhook.offer(log.append('client.state', { client: '127.0.0.4', old: 'OFF', new: 'OPG' }));
+    assert.is(webhook.waiting, 0, 'nothing is taken after the stop');
+  } finally {
+    await new Promise((resolve) => hanging.close(resolve));
+  }
+});
+
+test('beside a hanging and a failing hook, a healthy one receives a burst of 4,000 events, every one in order', async () => {
+  // Each receiver in a process of its own, as real ones would be.
+  const [healthy, hanging, failing] = [
+    await startWebhookReceiver('healthy'),
+    await startWebhookReceiver('hanging'),
+    await startWebhookReceiver('failing'),
+  ];
+  const count = 4000;
+  const s = await startServer({
+    config: {
+      log: { level: 'error' },
+      events: { webhooks: [healthy, hanging, failing].map(({ url }) => ({ url, secret })), webhook_queue: count, webhook_retry_s: 0.05 },
+    },
+  });
+  try {
+    const hub = s.app.container.resolve(EventHub);
+    const first = hub.figures.published + 1;
+    for (let i = 0; i < count; i++) hub.publish('test.burst', { i });
+    // A bounded wait (10 s, at least 400 events a second): fetch, one event at a time, sent
+    // about 300 a second on a loaded 2-core machine, this sender about 2,000.
+    for (let waited = 0; (await healthy.count()) < count && waited < 100; waited++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    const ids = (await healthy.ids()).filter((id) => id >= first);
+    assert.equal(
+      ids,
+      Array.from({ length: count }, (_, i) => first + i),
+      'every event, once, in order',
+    );
+    assert.ok((await failing.count()) > 0 && (await hanging.count()) > 0, 'the other hooks were tried');
+  } finally {
+    await s.close();
+    for (const receiver of [healthy, hanging, failing]) receiver.close();
   }
 });
 
