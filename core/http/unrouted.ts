@@ -18,11 +18,12 @@ export function answerUnroutedRequests(server: http.Server, listener: Listener):
   });
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, duplex: Duplex) => {
     const socket = tcpSocket(duplex);
-    // Bytes right behind a request still being answered on this connection (a GET's body
-    // sent without a length): that answer goes out, then the connection closes, as its
+    // Bytes right behind a whole request still being answered on this connection (a GET's
+    // body sent without a length): that answer goes out, then the connection closes, as its
     // parser cannot read on. Answering these bytes too made Node throw, and the process stop.
+    // A request cut short is not whole: it gets Node's answer below, as its handler waits on.
     const answering = socket._httpMessage;
-    if (answering) return void answering.once('finish', () => socket.destroySoon());
+    if (answering?.req.complete) return void answering.once('finish', () => socket.destroySoon());
     const req = error.code === 'HPE_INVALID_METHOD' && error.rawPacket ? requestFromBytes(error.rawPacket, socket) : undefined;
     if (req) return answerOnSocket(req, socket, listener);
     // Anything else gets what Node answers when nobody listens for client errors.
