@@ -1,6 +1,5 @@
 import type { PluginCluster } from '../../core/cluster';
 import type { Logger } from '../../core/log';
-import type { Inventory } from '../inventory';
 import type { BootFileChange, BootFiles } from './service';
 
 /**
@@ -12,15 +11,18 @@ import type { BootFileChange, BootFiles } from './service';
 export function replicateBootFiles(
   cluster: Pick<PluginCluster, 'shared' | 'send' | 'on' | 'onReconnect'>,
   bootFiles: BootFiles,
-  inventory: Pick<Inventory, 'allClients'>,
   log: Logger,
 ): void {
-  // Changes told while the link to the others was down were lost: write every file again.
+  // Changes told while the link to the others was down were lost: put this instance's folders
+  // right against the records (temp files stay: another instance may be writing in a folder
+  // shared with this one).
   cluster.onReconnect(
     () =>
       void bootFiles
-        .exclusive(() => bootFiles.rewriteAll(inventory))
-        .catch((error: unknown) => log.error({ err: error }, `boot files not written again: ${(error as Error).message}`)),
+        .reconcile({ tempFiles: false })
+        .catch((error: Error) =>
+          log.error({ err: error }, `boot files not checked against the records after a reconnection: ${error.message}`),
+        ),
   );
   cluster.on<BootFileChange>(
     'pxe-modes.files',
