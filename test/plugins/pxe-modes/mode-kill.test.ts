@@ -7,6 +7,7 @@ import { bootFolderDifferences, killsPerScenario, readBootFolders, seededRandom 
 import { bulkInsert, ipFor } from '../../support/bulk';
 import { type ChildServer, prepareSite, spawnServer } from '../../support/child-server';
 import { macFor } from '../../support/fixtures';
+import { mainScript, runNode } from '../../support/process';
 import { makeTestDir, removeTestStore, send, TOKEN } from '../../support/server';
 import { connectSide, type SideConnection } from '../../support/test-db';
 
@@ -16,7 +17,8 @@ import { connectSide, type SideConnection } from '../../support/test-db';
  * change of mode over many clients, restarted, and every client's two boot files must then
  * hold, byte for byte, what its stored mode renders to, with nothing else in the folders
  * (no temp file). Each kill comes after a random number of the change's files are in
- * place (one to all of them: the last ones race the update of the records).
+ * place (one to all of them: the last ones race the update of the records); every other
+ * time the start that follows is killed too, after a random number of its own writes.
  * OGSERVE_TEST_KILLS raises the number of kills, OGSERVE_TEST_SEED replays a run.
  */
 
@@ -53,6 +55,20 @@ function filesInPlace(dir: string, count: number, done: Promise<unknown>): { rea
   return { reached, close: () => watchers.forEach((w) => w.close()) };
 }
 
+/** Start the service on the config the last child used and SIGKILL it once `files` files of its start are in place. */
+async function startKilledAfter(dir: string, files: number): Promise<void> {
+  const run = runNode(mainScript, ['--config', path.join(dir, 'child-config.json')]);
+  // Its summary line (a warning: it writes) ends the wait should fewer renames be seen.
+  const done = Promise.race([run.exited, run.waitFor(/checked against their records/, 120_000).catch(() => undefined)]);
+  const watcher = filesInPlace(dir, files, done);
+  try {
+    await watcher.reached;
+  } finally {
+    watcher.close();
+    await run.kill();
+  }
+}
+
 test('SIGKILL at random points of POST /mode over 500 clients: after the restart every boot file is what its record renders to', async () => {
   const kills = killsPerScenario(3);
   const random = seededRandom();
@@ -81,6 +97,7 @@ test('SIGKILL at random points of POST /mode over 500 clients: after the restart
         reference.set(mode, readBootFolders(dir));
       }
       let midway = 0;
+      let startKills = 0;
       const mismatches: string[] = [];
       for (let kill = 0; kill < kills; kill++) {
         // A mode the first clients (written first) do not hold: their files change at once.
@@ -99,11 +116,23 @@ test('SIGKILL at random points of POST /mode over 500 clients: after the restart
         await reply;
         const atKill = bootFolderDifferences(readBootFolders(dir), await expectedFiles(side, reference), Number.POSITIVE_INFINITY);
         if (atKill.length > 0) midway++;
+        // Every other time the start that puts them right is killed too, in the middle of its writes.
+        const toWrite = atKill.filter((line) => !line.endsWith('should not be there')).length;
+        let startKilled = '';
+        if (kill % 2 === 1 && toWrite > 0) {
+          const startFiles = 1 + Math.floor(random.next() * toWrite);
+          await startKilledAfter(dir, startFiles);
+          startKilled = `, start killed after ${startFiles} of ${toWrite}`;
+          startKills++;
+        }
         server = await spawnServer({ dir });
         const after = bootFolderDifferences(readBootFolders(dir), await expectedFiles(side, reference));
-        if (after.length > 0) mismatches.push(`kill ${kill + 1} (${mode}, after ${files} files): ${after.join('; ')}`);
+        if (after.length > 0) mismatches.push(`kill ${kill + 1} (${mode}, after ${files} files${startKilled}): ${after.join('; ')}`);
       }
-      console.log(`POST /mode: ${kills} kills, ${midway} with files and records apart at the kill, ${mismatches.length} mismatches after the restart`);
+      console.log(
+        `POST /mode: ${kills} kills (and ${startKills} of the start after one), ${midway} with files and records apart at the kill, ` +
+          `${mismatches.length} mismatches after the restart`,
+      );
       assert.deepEqual(mismatches, [], `seed ${random.seed}`);
       assert.ok(midway >= 1, `a kill left files and records apart (seed ${random.seed})`);
     } finally {
