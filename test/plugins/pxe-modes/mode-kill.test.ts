@@ -52,7 +52,12 @@ function filesInPlace(dir: string, count: number, done: Promise<unknown>): { rea
     }
     void done.then(() => resolve());
   });
-  return { reached, close: () => watchers.forEach((w) => w.close()) };
+  return {
+    reached,
+    close: () => {
+      for (const watcher of watchers) watcher.close();
+    },
+  };
 }
 
 /** Start the service on the config the last child used and SIGKILL it once `files` files of its start are in place. */
