@@ -55,11 +55,7 @@ export async function runImport(args: string[]): Promise<number> {
     const written = await writeImport(target, plan, (line) => process.stderr.write(`${line}\n`));
     out.write(formatSummary(ledger, 'imported'));
     out.write(`imported into ${target.description}; boot files written for ${written.bootFiles} clients\n`);
-    for (const failure of written.bootFailures) {
-      process.stderr.write(
-        `ogserve: the boot files of ${failure.clients} clients in mode ${failure.mode} were not written: ${failure.error}\n`,
-      );
-    }
+    for (const failure of written.bootFailures) process.stderr.write(`ogserve: ${failure}\n`);
     return written.bootFailures.length > 0 ? 1 : 0;
   } finally {
     await target.close();

@@ -1,22 +1,22 @@
 import { writeProfiles, writeReports } from '../../plugins/agents';
 import { writeImages } from '../../plugins/images';
-import { Inventory, writeInventory, type ClientView } from '../../plugins/inventory';
+import { Inventory, writeInventory } from '../../plugins/inventory';
 import { BootFiles } from '../../plugins/pxe-modes';
 import { writeScheduler } from '../../plugins/scheduler';
 import type { ImportPlan } from './plan/records';
 import type { Target } from './target';
 
-/** What a written import left: boot files written, and those that could not be, by mode. */
+/** What a written import left: the clients whose boot files were written, and what could not be, one sentence each. */
 export interface Written {
   bootFiles: number;
-  bootFailures: { mode: string; clients: number; error: string }[];
+  bootFailures: string[];
 }
 
 /**
  * Write a plan in one transaction, through each plugin's import: everything lands or
  * nothing does (a crash or a refused row leaves the target as it was). Profiles go first,
  * as a set already stored (or imported twice) keeps one id, which clients, partitions and
- * images then name. Boot files are written once the records are committed.
+ * images then name. Boot files are put right once the records are committed.
  */
 export async function writeImport(target: Target, plan: ImportPlan, say: (line: string) => void): Promise<Written> {
   const { app } = target;
@@ -55,29 +55,32 @@ export async function writeImport(target: Target, plan: ImportPlan, say: (line: 
     }
     say('committing');
   });
-  return target.has('pxe-modes') ? writeBootFiles(target, plan, say) : { bootFiles: 0, bootFailures: [] };
+  return target.has('pxe-modes') ? writeBootFiles(target, say) : { bootFiles: 0, bootFailures: [] };
 }
 
-/** Both boot files of every imported client, one batch per boot mode. */
-async function writeBootFiles(target: Target, plan: ImportPlan, say: (line: string) => void): Promise<Written> {
+/**
+ * The boot files of every client, imported or not, checked against the records and those
+ * missing or different written: an import killed while it wrote them (after its commit) is
+ * put right by the next run, `--merge` included, which imports no client again.
+ */
+async function writeBootFiles(target: Target, say: (line: string) => void): Promise<Written> {
   const inventory = target.app.container.resolve(Inventory);
   const bootFiles = target.app.container.resolve(BootFiles);
-  const clients = await inventory.clientsByIps(plan.clients.map((c) => c.ip));
-  const byMode = new Map<string, ClientView[]>();
-  for (const client of clients) {
-    const list = byMode.get(client.boot);
-    if (list) list.push(client);
-    else byMode.set(client.boot, [client]);
+  // The import wrote the tables directly: lookups read them again.
+  inventory.tablesChanged();
+  say(`writing the boot files of ${[...(await inventory.allClients())].length} clients (those missing or different)`);
+  try {
+    const result = await bootFiles.reconcile();
+    return {
+      bootFiles: result.clientsPutRight,
+      bootFailures: [
+        ...result.untemplated.map(
+          (u) => `the boot files of ${u.clients} clients in mode ${u.mode} were not written: the mode has no template`,
+        ),
+        ...(result.failed > 0 ? [`the boot files of ${result.failed} clients were not written: ${result.error}`] : []),
+      ],
+    };
+  } catch (error) {
+    return { bootFiles: 0, bootFailures: [`the boot files were not written: ${(error as Error).message}`] };
   }
-  const written: Written = { bootFiles: 0, bootFailures: [] };
-  say(`writing the boot files of ${clients.length} clients`);
-  for (const [mode, list] of byMode) {
-    try {
-      await bootFiles.exclusive(() => bootFiles.writeMany(list, mode));
-      written.bootFiles += list.length;
-    } catch (error) {
-      written.bootFailures.push({ mode, clients: list.length, error: (error as Error).message });
-    }
-  }
-  return written;
 }

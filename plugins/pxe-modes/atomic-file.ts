@@ -41,9 +41,18 @@ export async function writeAtomic(dir: string, name: string, content: string): P
   }
 }
 
-/** Sync a directory's entries to disk: what makes the renames done in it survive a power cut. */
-export async function syncDirectory(dir: string): Promise<void> {
-  const fd = await openFile(dir, 'r');
+/**
+ * Sync a directory's entries to disk: what makes the renames done in it survive a power cut.
+ * With `missingOk`, a directory that does not exist has nothing to sync.
+ */
+export async function syncDirectory(dir: string, options: { missingOk?: boolean } = {}): Promise<void> {
+  let fd: number;
+  try {
+    fd = await openFile(dir, 'r');
+  } catch (error) {
+    if (options.missingOk && (error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
   try {
     await fsync(fd);
   } finally {

@@ -59,12 +59,15 @@ export default definePlugin({
       (files) => filesWritten.inc(files),
     );
     ctx.provide(BootFiles, bootFiles);
-    replicateBootFiles(ctx.cluster, bootFiles, inventory, ctx.log);
+    replicateBootFiles(ctx.cluster, bootFiles, ctx.log);
     ctx.onStart(async () => {
       await logSetup(ctx.log, server, templates, config);
-      await bootFiles.removeStaleTempFiles();
-      const orphans = await bootFiles.exclusive(() => bootFiles.removeOrphans());
-      if (orphans > 0) ctx.log.warn({ removed: orphans }, `removed ${orphans} boot file(s) of clients no longer in the inventory`);
+      // A kill between a change's files and its record (POST /mode, an import, a delete)
+      // leaves files the records do not name: put them right before anything is served.
+      // A folder that cannot be read is logged; the rest of the service still starts.
+      await bootFiles
+        .reconcile()
+        .catch((error: Error) => ctx.log.error({ err: error }, `boot files not checked against the records: ${error.message}`));
     });
     modeRoutes(ctx, bootFiles, inventory);
 

@@ -1,6 +1,5 @@
 import type { PluginCluster } from '../../core/cluster';
 import type { Logger } from '../../core/log';
-import type { Inventory } from '../inventory';
 import type { BootFileChange, BootFiles } from './service';
 
 /**
@@ -10,18 +9,21 @@ import type { BootFileChange, BootFiles } from './service';
  * folders the instances share, the repeat writes the same bytes again, atomically.
  */
 export function replicateBootFiles(
-  cluster: Pick<PluginCluster, 'shared' | 'send' | 'on' | 'onReconnect'>,
+  cluster: Pick<PluginCluster, 'shared' | 'send' | 'on' | 'onReconnect' | 'onLeave'>,
   bootFiles: BootFiles,
-  inventory: Pick<Inventory, 'allClients'>,
   log: Logger,
 ): void {
-  // Changes told while the link to the others was down were lost: write every file again.
-  cluster.onReconnect(
-    () =>
-      void bootFiles
-        .exclusive(() => bootFiles.rewriteAll(inventory))
-        .catch((error: unknown) => log.error({ err: error }, `boot files not written again: ${(error as Error).message}`)),
-  );
+  // Put this instance's folders right against the records (temp files stay: another
+  // instance may be writing in a folder shared with this one).
+  const reconcile = (why: string) =>
+    void bootFiles
+      .reconcile({ tempFiles: false })
+      .catch((error: Error) => log.error({ err: error }, `boot files not checked against the records after ${why}: ${error.message}`));
+  // Changes told while the link to the others was down were lost.
+  cluster.onReconnect(() => reconcile('a reconnection'));
+  // An instance killed after telling its files but before storing the records (POST /mode
+  // writes files first) left files here that the records do not name.
+  cluster.onLeave((instance) => reconcile(`instance ${instance} left`));
   cluster.on<BootFileChange>(
     'pxe-modes.files',
     (change, from) =>

@@ -1,12 +1,14 @@
 import { access, mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { ErrorCode, HttpError } from '../../core/errors';
 import type { Logger } from '../../core/log';
 import type { ClientView, Inventory } from '../inventory';
 import { removeFile, removeFilesWhere, removeStaleTempFiles, syncDirectory, writeAtomic } from './atomic-file';
 import { bootParameters, paramValue } from './boot-params';
 import { biosFileName, macOfBootFile, uefiFileName } from './file-names';
-import { FIRMWARES, type Firmware, type Renderer, type Templates } from './templates';
+import { changedAnything, compareFile, describeReconciliation, noReconciliation, type Reconciliation } from './reconciliation';
+import { type Catalog, FIRMWARES, type Firmware, type RenderInput, type Renderer, type Templates } from './templates';
 
 export interface BootFilesSettings {
   biosDir: string;
@@ -90,20 +92,94 @@ export class BootFiles {
     await this.byMode(clients, (group, mode) => this.writeMany(group, mode));
   }
 
-  /** Write every client's files for its mode and remove the rest (inside `exclusive`), telling nobody. */
-  async rewriteAll(inventory: Pick<Inventory, 'allClients'>): Promise<void> {
-    await this.byMode(await inventory.allClients(), (group, mode) => this.write(group, mode));
-    await this.removeOrphans();
+  /**
+   * Make the boot folders match the database: every client's files are compared byte for
+   * byte with what its record renders to now; those missing or different are written
+   * (atomically), a file of a firmware its mode has no template for is removed, and so are
+   * files of MACs no client has and temp files of interrupted writes. Clients of a mode
+   * without a template are logged and left as they are. Only what differs is written, and
+   * each folder is synced once afterwards. Logged with its counts, and told to nobody: each
+   * instance reconciles its own folders.
+   *
+   * Runs at start, and after `ogserve import-opengnsys`; call it after anything else that
+   * changes clients behind this service's back (a restore of a backup). It takes the lock
+   * of boot-file changes itself: never call it inside `exclusive`. `tempFiles: false` keeps
+   * temp files, for when another process may be writing in these folders (another instance
+   * sharing them).
+   */
+  async reconcile(options: { tempFiles?: boolean } = {}): Promise<Reconciliation> {
+    return this.exclusive(async () => {
+      const started = performance.now();
+      const result = noReconciliation();
+      if (options.tempFiles !== false) {
+        for (const firmware of FIRMWARES) result.tempFiles += await removeStaleTempFiles(this.directory(firmware));
+      }
+      const catalog = await this.templates.catalog();
+      const repoIp = this.repoIps();
+      for (const [mode, group] of groupByMode(await this.inventory.allClients())) {
+        result.clients += group.length;
+        const renderers = await this.renderers(catalog, mode);
+        if (!renderers) {
+          result.untemplated.push({ mode, clients: group.length });
+          this.log.warn({ mode, clients: group.length }, 'boot mode has no template; boot files of these clients left unchanged');
+          continue;
+        }
+        await inBatches(group, parallelWrites, async (client) => {
+          try {
+            if (await this.reconcileOne(client, mode, renderers, await repoIp(client.repositoryId), result)) result.clientsPutRight++;
+          } catch (error) {
+            if (result.failed++ === 0) result.error = (error as Error).message;
+          }
+        });
+      }
+      result.orphans = await this.removeOrphans();
+      if (result.orphans > 0)
+        this.log.warn({ removed: result.orphans }, `removed ${result.orphans} boot file(s) of clients no longer in the inventory`);
+      // Each written file's data was synced before its rename; this makes renames and removals durable.
+      if (changedAnything(result)) for (const firmware of FIRMWARES) await syncDirectory(this.directory(firmware), { missingOk: true });
+      this.written(result.missing + result.different);
+      result.ms = performance.now() - started;
+      const level = result.failed > 0 ? 'error' : changedAnything(result) ? 'warn' : 'info';
+      const { untemplated, error, ...counts } = result;
+      this.log[level]({ ...counts, ms: Math.round(result.ms) }, describeReconciliation(result));
+      return result;
+    });
+  }
+
+  /** Compare one client's files with what its record renders to; write or remove what differs. Resolves with whether anything did. */
+  private async reconcileOne(
+    client: ClientView,
+    mode: string,
+    renderers: Partial<Record<Firmware, Renderer>>,
+    repoIp: string,
+    result: Reconciliation,
+  ): Promise<boolean> {
+    const input = this.renderInput(client, mode, repoIp);
+    const changed = await Promise.all(
+      FIRMWARES.map(async (firmware) => {
+        const dir = this.directory(firmware);
+        const name = fileName(firmware, client.mac);
+        const render = renderers[firmware];
+        if (!render) {
+          if (!(await exists(path.join(dir, name)))) return false;
+          await removeFile(dir, name);
+          result.unwanted++;
+          return true;
+        }
+        const wanted = render(input);
+        const state = await compareFile(path.join(dir, name), Buffer.from(wanted));
+        if (state === 'same') return false;
+        await writeAtomic(dir, name, wanted);
+        if (state === 'missing') result.missing++;
+        else result.different++;
+        return true;
+      }),
+    );
+    return changed.includes(true);
   }
 
   private async byMode(clients: Iterable<ClientView>, write: (group: ClientView[], mode: string) => Promise<void>): Promise<void> {
-    const byMode = new Map<string, ClientView[]>();
-    for (const client of clients) {
-      const group = byMode.get(client.boot);
-      if (group) group.push(client);
-      else byMode.set(client.boot, [client]);
-    }
-    for (const [mode, group] of byMode) {
+    for (const [mode, group] of groupByMode(clients)) {
       try {
         await write(group, mode);
       } catch (error) {
@@ -120,8 +196,20 @@ export class BootFiles {
   }
 
   private async write(clients: ClientView[], mode: string): Promise<void> {
-    const templates = (await this.templates.catalog()).get(mode);
-    if (!templates) throw new UnknownModeError(mode);
+    const renderers = await this.renderers(await this.templates.catalog(), mode);
+    if (!renderers) throw new UnknownModeError(mode);
+    const repoIp = this.repoIps();
+    await inBatches(clients, parallelWrites, async (client) => this.writeOne(client, mode, renderers, await repoIp(client.repositoryId)));
+    // Each file's data was synced before its rename; this makes the renames durable.
+    if (clients.length > 0) for (const firmware of FIRMWARES) if (renderers[firmware]) await syncDirectory(this.directory(firmware));
+    this.written(clients.length * Object.keys(renderers).length);
+    this.log.debug({ mode, clients: clients.length }, 'boot files written');
+  }
+
+  /** The renderers of a mode's templates, their folders made; undefined for a mode without templates. */
+  private async renderers(catalog: Catalog, mode: string): Promise<Partial<Record<Firmware, Renderer>> | undefined> {
+    const templates = catalog.get(mode);
+    if (!templates) return undefined;
     const renderers: Partial<Record<Firmware, Renderer>> = {};
     for (const firmware of FIRMWARES) {
       const template = templates[firmware];
@@ -129,18 +217,18 @@ export class BootFiles {
       renderers[firmware] = await this.templates.load(template);
       await mkdir(this.directory(firmware), { recursive: true });
     }
-    const repoIps = new Map<number, Promise<string>>();
-    const repoIp = (id: number): Promise<string> => {
+    return renderers;
+  }
+
+  /** The first address of each repository, read once per batch of writes. */
+  private repoIps(): (id: number) => Promise<string> {
+    const ips = new Map<number, Promise<string>>();
+    return (id) => {
       if (id === 0) return Promise.resolve('');
-      let ip = repoIps.get(id);
-      if (!ip) repoIps.set(id, (ip = this.inventory.repository(id).then((r) => r?.addresses[0] ?? '')));
+      let ip = ips.get(id);
+      if (!ip) ips.set(id, (ip = this.inventory.repository(id).then((r) => r?.addresses[0] ?? '')));
       return ip;
     };
-    await inBatches(clients, parallelWrites, async (client) => this.writeOne(client, mode, renderers, await repoIp(client.repositoryId)));
-    // Each file's data was synced before its rename; this makes the renames durable.
-    if (clients.length > 0) for (const firmware of FIRMWARES) if (renderers[firmware]) await syncDirectory(this.directory(firmware));
-    this.written(clients.length * Object.keys(renderers).length);
-    this.log.debug({ mode, clients: clients.length }, 'boot files written');
   }
 
   private async remove(client: ClientView): Promise<void> {
@@ -168,14 +256,6 @@ export class BootFiles {
     return removed;
   }
 
-  /** At startup: drop temp files an interrupted write left in the boot directories. */
-  async removeStaleTempFiles(): Promise<void> {
-    for (const firmware of FIRMWARES) {
-      const removed = await removeStaleTempFiles(this.directory(firmware));
-      if (removed > 0) this.log.warn({ dir: this.directory(firmware), removed }, 'removed temp files of interrupted boot file writes');
-    }
-  }
-
   /** Whether the client has a UEFI boot file. */
   async hasUefiFile(client: ClientView): Promise<boolean> {
     return exists(path.join(this.settings.uefiDir, uefiFileName(client.mac)));
@@ -187,18 +267,10 @@ export class BootFiles {
   }
 
   private async writeOne(client: ClientView, mode: string, renderers: Partial<Record<Firmware, Renderer>>, repoIp: string): Promise<void> {
-    const { serverIp, lang, vga } = this.settings;
-    const input = {
-      mode,
-      data: bootParameters(client, { serverIp, lang, repoIp, vga }),
-      oglivedir: paramValue(client.livedir),
-      serverIp,
-      repoIp,
-      client,
-    };
+    const input = this.renderInput(client, mode, repoIp);
     await Promise.all(
       FIRMWARES.map((firmware) => {
-        const name = firmware === 'bios' ? biosFileName(client.mac) : uefiFileName(client.mac);
+        const name = fileName(firmware, client.mac);
         const render = renderers[firmware];
         // A mode without a template for this firmware must not leave the previous mode's file behind.
         return render ? writeAtomic(this.directory(firmware), name, render(input)) : removeFile(this.directory(firmware), name);
@@ -206,9 +278,36 @@ export class BootFiles {
     );
   }
 
+  /** What a template gets for one client: the same for a write and for a comparison. */
+  private renderInput(client: ClientView, mode: string, repoIp: string): RenderInput {
+    const { serverIp, lang, vga } = this.settings;
+    return {
+      mode,
+      data: bootParameters(client, { serverIp, lang, repoIp, vga }),
+      oglivedir: paramValue(client.livedir),
+      serverIp,
+      repoIp,
+      client,
+    };
+  }
+
   private directory(firmware: Firmware): string {
     return firmware === 'bios' ? this.settings.biosDir : this.settings.uefiDir;
   }
+}
+
+function fileName(firmware: Firmware, mac: string): string {
+  return firmware === 'bios' ? biosFileName(mac) : uefiFileName(mac);
+}
+
+function groupByMode(clients: Iterable<ClientView>): Map<string, ClientView[]> {
+  const byMode = new Map<string, ClientView[]>();
+  for (const client of clients) {
+    const group = byMode.get(client.boot);
+    if (group) group.push(client);
+    else byMode.set(client.boot, [client]);
+  }
+  return byMode;
 }
 
 async function inBatches<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
