@@ -413,10 +413,14 @@ export class Inventory {
     await this.db.query('update partitions set image = 0 where image = ?', [imageId]);
   }
 
+  /** One transaction for every chunk: a change of many clients' mode lands whole or not at all. */
   private async updateColumn(column: 'boot' | 'livedir', clientIds: number[], value: string): Promise<void> {
-    for (let i = 0; i < clientIds.length; i += inChunk) {
-      const chunk = clientIds.slice(i, i + inChunk);
-      await this.db.query(`update clients set ${column} = ? where id in (${chunk.map(() => '?').join(',')})`, [value, ...chunk]);
-    }
+    if (clientIds.length === 0) return;
+    await this.db.transactional(async (em) => {
+      for (let i = 0; i < clientIds.length; i += inChunk) {
+        const chunk = clientIds.slice(i, i + inChunk);
+        await execute(em, `update clients set ${column} = ? where id in (${chunk.map(() => '?').join(',')})`, [value, ...chunk]);
+      }
+    });
   }
 }
