@@ -45,8 +45,18 @@ export const OneClient = () => Type.Array(Ipv4(), { minItems: 1, maxItems: 1 });
 /**
  * A human-given name: no control characters (C0, DEL, C1) and at least one visible
  * character, so that a name of zero-width spaces or other invisible characters is refused.
+ * With `empty`, '' is a name too (a client's name is optional, and '' is how it is left out).
  */
-export const Name = (maxLength: number): TString => Type.String({ minLength: 1, maxLength, format: 'printable name' });
+export const Name = (maxLength: number, options: { empty?: boolean } = {}): TString =>
+  Type.String({ minLength: options.empty ? 0 : 1, maxLength, format: 'printable name' });
+
+/**
+ * Free text a person wrote (a location, a serial number, a comment): may be empty, never
+ * holds a control character. `multiline` text (comments, descriptions) may hold tab, line
+ * feed and carriage return, as a form's text area sends them; a one-line field may not.
+ */
+export const Text = (maxLength: number, options: { multiline?: boolean } = {}): TString =>
+  Type.String({ maxLength, format: options.multiline ? 'multiline text' : 'line of text' });
 
 export function toInt(value: number | string): number {
   return typeof value === 'number' ? value : Number.parseInt(value, 10);
