@@ -40,6 +40,19 @@ export function isMac(value: string): boolean {
   return macPattern.test(value);
 }
 
+/**
+ * A MAC a network card holds as its own: a well-formed MAC whose first octet's lowest bit
+ * (the group bit) is 0, and not 00:00:00:00:00:00. A group address (multicast, the
+ * broadcast ff:ff:ff:ff:ff:ff among them) names many cards, the zero address none: neither
+ * identifies a client, and a magic packet or a boot file for one would reach no PC or every PC.
+ */
+export function isUnicastMac(value: string): boolean {
+  if (!macPattern.test(value)) return false;
+  // The first octet is the first two characters in every notation.
+  const groupBit = Number.parseInt(value.slice(0, 2), 16) & 1;
+  return groupBit === 0 && !/^[0:-]+$/.test(value);
+}
+
 /** The stored form of a MAC: 12 lower-case hex digits, no separators (as the reference stores it). */
 export function normalizeMac(value: string): string {
   return value.replace(/[:-]/g, '').toLowerCase();

@@ -33,7 +33,11 @@ export const Port = (options: { default?: number } = {}): TUnion<[TInteger, TStr
 export const Ipv4 = (): TString => Type.String({ format: 'ipv4', maxLength: 15 });
 /** An IPv4 address a host can hold: not 0.0.0.0 nor 255.255.255.255. */
 export const HostIpv4 = (): TString => Type.String({ format: 'host address', maxLength: 15 });
-export const Mac = (): TString => Type.String({ format: 'mac', maxLength: 17 });
+/**
+ * A client's MAC, in any notation: well formed (`mac`), then a single card's own
+ * (`unicast mac`), so that a malformed one and a broadcast one are each told what is wrong.
+ */
+export const Mac = (): TString => Type.String({ maxLength: 17, allOf: [{ format: 'mac' }, { format: 'unicast mac' }] });
 export const Netmask = (): TString => Type.String({ format: 'netmask', maxLength: 15 });
 
 /** An address list as the reference takes it: at most 4096 entries. */

@@ -36,6 +36,9 @@ async function planned(config: Record<string, unknown> = {}): Promise<{ plan: Im
   });
 }
 
+const notOneCard =
+  "'mac' must be a single card's MAC: not the broadcast ff:ff:ff:ff:ff:ff, a multicast MAC (first octet odd) or 00:00:00:00:00:00";
+
 /** Every refusal and change the fixture holds: [kind, row, part of the reason]. */
 const expectedLines: [string, string, string][] = [
   ['refused', 'entornos 3 (SERVERIP)', '\'ip\' must be a valid ipv4 (entornos.ipserveradm = "SERVERIP")'],
@@ -81,6 +84,9 @@ const expectedLines: [string, string, string][] = [
   ['refused', 'ordenadores 22 (', '\'netmask\' must be a valid netmask (ordenadores.mascara = "255.0.255.0")'],
   ['refused', 'ordenadores 24 (', '\'ip\' must be a valid host address (ordenadores.ip = " 10.1.1.44")'],
   ['refused', 'ordenadores 28 (', '\'mac\' must be a valid mac (ordenadores.mac = "aa:bb:cc:dd:")'],
+  ['refused', 'ordenadores 30 (pc-a1-30, 10.1.1.50)', `${notOneCard} (ordenadores.mac = "FFFFFFFFFFFF")`],
+  ['refused', 'ordenadores 31 (pc-a1-31, 10.1.1.51)', `${notOneCard} (ordenadores.mac = "01005e0000fb")`],
+  ['refused', 'ordenadores 32 (pc-a1-32, 10.1.1.52)', `${notOneCard} (ordenadores.mac = "000000000000")`],
   ['changed', 'ordenadores 14 (', 'computer folder 4 belongs to room 3: kept at the top of room 1'],
   ['changed', 'ordenadores 15 (', 'computer folder 6 was refused: kept at the top of room 3'],
   ['changed', 'ordenadores 16 (', 'there is no computer folder 999: kept at the top of room 3'],
@@ -158,7 +164,7 @@ test('counts per legacy table add up', async () => {
     grupos: [10, 5, 4, 1],
     aulas: [15, 8, 7, 0],
     gruposordenadores: [20, 16, 4, 0],
-    ordenadores: [226, 212, 14, 0],
+    ordenadores: [229, 212, 17, 0],
     perfileshard: [2, 2, 0, 0],
     imagenes: [8, 5, 3, 0],
     ordenadores_particiones: [811, 808, 2, 1],
