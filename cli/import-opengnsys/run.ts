@@ -14,7 +14,7 @@ import { writeImport } from './write';
 /** What `ogserve import-opengnsys` does (command.ts says what it is). */
 export async function runImport(args: string[]): Promise<number> {
   const options = parseOptions(args, {
-    values: { '--from': [], '--config': ['-f', '--config-file'] },
+    values: { '--from': [], '--config': ['-f', '--config-file'], '--state-dir': ['-s'] },
     flags: ['--dry-run', '--merge'],
   });
   if (options.positional.length > 0) throw new UsageError(`unexpected argument '${options.positional[0]}'`);
@@ -34,7 +34,7 @@ export async function runImport(args: string[]): Promise<number> {
   } finally {
     await source.close();
   }
-  const target = await openTarget(options.values['--config'], process.stderr);
+  const target = await openTarget(options.values['--config'], process.stderr, { stateDir: options.values['--state-dir'] });
   try {
     if (target.contents.length > 0 && !merge) {
       process.stderr.write(

@@ -28,12 +28,23 @@ export interface Target {
   close(): Promise<void>;
 }
 
+/** Where the target's config and data are, as `ogserve serve` takes them. */
+export interface TargetOptions {
+  /** `--state-dir`: where the defaults' relative data paths go (database, boot files, images). */
+  stateDir?: string;
+}
+
 /**
- * Load the target as `ogserve serve --config FILE` would, without starting it: plugins are
- * registered (so their checks on clients apply) but nothing listens and nothing runs.
+ * Load the target as `ogserve serve --config FILE --state-dir DIR` would, without starting
+ * it: plugins are registered (so their checks on clients apply) but nothing listens and
+ * nothing runs.
  */
-export async function openTarget(configFile: string | undefined, logStream: DestinationStream): Promise<Target> {
-  const app = await App.create({ configFile, logStream });
+export async function openTarget(
+  configFile: string | undefined,
+  logStream: DestinationStream,
+  options: TargetOptions = {},
+): Promise<Target> {
+  const app = await App.create({ configFile, logStream, stateDir: options.stateDir });
   try {
     const has = (name: string) => app.plugins.some((plugin) => plugin.name === name);
     if (!has('inventory')) {

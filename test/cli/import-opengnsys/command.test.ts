@@ -89,7 +89,7 @@ test('the command is listed in --help and has its own', async () => {
   assert.equal(own.code, 0);
   assert.match(
     own.stdout,
-    /^Usage: ogserve import-opengnsys --from mysql:\/\/USER:PASS@HOST:PORT\/DBNAME \[--config FILE\] \[--dry-run\] \[--merge\]$/m,
+    /^Usage: ogserve import-opengnsys --from mysql:\/\/USER:PASS@HOST:PORT\/DBNAME \[--config FILE\] \[--state-dir DIR\] \[--dry-run\] \[--merge\]$/m,
   );
   assert.match(own.stdout, /MYSQL_PWD/);
 });

@@ -6,7 +6,9 @@ import { test } from 'uvu';
 import { allPlugins, makeImportTarget } from '../../support/import-target';
 import { withLegacyDatabase } from '../../support/legacy-db';
 import { ogserve } from '../../support/process';
-import { removeTestStore, startServer, type TestServer } from '../../support/server';
+import { biosFileName } from '../../../plugins/pxe-modes/file-names';
+import { makeTestDir, removeTestStore, startServer, type TestServer } from '../../support/server';
+import { testDatabaseSection, testEngine } from '../../support/test-db';
 
 const mainJs = path.resolve(__dirname, '../../../cli/main.js');
 
@@ -207,6 +209,35 @@ test('--merge adds what the inventory lacks and refuses what collides with its o
         const legacy = (await s.get('/client/info', { client: ['10.1.1.12'] })).body;
         assert.equal(legacy.id, 2);
       });
+    } finally {
+      await removeTestStore(dir);
+    }
+  });
+});
+
+test('--state-dir puts the database and the boot files where `serve --state-dir` keeps them', async () => {
+  await withLegacyDatabase({}, async (db) => {
+    const dir = makeTestDir();
+    try {
+      // The appliance's config: no data paths, so each default goes under the state directory.
+      const state = path.join(dir, 'state');
+      const configFile = path.join(dir, 'ogserve.json');
+      const database = testEngine === 'sqlite' ? { type: 'sqlite' } : testDatabaseSection(dir);
+      writeFileSync(configFile, JSON.stringify({ plugins: allPlugins, database, log: { level: 'warn' } }));
+      const result = await run(['--from', db.url, '--config', configFile, '--state-dir', state]);
+      assert.equal(result.code, 0, result.stderr);
+      if (testEngine === 'sqlite') assert.match(result.stdout, new RegExp(`^imported into sqlite ${state}/ogserve\\.sqlite;`, 'm'));
+      assert.ok(existsSync(path.join(state, 'tftpboot', 'menu.lst', biosFileName('aabbcc000001'))), 'boot files in the state directory');
+      // A server on that database finds the import.
+      const s = await startServer({
+        dir,
+        config: { plugins: allPlugins, database: { ...database, path: path.join(state, 'ogserve.sqlite') } },
+      });
+      try {
+        assert.equal((await s.get('/client/info', { client: ['10.1.1.11'] })).body.name, 'pc-a1-01', 'serve reads the import');
+      } finally {
+        await s.close();
+      }
     } finally {
       await removeTestStore(dir);
     }
