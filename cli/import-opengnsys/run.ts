@@ -34,7 +34,7 @@ export async function runImport(args: string[]): Promise<number> {
   } finally {
     await source.close();
   }
-  const target = await openTarget(options.values['--config'], process.stderr, { stateDir: options.values['--state-dir'] });
+  const target = await openTarget(options.values['--config'], process.stderr, { stateDir: options.values['--state-dir'], dryRun });
   try {
     if (target.contents.length > 0 && !merge) {
       process.stderr.write(
@@ -49,7 +49,8 @@ export async function runImport(args: string[]): Promise<number> {
     const plan = await planImport(site, target.rules, ledger, progress);
     if (dryRun) {
       out.write(formatSummary(ledger, 'import'));
-      out.write(`dry run: nothing was written to ${target.description}\n`);
+      const why = target.untouched ? ', which holds no ogserve yet: checked against an empty inventory' : '';
+      out.write(`dry run: nothing was written to ${target.description}${why}\n`);
       return 0;
     }
     const written = await writeImport(target, plan, (line) => process.stderr.write(`${line}\n`));

@@ -1,12 +1,16 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { DestinationStream } from 'pino';
 import { App } from '../../core/app';
-import type { CoreSettings } from '../../core/config';
+import { Config, type CoreSettings } from '../../core/config';
 import { StartupError } from '../../core/errors';
 import { imageHoldings } from '../../plugins/images';
 import { Inventory, inventoryHoldings, type InventoryHoldings } from '../../plugins/inventory';
 import { Scheduler, schedulerHoldings } from '../../plugins/scheduler';
 import type { LegacySite } from './model';
 import { type Held, nothingHeld, type PlanRules } from './plan/context';
+import { holdsOgserve } from './target-database';
 
 /** The ogserve an import goes into: its config, database and plugins, with no port opened. */
 export interface Target {
@@ -18,6 +22,11 @@ export interface Target {
   contents: string[];
   /** Whether the target holds only the default repository a fresh inventory seeds (id 1, "Default"). */
   onlyDefaultRepository: boolean;
+  /**
+   * A dry run's target that holds no ogserve yet: it was left as it is (not created), and
+   * the import is checked against an empty inventory in a scratch database instead.
+   */
+  untouched: boolean;
   has(plugin: string): boolean;
   /**
    * Make way for a site: when the target holds only the default repository a fresh
@@ -32,6 +41,8 @@ export interface Target {
 export interface TargetOptions {
   /** `--state-dir`: where the defaults' relative data paths go (database, boot files, images). */
   stateDir?: string;
+  /** Only checking (`--dry-run`): a database that does not hold an ogserve yet is not created. */
+  dryRun?: boolean;
 }
 
 /**
@@ -44,7 +55,18 @@ export async function openTarget(
   logStream: DestinationStream,
   options: TargetOptions = {},
 ): Promise<Target> {
-  const app = await App.create({ configFile, logStream, stateDir: options.stateDir });
+  const { database } = new Config(configFile, {}, { stateDir: options.stateDir }).core;
+  // Opened as serve opens it, a missing database would be created, tables and all.
+  const scratch = options.dryRun && !(await holdsOgserve(database)) ? mkdtempSync(path.join(tmpdir(), 'ogserve-dry-run-')) : undefined;
+  const removeScratch = () => scratch && rmSync(scratch, { recursive: true, force: true });
+  const overrides = scratch ? { database: { type: 'sqlite', path: path.join(scratch, 'ogserve.sqlite') } } : {};
+  let app: App;
+  try {
+    app = await App.create({ configFile, logStream, stateDir: options.stateDir, overrides });
+  } catch (error) {
+    removeScratch();
+    throw error;
+  }
   try {
     const has = (name: string) => app.plugins.some((plugin) => plugin.name === name);
     if (!has('inventory')) {
@@ -84,9 +106,10 @@ export async function openTarget(
         scheduler: has('scheduler') ? app.container.resolve(Scheduler).steps : undefined,
         held,
       },
-      description: describeDatabase(app.settings.database),
+      description: describeDatabase(database),
       contents: onlyDefaultRepository ? [] : contents,
       onlyDefaultRepository,
+      untouched: scratch !== undefined,
       has,
       yieldTo(site) {
         if (!onlyDefaultRepository || !site.repositories.some((r) => r.id === 1)) return;
@@ -94,10 +117,14 @@ export async function openTarget(
         for (const [ip, holder] of held.keys.repositoryAddresses)
           if (holder === 'ogserve repository 1') held.keys.repositoryAddresses.delete(ip);
       },
-      close: () => app.close(),
+      close: async () => {
+        await app.close();
+        removeScratch();
+      },
     };
   } catch (error) {
     await app.close();
+    removeScratch();
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import { allPlugins, makeImportTarget } from '../../support/import-target';
@@ -8,7 +8,7 @@ import { withLegacyDatabase } from '../../support/legacy-db';
 import { ogserve } from '../../support/process';
 import { biosFileName } from '../../../plugins/pxe-modes/file-names';
 import { makeTestDir, removeTestStore, startServer, type TestServer } from '../../support/server';
-import { testDatabaseSection, testEngine } from '../../support/test-db';
+import { connectSide, testDatabaseSection, testEngine } from '../../support/test-db';
 
 const mainJs = path.resolve(__dirname, '../../../cli/main.js');
 
@@ -176,6 +176,43 @@ test('a second run refuses a non-empty inventory; with --merge it changes nothin
       assert.equal(merged.code, 0, merged.stderr);
       assert.ok(merged.stdout.includes('left out of ordenadores: 12 already in ogserve under the same id: left as it is'), merged.stdout);
       assert.deepEqual(await onTarget(dir, everything), first, 'a second run changes nothing');
+    } finally {
+      await removeTestStore(dir);
+    }
+  });
+});
+
+/** Whether the server engine holds the database of `dir` (SQLite: whether its file exists). */
+async function databaseExists(dir: string): Promise<boolean> {
+  const section = testDatabaseSection(dir) as { path: string; name: string };
+  if (testEngine === 'sqlite') return existsSync(section.path);
+  const side = await connectSide(dir, true);
+  try {
+    const sql =
+      testEngine === 'postgresql'
+        ? 'select 1 from pg_database where datname = ?'
+        : 'select 1 from information_schema.schemata where schema_name = ?';
+    return (await side.query(sql, [section.name])).length > 0;
+  } finally {
+    await side.close();
+  }
+}
+
+test('--dry-run into a target that holds no ogserve yet creates nothing: no database, no file, no folder', async () => {
+  await withLegacyDatabase({}, async (db) => {
+    const dir = makeTestDir();
+    try {
+      const configFile = path.join(dir, 'ogserve.json');
+      writeFileSync(configFile, JSON.stringify({ plugins: allPlugins, database: testDatabaseSection(dir), log: { level: 'warn' } }));
+      const result = await run(['--from', db.url, '--config', configFile, '--state-dir', path.join(dir, 'state'), '--dry-run']);
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /^refused {2}ordenadores 4 \(pc-a1-04, 0\.0\.0\.0\)/m, 'checked as against an empty ogserve');
+      assert.match(
+        result.stdout.trimEnd().split('\n').at(-1)!,
+        /^dry run: nothing was written to \S+ .+, which holds no ogserve yet: checked against an empty inventory$/,
+      );
+      assert.deepEqual(readdirSync(dir), ['ogserve.json'], 'no database file, lock file or state directory');
+      assert.equal(await databaseExists(dir), false, 'no database');
     } finally {
       await removeTestStore(dir);
     }
