@@ -80,7 +80,13 @@ export async function openTarget(
     const held = heldOf(stored, images);
     if (scheduler) {
       held.procedures = new Set(scheduler.procedures.keys());
-      for (const [id, p] of scheduler.procedures) held.keys.procedureNames.set(`${p.centerId}\u0000${p.name}`, `ogserve procedure ${id}`);
+      for (const [id, p] of scheduler.procedures) {
+        held.keys.procedureNames.set(`${p.centerId}\u0000${p.name}`, `ogserve procedure ${id}`);
+        held.rows.procedures.set(id, {
+          identity: `${p.centerId}\u0000${p.name}`,
+          shown: `ogserve procedure ${id} (${p.name}, center ${p.centerId})`,
+        });
+      }
       held.tasks = scheduler.tasks;
       held.schedules = scheduler.schedules;
     }
@@ -134,23 +140,39 @@ function heldOf(stored: InventoryHoldings, images: Map<number, { name: string }>
   const held = nothingHeld();
   const { keys } = held;
   held.servers = new Set(stored.servers.keys());
-  for (const [id, s] of stored.servers) keys.serverIps.set(s.ip, `ogserve server ${id}`);
+  for (const [id, s] of stored.servers) {
+    keys.serverIps.set(s.ip, `ogserve server ${id}`);
+    held.rows.servers.set(id, { identity: s.ip, shown: `ogserve server ${id} (${s.ip})` });
+  }
   held.repositories = new Set(stored.repositories.keys());
   for (const [id, r] of stored.repositories) for (const ip of r.addresses) keys.repositoryAddresses.set(ip, `ogserve repository ${id}`);
   held.centers = new Set(stored.centers.keys());
-  for (const [id, c] of stored.centers) keys.centerNames.set(c.name, `ogserve center ${id}`);
+  for (const [id, c] of stored.centers) {
+    keys.centerNames.set(c.name, `ogserve center ${id}`);
+    held.rows.centers.set(id, { identity: c.name, shown: `ogserve center ${id} (${c.name})` });
+  }
   held.roomFolders = stored.roomFolders;
   held.rooms = new Set(stored.rooms.keys());
-  for (const [id, r] of stored.rooms) keys.roomNames.set(`${r.centerId}\u0000${r.name}`, `ogserve room ${id}`);
+  for (const [id, r] of stored.rooms) {
+    keys.roomNames.set(`${r.centerId}\u0000${r.name}`, `ogserve room ${id}`);
+    held.rows.rooms.set(id, { identity: `${r.centerId}\u0000${r.name}`, shown: `ogserve room ${id} (${r.name}, center ${r.centerId})` });
+  }
   held.computerFolders = stored.computerFolders;
   held.clients = new Set(stored.clients.keys());
   for (const [id, c] of stored.clients) {
     held.clientAddresses.set(id, c.ip);
     keys.clientIps.set(c.ip, `ogserve client ${id}`);
     keys.clientMacs.set(c.mac, `ogserve client ${id}`);
+    held.rows.clients.set(id, {
+      identity: c.mac,
+      shown: `ogserve client ${id} (${[c.name, c.ip].filter(Boolean).join(', ')}, mac ${c.mac})`,
+    });
   }
   held.images = new Set(images.keys());
-  for (const [id, i] of images) keys.imageNames.set(i.name, `ogserve image ${id}`);
+  for (const [id, i] of images) {
+    keys.imageNames.set(i.name, `ogserve image ${id}`);
+    held.rows.images.set(id, { identity: i.name, shown: `ogserve image ${id} (${i.name})` });
+  }
   return held;
 }
 

@@ -13,8 +13,10 @@ export function planRooms(p: Planning): void {
   p.ledger.read(table, p.site.rooms.length);
   const names = new UniqueKeys('name', p.rules.held.keys.roomNames);
   for (const room of p.site.rooms) {
-    if (alreadyThere(p, p.rooms, table, room.id, p.rules.held.rooms)) continue;
     const row = label(table, room.id, room.name);
+    const nameKey = `${room.centerId}\u0000${room.name}`;
+    const legacy = { row, identity: nameKey, held: p.rules.held.rows.rooms, what: 'center and name' };
+    if (alreadyThere(p, p.rooms, table, room.id, p.rules.held.rooms, legacy)) continue;
     const body = {
       center: room.centerId,
       name: room.name,
@@ -25,7 +27,6 @@ export function planRooms(p: Planning): void {
       dns: room.dns ?? '',
       remote: room.remote,
     };
-    const nameKey = `${room.centerId}\u0000${room.name}`;
     const reason =
       idRefusal(room.id) ??
       p.centers.whyNot(room.centerId) ??

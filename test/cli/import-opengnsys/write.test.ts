@@ -219,32 +219,45 @@ test('--dry-run into a target that holds no ogserve yet creates nothing: no data
   });
 });
 
-test('--merge adds what the inventory lacks and refuses what collides with its own rows', async () => {
+test('--merge adds what the inventory lacks and refuses what collides with its own rows, ids included', async () => {
   await withLegacyDatabase({}, async (db) => {
     const { dir, configFile } = await makeImportTarget();
     try {
       await onTarget(dir, async (s) => {
+        // Ids 1, as the legacy center, room and computer 1 have: other rows under the same ids.
         assert.equal((await s.post('/center/add', { name: 'Mío' })).status, 200);
         const room = await s.post('/room/add', { center: 1, name: 'Sala propia', netmask: '255.255.255.0' });
         assert.equal(room.status, 200, room.text);
-        // Takes the MAC of legacy computer 25.
-        const client = await s.post('/client/add', { ip: '10.9.9.9', mac: 'aa:bb:cc:00:00:25', room: 1, name: 'propio' });
+        // Takes the MAC of legacy computer 15.
+        const client = await s.post('/client/add', { ip: '10.9.9.9', mac: 'aa:bb:cc:00:00:15', room: 1, name: 'propio' });
         assert.equal(client.status, 200, client.text);
       });
       const result = await run(['--from', db.url, '--config', configFile, '--merge']);
       assert.equal(result.code, 0, result.stderr);
-      assert.ok(result.stdout.includes('left out of centros: 1 already in ogserve under the same id: left as it is'), result.stdout);
-      assert.match(
-        result.stdout,
-        /^refused {2}ordenadores 25 \(Profesor-ñandú, 10\.1\.1\.25\): mac aabbcc000025 already belongs to ogserve client 1$/m,
+      const refused = (row: string, reason: string) => assert.ok(result.stdout.includes(`refused  ${row}: ${reason}\n`), result.stdout);
+      refused('centros 1 (Unidad Organizativa (Default))', 'id 1 is already ogserve center 1 (Mío), another center (not the same name)');
+      refused('aulas 1 (Aula 1)', 'id 1 is already ogserve room 1 (Sala propia, center 1), another room (not the same center and name)');
+      refused(
+        'ordenadores 1 (pc-a1-01, 10.1.1.11)',
+        'id 1 is already ogserve client 1 (propio, 10.9.9.9, mac aabbcc000015), another computer (not the same mac)',
+      );
+      refused('ordenadores 2 (10.1.1.12)', 'room 1 was refused');
+      refused('ordenadores 15 (pc-lb-15, 10.2.3.15)', 'mac aabbcc000015 already belongs to ogserve client 1');
+      // Repositories are matched by id alone: a site's repository 1 and ogserve's default one are both the server's.
+      assert.deepEqual(
+        result.stdout.split('\n').filter((l) => l.includes('already in ogserve under the same id')),
+        ['left out of repositorios: 1 already in ogserve under the same id: left as it is'],
+        'no other row is taken for one ogserve has',
       );
       await onTarget(dir, async (s) => {
         assert.equal((await s.get('/center/info', { id: 1 })).body.name, 'Mío', 'the row it held is left as it is');
+        assert.equal((await s.get('/room/info', { id: 1 })).body.name, 'Sala propia');
         assert.equal((await s.get('/center/info', { id: 2 })).body.name, 'Campus Norte');
         const own = (await s.get('/client/info', { client: ['10.9.9.9'] })).body;
         assert.equal(own.name, 'propio');
-        const legacy = (await s.get('/client/info', { client: ['10.1.1.12'] })).body;
-        assert.equal(legacy.id, 2);
+        assert.equal((await s.get('/client/info', { client: ['10.1.1.11'] })).status, 400, 'legacy computer 1 is not in');
+        const legacy = (await s.get('/client/info', { client: ['10.2.3.16'] })).body;
+        assert.equal(legacy.id, 16, 'the rest of the site is');
       });
     } finally {
       await removeTestStore(dir);
