@@ -3,7 +3,7 @@ import { KNOWN_SCHEMA_VERSION } from './schema-version';
 
 /**
  * `ogserve import-opengnsys --from mysql://USER:PASS@HOST:PORT/DBNAME [--config FILE]
- * [--state-dir DIR] [--dry-run] [--merge]`: read an OpenGnsys ogServer database, tell row by row what ogserve
+ * [--state-dir DIR] [--default-netmask M] [--dry-run] [--merge]`: read an OpenGnsys ogServer database, tell row by row what ogserve
  * takes from it and what it refuses and why, and (unless --dry-run) write what it takes in
  * one transaction. Refusals, changes and the counts per table go to stdout; progress and
  * the target's log lines to stderr. Its code (and the MySQL driver) is loaded only when it
@@ -13,7 +13,7 @@ export const importOpengnsys: Command = {
   name: 'import-opengnsys',
   summary: 'import the database of an OpenGnsys ogServer (centers, rooms, clients, images, schedules)',
   usage: [
-    'Usage: ogserve import-opengnsys --from mysql://USER:PASS@HOST:PORT/DBNAME [--config FILE] [--state-dir DIR] [--dry-run] [--merge]',
+    'Usage: ogserve import-opengnsys --from mysql://USER:PASS@HOST:PORT/DBNAME [--config FILE] [--state-dir DIR] [--default-netmask M] [--dry-run] [--merge]',
     '',
     `Reads the database of an OpenGnsys ogServer (schema version ${KNOWN_SCHEMA_VERSION}, as the reference leaves it), checks every`,
     "row by ogserve's own rules, with the plugins the target config enables, and writes what it keeps in one",
@@ -27,6 +27,7 @@ export const importOpengnsys: Command = {
     '  -s, --state-dir DIR  the target state directory (as for `ogserve serve`): where the database, boot files',
     '                       and images of the defaults are; default: $OGSERVE_STATE_DIR, else $STATE_DIRECTORY,',
     '                       else var/ of the install',
+    '  --default-netmask M  the netmask of a room that has none (default 255.255.255.0); the room is kept with a note',
     '  --dry-run            check and report only; nothing is written',
     '  --merge              import into an inventory that is not empty: rows whose id it already holds are left',
     '                       as they are there, the rest is added (without it, only an empty inventory is written to)',

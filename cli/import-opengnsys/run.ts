@@ -1,8 +1,10 @@
+import { isNetmask } from '../../core/formats';
 import { UsageError } from '../command';
 import { parseOptions } from '../options';
 import { LegacySource } from './legacy-source';
 import type { LegacySite } from './model';
 import { planImport } from './plan/plan';
+import { REFERENCE_NETMASK } from './plan/context';
 import { Ledger } from './plan/ledger';
 import { StreamProgress } from './progress';
 import { readSite } from './readers/site';
@@ -14,7 +16,7 @@ import { writeImport } from './write';
 /** What `ogserve import-opengnsys` does (command.ts says what it is). */
 export async function runImport(args: string[]): Promise<number> {
   const options = parseOptions(args, {
-    values: { '--from': [], '--config': ['-f', '--config-file'], '--state-dir': ['-s'] },
+    values: { '--from': [], '--config': ['-f', '--config-file'], '--state-dir': ['-s'], '--default-netmask': [] },
     flags: ['--dry-run', '--merge'],
   });
   if (options.positional.length > 0) throw new UsageError(`unexpected argument '${options.positional[0]}'`);
@@ -22,6 +24,9 @@ export async function runImport(args: string[]): Promise<number> {
   if (from === undefined) throw new UsageError('import-opengnsys needs --from mysql://USER:PASS@HOST:PORT/DBNAME');
   const dryRun = options.flags.has('--dry-run');
   const merge = options.flags.has('--merge');
+  const defaultNetmask = options.values['--default-netmask'] ?? REFERENCE_NETMASK;
+  if (!isNetmask(defaultNetmask))
+    throw new UsageError(`--default-netmask: '${defaultNetmask}' is not a netmask (255.255.255.0, 255.255.0.0...)`);
   const url = parseSourceUrl(from);
   const out = process.stdout;
   const progress = new StreamProgress(process.stderr);
@@ -46,7 +51,7 @@ export async function runImport(args: string[]): Promise<number> {
     target.yieldTo(site);
     out.write(`checking against ${target.description}${target.rules.scheduler ? '' : ' (scheduler plugin not enabled)'}\n`);
     const ledger = new Ledger((line) => out.write(formatLine(line)));
-    const plan = await planImport(site, target.rules, ledger, progress);
+    const plan = await planImport(site, target.rules, ledger, progress, { defaultNetmask });
     if (dryRun) {
       out.write(formatSummary(ledger, 'import'));
       const why = target.untouched ? ', which holds no ogserve yet: checked against an empty inventory' : '';

@@ -129,10 +129,25 @@ export class Decided<T> {
   }
 }
 
+/**
+ * The netmask a room without one gets. The reference's schema leaves `aulas.netmask` NULL
+ * by default and its web console requires one in the room form; 255.255.255.0 is what its
+ * own sample rooms (ogServer's test data, the installer's Vagrant room) and ogCP's import of
+ * a dhcpd.conf give.
+ */
+export const REFERENCE_NETMASK = '255.255.255.0';
+
+/** What the person running the import chose where the legacy data leaves a gap. */
+export interface PlanChoices {
+  /** The netmask of a room that has none (`--default-netmask`). */
+  defaultNetmask: string;
+}
+
 /** Everything the table planners share: the site, the rules, the ledger and the decisions so far. */
 export interface Planning {
   site: LegacySite;
   rules: PlanRules;
+  choices: PlanChoices;
   ledger: Ledger;
   progress: Progress;
   plan: ImportPlan;

@@ -47,12 +47,36 @@ test('--dry-run lists refusals and changes one per line, counts per table, shows
       assert.ok(lines.includes('ordenadores              1129    1112       17         0'), run.stdout);
       assert.ok(lines.includes('ordenadores_particiones  4411    4408        2         1'), run.stdout);
       assert.ok(lines.includes('left out of acciones: 1 the history of commands that ran, which ogserve does not keep'));
-      assert.ok(lines.includes('63 rows refused, 19 kept with a change (listed above)'), run.stdout);
+      assert.ok(lines.includes('62 rows refused, 21 kept with a change (listed above)'), run.stdout);
       assert.match(lines.at(-1)!, /^dry run: nothing was written to /);
-      assert.equal(lines.filter((l) => /^(refused|changed) {2}/.test(l)).length, 82);
+      assert.equal(lines.filter((l) => /^(refused|changed) {2}/.test(l)).length, 83);
       assert.match(run.stderr, /^reading ordenadores: 1129\/1129$/m);
       assert.match(run.stderr, /^checking ordenadores: 1129\/1129$/m);
       assert.deepEqual(await inventoryOf(dir), before, 'the target is as it was');
+    } finally {
+      await removeTestStore(dir);
+    }
+  });
+});
+
+test('a room without a netmask is kept with the default one, or the one --default-netmask gives, and a line saying so', async () => {
+  await withLegacyDatabase({}, async (db) => {
+    const { dir, configFile } = await makeImportTarget();
+    try {
+      const run = await ogserve(['import-opengnsys', '--from', db.url, '--config', configFile, '--default-netmask', '255.255.0.0']);
+      assert.equal(run.code, 0, run.stderr);
+      assert.ok(
+        run.stdout.includes('changed  aulas 4 (Sin máscara): it has no netmask (aulas.netmask = NULL): given 255.255.0.0\n'),
+        run.stdout,
+      );
+      assert.ok(!run.stdout.includes('refused  aulas 4 '), 'the room is not refused');
+      const s = await startServer({ dir, config: { plugins: allPlugins, log: { level: 'warn' } } });
+      try {
+        assert.equal((await s.get('/room/info', { id: 4 })).body.netmask, '255.255.0.0', 'stored with the netmask given');
+        assert.equal((await s.get('/room/info', { id: 16 })).body.netmask, '255.255.0.0', 'an empty one is none too');
+      } finally {
+        await s.close();
+      }
     } finally {
       await removeTestStore(dir);
     }
@@ -66,6 +90,10 @@ test('command line mistakes are usage errors: one line, exit code 2', async () =
     [['import-opengnsys', '--from', 'mysql://u:p@127.0.0.1/og', 'now'], "unexpected argument 'now'"],
     [['import-opengnsys', '--from', 'postgres://u:p@127.0.0.1/og', '--dry-run'], "--from: 'postgres:' is not mysql: or mariadb:"],
     [['import-opengnsys', '--from'], '--from needs a value'],
+    [
+      ['import-opengnsys', '--from', 'mysql://u:p@127.0.0.1/og', '--default-netmask', '255.0.255.0'],
+      "--default-netmask: '255.0.255.0' is not a netmask (255.255.255.0, 255.255.0.0...)",
+    ],
   ] as const) {
     const run = await ogserve([...args]);
     assert.equal(run.code, 2, args.join(' '));
@@ -89,7 +117,7 @@ test('the command is listed in --help and has its own', async () => {
   assert.equal(own.code, 0);
   assert.match(
     own.stdout,
-    /^Usage: ogserve import-opengnsys --from mysql:\/\/USER:PASS@HOST:PORT\/DBNAME \[--config FILE\] \[--state-dir DIR\] \[--dry-run\] \[--merge\]$/m,
+    /^Usage: ogserve import-opengnsys --from mysql:\/\/USER:PASS@HOST:PORT\/DBNAME \[--config FILE\] \[--state-dir DIR\] \[--default-netmask M\] \[--dry-run\] \[--merge\]$/m,
   );
   assert.match(own.stdout, /MYSQL_PWD/);
 });

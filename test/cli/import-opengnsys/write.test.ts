@@ -57,7 +57,7 @@ test('an import writes every kept row with its reference id, field by field as t
       const lines = result.stdout.trimEnd().split('\n');
       assert.ok(lines.includes('table                    read  imported  refused  left out'), result.stdout);
       assert.match(lines.at(-1)!, /^imported into (sqlite|mariadb|postgresql) .+; boot files written for 42 clients$/);
-      assert.match(result.stderr, /^writing the inventory: 3 centers, 8 rooms, 42 clients$/m);
+      assert.match(result.stderr, /^writing the inventory: 3 centers, 10 rooms, 42 clients$/m);
 
       await onTarget(dir, async (s) => {
         const info = (await s.get('/client/info', { client: ['10.1.1.11'] })).body;
@@ -169,7 +169,7 @@ test('a second run refuses a non-empty inventory; with --merge it changes nothin
       assert.equal(again.code, 1);
       assert.match(
         again.stderr,
-        /already holds 3 centers, 5 room folders, 8 rooms, .*: import into an empty inventory, or run with --merge/,
+        /already holds 3 centers, 5 room folders, 10 rooms, .*: import into an empty inventory, or run with --merge/,
       );
 
       const merged = await run(['--from', db.url, '--config', configFile, '--merge']);
