@@ -31,6 +31,10 @@ export const importOpengnsys: Command = {
     '  --dry-run            check and report only; nothing is written',
     '  --merge              import into an inventory that is not empty: rows whose id it already holds are left',
     '                       as they are there, the rest is added (without it, only an empty inventory is written to)',
+    '',
+    'Exit codes: 0 every row taken (or left out as ogserve holds it or keeps no such thing); 1 the database or',
+    'config cannot be read, the target is not empty without --merge, or a boot file failed; 2 rows were refused',
+    '(the rest was written, or with --dry-run would be), or a command-line mistake.',
   ].join('\n'),
   run: async (args) => (await import('./run.js')).runImport(args),
 };

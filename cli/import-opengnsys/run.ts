@@ -56,7 +56,7 @@ export async function runImport(args: string[]): Promise<number> {
       out.write(formatSummary(ledger, 'import'));
       const why = target.untouched ? ', which holds no ogserve yet: checked against an empty inventory' : '';
       out.write(`dry run: nothing was written to ${target.description}${why}\n`);
-      return 0;
+      return refusalCode(ledger);
     }
     const written = await writeImport(target, plan, (line) => process.stderr.write(`${line}\n`));
     out.write(formatSummary(ledger, 'imported'));
@@ -66,8 +66,21 @@ export async function runImport(args: string[]): Promise<number> {
         `ogserve: the boot files of ${failure.clients} clients in mode ${failure.mode} were not written: ${failure.error}\n`,
       );
     }
-    return written.bootFailures.length > 0 ? 1 : 0;
+    const refused = refusalCode(ledger);
+    return written.bootFailures.length > 0 ? 1 : refused;
   } finally {
     await target.close();
   }
+}
+
+/**
+ * 2 when rows were refused (a script running the import must not take a partial move for a
+ * whole one), with a line on stderr after the summary; 0 when every row was taken or left
+ * out for a reason of ogserve's (a row it holds, a kind it does not keep).
+ */
+function refusalCode(ledger: Ledger): number {
+  const refused = ledger.lines.filter((line) => line.kind === 'refused').length;
+  if (refused === 0) return 0;
+  process.stderr.write(`ogserve: ${refused} row${refused === 1 ? '' : 's'} refused (listed above, counted in the summary): exit code 2\n`);
+  return 2;
 }

@@ -53,7 +53,7 @@ test('an import writes every kept row with its reference id, field by field as t
       mkdirSync(path.join(dir, 'images'), { recursive: true });
       writeFileSync(path.join(dir, 'images', 'Win10Edu.img'), Buffer.alloc(4096));
       const result = await run(['--from', db.url, '--config', configFile]);
-      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.code, 2, result.stderr);
       const lines = result.stdout.trimEnd().split('\n');
       assert.ok(lines.includes('table                    read  imported  refused  left out'), result.stdout);
       assert.match(lines.at(-1)!, /^imported into (sqlite|mariadb|postgresql) .+; boot files written for 42 clients$/);
@@ -158,11 +158,11 @@ test('a second run refuses a non-empty inventory; with --merge it changes nothin
     const { dir, configFile } = await makeImportTarget();
     try {
       const dry = await run(['--from', db.url, '--config', configFile, '--dry-run']);
-      assert.equal(dry.code, 0, dry.stderr);
+      assert.equal(dry.code, 2, dry.stderr);
       const empty = await onTarget(dir, (s) => s.get('/scopes'));
       assert.deepEqual(empty.body, { scope: [] });
 
-      assert.equal((await run(['--from', db.url, '--config', configFile])).code, 0);
+      assert.equal((await run(['--from', db.url, '--config', configFile])).code, 2);
       const first = await onTarget(dir, everything);
 
       const again = await run(['--from', db.url, '--config', configFile]);
@@ -173,7 +173,7 @@ test('a second run refuses a non-empty inventory; with --merge it changes nothin
       );
 
       const merged = await run(['--from', db.url, '--config', configFile, '--merge']);
-      assert.equal(merged.code, 0, merged.stderr);
+      assert.equal(merged.code, 2, merged.stderr);
       assert.ok(merged.stdout.includes('left out of ordenadores: 12 already in ogserve under the same id: left as it is'), merged.stdout);
       assert.deepEqual(await onTarget(dir, everything), first, 'a second run changes nothing');
     } finally {
@@ -205,7 +205,7 @@ test('--dry-run into a target that holds no ogserve yet creates nothing: no data
       const configFile = path.join(dir, 'ogserve.json');
       writeFileSync(configFile, JSON.stringify({ plugins: allPlugins, database: testDatabaseSection(dir), log: { level: 'warn' } }));
       const result = await run(['--from', db.url, '--config', configFile, '--state-dir', path.join(dir, 'state'), '--dry-run']);
-      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.code, 2, result.stderr);
       assert.match(result.stdout, /^refused {2}ordenadores 4 \(pc-a1-04, 0\.0\.0\.0\)/m, 'checked as against an empty ogserve');
       assert.match(
         result.stdout.trimEnd().split('\n').at(-1)!,
@@ -233,7 +233,7 @@ test('--merge adds what the inventory lacks and refuses what collides with its o
         assert.equal(client.status, 200, client.text);
       });
       const result = await run(['--from', db.url, '--config', configFile, '--merge']);
-      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.code, 2, result.stderr);
       const refused = (row: string, reason: string) => assert.ok(result.stdout.includes(`refused  ${row}: ${reason}\n`), result.stdout);
       refused('centros 1 (Unidad Organizativa (Default))', 'id 1 is already ogserve center 1 (Mío), another center (not the same name)');
       refused('aulas 1 (Aula 1)', 'id 1 is already ogserve room 1 (Sala propia, center 1), another room (not the same center and name)');
@@ -275,7 +275,7 @@ test('--state-dir puts the database and the boot files where `serve --state-dir`
       const database = testEngine === 'sqlite' ? { type: 'sqlite' } : testDatabaseSection(dir);
       writeFileSync(configFile, JSON.stringify({ plugins: allPlugins, database, log: { level: 'warn' } }));
       const result = await run(['--from', db.url, '--config', configFile, '--state-dir', state]);
-      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.code, 2, result.stderr);
       if (testEngine === 'sqlite') assert.match(result.stdout, new RegExp(`^imported into sqlite ${state}/ogserve\\.sqlite;`, 'm'));
       assert.ok(existsSync(path.join(state, 'tftpboot', 'menu.lst', biosFileName('aabbcc000001'))), 'boot files in the state directory');
       // A server on that database finds the import.
@@ -316,7 +316,7 @@ test('killed in the middle of writing, an import leaves the target as it was', a
       assert.deepEqual(await onTarget(dir, everything), before);
       // And the target takes the whole import afterwards.
       const result = await run(['--from', db.url, '--config', configFile]);
-      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.code, 2, result.stderr);
     } finally {
       await removeTestStore(dir);
     }
