@@ -33,7 +33,11 @@ export const Port = (options: { default?: number } = {}): TUnion<[TInteger, TStr
 export const Ipv4 = (): TString => Type.String({ format: 'ipv4', maxLength: 15 });
 /** An IPv4 address a host can hold: not 0.0.0.0 nor 255.255.255.255. */
 export const HostIpv4 = (): TString => Type.String({ format: 'host address', maxLength: 15 });
-export const Mac = (): TString => Type.String({ format: 'mac', maxLength: 17 });
+/**
+ * A client's MAC, in any notation: well formed (`mac`), then a single card's own
+ * (`unicast mac`), so that a malformed one and a broadcast one are each told what is wrong.
+ */
+export const Mac = (): TString => Type.String({ maxLength: 17, allOf: [{ format: 'mac' }, { format: 'unicast mac' }] });
 export const Netmask = (): TString => Type.String({ format: 'netmask', maxLength: 15 });
 
 /** An address list as the reference takes it: at most 4096 entries. */
@@ -45,8 +49,18 @@ export const OneClient = () => Type.Array(Ipv4(), { minItems: 1, maxItems: 1 });
 /**
  * A human-given name: no control characters (C0, DEL, C1) and at least one visible
  * character, so that a name of zero-width spaces or other invisible characters is refused.
+ * With `empty`, '' is a name too (a client's name is optional, and '' is how it is left out).
  */
-export const Name = (maxLength: number): TString => Type.String({ minLength: 1, maxLength, format: 'printable name' });
+export const Name = (maxLength: number, options: { empty?: boolean } = {}): TString =>
+  Type.String({ minLength: options.empty ? 0 : 1, maxLength, format: 'printable name' });
+
+/**
+ * Free text a person wrote (a location, a serial number, a comment): may be empty, never
+ * holds a control character. `multiline` text (comments, descriptions) may hold tab, line
+ * feed and carriage return, as a form's text area sends them; a one-line field may not.
+ */
+export const Text = (maxLength: number, options: { multiline?: boolean } = {}): TString =>
+  Type.String({ maxLength, format: options.multiline ? 'multiline text' : 'line of text' });
 
 export function toInt(value: number | string): number {
   return typeof value === 'number' ? value : Number.parseInt(value, 10);

@@ -1,6 +1,6 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { isDecimalInt, isHostIpv4, isIpv4, isMac, isNetmask, isPrintableName } from './formats';
+import { isDecimalInt, isHostIpv4, isIpv4, isLineText, isMac, isMultilineText, isNetmask, isPrintableName, isUnicastMac } from './formats';
 
 /**
  * The one validator of the service: request bodies and config sections are checked
@@ -12,7 +12,17 @@ ajv.addFormat('host address', { type: 'string', validate: isHostIpv4 });
 ajv.addFormat('mac', { type: 'string', validate: isMac });
 ajv.addFormat('netmask', { type: 'string', validate: isNetmask });
 ajv.addFormat('decimal-int', { type: 'string', validate: isDecimalInt });
+ajv.addFormat('unicast mac', { type: 'string', validate: isUnicastMac });
 ajv.addFormat('printable name', { type: 'string', validate: isPrintableName });
+ajv.addFormat('line of text', { type: 'string', validate: isLineText });
+ajv.addFormat('multiline text', { type: 'string', validate: isMultilineText });
+
+/** What a value of a format must be, where `a valid <format>` would not tell the user why it was refused. */
+const formatRules: Record<string, string> = {
+  'unicast mac': "a single card's MAC: not the broadcast ff:ff:ff:ff:ff:ff, a multicast MAC (first octet odd) or 00:00:00:00:00:00",
+  'line of text': 'text without control characters (C0, DEL, C1)',
+  'multiline text': 'text without control characters (C0, DEL, C1) but tab and line breaks',
+};
 
 export interface Violation {
   field: string;
@@ -64,7 +74,10 @@ function describe(error: ErrorObject | undefined): Violation {
   }
   const field = fieldName(error.instancePath);
   const label = field === '' ? 'the body' : `'${field}'`;
-  if (error.keyword === 'format') return { field, message: `${label} must be a valid ${String(params.format)}`, missing: false };
+  if (error.keyword === 'format') {
+    const format = String(params.format);
+    return { field, message: `${label} must be ${formatRules[format] ?? `a valid ${format}`}`, missing: false };
+  }
   if (error.keyword === 'anyOf') return { field, message: `${label} has the wrong type or value`, missing: false };
   return { field, message: `${label} ${error.message ?? 'is invalid'}`, missing: false };
 }

@@ -1,12 +1,16 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { DestinationStream } from 'pino';
 import { App } from '../../core/app';
-import type { CoreSettings } from '../../core/config';
+import { Config, type CoreSettings } from '../../core/config';
 import { StartupError } from '../../core/errors';
 import { imageHoldings } from '../../plugins/images';
 import { Inventory, inventoryHoldings, type InventoryHoldings } from '../../plugins/inventory';
 import { Scheduler, schedulerHoldings } from '../../plugins/scheduler';
 import type { LegacySite } from './model';
 import { type Held, nothingHeld, type PlanRules } from './plan/context';
+import { holdsOgserve } from './target-database';
 
 /** The ogserve an import goes into: its config, database and plugins, with no port opened. */
 export interface Target {
@@ -18,6 +22,11 @@ export interface Target {
   contents: string[];
   /** Whether the target holds only the default repository a fresh inventory seeds (id 1, "Default"). */
   onlyDefaultRepository: boolean;
+  /**
+   * A dry run's target that holds no ogserve yet: it was left as it is (not created), and
+   * the import is checked against an empty inventory in a scratch database instead.
+   */
+  untouched: boolean;
   has(plugin: string): boolean;
   /**
    * Make way for a site: when the target holds only the default repository a fresh
@@ -28,12 +37,36 @@ export interface Target {
   close(): Promise<void>;
 }
 
+/** Where the target's config and data are, as `ogserve serve` takes them. */
+export interface TargetOptions {
+  /** `--state-dir`: where the defaults' relative data paths go (database, boot files, images). */
+  stateDir?: string;
+  /** Only checking (`--dry-run`): a database that does not hold an ogserve yet is not created. */
+  dryRun?: boolean;
+}
+
 /**
- * Load the target as `ogserve serve --config FILE` would, without starting it: plugins are
- * registered (so their checks on clients apply) but nothing listens and nothing runs.
+ * Load the target as `ogserve serve --config FILE --state-dir DIR` would, without starting
+ * it: plugins are registered (so their checks on clients apply) but nothing listens and
+ * nothing runs.
  */
-export async function openTarget(configFile: string | undefined, logStream: DestinationStream): Promise<Target> {
-  const app = await App.create({ configFile, logStream });
+export async function openTarget(
+  configFile: string | undefined,
+  logStream: DestinationStream,
+  options: TargetOptions = {},
+): Promise<Target> {
+  const { database } = new Config(configFile, {}, { stateDir: options.stateDir }).core;
+  // Opened as serve opens it, a missing database would be created, tables and all.
+  const scratch = options.dryRun && !(await holdsOgserve(database)) ? mkdtempSync(path.join(tmpdir(), 'ogserve-dry-run-')) : undefined;
+  const removeScratch = () => scratch && rmSync(scratch, { recursive: true, force: true });
+  const overrides = scratch ? { database: { type: 'sqlite', path: path.join(scratch, 'ogserve.sqlite') } } : {};
+  let app: App;
+  try {
+    app = await App.create({ configFile, logStream, stateDir: options.stateDir, overrides });
+  } catch (error) {
+    removeScratch();
+    throw error;
+  }
   try {
     const has = (name: string) => app.plugins.some((plugin) => plugin.name === name);
     if (!has('inventory')) {
@@ -47,7 +80,13 @@ export async function openTarget(configFile: string | undefined, logStream: Dest
     const held = heldOf(stored, images);
     if (scheduler) {
       held.procedures = new Set(scheduler.procedures.keys());
-      for (const [id, p] of scheduler.procedures) held.keys.procedureNames.set(`${p.centerId}\u0000${p.name}`, `ogserve procedure ${id}`);
+      for (const [id, p] of scheduler.procedures) {
+        held.keys.procedureNames.set(`${p.centerId}\u0000${p.name}`, `ogserve procedure ${id}`);
+        held.rows.procedures.set(id, {
+          identity: `${p.centerId}\u0000${p.name}`,
+          shown: `ogserve procedure ${id} (${p.name}, center ${p.centerId})`,
+        });
+      }
       held.tasks = scheduler.tasks;
       held.schedules = scheduler.schedules;
     }
@@ -73,9 +112,10 @@ export async function openTarget(configFile: string | undefined, logStream: Dest
         scheduler: has('scheduler') ? app.container.resolve(Scheduler).steps : undefined,
         held,
       },
-      description: describeDatabase(app.settings.database),
+      description: describeDatabase(database),
       contents: onlyDefaultRepository ? [] : contents,
       onlyDefaultRepository,
+      untouched: scratch !== undefined,
       has,
       yieldTo(site) {
         if (!onlyDefaultRepository || !site.repositories.some((r) => r.id === 1)) return;
@@ -83,10 +123,14 @@ export async function openTarget(configFile: string | undefined, logStream: Dest
         for (const [ip, holder] of held.keys.repositoryAddresses)
           if (holder === 'ogserve repository 1') held.keys.repositoryAddresses.delete(ip);
       },
-      close: () => app.close(),
+      close: async () => {
+        await app.close();
+        removeScratch();
+      },
     };
   } catch (error) {
     await app.close();
+    removeScratch();
     throw error;
   }
 }
@@ -96,23 +140,39 @@ function heldOf(stored: InventoryHoldings, images: Map<number, { name: string }>
   const held = nothingHeld();
   const { keys } = held;
   held.servers = new Set(stored.servers.keys());
-  for (const [id, s] of stored.servers) keys.serverIps.set(s.ip, `ogserve server ${id}`);
+  for (const [id, s] of stored.servers) {
+    keys.serverIps.set(s.ip, `ogserve server ${id}`);
+    held.rows.servers.set(id, { identity: s.ip, shown: `ogserve server ${id} (${s.ip})` });
+  }
   held.repositories = new Set(stored.repositories.keys());
   for (const [id, r] of stored.repositories) for (const ip of r.addresses) keys.repositoryAddresses.set(ip, `ogserve repository ${id}`);
   held.centers = new Set(stored.centers.keys());
-  for (const [id, c] of stored.centers) keys.centerNames.set(c.name, `ogserve center ${id}`);
+  for (const [id, c] of stored.centers) {
+    keys.centerNames.set(c.name, `ogserve center ${id}`);
+    held.rows.centers.set(id, { identity: c.name, shown: `ogserve center ${id} (${c.name})` });
+  }
   held.roomFolders = stored.roomFolders;
   held.rooms = new Set(stored.rooms.keys());
-  for (const [id, r] of stored.rooms) keys.roomNames.set(`${r.centerId}\u0000${r.name}`, `ogserve room ${id}`);
+  for (const [id, r] of stored.rooms) {
+    keys.roomNames.set(`${r.centerId}\u0000${r.name}`, `ogserve room ${id}`);
+    held.rows.rooms.set(id, { identity: `${r.centerId}\u0000${r.name}`, shown: `ogserve room ${id} (${r.name}, center ${r.centerId})` });
+  }
   held.computerFolders = stored.computerFolders;
   held.clients = new Set(stored.clients.keys());
   for (const [id, c] of stored.clients) {
     held.clientAddresses.set(id, c.ip);
     keys.clientIps.set(c.ip, `ogserve client ${id}`);
     keys.clientMacs.set(c.mac, `ogserve client ${id}`);
+    held.rows.clients.set(id, {
+      identity: c.mac,
+      shown: `ogserve client ${id} (${[c.name, c.ip].filter(Boolean).join(', ')}, mac ${c.mac})`,
+    });
   }
   held.images = new Set(images.keys());
-  for (const [id, i] of images) keys.imageNames.set(i.name, `ogserve image ${id}`);
+  for (const [id, i] of images) {
+    keys.imageNames.set(i.name, `ogserve image ${id}`);
+    held.rows.images.set(id, { identity: i.name, shown: `ogserve image ${id} (${i.name})` });
+  }
   return held;
 }
 

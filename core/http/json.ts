@@ -1,6 +1,6 @@
 /**
  * JSON in and out of the REST interface: bodies are parsed strictly (prototype keys dropped,
- * NUL characters refused), responses escape every non-ASCII character as the reference
+ * NUL characters and lone surrogates refused), responses escape every non-ASCII character as the reference
  * does, and 64-bit sizes (BigInt) are written as plain JSON integers without losing precision.
  */
 const prototypeKey = /"(?:__proto__|constructor|prototype)"\s*:/;
@@ -12,6 +12,16 @@ export class JsonSyntaxError extends Error {}
 export class NulCharacterError extends Error {
   constructor(readonly field: string) {
     super(`'${field}' must not contain a NUL character`);
+  }
+}
+
+/**
+ * A string of the body holds half a surrogate pair (`"\ud800"` escaped alone): no character,
+ * it has no UTF-8 form, and a database would keep U+FFFD in its place. `field` is its path.
+ */
+export class LoneSurrogateError extends Error {
+  constructor(readonly field: string) {
+    super(`'${field}' holds half a surrogate pair (U+D800-U+DFFF alone), which is no character`);
   }
 }
 
@@ -31,11 +41,25 @@ export function parseJson(text: string, maxDepth = 64): unknown {
   } catch (error) {
     throw new JsonSyntaxError((error as Error).message);
   }
-  // Walk the value only when the text could hold either: the common case costs two scans.
-  const hasPrototypeKey = prototypeKey.test(text);
-  const hasNul = text.includes('\\u0000');
-  if (hasPrototypeKey || hasNul) clean(value, '', hasPrototypeKey, hasNul);
+  // Walk the value only when the text could hold one of them: the common case costs three scans.
+  const checks = {
+    dropKeys: prototypeKey.test(text),
+    refuseNul: text.includes('\\u0000'),
+    // Raw bytes were UTF-8 (bodyText): only an escape can make a surrogate, paired or not.
+    refuseLoneSurrogates: surrogateEscape.test(text),
+  };
+  if (checks.dropKeys || checks.refuseNul || checks.refuseLoneSurrogates) clean(value, '', checks);
   return value;
+}
+
+const surrogateEscape = /\\u[dD][89a-fA-F]/;
+/** A high surrogate without the low one after it, or a low one without the high one before it. */
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+interface Checks {
+  dropKeys: boolean;
+  refuseNul: boolean;
+  refuseLoneSurrogates: boolean;
 }
 
 /**
@@ -61,28 +85,37 @@ function checkDepth(text: string, maxDepth: number): void {
 
 /**
  * Unknown keys are ignored (the spec), and prototype keys are dropped before any code can
- * merge them into an object; a NUL in a key or a string is refused, naming where it is.
+ * merge them into an object; a NUL or a lone surrogate in a key or a string is refused,
+ * naming where it is.
  */
-function clean(value: unknown, path: string, dropKeys: boolean, refuseNul: boolean): void {
+function clean(value: unknown, path: string, checks: Checks): void {
   if (typeof value === 'string') {
-    if (refuseNul && value.includes('\u0000')) throw new NulCharacterError(path || 'body');
+    refuseCharacters(value, path || 'body', checks);
     return;
   }
   if (typeof value !== 'object' || value === null) return;
   if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) clean(item, `${path}[${i}]`, dropKeys, refuseNul);
+    for (const [i, item] of value.entries()) clean(item, `${path}[${i}]`, checks);
     return;
   }
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) {
     const at = path ? `${path}.${key}` : key;
-    if (dropKeys && isPrototypeKey(key)) {
+    if (checks.dropKeys && isPrototypeKey(key)) {
       delete record[key];
       continue;
     }
-    if (refuseNul && key.includes('\u0000')) throw new NulCharacterError(at.replace(/\u0000/g, '\\u0000'));
-    clean(record[key], at, dropKeys, refuseNul);
+    refuseCharacters(key, at, checks);
+    clean(record[key], at, checks);
   }
+}
+
+/** Refuse `text` (a string, or a key of the path `field` ends with) if it holds a character no database keeps. */
+function refuseCharacters(text: string, field: string, checks: Checks): void {
+  // The path shows the character escaped when a key holds it.
+  const shown = () => JSON.stringify(field).slice(1, -1);
+  if (checks.refuseNul && text.includes('\u0000')) throw new NulCharacterError(shown());
+  if (checks.refuseLoneSurrogates && loneSurrogate.test(text)) throw new LoneSurrogateError(shown());
 }
 
 const nonAscii = /[\u007f-\uffff]/g;

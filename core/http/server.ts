@@ -8,9 +8,10 @@ import { ErrorCode, HttpError, badRequest } from '../errors';
 import type { Logger } from '../log';
 import type { ServiceMetrics } from '../metrics';
 import { type ActionObserver, ActionTrail, clientsNamed } from './actions';
+import { InvalidUtf8Error, bodyText } from './body-text';
 import { InFlight } from './in-flight';
 import { KeyFailures } from './key-failures';
-import { JsonDepthError, JsonSyntaxError, NulCharacterError, parseJson } from './json';
+import { JsonDepthError, JsonSyntaxError, LoneSurrogateError, NulCharacterError, parseJson } from './json';
 import { sendError, sendJson } from './reply';
 import { withMethodOverride } from './method-override';
 import { RequestLog } from './request-log';
@@ -208,7 +209,7 @@ async function handle(
     const raw = await readBody(req, options.maxRequestBytes);
     if (raw.length > 0) {
       if (route.policy === 'forbidden') throw badRequest(ErrorCode.bodyNotAllowed, `${route.method} ${route.path} takes no request body`);
-      body = parseBody(raw, options.maxJsonDepth);
+      body = parseBody(decodeBody(raw), options.maxJsonDepth);
       requestLog.noteBody(req, body);
       trail.noteBody(route, req, body);
     }
@@ -243,14 +244,13 @@ async function handle(
 }
 
 /**
- * The body as text. raw-body reads the bytes and Buffer decodes them: asked for 'utf8',
- * raw-body would make an iconv-lite decoder for every request. The byte order mark that
- * decoder dropped is dropped here too.
+ * The body's bytes. raw-body reads them and bodyText decodes them: asked for 'utf8',
+ * raw-body would make an iconv-lite decoder for every request, and read bytes that are not
+ * UTF-8 as U+FFFD where they must be refused.
  */
-async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   try {
-    const text = (await getRawBody(req, { limit, length: req.headers['content-length'] })).toString('utf8');
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    return await getRawBody(req, { limit, length: req.headers['content-length'] });
   } catch (error) {
     const status = (error as { status?: number }).status;
     if (status === 413) throw new HttpError(413, ErrorCode.payloadTooLarge, `the request body exceeds ${limit} bytes`);
@@ -258,11 +258,22 @@ async function readBody(req: IncomingMessage, limit: number): Promise<string> {
   }
 }
 
+/** The body as text: bytes that are not UTF-8 are a 400 naming the string that holds them. */
+function decodeBody(raw: Buffer): string {
+  try {
+    return bodyText(raw);
+  } catch (error) {
+    if (!(error instanceof InvalidUtf8Error)) throw error;
+    throw badRequest(error.inString ? ErrorCode.invalidField : ErrorCode.invalidJson, error.message, error.field);
+  }
+}
+
 function parseBody(raw: string, maxDepth: number): unknown {
   try {
     return parseJson(raw, maxDepth);
   } catch (error) {
-    if (error instanceof NulCharacterError) throw badRequest(ErrorCode.invalidField, error.message, error.field);
+    if (error instanceof NulCharacterError || error instanceof LoneSurrogateError)
+      throw badRequest(ErrorCode.invalidField, error.message, error.field);
     if (error instanceof JsonDepthError) throw badRequest(ErrorCode.invalidJson, error.message);
     if (error instanceof JsonSyntaxError) throw badRequest(ErrorCode.invalidJson, `the request body is not valid JSON: ${error.message}`);
     throw error;

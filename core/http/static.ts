@@ -3,6 +3,7 @@ import type { RequestListener, ServerResponse } from 'node:http';
 import path from 'node:path';
 import sirv from 'sirv';
 import { ErrorCode, HttpError, StartupError } from '../errors';
+import { acceptedEncodings } from './accept-encoding';
 import { sendError } from './reply';
 
 export interface StaticOptions {
@@ -54,9 +55,26 @@ const securityHeaders = {
 };
 
 /**
+ * A path that names a precompressed copy (`app.js.br`, `index.html.gz`). The copies are how a
+ * file is sent to a client that accepts the encoding, not files of their own: asked for by
+ * name, one would come back as the original's type with an encoding the client may not
+ * read. Decoded and without trailing slashes, as sirv looks paths up.
+ */
+function namesEncodedCopy(pathname: string): boolean {
+  let decoded = pathname;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    // Malformed escapes: sirv finds no file for them either.
+  }
+  return /\.(br|gz)\/*$/i.test(decoded);
+}
+
+/**
  * The front door of the REST listener: GET and HEAD under a mount's prefix are answered from
  * its files (a miss is a 404, never the API), `GET /` redirects to the home mount, and every
- * other request goes on to `api`, which checks `Authorization`.
+ * other request goes on to `api`, which checks `Authorization`. A file's brotli or gzip copy
+ * is sent only to a client whose Accept-Encoding accepts that encoding, and never by its own name.
  */
 export function withStaticFiles(mounts: StaticMount[], api: RequestListener, maxResponseBytes: number): RequestListener {
   if (mounts.length === 0) return api;
@@ -89,6 +107,10 @@ export function withStaticFiles(mounts: StaticMount[], api: RequestListener, max
     if (!mount) return api(req, res);
     // Relative asset paths resolve against the directory, so the bare prefix gets its slash.
     if (pathname === mount.prefix) return redirect(res, `${mount.prefix}/`);
+    if (namesEncodedCopy(pathname)) return notFound(res, pathname);
+    // sirv looks for the bare words in the header: it gets only the encodings really accepted.
+    const accepted = acceptedEncodings(req.headers['accept-encoding']);
+    req.headers['accept-encoding'] = [accepted.br && 'br', accepted.gzip && 'gzip'].filter(Boolean).join(', ');
     req.url = url.slice(mount.prefix.length);
     mount.serve(req, res, () => notFound(res, pathname));
   };

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IntLike, Ipv4, Number16 } from '../../core/schema-types';
+import { IntLike, Ipv4, Number16, Text } from '../../core/schema-types';
 
 /**
  * Request bodies of the images endpoints. Both existing consoles are accepted: numbers as
@@ -15,7 +15,7 @@ const imageNamePattern = '^(?!.*\\.\\.)[A-Za-z0-9_][A-Za-z0-9._-]{0,49}$';
 export const ImageName = () => Type.String({ minLength: 1, maxLength: 50, pattern: imageNamePattern });
 export const isImageName = (name: string): boolean => new RegExp(imageNamePattern).test(name);
 
-const Description = () => Type.String({ maxLength: 250 });
+const Description = () => Text(250, { multiline: true });
 
 /** The image_create command: POST /image/create besides its clients, and a queued step. */
 export const ImageCreateParams = Type.Object({

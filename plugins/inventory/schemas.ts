@@ -1,14 +1,17 @@
 import { Type } from '@sinclair/typebox';
-import { HostIpv4, IntLike, IpList, Ipv4, Mac, Name, Netmask } from '../../core/schema-types';
+import { HostIpv4, IntLike, IpList, Ipv4, Mac, Name, Netmask, Text } from '../../core/schema-types';
 
 /** Request bodies of the inventory endpoints. Unknown keys are ignored, as the reference does. */
-const Text = (maxLength: number) => Type.String({ maxLength });
 const OptionalIpv4 = () => Type.Union([Ipv4(), Type.Literal('')]);
 
 export const IdBody = Type.Object({ id: IntLike() });
 
-export const CenterAdd = Type.Object({ name: Name(100), comment: Type.Optional(Text(1000)) });
-export const CenterUpdate = Type.Object({ id: IntLike(), name: Name(100), comment: Type.Optional(Text(1000)) });
+export const CenterAdd = Type.Object({ name: Name(100), comment: Type.Optional(Text(1000, { multiline: true })) });
+export const CenterUpdate = Type.Object({
+  id: IntLike(),
+  name: Name(100),
+  comment: Type.Optional(Text(1000, { multiline: true })),
+});
 
 const roomFields = {
   netmask: Netmask(),
@@ -39,7 +42,7 @@ export const FolderAdd = Type.Object({
 export const FolderUpdate = Type.Object({ id: IntLike(), name: Name(100) });
 
 const clientFields = {
-  name: Type.Optional(Text(100)),
+  name: Type.Optional(Name(100, { empty: true })),
   serial_number: Type.Optional(Text(64)),
   netmask: Type.Optional(Type.Union([Netmask(), Type.Literal('')])),
   boot: Type.Optional(Text(64)),

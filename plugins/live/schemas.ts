@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { IpList } from '../../core/schema-types';
+import { IpList, Text } from '../../core/schema-types';
 
 /** POST /live/set, POST /oglive/set: any name is accepted; an unlisted one means the default. */
 export const LiveSetBody = Type.Object({ clients: IpList(), name: Type.String({ maxLength: 256 }) });
 
-/** Free text of a live entry: no control characters (C0, DEL, C1). */
-const Field = (maxLength: number) => Type.Optional(Type.String({ maxLength, pattern: '^[^\\u0000-\\u001f\\u007f-\\u009f]*$' }));
+/** Free text of a live entry: one line, no control characters. */
+const Field = (maxLength: number) => Type.Optional(Text(maxLength));
 
 /** POST /live/add: a live image directory (the same rule as a stored livedir) and what it holds. */
 export const LiveAddBody = Type.Object({

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IntLike, IpList, Name } from '../../core/schema-types';
+import { IntLike, IpList, Name, Text } from '../../core/schema-types';
 
 /**
  * Request bodies of the scheduling endpoints, in the reference's shapes: ids as numeric
@@ -16,7 +16,7 @@ const Step = Type.Object({
 });
 export type StepBody = Static<typeof Step>;
 
-const Description = () => Type.String({ maxLength: 10_000 });
+const Description = () => Text(10_000, { multiline: true });
 
 export const ProcedureAdd = Type.Object({
   center: IntLike(),

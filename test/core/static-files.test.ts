@@ -104,6 +104,65 @@ test(
 );
 
 test(
+  'an encoding is sent only when Accept-Encoding accepts it: q=0 refuses, * stands for the rest, a word inside another is no coding',
+  withSite(async (s) => {
+    const url = '/site/assets/app-3FQ2XK7A.js';
+    for (const [accept, encoding] of [
+      ['gzip;q=0, br;q=0', undefined],
+      ['br;q=0, gzip', 'gzip'],
+      ['br; q=0.5, gzip; q=0.8', 'br'],
+      ['*', 'br'],
+      ['br;q=0, *', 'gzip'],
+      ['*;q=0', undefined],
+      ['x-gzip', 'gzip'],
+      ['BR', 'br'],
+      ['identity', undefined],
+      ['abr, gzipped', undefined],
+    ] as const) {
+      const r = await send(s.port, 'GET', url, undefined, { 'Accept-Encoding': accept });
+      assert.equal(r.status, 200, accept);
+      assert.equal(r.headers['content-encoding'], encoding, `Accept-Encoding: ${accept}`);
+      if (encoding === undefined) assert.match(r.text, /^console\.log/, `${accept}: the original bytes`);
+    }
+  }),
+);
+
+test(
+  'a precompressed copy asked for by its own name is a 404, whatever the client accepts',
+  withSite(async (s) => {
+    for (const url of [
+      '/site/assets/app-3FQ2XK7A.js.br',
+      '/site/assets/app-3FQ2XK7A.js.gz',
+      '/site/assets/app-3FQ2XK7A.js%2ebr',
+      '/site/assets/app-3FQ2XK7A.js.br/',
+      '/site/assets/app-3FQ2XK7A.js.BR',
+    ]) {
+      for (const accept of [undefined, 'gzip, deflate, br']) {
+        const r = await send(s.port, 'GET', url, undefined, accept ? { 'Accept-Encoding': accept } : {});
+        assert.equal(r.status, 404, `${url} (Accept-Encoding: ${accept}): ${r.status} ${String(r.headers['content-encoding'])}`);
+        assert.equal(r.headers['content-encoding'], undefined, `${url}: no encoding`);
+      }
+    }
+    const head = await send(s.port, 'HEAD', '/site/assets/app-3FQ2XK7A.js.gz');
+    assert.equal(head.status, 404, 'HEAD alike');
+  }),
+);
+
+test("the console's own copies: /console/index.html.br is a 404, /console/ is brotli only to a client that accepts it", () =>
+  withServer(
+    async (s) => {
+      const copy = await send(s.port, 'GET', '/console/index.html.br');
+      assert.equal(copy.status, 404, `${copy.status} ${String(copy.headers['content-encoding'])}`);
+      const plain = await send(s.port, 'GET', '/console/');
+      assert.equal(plain.headers['content-encoding'], undefined, 'no encoding unasked');
+      assert.match(plain.text, /<!doctype html>/i, 'the page itself');
+      const br = await send(s.port, 'GET', '/console/', undefined, { 'Accept-Encoding': 'br' });
+      assert.equal(br.headers['content-encoding'], 'br', 'brotli when accepted');
+    },
+    { config: { plugins: ['inventory', 'console'] } },
+  ));
+
+test(
   'a missing file, a dotfile or a path that climbs out of the directory is a 404, never the API or a file outside',
   withSite(async (s) => {
     for (const url of [

@@ -7,25 +7,29 @@ const columns = { name: 'nombreaula', netmask: 'netmask', gateway: 'router', loc
 
 /**
  * Rooms, by POST /room/add's rules: a netmask ogserve can use (Wake-on-LAN needs it), names
- * unique within a center. A room whose folder leads nowhere goes to the top of its center.
+ * unique within a center. A room without a netmask gets the default one with a note, rather
+ * than being refused with all its computers; a malformed one is refused. A room whose
+ * folder leads nowhere goes to the top of its center.
  */
 export function planRooms(p: Planning): void {
   p.ledger.read(table, p.site.rooms.length);
   const names = new UniqueKeys('name', p.rules.held.keys.roomNames);
   for (const room of p.site.rooms) {
-    if (alreadyThere(p, p.rooms, table, room.id, p.rules.held.rooms)) continue;
     const row = label(table, room.id, room.name);
+    const nameKey = `${room.centerId}\u0000${room.name}`;
+    const legacy = { row, identity: nameKey, held: p.rules.held.rows.rooms, what: 'center and name' };
+    if (alreadyThere(p, p.rooms, table, room.id, p.rules.held.rooms, legacy)) continue;
+    const missingNetmask = room.netmask === null || room.netmask === '';
     const body = {
       center: room.centerId,
       name: room.name,
-      netmask: room.netmask ?? undefined,
+      netmask: missingNetmask ? p.choices.defaultNetmask : room.netmask!,
       gateway: room.gateway ?? '',
       location: room.location ?? '',
       ntp: room.ntp ?? '',
       dns: room.dns ?? '',
       remote: room.remote,
     };
-    const nameKey = `${room.centerId}\u0000${room.name}`;
     const reason =
       idRefusal(room.id) ??
       p.centers.whyNot(room.centerId) ??
@@ -36,7 +40,7 @@ export function planRooms(p: Planning): void {
       name: room.name,
       centerId: room.centerId,
       folderId: folderOf(p, room.folderId, room.centerId, row),
-      netmask: body.netmask!,
+      netmask: body.netmask,
       gateway: body.gateway,
       location: body.location,
       ntp: body.ntp,
@@ -44,6 +48,10 @@ export function planRooms(p: Planning): void {
       remote: room.remote,
     }));
     if (kept) {
+      if (missingNetmask) {
+        const found = room.netmask === null ? 'NULL' : '""';
+        p.ledger.changed(table, row, `it has no netmask (aulas.netmask = ${found}): given ${body.netmask}`);
+      }
       names.hold(nameKey, row);
       p.plan.rooms.push(kept);
     }

@@ -10,8 +10,9 @@ export function planCenters(p: Planning): void {
   p.ledger.read(table, p.site.centers.length);
   const names = new UniqueKeys('name', p.rules.held.keys.centerNames);
   for (const center of p.site.centers) {
-    if (alreadyThere(p, p.centers, table, center.id, p.rules.held.centers)) continue;
     const row = label(table, center.id, center.name);
+    const legacy = { row, identity: center.name, held: p.rules.held.rows.centers, what: 'name' };
+    if (alreadyThere(p, p.centers, table, center.id, p.rules.held.centers, legacy)) continue;
     const body = { name: center.name, comment: center.comment ?? '' };
     const reason =
       idRefusal(center.id) ?? refusalOf(CenterAdd, body, columns, table) ?? names.taken(center.name, JSON.stringify(center.name));

@@ -31,6 +31,16 @@ export interface PlanRules {
   held: Held;
 }
 
+/**
+ * A row the target holds, as `--merge` tells it apart from a legacy row with its id: what
+ * makes two rows the same one (a client's MAC, a center's name), and how it reads.
+ */
+export interface HeldRow {
+  identity: string;
+  /** `ogserve client 4 (pc-4, 10.0.0.4, mac 020000000004)`. */
+  shown: string;
+}
+
 /** Ids the target holds per kind, and the unique keys its rows hold (key -> who holds it). */
 export interface Held {
   servers: Set<number>;
@@ -46,6 +56,15 @@ export interface Held {
   procedures: Set<number>;
   tasks: Set<number>;
   schedules: Set<number>;
+  /** The held rows of the kinds whose legacy rows with a held id are compared with them. */
+  rows: {
+    servers: Map<number, HeldRow>;
+    centers: Map<number, HeldRow>;
+    rooms: Map<number, HeldRow>;
+    clients: Map<number, HeldRow>;
+    images: Map<number, HeldRow>;
+    procedures: Map<number, HeldRow>;
+  };
   keys: {
     serverIps: Map<string, string>;
     repositoryAddresses: Map<string, string>;
@@ -77,6 +96,7 @@ export function nothingHeld(): Held {
     procedures: ids(),
     tasks: ids(),
     schedules: ids(),
+    rows: { servers: new Map(), centers: new Map(), rooms: new Map(), clients: new Map(), images: new Map(), procedures: new Map() },
     keys: {
       serverIps: keys(),
       repositoryAddresses: keys(),
@@ -109,10 +129,25 @@ export class Decided<T> {
   }
 }
 
+/**
+ * The netmask a room without one gets. The reference's schema leaves `aulas.netmask` NULL
+ * by default and its web console requires one in the room form; 255.255.255.0 is what its
+ * own sample rooms (ogServer's test data, the installer's Vagrant room) and ogCP's import of
+ * a dhcpd.conf give.
+ */
+export const REFERENCE_NETMASK = '255.255.255.0';
+
+/** What the person running the import chose where the legacy data leaves a gap. */
+export interface PlanChoices {
+  /** The netmask of a room that has none (`--default-netmask`). */
+  defaultNetmask: string;
+}
+
 /** Everything the table planners share: the site, the rules, the ledger and the decisions so far. */
 export interface Planning {
   site: LegacySite;
   rules: PlanRules;
+  choices: PlanChoices;
   ledger: Ledger;
   progress: Progress;
   plan: ImportPlan;
@@ -171,12 +206,38 @@ export class UniqueKeys {
   }
 }
 
+/** A legacy row as `--merge` compares it with the target's row of the same id. */
+export interface LegacyIdentity {
+  /** The row as the ledger shows it. */
+  row: string;
+  identity: string;
+  /** The target's rows of its kind. */
+  held: Map<number, HeldRow>;
+  /** What differs when the identities do: `mac`, `name`. */
+  what: string;
+}
+
 /**
- * Whether the target already holds a row with this id (`--merge` matches by id): such a
- * row is left as it is there, counted as left out, and rows of the import may name it.
+ * Whether the target already holds a row with this id (`--merge` matches by id): the same
+ * row (same identity) is left as it is there, counted as left out, and rows of the import
+ * may name it. Another row under that id is a collision: the legacy row is refused, naming
+ * both, and what names it goes with it, rather than being attached to the target's row.
  */
-export function alreadyThere<T>(p: Planning, decided: Decided<T>, table: string, id: number, held: Set<number>): boolean {
+export function alreadyThere<T>(
+  p: Planning,
+  decided: Decided<T>,
+  table: string,
+  id: number,
+  held: Set<number>,
+  legacy?: LegacyIdentity,
+): boolean {
   if (!held.has(id)) return false;
+  const holder = legacy?.held.get(id);
+  if (legacy && holder && holder.identity !== legacy.identity) {
+    const reason = `id ${id} is already ${holder.shown}, another ${decided.noun} (not the same ${legacy.what})`;
+    refuse(p, decided, table, legacy.row, id, reason);
+    return true;
+  }
   decided.present.add(id);
   p.ledger.leftOut(table, 1, 'already in ogserve under the same id: left as it is');
   return true;

@@ -10,8 +10,9 @@ export function planServers(p: Planning): void {
   p.ledger.read(table, p.site.servers.length);
   const addresses = new UniqueKeys('ip', p.rules.held.keys.serverIps);
   for (const server of p.site.servers) {
-    if (alreadyThere(p, p.servers, table, server.id, p.rules.held.servers)) continue;
     const row = label(table, server.id, server.ip);
+    const legacy = { row, identity: server.ip, held: p.rules.held.rows.servers, what: 'address' };
+    if (alreadyThere(p, p.servers, table, server.id, p.rules.held.servers, legacy)) continue;
     const body = { ip: server.ip, port: server.port };
     const reason = idRefusal(server.id) ?? refusalOf(ServerAdd, body, columns, table) ?? addresses.taken(server.ip);
     const kept = decide(p, p.servers, table, row, server.id, reason, () => ({ id: server.id, ip: server.ip, port: server.port }));

@@ -23,8 +23,9 @@ export function planImages(p: Planning): void {
   p.ledger.read(table, p.site.images.length);
   const names = new UniqueKeys('name', p.rules.held.keys.imageNames);
   for (const image of p.site.images) {
-    if (alreadyThere(p, p.images, table, image.id, p.rules.held.images)) continue;
     const row = label(table, image.id, image.name);
+    const legacy = { row, identity: image.name, held: p.rules.held.rows.images, what: 'name' };
+    if (alreadyThere(p, p.images, table, image.id, p.rules.held.images, legacy)) continue;
     const body = {
       name: image.name,
       description: image.description,

@@ -36,8 +36,10 @@ export async function planClients(p: Planning): Promise<void> {
   const macs = new UniqueKeys('mac', p.rules.held.keys.clientMacs);
   for (const [i, client] of clients.entries()) {
     if (i % 500 === 0) p.progress.advance('checking ordenadores', i, clients.length);
-    if (alreadyThere(p, p.clients, table, client.id, p.rules.held.clients)) continue;
     const row = label(table, client.id, client.name, client.ip);
+    const mac = client.mac === null ? '' : normalizeMac(client.mac);
+    const legacy = { row, identity: mac, held: p.rules.held.rows.clients, what: 'mac' };
+    if (alreadyThere(p, p.clients, table, client.id, p.rules.held.clients, legacy)) continue;
     const body = {
       ip: client.ip,
       mac: client.mac ?? undefined,
@@ -53,7 +55,6 @@ export async function planClients(p: Planning): Promise<void> {
       remote: client.remote,
       maintenance: client.maintenance,
     };
-    const mac = client.mac === null ? '' : normalizeMac(client.mac);
     let reason =
       idRefusal(client.id) ??
       (client.roomId === null ? 'it is in no room (ordenadores.idaula is NULL)' : p.rooms.whyNot(client.roomId)) ??

@@ -2,7 +2,7 @@ import type { LegacySite } from '../model';
 import type { Progress } from '../progress';
 import { planRooms } from './aulas';
 import { planCenters } from './centros';
-import { Decided, type PlanRules, type Planning } from './context';
+import { Decided, type PlanChoices, type PlanRules, type Planning, REFERENCE_NETMASK } from './context';
 import { planServers } from './entornos';
 import { planRoomFolders } from './grupos';
 import { planComputerFolders } from './gruposordenadores';
@@ -22,10 +22,17 @@ import { planTasks } from './tareas';
  * (a room after its center, a partition after its computer and the images it may hold).
  * Refusals and changes go to the ledger as they are decided; the plan holds what is kept.
  */
-export async function planImport(site: LegacySite, rules: PlanRules, ledger: Ledger, progress: Progress): Promise<ImportPlan> {
+export async function planImport(
+  site: LegacySite,
+  rules: PlanRules,
+  ledger: Ledger,
+  progress: Progress,
+  choices: PlanChoices = { defaultNetmask: REFERENCE_NETMASK },
+): Promise<ImportPlan> {
   const p: Planning = {
     site,
     rules,
+    choices,
     ledger,
     progress,
     plan: {

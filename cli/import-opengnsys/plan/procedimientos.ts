@@ -18,8 +18,10 @@ export function planProcedures(p: Planning): void {
   const names = new UniqueKeys('name', p.rules.held.keys.procedureNames);
   const candidates: { legacy: LegacyProcedure; row: string; steps: ProcedureRecord['steps'] }[] = [];
   for (const procedure of p.site.procedures) {
-    if (alreadyThere(p, p.procedures, table, procedure.id, p.rules.held.procedures)) continue;
     const row = label(table, procedure.id, procedure.name);
+    const nameKey = `${procedure.centerId}\u0000${procedure.name}`;
+    const legacy = { row, identity: nameKey, held: p.rules.held.rows.procedures, what: 'center and name' };
+    if (alreadyThere(p, p.procedures, table, procedure.id, p.rules.held.procedures, legacy)) continue;
     const body = { center: procedure.centerId, name: procedure.name, description: procedure.comment ?? '' };
     const steps: ProcedureRecord['steps'] = [];
     let reason = idRefusal(procedure.id) ?? p.centers.whyNot(procedure.centerId) ?? refusalOf(ProcedureAdd, body, columns, table);
@@ -33,7 +35,6 @@ export function planProcedures(p: Planning): void {
       if (typeof checked === 'string') reason = checked;
       else steps.push(checked);
     }
-    const nameKey = `${procedure.centerId}\u0000${procedure.name}`;
     reason ??= names.taken(nameKey, `${JSON.stringify(procedure.name)} in center ${procedure.centerId}`);
     if (reason !== undefined) {
       refuse(p, p.procedures, table, row, procedure.id, reason);

@@ -32,7 +32,8 @@ test('--dry-run lists refusals and changes one per line, counts per table, shows
           MYSQL_PWD: 'ogserve_test',
         },
       );
-      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, /^ogserve: 62 rows refused \(listed above, counted in the summary\): exit code 2\n$/m);
       const lines = run.stdout.trimEnd().split('\n');
       assert.equal(lines[0], `reading mysql://ogserve_test@127.0.0.1:3306/${db.name} (schema version 4)`);
       assert.match(lines[1]!, /^checking against (sqlite|mariadb|postgresql) /);
@@ -46,15 +47,79 @@ test('--dry-run lists refusals and changes one per line, counts per table, shows
       );
       assert.ok(lines.includes('changed  ordenadores 17 (pc-lb-17, 10.2.3.17): repository 3 was refused: imported without a repository'));
       assert.ok(lines.includes('table                    read  import  refused  left out'), run.stdout);
-      assert.ok(lines.includes('ordenadores              1126    1112       14         0'), run.stdout);
+      assert.ok(lines.includes('ordenadores              1129    1112       17         0'), run.stdout);
       assert.ok(lines.includes('ordenadores_particiones  4411    4408        2         1'), run.stdout);
       assert.ok(lines.includes('left out of acciones: 1 the history of commands that ran, which ogserve does not keep'));
-      assert.ok(lines.includes('60 rows refused, 19 kept with a change (listed above)'), run.stdout);
+      assert.ok(lines.includes('62 rows refused, 21 kept with a change (listed above)'), run.stdout);
       assert.match(lines.at(-1)!, /^dry run: nothing was written to /);
-      assert.equal(lines.filter((l) => /^(refused|changed) {2}/.test(l)).length, 79);
-      assert.match(run.stderr, /^reading ordenadores: 1126\/1126$/m);
-      assert.match(run.stderr, /^checking ordenadores: 1126\/1126$/m);
+      assert.equal(lines.filter((l) => /^(refused|changed) {2}/.test(l)).length, 83);
+      assert.match(run.stderr, /^reading ordenadores: 1129\/1129$/m);
+      assert.match(run.stderr, /^checking ordenadores: 1129\/1129$/m);
       assert.deepEqual(await inventoryOf(dir), before, 'the target is as it was');
+    } finally {
+      await removeTestStore(dir);
+    }
+  });
+});
+
+test('a room without a netmask is kept with the default one, or the one --default-netmask gives, and a line saying so', async () => {
+  await withLegacyDatabase({}, async (db) => {
+    const { dir, configFile } = await makeImportTarget();
+    try {
+      const run = await ogserve(['import-opengnsys', '--from', db.url, '--config', configFile, '--default-netmask', '255.255.0.0']);
+      assert.equal(run.code, 2, `the fixture holds refused rows: ${run.stderr}`);
+      assert.ok(
+        run.stdout.includes('changed  aulas 4 (Sin máscara): it has no netmask (aulas.netmask = NULL): given 255.255.0.0\n'),
+        run.stdout,
+      );
+      assert.ok(!run.stdout.includes('refused  aulas 4 '), 'the room is not refused');
+      const s = await startServer({ dir, config: { plugins: allPlugins, log: { level: 'warn' } } });
+      try {
+        assert.equal((await s.get('/room/info', { id: 4 })).body.netmask, '255.255.0.0', 'stored with the netmask given');
+        assert.equal((await s.get('/room/info', { id: 16 })).body.netmask, '255.255.0.0', 'an empty one is none too');
+      } finally {
+        await s.close();
+      }
+    } finally {
+      await removeTestStore(dir);
+    }
+  });
+});
+
+test('the exit code is 0 when every row is taken, 2 after the summary when a row is refused, dry run or not', async () => {
+  await withLegacyDatabase({ site: false }, async (db) => {
+    const { dir, configFile } = await makeImportTarget();
+    try {
+      await db.query('insert into version (version) values (4)');
+      await db.query("insert into entornos (identorno, ipserveradm) values (1, '10.0.0.254')");
+      await db.query("insert into centros (idcentro, nombrecentro) values (1, 'Centro')");
+      await db.query("insert into aulas (idaula, nombreaula, idcentro, netmask) values (1, 'Aula', 1, '255.255.255.0')");
+      await db.query(
+        "insert into ordenadores (idordenador, nombreordenador, ip, mac, idaula) values (1, 'pc-1', '10.0.0.1', '020000000001', 1)",
+      );
+      const args = ['import-opengnsys', '--from', db.url, '--config', configFile];
+      const clean = await ogserve([...args, '--dry-run']);
+      assert.equal(clean.code, 0, clean.stdout + clean.stderr);
+      assert.match(clean.stdout, /^0 rows refused, 0 kept with a change/m);
+      await db.query(
+        "insert into ordenadores (idordenador, nombreordenador, ip, mac, idaula) values (2, 'pc-2', '10.0.0.2', 'ffffffffffff', 1)",
+      );
+      for (const extra of [['--dry-run'], []]) {
+        const refused = await ogserve([...args, ...extra]);
+        assert.equal(refused.code, 2, `${extra.join(' ')}: ${refused.stderr}`);
+        assert.match(refused.stdout, /^refused {2}ordenadores 2 \(pc-2, 10\.0\.0\.2\): 'mac' must be a single card's MAC/m);
+        assert.match(refused.stdout, /^ordenadores +2 +1 +1 +0$/m, 'the summary counts it');
+        assert.equal(
+          refused.stderr.trimEnd().split('\n').at(-1),
+          'ogserve: 1 row refused (listed above, counted in the summary): exit code 2',
+        );
+      }
+      const s = await startServer({ dir, config: { plugins: allPlugins, log: { level: 'warn' } } });
+      try {
+        assert.equal((await s.get('/client/info', { client: ['10.0.0.1'] })).body.name, 'pc-1', 'the rest was written');
+      } finally {
+        await s.close();
+      }
     } finally {
       await removeTestStore(dir);
     }
@@ -68,6 +133,10 @@ test('command line mistakes are usage errors: one line, exit code 2', async () =
     [['import-opengnsys', '--from', 'mysql://u:p@127.0.0.1/og', 'now'], "unexpected argument 'now'"],
     [['import-opengnsys', '--from', 'postgres://u:p@127.0.0.1/og', '--dry-run'], "--from: 'postgres:' is not mysql: or mariadb:"],
     [['import-opengnsys', '--from'], '--from needs a value'],
+    [
+      ['import-opengnsys', '--from', 'mysql://u:p@127.0.0.1/og', '--default-netmask', '255.0.255.0'],
+      "--default-netmask: '255.0.255.0' is not a netmask (255.255.255.0, 255.255.0.0...)",
+    ],
   ] as const) {
     const run = await ogserve([...args]);
     assert.equal(run.code, 2, args.join(' '));
@@ -109,7 +178,7 @@ test('the command is listed in --help and has its own', async () => {
   assert.equal(own.code, 0);
   assert.match(
     own.stdout,
-    /^Usage: ogserve import-opengnsys --from mysql:\/\/USER:PASS@HOST:PORT\/DBNAME \[--config FILE\] \[--dry-run\] \[--merge\]$/m,
+    /^Usage: ogserve import-opengnsys --from mysql:\/\/USER:PASS@HOST:PORT\/DBNAME \[--config FILE\] \[--state-dir DIR\] \[--default-netmask M\] \[--dry-run\] \[--merge\]$/m,
   );
   assert.match(own.stdout, /MYSQL_PWD/);
 });

@@ -36,6 +36,9 @@ async function planned(config: Record<string, unknown> = {}): Promise<{ plan: Im
   });
 }
 
+const notOneCard =
+  "'mac' must be a single card's MAC: not the broadcast ff:ff:ff:ff:ff:ff, a multicast MAC (first octet odd) or 00:00:00:00:00:00";
+
 /** Every refusal and change the fixture holds: [kind, row, part of the reason]. */
 const expectedLines: [string, string, string][] = [
   ['refused', 'entornos 3 (SERVERIP)', '\'ip\' must be a valid ipv4 (entornos.ipserveradm = "SERVERIP")'],
@@ -50,7 +53,8 @@ const expectedLines: [string, string, string][] = [
   ['refused', 'grupos 7 (Bucle A)', 'its parent folders loop (grupos 7 -> 8 -> 7)'],
   ['refused', 'grupos 8 (Bucle B)', 'its parent folders loop (grupos 8 -> 7 -> 8)'],
   ['changed', 'grupos 9 (Anexo)', 'room folder 1 belongs to center 1: kept at the top of center 2'],
-  ['refused', 'aulas 4 (Sin máscara)', "'netmask' is required (aulas.netmask = NULL)"],
+  ['changed', 'aulas 4 (Sin máscara)', 'it has no netmask (aulas.netmask = NULL): given 255.255.255.0'],
+  ['changed', 'aulas 16 (Máscara vacía)', 'it has no netmask (aulas.netmask = ""): given 255.255.255.0'],
   ['refused', 'aulas 5 (Mala máscara)', '\'netmask\' must be a valid netmask (aulas.netmask = "255.0.255.0")'],
   ['refused', 'aulas 6 (Aula 2)', 'name "Aula 2" in center 1 already belongs to aulas 2 (Aula 2)'],
   ['refused', 'aulas 8 (Cero)', '\'netmask\' must be a valid netmask (aulas.netmask = "0.0.0.0")'],
@@ -62,7 +66,7 @@ const expectedLines: [string, string, string][] = [
   ['changed', 'aulas 12 (', 'there is no room folder 5: kept at the top of center 2'],
   ['changed', 'aulas 14 (', 'room folder 7 was refused: kept at the top of center 2'],
   ['refused', 'gruposordenadores 6 (', "'name' must NOT have more than 100 characters"],
-  ['refused', 'gruposordenadores 8 (Huérfana)', 'room 4 was refused'],
+  ['refused', 'gruposordenadores 8 (Huérfana)', 'room 5 was refused'],
   ['refused', 'gruposordenadores 9 (Sin aula)', 'there is no room 99'],
   ['refused', 'gruposordenadores 70000 (Demasiadas)', 'id 70000 is past 65535'],
   ['changed', 'gruposordenadores 5 (Fila B)', 'there is no computer folder 99: kept at the top of room 3'],
@@ -75,12 +79,15 @@ const expectedLines: [string, string, string][] = [
   ['refused', 'ordenadores 8 (', "'mac' is required (ordenadores.mac = NULL)"],
   ['refused', 'ordenadores 9 (', '\'mac\' must be a valid mac (ordenadores.mac = "zzzzzzzzzzzz")'],
   ['refused', 'ordenadores 10 (', 'it is in no room (ordenadores.idaula is NULL)'],
-  ['refused', 'ordenadores 11 (', 'room 4 was refused'],
+  ['refused', 'ordenadores 11 (', 'room 5 was refused'],
   ['refused', 'ordenadores 20 (', '\'win10-custom\' is not a boot mode (GET /mode lists them) (ordenadores.arranque = "win10-custom")'],
   ['refused', 'ordenadores 21 (', "'livedir' must match pattern"],
   ['refused', 'ordenadores 22 (', '\'netmask\' must be a valid netmask (ordenadores.mascara = "255.0.255.0")'],
   ['refused', 'ordenadores 24 (', '\'ip\' must be a valid host address (ordenadores.ip = " 10.1.1.44")'],
   ['refused', 'ordenadores 28 (', '\'mac\' must be a valid mac (ordenadores.mac = "aa:bb:cc:dd:")'],
+  ['refused', 'ordenadores 30 (pc-a1-30, 10.1.1.50)', `${notOneCard} (ordenadores.mac = "FFFFFFFFFFFF")`],
+  ['refused', 'ordenadores 31 (pc-a1-31, 10.1.1.51)', `${notOneCard} (ordenadores.mac = "01005e0000fb")`],
+  ['refused', 'ordenadores 32 (pc-a1-32, 10.1.1.52)', `${notOneCard} (ordenadores.mac = "000000000000")`],
   ['changed', 'ordenadores 14 (', 'computer folder 4 belongs to room 3: kept at the top of room 1'],
   ['changed', 'ordenadores 15 (', 'computer folder 6 was refused: kept at the top of room 3'],
   ['changed', 'ordenadores 16 (', 'there is no computer folder 999: kept at the top of room 3'],
@@ -122,7 +129,7 @@ const expectedLines: [string, string, string][] = [
     'its scope is a room folder (tareas.ambito = 2): ogserve runs a task for a center, a room or a computer',
   ],
   ['refused', 'tareas 5 (Con mensaje)', 'steps[0] names a procedure ogserve will not have: procedure 5 was refused'],
-  ['refused', 'tareas 7 (Aula rechazada)', 'its scope leads nowhere: room 4 was refused'],
+  ['refused', 'tareas 7 (Aula rechazada)', 'its scope leads nowhere: room 5 was refused'],
   ['refused', 'tareas 8 (Bucle 1)', 'it includes itself (tareas 8 -> 9 -> 8)'],
   ['refused', 'tareas 9 (Bucle 2)', 'it includes itself (tareas 8 -> 9 -> 8)'],
   ['refused', 'programaciones 2 (De la tarea carpeta)', 'its task leads nowhere: task 3 was refused'],
@@ -156,9 +163,9 @@ test('counts per legacy table add up', async () => {
     repositorios: [5, 2, 3, 0],
     centros: [6, 3, 3, 0],
     grupos: [10, 5, 4, 1],
-    aulas: [15, 8, 7, 0],
+    aulas: [16, 10, 6, 0],
     gruposordenadores: [20, 16, 4, 0],
-    ordenadores: [226, 212, 14, 0],
+    ordenadores: [229, 212, 17, 0],
     perfileshard: [2, 2, 0, 0],
     imagenes: [8, 5, 3, 0],
     ordenadores_particiones: [811, 808, 2, 1],

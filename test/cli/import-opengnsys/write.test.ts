@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import { allPlugins, makeImportTarget } from '../../support/import-target';
 import { withLegacyDatabase } from '../../support/legacy-db';
 import { ogserve } from '../../support/process';
-import { removeTestStore, startServer, type TestServer } from '../../support/server';
+import { biosFileName } from '../../../plugins/pxe-modes/file-names';
+import { makeTestDir, removeTestStore, startServer, type TestServer } from '../../support/server';
+import { connectSide, testDatabaseSection, testEngine } from '../../support/test-db';
 
 const mainJs = path.resolve(__dirname, '../../../cli/main.js');
 
@@ -51,11 +53,11 @@ test('an import writes every kept row with its reference id, field by field as t
       mkdirSync(path.join(dir, 'images'), { recursive: true });
       writeFileSync(path.join(dir, 'images', 'Win10Edu.img'), Buffer.alloc(4096));
       const result = await run(['--from', db.url, '--config', configFile]);
-      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.code, 2, result.stderr);
       const lines = result.stdout.trimEnd().split('\n');
       assert.ok(lines.includes('table                    read  imported  refused  left out'), result.stdout);
       assert.match(lines.at(-1)!, /^imported into (sqlite|mariadb|postgresql) .+; boot files written for 42 clients$/);
-      assert.match(result.stderr, /^writing the inventory: 3 centers, 8 rooms, 42 clients$/m);
+      assert.match(result.stderr, /^writing the inventory: 3 centers, 10 rooms, 42 clients$/m);
 
       await onTarget(dir, async (s) => {
         const info = (await s.get('/client/info', { client: ['10.1.1.11'] })).body;
@@ -156,22 +158,22 @@ test('a second run refuses a non-empty inventory; with --merge it changes nothin
     const { dir, configFile } = await makeImportTarget();
     try {
       const dry = await run(['--from', db.url, '--config', configFile, '--dry-run']);
-      assert.equal(dry.code, 0, dry.stderr);
+      assert.equal(dry.code, 2, dry.stderr);
       const empty = await onTarget(dir, (s) => s.get('/scopes'));
       assert.deepEqual(empty.body, { scope: [] });
 
-      assert.equal((await run(['--from', db.url, '--config', configFile])).code, 0);
+      assert.equal((await run(['--from', db.url, '--config', configFile])).code, 2);
       const first = await onTarget(dir, everything);
 
       const again = await run(['--from', db.url, '--config', configFile]);
       assert.equal(again.code, 1);
       assert.match(
         again.stderr,
-        /already holds 3 centers, 5 room folders, 8 rooms, .*: import into an empty inventory, or run with --merge/,
+        /already holds 3 centers, 5 room folders, 10 rooms, .*: import into an empty inventory, or run with --merge/,
       );
 
       const merged = await run(['--from', db.url, '--config', configFile, '--merge']);
-      assert.equal(merged.code, 0, merged.stderr);
+      assert.equal(merged.code, 2, merged.stderr);
       assert.ok(merged.stdout.includes('left out of ordenadores: 12 already in ogserve under the same id: left as it is'), merged.stdout);
       assert.deepEqual(await onTarget(dir, everything), first, 'a second run changes nothing');
     } finally {
@@ -180,33 +182,112 @@ test('a second run refuses a non-empty inventory; with --merge it changes nothin
   });
 });
 
-test('--merge adds what the inventory lacks and refuses what collides with its own rows', async () => {
+/** Whether the server engine holds the database of `dir` (SQLite: whether its file exists). */
+async function databaseExists(dir: string): Promise<boolean> {
+  const section = testDatabaseSection(dir) as { path: string; name: string };
+  if (testEngine === 'sqlite') return existsSync(section.path);
+  const side = await connectSide(dir, true);
+  try {
+    const sql =
+      testEngine === 'postgresql'
+        ? 'select 1 from pg_database where datname = ?'
+        : 'select 1 from information_schema.schemata where schema_name = ?';
+    return (await side.query(sql, [section.name])).length > 0;
+  } finally {
+    await side.close();
+  }
+}
+
+test('--dry-run into a target that holds no ogserve yet creates nothing: no database, no file, no folder', async () => {
+  await withLegacyDatabase({}, async (db) => {
+    const dir = makeTestDir();
+    try {
+      const configFile = path.join(dir, 'ogserve.json');
+      writeFileSync(configFile, JSON.stringify({ plugins: allPlugins, database: testDatabaseSection(dir), log: { level: 'warn' } }));
+      const result = await run(['--from', db.url, '--config', configFile, '--state-dir', path.join(dir, 'state'), '--dry-run']);
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stdout, /^refused {2}ordenadores 4 \(pc-a1-04, 0\.0\.0\.0\)/m, 'checked as against an empty ogserve');
+      assert.match(
+        result.stdout.trimEnd().split('\n').at(-1)!,
+        /^dry run: nothing was written to \S+ .+, which holds no ogserve yet: checked against an empty inventory$/,
+      );
+      assert.deepEqual(readdirSync(dir), ['ogserve.json'], 'no database file, lock file or state directory');
+      assert.equal(await databaseExists(dir), false, 'no database');
+    } finally {
+      await removeTestStore(dir);
+    }
+  });
+});
+
+test('--merge adds what the inventory lacks and refuses what collides with its own rows, ids included', async () => {
   await withLegacyDatabase({}, async (db) => {
     const { dir, configFile } = await makeImportTarget();
     try {
       await onTarget(dir, async (s) => {
+        // Ids 1, as the legacy center, room and computer 1 have: other rows under the same ids.
         assert.equal((await s.post('/center/add', { name: 'Mío' })).status, 200);
         const room = await s.post('/room/add', { center: 1, name: 'Sala propia', netmask: '255.255.255.0' });
         assert.equal(room.status, 200, room.text);
-        // Takes the MAC of legacy computer 25.
-        const client = await s.post('/client/add', { ip: '10.9.9.9', mac: 'aa:bb:cc:00:00:25', room: 1, name: 'propio' });
+        // Takes the MAC of legacy computer 15.
+        const client = await s.post('/client/add', { ip: '10.9.9.9', mac: 'aa:bb:cc:00:00:15', room: 1, name: 'propio' });
         assert.equal(client.status, 200, client.text);
       });
       const result = await run(['--from', db.url, '--config', configFile, '--merge']);
-      assert.equal(result.code, 0, result.stderr);
-      assert.ok(result.stdout.includes('left out of centros: 1 already in ogserve under the same id: left as it is'), result.stdout);
-      assert.match(
-        result.stdout,
-        /^refused {2}ordenadores 25 \(Profesor-ñandú, 10\.1\.1\.25\): mac aabbcc000025 already belongs to ogserve client 1$/m,
+      assert.equal(result.code, 2, result.stderr);
+      const refused = (row: string, reason: string) => assert.ok(result.stdout.includes(`refused  ${row}: ${reason}\n`), result.stdout);
+      refused('centros 1 (Unidad Organizativa (Default))', 'id 1 is already ogserve center 1 (Mío), another center (not the same name)');
+      refused('aulas 1 (Aula 1)', 'id 1 is already ogserve room 1 (Sala propia, center 1), another room (not the same center and name)');
+      refused(
+        'ordenadores 1 (pc-a1-01, 10.1.1.11)',
+        'id 1 is already ogserve client 1 (propio, 10.9.9.9, mac aabbcc000015), another computer (not the same mac)',
+      );
+      refused('ordenadores 2 (10.1.1.12)', 'room 1 was refused');
+      refused('ordenadores 15 (pc-lb-15, 10.2.3.15)', 'mac aabbcc000015 already belongs to ogserve client 1');
+      // Repositories are matched by id alone: a site's repository 1 and ogserve's default one are both the server's.
+      assert.deepEqual(
+        result.stdout.split('\n').filter((l) => l.includes('already in ogserve under the same id')),
+        ['left out of repositorios: 1 already in ogserve under the same id: left as it is'],
+        'no other row is taken for one ogserve has',
       );
       await onTarget(dir, async (s) => {
         assert.equal((await s.get('/center/info', { id: 1 })).body.name, 'Mío', 'the row it held is left as it is');
+        assert.equal((await s.get('/room/info', { id: 1 })).body.name, 'Sala propia');
         assert.equal((await s.get('/center/info', { id: 2 })).body.name, 'Campus Norte');
         const own = (await s.get('/client/info', { client: ['10.9.9.9'] })).body;
         assert.equal(own.name, 'propio');
-        const legacy = (await s.get('/client/info', { client: ['10.1.1.12'] })).body;
-        assert.equal(legacy.id, 2);
+        assert.equal((await s.get('/client/info', { client: ['10.1.1.11'] })).status, 400, 'legacy computer 1 is not in');
+        const legacy = (await s.get('/client/info', { client: ['10.2.3.16'] })).body;
+        assert.equal(legacy.id, 16, 'the rest of the site is');
       });
+    } finally {
+      await removeTestStore(dir);
+    }
+  });
+});
+
+test('--state-dir puts the database and the boot files where `serve --state-dir` keeps them', async () => {
+  await withLegacyDatabase({}, async (db) => {
+    const dir = makeTestDir();
+    try {
+      // The appliance's config: no data paths, so each default goes under the state directory.
+      const state = path.join(dir, 'state');
+      const configFile = path.join(dir, 'ogserve.json');
+      const database = testEngine === 'sqlite' ? { type: 'sqlite' } : testDatabaseSection(dir);
+      writeFileSync(configFile, JSON.stringify({ plugins: allPlugins, database, log: { level: 'warn' } }));
+      const result = await run(['--from', db.url, '--config', configFile, '--state-dir', state]);
+      assert.equal(result.code, 2, result.stderr);
+      if (testEngine === 'sqlite') assert.match(result.stdout, new RegExp(`^imported into sqlite ${state}/ogserve\\.sqlite;`, 'm'));
+      assert.ok(existsSync(path.join(state, 'tftpboot', 'menu.lst', biosFileName('aabbcc000001'))), 'boot files in the state directory');
+      // A server on that database finds the import.
+      const s = await startServer({
+        dir,
+        config: { plugins: allPlugins, database: { ...database, path: path.join(state, 'ogserve.sqlite') } },
+      });
+      try {
+        assert.equal((await s.get('/client/info', { client: ['10.1.1.11'] })).body.name, 'pc-a1-01', 'serve reads the import');
+      } finally {
+        await s.close();
+      }
     } finally {
       await removeTestStore(dir);
     }
@@ -235,7 +316,7 @@ test('killed in the middle of writing, an import leaves the target as it was', a
       assert.deepEqual(await onTarget(dir, everything), before);
       // And the target takes the whole import afterwards.
       const result = await run(['--from', db.url, '--config', configFile]);
-      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.code, 2, result.stderr);
     } finally {
       await removeTestStore(dir);
     }

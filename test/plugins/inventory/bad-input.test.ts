@@ -27,6 +27,24 @@ const invisibleNames = [
 ];
 const tooBig = 99_999_999_999;
 
+/** Control characters a terminal acts on (ESC, BEL), DEL and C1 (CSI): refused in every text field. */
+const controls = ['\u001b[2J', 'pc\u0007', 'a\u007fb', 'x\u009b1m'];
+/** Line layout: refused in one-line fields and names, kept in comments. */
+const layout = ['a\nb', 'a\tb', 'a\r\nb'];
+
+/** Group MACs (the broadcast and multicast: the first octet odd) and the zero MAC, in every notation. */
+const groupMacs = [
+  'ff:ff:ff:ff:ff:ff',
+  'FFFFFFFFFFFF',
+  'ff-ff-ff-ff-ff-ff',
+  '01:00:5e:00:00:fb',
+  '33:33:00:00:00:01',
+  '03:00:00:00:00:01',
+  '00:00:00:00:00:00',
+  '000000000000',
+  '00-00-00-00-00-00',
+];
+
 /** Every inventory endpoint with wrong types, missing fields, huge and malformed values: 400 naming the field. */
 const cases: Case[] = [
   ['POST', '/center/add', {}, 'name'],
@@ -131,6 +149,30 @@ const cases: Case[] = [
     ['POST', '/repository/add', { name, ip: '10.9.0.1' }, 'name'],
     ['POST', '/repository/update', { repo_id: 1, name, ip: '10.9.0.1' }, 'name'],
   ]),
+  // A client's name follows the names' rule (it may be empty); one-line text holds no control character.
+  ...[...controls, ...layout, '\u200b'].flatMap((name): Case[] => [
+    ['POST', '/client/add', { ip: '10.0.0.1', mac: '020000000001', room: 1, name }, 'name'],
+    ['POST', '/client/update', { id: 1, name }, 'name'],
+  ]),
+  ...[...controls, ...layout].flatMap((text): Case[] => [
+    ...(['serial_number', 'boot', 'netdriver'] as const).flatMap((field): Case[] => [
+      ['POST', '/client/add', { ip: '10.0.0.1', mac: '020000000001', room: 1, [field]: text }, field],
+      ['POST', '/client/update', { id: 1, [field]: text }, field],
+    ]),
+    ...(['location', 'ntp', 'dns'] as const).flatMap((field): Case[] => [
+      ['POST', '/room/add', { center: 1, name: 'r', netmask: '255.255.255.0', [field]: text }, field],
+      ['POST', '/room/update', { id: 1, [field]: text }, field],
+    ]),
+  ]),
+  // A comment may run over several lines, but holds no other control character.
+  ...controls.flatMap((comment): Case[] => [
+    ['POST', '/center/add', { name: 'c', comment }, 'comment'],
+    ['POST', '/center/update', { id: 1, name: 'c', comment }, 'comment'],
+  ]),
+  ...groupMacs.flatMap((mac): Case[] => [
+    ['POST', '/client/add', { ip: '10.0.0.1', mac, room: 1 }, 'mac'],
+    ['POST', '/client/update', { id: 1, mac }, 'mac'],
+  ]),
   ['POST', '/server', { ip: 'x' }, 'ip'],
   ['POST', '/server', { ip: '10.0.0.1', port: 70000 }, 'port'],
   ['DELETE', '/server', {}, 'id'],
@@ -156,6 +198,40 @@ test('bad input to every inventory endpoint answers 400 naming the field, and wr
       assert.ok(typeof r.body.message === 'string' && r.body.message.length > 0, `${label}: message`);
     }
     assert.equal(await snapshot(s), before, 'nothing written');
+  }));
+
+test('a comment keeps its tab and line breaks; a client may have no name, but not a blank one', () =>
+  withServer(async (s) => {
+    const comment = 'first line\r\n\tsecond line\nthird';
+    const r = await s.post('/center/add', { name: 'Campus', comment });
+    assert.equal(r.status, 200, r.text);
+    assert.equal((await s.get('/center/info', { id: r.body.id })).body.comment, comment, 'stored as sent');
+    const room = await addRoom(s, r.body.id, 'Room');
+    const unnamed = await s.post('/client/add', { ip: '10.0.0.2', mac: '020000000002', room, name: '' });
+    assert.equal(unnamed.status, 200, `an empty name leaves the client unnamed: ${unnamed.text}`);
+    const blank = await s.post('/client/add', { ip: '10.0.0.3', mac: '020000000003', room, name: ' \u200b ' });
+    assert.equal(blank.status, 400, 'a name that shows as blank is refused');
+    assert.equal(blank.body.field, 'name');
+  }));
+
+test("a broadcast, multicast or zero MAC is refused with why; any card's own MAC is taken", () =>
+  withServer(async (s) => {
+    const room = await addRoom(s, await addCenter(s, 'Campus'), 'Room');
+    const broadcast = await s.post('/client/add', { ip: '10.0.0.2', mac: 'ff:ff:ff:ff:ff:ff', room });
+    assert.equal(broadcast.status, 400);
+    assert.deepEqual(broadcast.body, {
+      error: 'invalid_field',
+      message:
+        "'mac' must be a single card's MAC: not the broadcast ff:ff:ff:ff:ff:ff, a multicast MAC (first octet odd) or 00:00:00:00:00:00",
+      field: 'mac',
+    });
+    const malformed = await s.post('/client/add', { ip: '10.0.0.2', mac: 'ff:ff:ff', room });
+    assert.equal(malformed.body.message, "'mac' must be a valid mac", 'a malformed MAC is told apart');
+    // Locally administered (02:...) and vendor MACs whose first octet is even are single cards.
+    for (const [i, mac] of ['02:00:00:00:00:01', 'fe:ff:ff:ff:ff:ff', '00:00:00:00:00:01', 'AC-DE-48-00-11-22'].entries()) {
+      const r = await s.post('/client/add', { ip: `10.0.0.${10 + i}`, mac, room });
+      assert.equal(r.status, 200, `${mac}: ${r.text}`);
+    }
   }));
 
 /** What the table's requests could change: the tree, the client's record and the repositories. */
