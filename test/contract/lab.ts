@@ -35,7 +35,7 @@ export interface Lab {
 
 export const labNetmask = '255.255.255.0';
 
-/** What a site running ogCP sets so that its pages read sizes and uptime as it expects (README). */
+/** What a site running ogCP sets so that its pages read sizes and uptime as it expects (docs/moving-from-opengnsys.md). */
 export const ogcpSettings = { inventory: { setup_size_unit: 'KiB' }, stats: { start: 'uptime' } };
 
 export async function lab(count: number, config: Record<string, unknown> = {}): Promise<Lab> {

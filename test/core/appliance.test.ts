@@ -9,7 +9,7 @@ import { send } from '../support/server';
 import { runNode } from '../support/process';
 
 /**
- * The appliance layout of the README's "Installing on an appliance", in a temporary root:
+ * The appliance layout of docs/operations.md, "Installing on an appliance", in a temporary root:
  * the program in /opt/ogserve, packaging/ogserve.json as /etc/ogserve/ogserve.json, and the
  * service started as packaging/ogserve.service starts it (its ExecStart, WorkingDirectory,
  * and the STATE_DIRECTORY systemd sets for StateDirectory=). Data must land under
@@ -24,7 +24,7 @@ function unitValue(unit: string, key: string): string {
   return line.slice(key.length + 1).trim();
 }
 
-test('installed as the README says, the service keeps its data in the state directory and finds its templates', async () => {
+test('installed as docs/operations.md says, the service keeps its data in the state directory and finds its templates', async () => {
   const root = mkdtempSync(path.join(tmpdir(), 'ogserve-appliance-'));
   const at = (absolute: string) => path.join(root, absolute);
   try {
