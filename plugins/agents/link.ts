@@ -7,6 +7,7 @@ import type { PluginContext } from '../../core/plugin';
 import { QuietCollector } from './quiet-collector';
 import type { ClientView, Inventory } from '../inventory';
 import { LinkAnnouncer } from './announce';
+import { AnswerParsing } from './answer-parsing';
 import { AgentConnection, type ConnectionOwner, type Pending } from './connection';
 import { agentConnectionCap, descriptorLimit } from './descriptors';
 import { LookupBatch } from './lookup-batch';
@@ -23,6 +24,7 @@ export interface AgentLinkSettings {
   probe_timeout_s: number;
   command_timeout_s: number;
   max_answer_bytes: number;
+  max_answer_values: number;
   answer_timeout_s: number;
   connect_timeout_s: number;
   fd_reserve: number;
@@ -83,6 +85,7 @@ export class AgentLink {
   private lastListing?: { parts: string[]; body: PreparedJson };
   /** Gives back the memory of many closed connections once the link goes quiet (a lab switched off). */
   private readonly departures: QuietCollector;
+  private readonly parsing: AnswerParsing;
 
   constructor(
     private readonly settings: AgentLinkSettings,
@@ -143,8 +146,10 @@ export class AgentLink {
       },
       "update its agent's connection",
     );
+    this.parsing = new AnswerParsing(settings.max_answer_values, log);
     this.owner = {
       log,
+      parsing: this.parsing,
       commandTimeoutMs: settings.command_timeout_s * 1000,
       probeTimeoutMs: settings.probe_timeout_s * 1000,
       answerTimeoutMs: settings.answer_timeout_s * 1000,
@@ -364,6 +369,7 @@ export class AgentLink {
     const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
     for (const conn of [...this.connections.values()]) conn.close('server stopping');
     await closed;
+    await this.parsing.stop();
     // Answers being stored and lookups under way finish before the database closes under them.
     await Promise.allSettled([...this.unsettled]);
   }
