@@ -177,10 +177,6 @@ export class AgentConnection {
       this.close(`no answer to a probe within ${this.owner.probeTimeoutMs} ms`);
       return;
     }
-    this.owner.log.warn(
-      { ip: this.ip, path: pending.request.path },
-      `no answer within ${this.owner.commandTimeoutMs} ms; the command failed`,
-    );
     this.fail(pending, 'timeout', `no answer to ${pending.request.path} within ${this.owner.commandTimeoutMs} ms`);
     this.next();
   }
@@ -312,7 +308,7 @@ export class AgentConnection {
         this.next();
       },
       (error: unknown) => {
-        this.owner.log.error({ err: error, ip: this.ip }, 'storing an agent answer failed');
+        this.owner.log.error({ err: error, ip: this.ip, command: pending.request.path }, 'storing an agent answer failed');
         if (this.inFlight === pending) this.inFlight = undefined;
         pending.resolve({ ...answer, result: 'failure' });
         this.next();

@@ -7,6 +7,7 @@ import type { PluginContext } from '../../core/plugin';
 import { QuietCollector } from './quiet-collector';
 import type { ClientView, Inventory } from '../inventory';
 import { LinkAnnouncer } from './announce';
+import { logCommandFailure } from './command-failures';
 import { AnswerParsing } from './answer-parsing';
 import { AgentConnection, type ConnectionOwner, type Pending } from './connection';
 import { agentConnectionCap, descriptorLimit } from './descriptors';
@@ -66,6 +67,8 @@ const quietBeforeCollectionMs = 5000;
 export class AgentLink {
   private readonly connections = new Map<string, AgentConnection>();
   private readonly handlers = new Map<string, AnswerHandler[]>();
+  /** Paths the agent answers by closing its connection (stop). */
+  private readonly endedByDisconnect = new Set<string>();
   private readonly listings: (() => Iterable<ClientListing>)[] = [];
   private readonly owner: ConnectionOwner;
   private readonly lookups: LookupBatch;
@@ -94,7 +97,7 @@ export class AgentLink {
     events: PluginEvents,
     private readonly cluster: PluginCluster,
   ) {
-    this.announce = new LinkAnnouncer(events);
+    this.announce = new LinkAnnouncer(events, log, (path) => this.endedByDisconnect.has(path));
     this.remote = new RemoteAgents(
       cluster,
       {
@@ -237,6 +240,11 @@ export class AgentLink {
   /** What to store from a 200 answer (with a body) to requests of `path`; throwing makes last_cmd.result 'failure'. */
   onAnswer(path: string, handler: AnswerHandler): void {
     this.handlers.set(path, [...(this.handlers.get(path) ?? []), handler]);
+  }
+
+  /** The agent answers requests of `path` by closing its connection (stop): that ends them without a failure logged. */
+  answeredByDisconnect(path: string): void {
+    this.endedByDisconnect.add(path);
   }
 
   /** Extra entries for GET /clients (the wol plugin's WOL_SENT entries), listed first. */
@@ -475,14 +483,11 @@ export class AgentLink {
           await handler(client, answer, request);
         } catch (error) {
           ok = false;
-          this.log.warn(
-            { ip: client.ip, path: request.path, err: error },
-            `answer to ${request.path} not stored: ${(error as Error).message}`,
-          );
+          logCommandFailure(this.log, client.ip, request.path, `answer not stored: ${(error as Error).message}`, { err: error });
         }
       }
     } else if (!ok) {
-      this.log.warn({ ip: client.ip, path: request.path, status: answer.status }, `agent answered ${answer.status} to ${request.path}`);
+      logCommandFailure(this.log, client.ip, request.path, `the agent answered ${answer.status}`, { status: answer.status });
     }
     return ok ? 'success' : 'failure';
   }
