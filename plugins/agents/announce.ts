@@ -2,6 +2,7 @@ import type { PluginEvents } from '../../core/events';
 import type { Logger } from '../../core/log';
 import { logCommandFailure } from './command-failures';
 import type { AgentConnection } from './connection';
+import { HolderGone } from './remote';
 import { AgentLinkError, type AgentAnswer, type AgentRequest } from './types';
 
 /** What the agents plugin announces on the event bus. */
@@ -86,6 +87,17 @@ export class LinkAnnouncer {
       },
     );
     this.state(conn);
+  }
+
+  /**
+   * A command sent through another instance: that instance announces it and how it ends,
+   * unless it goes away first; then this one, which asked, announces the failure.
+   */
+  relayed(client: string, request: AgentRequest, answer: Promise<AgentAnswer>): void {
+    const started = performance.now();
+    answer.catch((error: unknown) => {
+      if (error instanceof HolderGone) this.ended(client, request.path, error, Math.round((performance.now() - started) * 10) / 10);
+    });
   }
 
   private ended(client: string, command: string, error: unknown, duration_ms: number): void {

@@ -210,7 +210,10 @@ export class AgentLink {
     const answers = local.answers;
     for (const remote of await Promise.all([...away].map(([holder, group]) => this.remote.dispatch(holder, group, request)))) {
       for (const o of remote.outcomes) outcomes.set(o.addr, o.outcome);
-      for (const [ip, answer] of remote.answers) answers.set(ip, answer);
+      for (const [ip, answer] of remote.answers) {
+        answers.set(ip, answer);
+        if (request.path !== 'probe') this.announce.relayed(ip, request, answer);
+      }
     }
     return { outcomes: asked.map((addr) => ({ addr, outcome: outcomes.get(addr)! })), answers };
   }
@@ -469,7 +472,7 @@ export class AgentLink {
   private async commandAnswered(conn: AgentConnection, pending: Pending, answer: AgentAnswer): Promise<LastResult> {
     // Another instance's request is stored there, where what it needs to store it is.
     conn.lastResult = pending.origin
-      ? await this.remote.passOn(pending.origin, conn.ip, answer)
+      ? await this.remote.passOn(pending.origin, conn.ip, pending.request.path, answer)
       : await this.store(conn.client, pending.request, answer);
     return conn.lastResult;
   }
