@@ -1,22 +1,33 @@
 import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { AgentLink } from '../plugins/agents';
+import { type ChildServer, prepareSite, spawnServer } from '../test/support/child-server';
 import { TOKEN, startServer } from '../test/support/server';
 import { load, rssMiB } from './support/load';
 import { addBenchClients, until } from './support/fleet';
+import { type Resident, residentMiBOf } from './support/proc';
 import { fmt, type BenchRow } from './support/report';
 import { agentSwarmScript } from '../test/support/swarm';
 
 /**
  * Many agents on one server: connect and refresh time, server RSS, GET /clients latency
  * under that load, and a POST /refresh fan-out. The agents run in a child process (see
- * agent-swarm.ts). Fleet sizes: AGENTS_BENCH_SIZES (default "5000,10000").
+ * agent-swarm.ts). Fleet sizes: AGENTS_BENCH_SIZES (default "5000,10000"; "" for none).
+ * Then a few agents answering large answers (answering-agents.ts) to the service as its own
+ * process: AGENTS_BENCH_LARGE_SHAPES (default "text,lines,values"; "" for none),
+ * AGENTS_BENCH_LARGE_AGENTS (10), AGENTS_BENCH_LARGE_BYTES (15,000,000),
+ * AGENTS_BENCH_LARGE_ROUNDS (3); AGENTS_BENCH_CPU_PROF=<dir> writes the service's CPU profile there.
  */
 export default async (): Promise<BenchRow[]> => {
-  const sizes = (process.env.AGENTS_BENCH_SIZES ?? '5000,10000').split(',').map(Number);
+  const list = (value: string) => value.split(',').filter((v) => v !== '');
+  const sizes = list(process.env.AGENTS_BENCH_SIZES ?? '5000,10000').map(Number);
   const rows: BenchRow[] = [];
   for (const size of sizes) rows.push(...(await fleet(size)));
+  for (const shape of list(process.env.AGENTS_BENCH_LARGE_SHAPES ?? 'text,lines,values')) rows.push(await largeAnswers(shape));
   return rows;
 };
 
@@ -105,4 +116,96 @@ async function fleet(size: number): Promise<BenchRow[]> {
     for (const child of swarm) child.send('stop');
     await s.close();
   }
+}
+
+/**
+ * Agents each answering a hardware request with one large answer (under agents.max_answer_bytes),
+ * round after round, while 4 clients poll GET /clients: how long REST waits meanwhile, and
+ * the service's resident memory before, and settled after (the least over 20 s).
+ */
+async function largeAnswers(shape: string): Promise<BenchRow> {
+  const count = Number(process.env.AGENTS_BENCH_LARGE_AGENTS ?? 10);
+  const bytes = Number(process.env.AGENTS_BENCH_LARGE_BYTES ?? 15_000_000);
+  const rounds = Number(process.env.AGENTS_BENCH_LARGE_ROUNDS ?? 3);
+  const profileDir = process.env.AGENTS_BENCH_CPU_PROF;
+  const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-large-answers-'));
+  const ips = Array.from({ length: count }, (_, i) => addressOf(i));
+  let server: ChildServer | undefined;
+  let agents: ReturnType<typeof fork> | undefined;
+  try {
+    await prepareSite(dir, (s) => addBenchClients(s, ips));
+    server = await spawnServer({
+      dir,
+      config: { log: { level: 'warn' } },
+      nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    });
+    const child = fork(path.join(__dirname, 'support', 'answering-agents.js'), [String(server.agentPort), String(bytes), shape, ...ips], {
+      stdio: 'inherit',
+    });
+    agents = child;
+    await new Promise((resolve) => child.once('message', resolve));
+    const listed = async (ok: (c: { state: string; last_cmd: { result: string } }) => boolean) =>
+      ((await server!.get('/clients')).body.clients as { state: string; last_cmd: { result: string } }[]).filter(ok).length;
+    const idle = (c: { state: string; last_cmd: { result: string } }) => c.state !== 'BSY' && c.last_cmd.result !== 'unknown';
+    while ((await listed(idle)) < count) await sleep(50);
+    const before = await settledMemory(server.pid, 5);
+
+    let done = false;
+    const polling = load({
+      port: server.port,
+      method: 'GET',
+      path: '/clients',
+      headers: { Authorization: TOKEN },
+      connections: 4,
+      seconds: 600,
+      done: () => done,
+    });
+    const started = Date.now();
+    let peak = 0;
+    for (let round = 0; round < rounds; round++) {
+      await server.post('/hardware', { clients: ips });
+      do {
+        peak = Math.max(peak, residentMiBOf(server.pid).rss);
+        await sleep(50);
+      } while ((await listed(idle)) < count);
+    }
+    const seconds = (Date.now() - started) / 1000;
+    done = true;
+    const clients = await polling;
+    const after = await settledMemory(server.pid, 20);
+    return {
+      workload: `agents: ${count} answers of ${fmt(bytes / 1e6, 0)} MB (${shape}) x ${rounds}`,
+      figures: {
+        seconds_per_round: fmt(seconds / rounds, 2),
+        clients_p50ms: fmt(clients.p50ms, 1),
+        clients_p99ms: fmt(clients.p99ms, 1),
+        clients_maxms: fmt(clients.maxms, 1),
+        requests: clients.requests,
+        dropped: server.logs.filter((l) => /dropping agent connection/.test(l.msg)).length,
+        rss_before_mib: before.rss,
+        rss_peak_mib: peak,
+        rss_after_mib: after.rss,
+        anon_after_mib: after.anon,
+      },
+    };
+  } finally {
+    agents?.send('stop');
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The least resident memory of process `pid` over `seconds` of sampling once a second. */
+async function settledMemory(pid: number, seconds: number): Promise<Resident> {
+  let least = residentMiBOf(pid);
+  for (let second = 0; second < seconds; second++) {
+    await sleep(1000);
+    const now = residentMiBOf(pid);
+    if (now.rss < least.rss) least = now;
+  }
+  return least;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

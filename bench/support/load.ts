@@ -8,6 +8,7 @@ export interface LoadResult {
   rps: number;
   p50ms: number;
   p99ms: number;
+  maxms: number;
 }
 
 export interface LoadOptions {
@@ -28,6 +29,8 @@ export interface LoadOptions {
   /** Stop after this many requests or this many seconds, whichever comes first. */
   requests?: number;
   seconds?: number;
+  /** Stop as soon as this says so (checked before each request), whatever `seconds` allows. */
+  done?: () => boolean;
 }
 
 /** Closed-loop HTTP load from this process: `connections` clients each send, wait, send again. */
@@ -41,7 +44,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   let errors = 0;
   const started = process.hrtime.bigint();
   const worker = async (): Promise<void> => {
-    while (issued < limit && Date.now() < deadline) {
+    while (issued < limit && Date.now() < deadline && !options.done?.()) {
       const i = issued++;
       const path = typeof options.path === 'function' ? options.path(i) : options.path;
       const rawBody = typeof options.body === 'function' ? (options.body as (i: number) => unknown)(i) : options.body;
@@ -62,6 +65,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     rps: latencies.length / seconds,
     p50ms: percentile(latencies, 0.5),
     p99ms: percentile(latencies, 0.99),
+    maxms: latencies.at(-1) ?? 0,
   };
 }
 

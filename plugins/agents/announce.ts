@@ -1,5 +1,8 @@
 import type { PluginEvents } from '../../core/events';
+import type { Logger } from '../../core/log';
+import { logCommandFailure } from './command-failures';
 import type { AgentConnection } from './connection';
+import { HolderGone } from './remote';
 import { AgentLinkError, type AgentAnswer, type AgentRequest } from './types';
 
 /** What the agents plugin announces on the event bus. */
@@ -25,12 +28,18 @@ const off = 'OFF';
 
 /**
  * Turns what happens on the agent link into events: connections, the shown state of each
- * client (announced only when it changes), and each command's life from sent to its end.
+ * client (announced only when it changes), and each command's life from sent to its end,
+ * with a log line for each command that failed.
  */
 export class LinkAnnouncer {
   private readonly announced = new WeakMap<AgentConnection, string>();
 
-  constructor(private readonly events: PluginEvents) {}
+  constructor(
+    private readonly events: PluginEvents,
+    private readonly log: Logger,
+    /** Whether the agent answers `path` by closing its connection (stop): that disconnect is no failure. */
+    private readonly endsWithDisconnect: (path: string) => boolean,
+  ) {}
 
   connected(conn: AgentConnection): void {
     void this.events.emit('agent.connected', { client: conn.ip, name: conn.client.name });
@@ -73,19 +82,29 @@ export class LinkAnnouncer {
         this.state(conn);
       },
       (error: unknown) => {
-        if (error instanceof AgentLinkError && error.reason === 'timeout')
-          void this.events.emit('command.timed_out', { client, command, outcome: 'timed_out', duration_ms: duration() });
-        else
-          void this.events.emit('command.failed', {
-            client,
-            command,
-            outcome: 'failed',
-            reason: error instanceof AgentLinkError ? error.reason : 'error',
-            duration_ms: duration(),
-          });
+        this.ended(client, command, error, duration());
         this.state(conn);
       },
     );
     this.state(conn);
+  }
+
+  /**
+   * A command sent through another instance: that instance announces it and how it ends,
+   * unless it goes away first; then this one, which asked, announces the failure.
+   */
+  relayed(client: string, request: AgentRequest, answer: Promise<AgentAnswer>): void {
+    const started = performance.now();
+    answer.catch((error: unknown) => {
+      if (error instanceof HolderGone) this.ended(client, request.path, error, Math.round((performance.now() - started) * 10) / 10);
+    });
+  }
+
+  private ended(client: string, command: string, error: unknown, duration_ms: number): void {
+    const linkError = error instanceof AgentLinkError ? error : undefined;
+    if (linkError?.reason === 'timeout') void this.events.emit('command.timed_out', { client, command, outcome: 'timed_out', duration_ms });
+    else void this.events.emit('command.failed', { client, command, outcome: 'failed', reason: linkError?.reason ?? 'error', duration_ms });
+    if (linkError?.reason === 'disconnected' && this.endsWithDisconnect(command)) return;
+    logCommandFailure(this.log, client, command, (error as Error).message);
   }
 }

@@ -41,12 +41,13 @@ export interface AgentCommand<P extends TObject = TObject> {
 export class AgentCommands {
   private readonly byName = new Map<string, AgentCommand>();
 
-  constructor(private readonly link: Pick<AgentLink, 'onAnswer'>) {}
+  constructor(private readonly link: Pick<AgentLink, 'onAnswer' | 'answeredByDisconnect'>) {}
 
   define<P extends TObject>(command: AgentCommand<P>): AgentCommand<P> {
     if (this.byName.has(command.name)) throw new StartupError(`agent command '${command.name}' is defined twice`);
     this.byName.set(command.name, command as unknown as AgentCommand);
     if (command.stored) this.link.onAnswer(command.path, command.stored);
+    if (command.endsWithDisconnect) this.link.answeredByDisconnect(command.path);
     return command;
   }
 

@@ -2,6 +2,8 @@ import type { Socket } from 'node:net';
 import { stringifyAscii } from '../../core/http/json';
 import type { Logger } from '../../core/log';
 import type { ClientView } from '../inventory';
+import { UnusableBody } from './answer-body';
+import { AnswerParsing } from './answer-parsing';
 import { AnswerParser, FramingError, encodeRequest, type Frame } from './framing';
 import type { Origin } from './remote';
 import { AgentLinkError, type AgentAnswer, type AgentRequest, type AgentState, type ClientListing, type LastResult } from './types';
@@ -28,6 +30,7 @@ export interface ConnectionOwner {
   /** From an answer's first byte to its last; 0 = no limit. */
   readonly answerTimeoutMs: number;
   readonly maxAnswerBytes: number;
+  readonly parsing: AnswerParsing;
   /** Store a command's answer; resolves when stored. */
   commandAnswered(conn: AgentConnection, pending: Pending, answer: AgentAnswer): Promise<LastResult>;
   probeAnswered(conn: AgentConnection, answer: AgentAnswer): void;
@@ -52,6 +55,10 @@ export class AgentConnection {
   private inFlight?: Pending;
   private queued?: Pending;
   private readonly parser: AnswerParser;
+  /** Answers read but not yet handled: they wait while the one before them is parsed on the parse thread. */
+  private readonly backlog: Frame[] = [];
+  /** An answer is being parsed on the parse thread; reading stops meanwhile. */
+  private parsingOffThread = false;
   private closing = false;
   /** Runs while an answer is half-read: a peer trickling bytes must not hold the connection forever. */
   private answerTimer?: NodeJS.Timeout;
@@ -170,10 +177,6 @@ export class AgentConnection {
       this.close(`no answer to a probe within ${this.owner.probeTimeoutMs} ms`);
       return;
     }
-    this.owner.log.warn(
-      { ip: this.ip, path: pending.request.path },
-      `no answer within ${this.owner.commandTimeoutMs} ms; the command failed`,
-    );
     this.fail(pending, 'timeout', `no answer to ${pending.request.path} within ${this.owner.commandTimeoutMs} ms`);
     this.next();
   }
@@ -205,10 +208,57 @@ export class AgentConnection {
       return;
     }
     this.watchPartialAnswer(frames.length > 0);
-    for (const frame of frames) {
-      if (this.closing) return;
-      this.onFrame(frame);
+    this.backlog.push(...frames);
+    this.handleBacklog();
+  }
+
+  /**
+   * Handle the answers read, in order. One parsed on the parse thread holds the others back,
+   * and reading stops until it is handled: a peer cannot pile up answers meanwhile.
+   */
+  private handleBacklog(): void {
+    while (!this.parsingOffThread && !this.closing && this.backlog.length > 0) {
+      const frame = this.backlog.shift()!;
+      if (frame.body.length === 0) {
+        this.onAnswer(frame.status, undefined);
+        continue;
+      }
+      if (!AnswerParsing.offThread(frame.body)) {
+        let body: unknown;
+        try {
+          body = this.owner.parsing.parseNow(frame.body);
+        } catch (error) {
+          if (!(error instanceof UnusableBody)) throw error;
+          this.unusable(frame.status, error);
+          return;
+        }
+        this.onAnswer(frame.status, body);
+        continue;
+      }
+      this.parsingOffThread = true;
+      this.socket.pause();
+      this.owner.parsing.parseOffThread(frame.body).then(
+        (body) => {
+          this.parsingOffThread = false;
+          if (this.closing) return;
+          this.socket.resume();
+          this.onAnswer(frame.status, body);
+          this.handleBacklog();
+        },
+        (error: Error) => {
+          this.parsingOffThread = false;
+          this.unusable(frame.status, error);
+        },
+      );
+      return;
     }
+  }
+
+  /** As the reference: a body that is not JSON (or not one an agent sends) drops the connection. */
+  private unusable(status: number, error: Error): void {
+    if (this.closing) return;
+    this.owner.log.warn({ ip: this.ip, status }, `dropping agent connection: ${error.message}`);
+    this.close(error.message);
   }
 
   /**
@@ -229,30 +279,19 @@ export class AgentConnection {
     }, this.owner.answerTimeoutMs);
   }
 
-  private onFrame(frame: Frame): void {
-    let body: unknown;
-    if (frame.body.length > 0) {
-      try {
-        body = JSON.parse(frame.body.toString('utf8'));
-      } catch {
-        // As the reference: a body that is not JSON drops the connection.
-        this.owner.log.warn({ ip: this.ip, status: frame.status }, 'dropping agent connection: answer body is not JSON');
-        this.close('answer body is not JSON');
-        return;
-      }
-    }
-    if (frame.status === 103) {
+  private onAnswer(status: number, body: unknown): void {
+    if (status === 103) {
       this.owner.event(this, body);
       return;
     }
     const pending = this.inFlight;
     if (!pending || pending.answered) {
-      this.owner.log.warn({ ip: this.ip, status: frame.status }, 'ignoring an answer to no outstanding request');
+      this.owner.log.warn({ ip: this.ip, status }, 'ignoring an answer to no outstanding request');
       return;
     }
     pending.answered = true;
     clearTimeout(pending.timer);
-    const answer: AgentAnswer = { ip: this.ip, status: frame.status, body };
+    const answer: AgentAnswer = { ip: this.ip, status, body };
     if (pending.kind === 'probe') {
       this.inFlight = undefined;
       this.owner.probeAnswered(this, answer);
@@ -269,7 +308,7 @@ export class AgentConnection {
         this.next();
       },
       (error: unknown) => {
-        this.owner.log.error({ err: error, ip: this.ip }, 'storing an agent answer failed');
+        this.owner.log.error({ err: error, ip: this.ip, command: pending.request.path }, 'storing an agent answer failed');
         if (this.inFlight === pending) this.inFlight = undefined;
         pending.resolve({ ...answer, result: 'failure' });
         this.next();

@@ -44,8 +44,13 @@ const headerLine = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*(.*?)[ \t]*$/;
 export class AnswerParser {
   /** Bytes of a header block not yet complete. */
   private head: Buffer = Buffer.alloc(0);
-  /** The answer whose body is being read. */
-  private current?: { status: number; length: number; chunks: Buffer[]; have: number };
+  /**
+   * The answer whose body is being read, into a buffer of its declared length made when its
+   * header arrives: bytes are copied in as they come (no list of reads kept, no concatenation
+   * of them all at the end), and a large body owns its memory, which can move to another
+   * thread without a copy. Pages of the buffer are taken only as bytes fill them.
+   */
+  private current?: { status: number; body: Buffer; have: number };
 
   constructor(private readonly maxAnswerBytes: number) {}
 
@@ -64,12 +69,12 @@ export class AnswerParser {
     let rest = chunk;
     while (rest.length > 0) {
       if (this.current) {
-        const need = this.current.length - this.current.have;
-        const take = rest.subarray(0, need);
-        this.current.chunks.push(take);
-        this.current.have += take.length;
-        rest = rest.subarray(take.length);
-        if (this.current.have === this.current.length) frames.push(this.finish());
+        const { body, have } = this.current;
+        const take = Math.min(rest.length, body.length - have);
+        rest.copy(body, have, 0, take);
+        this.current.have += take;
+        rest = rest.subarray(take);
+        if (this.current.have === body.length) frames.push(this.finish());
         continue;
       }
       const buffered = this.head.length === 0 ? rest : Buffer.concat([this.head, rest]);
@@ -84,16 +89,17 @@ export class AnswerParser {
       const { status, length } = this.parseHead(buffered.subarray(0, end).toString('latin1'));
       this.head = Buffer.alloc(0);
       rest = buffered.subarray(end + headerEnd.length);
-      this.current = { status, length, chunks: [], have: 0 };
+      // Buffer.allocUnsafe gives bodies of 4 KiB and more a memory block of their own.
+      this.current = { status, body: Buffer.allocUnsafe(length), have: 0 };
       if (length === 0) frames.push(this.finish());
     }
     return frames;
   }
 
   private finish(): Frame {
-    const { status, chunks } = this.current!;
+    const { status, body } = this.current!;
     this.current = undefined;
-    return { status, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) };
+    return { status, body };
   }
 
   private parseHead(text: string): { status: number; length: number } {

@@ -1,4 +1,5 @@
 import { execute, type Database } from '../../core/database';
+import { answerLines } from './answer-lines';
 import { AnswerError } from './configuration';
 import type { Inventory } from '../inventory';
 import { type HardwareItem, HardwareItemEntity } from './entities/hardware';
@@ -68,8 +69,7 @@ export function readHardware(body: unknown): { type: string; description: string
   const text = (body as { hardware?: unknown } | null)?.hardware;
   if (typeof text !== 'string') throw new AnswerError("the answer has no 'hardware' string");
   const items: { type: string; description: string }[] = [];
-  for (const raw of text.split('\n')) {
-    const line = raw.replace(/\r$/, '');
+  for (const line of answerLines(text)) {
     if (line.trim() === '') continue;
     const eq = line.indexOf('=');
     if (eq < 0) throw new AnswerError(`hardware line without '=': ${JSON.stringify(line.slice(0, 60))}`);

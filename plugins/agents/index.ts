@@ -59,6 +59,12 @@ export default definePlugin({
       command_timeout_s: Type.Number({ default: 14400, minimum: 0 }),
       /** Largest answer read from an agent (the reference drops at 128 KiB; software lists and shell output grow past that). */
       max_answer_bytes: Type.Integer({ default: 16 * 1024 * 1024, minimum: 1024, maximum: 1024 * 1024 * 1024 }),
+      /**
+       * Most JSON values (objects, arrays, strings, numbers...) one answer may hold; a refresh of
+       * 1,024 partitions and 4,096 cached images holds about 26,000. Each costs the service time
+       * to build: an answer of millions of tiny values drops the connection instead.
+       */
+      max_answer_values: Type.Integer({ default: 50_000, minimum: 1000 }),
       /** A started answer must be complete within this (slowloris peers trickling bytes are dropped); 0 = no limit. */
       answer_timeout_s: Type.Number({ default: 120, minimum: 0 }),
       /** A new connection whose connect refresh is not answered within this is dropped; 0 = never. */

@@ -7,6 +7,8 @@ import type { PluginContext } from '../../core/plugin';
 import { QuietCollector } from './quiet-collector';
 import type { ClientView, Inventory } from '../inventory';
 import { LinkAnnouncer } from './announce';
+import { logCommandFailure } from './command-failures';
+import { AnswerParsing } from './answer-parsing';
 import { AgentConnection, type ConnectionOwner, type Pending } from './connection';
 import { agentConnectionCap, descriptorLimit } from './descriptors';
 import { LookupBatch } from './lookup-batch';
@@ -23,6 +25,7 @@ export interface AgentLinkSettings {
   probe_timeout_s: number;
   command_timeout_s: number;
   max_answer_bytes: number;
+  max_answer_values: number;
   answer_timeout_s: number;
   connect_timeout_s: number;
   fd_reserve: number;
@@ -64,6 +67,8 @@ const quietBeforeCollectionMs = 5000;
 export class AgentLink {
   private readonly connections = new Map<string, AgentConnection>();
   private readonly handlers = new Map<string, AnswerHandler[]>();
+  /** Paths the agent answers by closing its connection (stop). */
+  private readonly endedByDisconnect = new Set<string>();
   private readonly listings: (() => Iterable<ClientListing>)[] = [];
   private readonly owner: ConnectionOwner;
   private readonly lookups: LookupBatch;
@@ -83,6 +88,7 @@ export class AgentLink {
   private lastListing?: { parts: string[]; body: PreparedJson };
   /** Gives back the memory of many closed connections once the link goes quiet (a lab switched off). */
   private readonly departures: QuietCollector;
+  private readonly parsing: AnswerParsing;
 
   constructor(
     private readonly settings: AgentLinkSettings,
@@ -91,7 +97,7 @@ export class AgentLink {
     events: PluginEvents,
     private readonly cluster: PluginCluster,
   ) {
-    this.announce = new LinkAnnouncer(events);
+    this.announce = new LinkAnnouncer(events, log, (path) => this.endedByDisconnect.has(path));
     this.remote = new RemoteAgents(
       cluster,
       {
@@ -143,8 +149,10 @@ export class AgentLink {
       },
       "update its agent's connection",
     );
+    this.parsing = new AnswerParsing(settings.max_answer_values, log);
     this.owner = {
       log,
+      parsing: this.parsing,
       commandTimeoutMs: settings.command_timeout_s * 1000,
       probeTimeoutMs: settings.probe_timeout_s * 1000,
       answerTimeoutMs: settings.answer_timeout_s * 1000,
@@ -202,7 +210,10 @@ export class AgentLink {
     const answers = local.answers;
     for (const remote of await Promise.all([...away].map(([holder, group]) => this.remote.dispatch(holder, group, request)))) {
       for (const o of remote.outcomes) outcomes.set(o.addr, o.outcome);
-      for (const [ip, answer] of remote.answers) answers.set(ip, answer);
+      for (const [ip, answer] of remote.answers) {
+        answers.set(ip, answer);
+        if (request.path !== 'probe') this.announce.relayed(ip, request, answer);
+      }
     }
     return { outcomes: asked.map((addr) => ({ addr, outcome: outcomes.get(addr)! })), answers };
   }
@@ -232,6 +243,11 @@ export class AgentLink {
   /** What to store from a 200 answer (with a body) to requests of `path`; throwing makes last_cmd.result 'failure'. */
   onAnswer(path: string, handler: AnswerHandler): void {
     this.handlers.set(path, [...(this.handlers.get(path) ?? []), handler]);
+  }
+
+  /** The agent answers requests of `path` by closing its connection (stop): that ends them without a failure logged. */
+  answeredByDisconnect(path: string): void {
+    this.endedByDisconnect.add(path);
   }
 
   /** Extra entries for GET /clients (the wol plugin's WOL_SENT entries), listed first. */
@@ -364,6 +380,7 @@ export class AgentLink {
     const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
     for (const conn of [...this.connections.values()]) conn.close('server stopping');
     await closed;
+    await this.parsing.stop();
     // Answers being stored and lookups under way finish before the database closes under them.
     await Promise.allSettled([...this.unsettled]);
   }
@@ -455,7 +472,7 @@ export class AgentLink {
   private async commandAnswered(conn: AgentConnection, pending: Pending, answer: AgentAnswer): Promise<LastResult> {
     // Another instance's request is stored there, where what it needs to store it is.
     conn.lastResult = pending.origin
-      ? await this.remote.passOn(pending.origin, conn.ip, answer)
+      ? await this.remote.passOn(pending.origin, conn.ip, pending.request.path, answer)
       : await this.store(conn.client, pending.request, answer);
     return conn.lastResult;
   }
@@ -469,14 +486,11 @@ export class AgentLink {
           await handler(client, answer, request);
         } catch (error) {
           ok = false;
-          this.log.warn(
-            { ip: client.ip, path: request.path, err: error },
-            `answer to ${request.path} not stored: ${(error as Error).message}`,
-          );
+          logCommandFailure(this.log, client.ip, request.path, `answer not stored: ${(error as Error).message}`, { err: error });
         }
       }
     } else if (!ok) {
-      this.log.warn({ ip: client.ip, path: request.path, status: answer.status }, `agent answered ${answer.status} to ${request.path}`);
+      logCommandFailure(this.log, client.ip, request.path, `the agent answered ${answer.status}`, { status: answer.status });
     }
     return ok ? 'success' : 'failure';
   }

@@ -9,7 +9,7 @@ let fullCollection: (() => void) | undefined;
  * objects keeps nearly all its pages; with it, the live objects move together and the rest of
  * the pages go back to the system.
  */
-function collectGarbage(): void {
+export function collectGarbage(): void {
   if (!fullCollection) {
     v8.setFlagsFromString('--expose-gc');
     fullCollection = vm.runInNewContext('gc') as () => void;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { PluginCluster } from '../../core/cluster';
 import type { Logger } from '../../core/log';
+import { logCommandFailure } from './command-failures';
 import {
   AgentLinkError,
   type AgentAnswer,
@@ -71,6 +72,17 @@ export interface AgentReport {
 }
 
 type Waiter<T> = { resolve(value: T): void; reject(error: Error): void; holder: string };
+
+/**
+ * A command's answer will not come: the instance holding the agent is gone (killed, say)
+ * before it said how the command ended. It could not announce the end, so the instance that
+ * asked does.
+ */
+export class HolderGone extends AgentLinkError {
+  constructor(instance: string) {
+    super('disconnected', `instance ${instance}, which held the agent, is gone`);
+  }
+}
 
 /** How long an instance may take to say what it did with a forwarded command. */
 const outcomesTimeoutMs = 10_000;
@@ -212,18 +224,28 @@ export class RemoteAgents {
 
   /**
    * A forwarded command's answer arrived here: hand it to its origin, which stores it, and
-   * resolve with the result it stored (failure if the origin went away meanwhile).
+   * resolve with the result it stored (failure, logged here, if it cannot be handed over).
    */
-  passOn(origin: Origin, ip: string, answer: AgentAnswer): Promise<LastResult> {
+  passOn(origin: Origin, ip: string, command: string, answer: AgentAnswer): Promise<LastResult> {
+    const lost = (why: string): LastResult => {
+      logCommandFailure(this.log, ip, command, `the answer is not stored: ${why}`);
+      return 'failure';
+    };
     // The instance that asked is gone: nobody can store the answer.
-    if (!this.cluster.members().includes(origin.instance)) return Promise.resolve('failure');
+    if (!this.cluster.members().includes(origin.instance))
+      return Promise.resolve(lost(`instance ${origin.instance}, which asked for it, is gone`));
     return new Promise<LastResult>((resolve) => {
-      this.storing.set(key(origin.id, ip), { holder: origin.instance, resolve, reject: () => resolve('failure') });
+      this.storing.set(key(origin.id, ip), {
+        holder: origin.instance,
+        resolve,
+        reject: (error) =>
+          resolve(lost(error instanceof HolderGone ? `instance ${origin.instance}, which asked for it, is gone` : error.message)),
+      });
       const note: AnswerNote = { id: origin.id, ip, status: answer.status, body: answer.body };
       void this.send(origin.instance, 'agents.answer', note).then((sent) => {
         if (sent) return;
         this.storing.delete(key(origin.id, ip));
-        resolve('failure');
+        resolve(lost(`it could not be sent to instance ${origin.instance}, which asked for it`));
       });
     });
   }
@@ -315,7 +337,7 @@ export class RemoteAgents {
 
   private gone(instance: string): void {
     for (const [ip, entry] of this.entries) if (entry.instance === instance) this.entries.delete(ip);
-    this.fail((holder) => holder === instance, new AgentLinkError('disconnected', `instance ${instance}, which held the agent, is gone`));
+    this.fail((holder) => holder === instance, new HolderGone(instance));
   }
 
   /** Everything waiting on the instances `which` picks fails: nothing waits forever. */

@@ -1,4 +1,5 @@
 import { execute, type Database } from '../../core/database';
+import { answerLines } from './answer-lines';
 import { AnswerError } from './configuration';
 import type { Inventory } from '../inventory';
 import { type SoftwareItem, SoftwareItemEntity } from './entities/software';
@@ -24,11 +25,13 @@ export function readSoftware(body: unknown): { partition: number; lines: string[
 
 /** The agent's software text: the OS name, then one package per line. */
 export function softwareLines(text: string): string[] {
-  const lines = text
-    .split('\n')
-    .map((l) => l.replace(/\r$/, '').trim())
-    .filter((l) => l !== '');
-  if (lines.length > maxLines) throw new AnswerError(`more than ${maxLines} software lines`);
+  const lines: string[] = [];
+  for (const line of answerLines(text)) {
+    const name = line.trim();
+    if (name === '') continue;
+    if (lines.length === maxLines) throw new AnswerError(`more than ${maxLines} software lines`);
+    lines.push(name);
+  }
   return lines;
 }
 

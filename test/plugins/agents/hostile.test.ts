@@ -109,6 +109,53 @@ test('answers with the wrong JSON types fail their command on that connection on
   }
 });
 
+test('an inventory answer with a line of megabytes or too many lines fails its command, and what was stored stays', async () => {
+  const x = await site(2);
+  try {
+    const [ip, bystanderIp] = x.ips as [string, string];
+    const bystander = await x.connect(bystanderIp);
+    const agent = await x.connect(ip);
+    const hardware = async () => (await x.s.get('/hardware', { client: [ip] })).body.hardware.length;
+    const software = async () => (await x.s.get('/software', { client: [ip], disk: 1, partition: 1 })).body.software;
+    agent.on('hardware', { body: { hardware: 'cpu=Intel Core i5\nmem=8 GiB\n' } });
+    agent.on('software', { body: { partition: '1', software: 'Ubuntu 22.04 LTS\nbash 5.1\n' } });
+    await x.s.post('/hardware', { clients: [ip] });
+    await eventually(async () => (await hardware()) === 2, 'a good hardware inventory stored first');
+    await x.settled(ip);
+    await x.s.post('/software', { clients: [ip], disk: 1, partition: 1 });
+    await eventually(async () => (await software()).length === 1, 'and a good software inventory');
+    const cases: [what: string, command: 'hardware' | 'software', body: object, why: RegExp][] = [
+      [
+        'a hardware line of 4 MB',
+        'hardware',
+        { hardware: `cpu=${'x'.repeat(4_000_000)}\nmem=8 GiB\n` },
+        /a line of more than 1024 characters/,
+      ],
+      ['4,097 hardware lines', 'hardware', { hardware: 'mem=8 GiB\n'.repeat(4097) }, /more than 4096 hardware items/],
+      [
+        'a software line of 4 MB',
+        'software',
+        { partition: '1', software: `Ubuntu\n${'x'.repeat(4_000_000)}\n` },
+        /a line of more than 1024 characters/,
+      ],
+      ['20,001 software lines', 'software', { partition: '1', software: 'Ubuntu\n'.repeat(20_001) }, /more than 20000 software lines/],
+    ];
+    for (const [what, command, body, why] of cases) {
+      await x.settled(ip);
+      agent.on(command, { body });
+      await x.s.post(`/${command}`, { clients: [ip], ...(command === 'software' ? { disk: 1, partition: 1 } : {}) });
+      await eventually(() => x.s.logs.some((l) => l.ip === ip && why.test(l.msg)), `${what}: the reason is logged`, 10_000);
+      assert.equal((await x.settled(ip)).last_cmd.result, 'failure', `${what}: the command failed`);
+      assert.ok(agent.isConnected, `${what}: the agent stays connected`);
+    }
+    assert.equal(await hardware(), 2, 'the stored hardware is unchanged');
+    assert.deepEqual(await software(), ['bash 5.1'], 'the stored software is unchanged');
+    await stillWorks(x, bystanderIp, bystander);
+  } finally {
+    await x.close();
+  }
+});
+
 /** Write `total` bytes after `head`, 1 MiB at a time, until done or the server drops the connection; returns bytes written. */
 async function flood(agent: FakeAgent, head: string, total: number): Promise<number> {
   const chunk = Buffer.alloc(1024 * 1024, 'a');

@@ -185,7 +185,10 @@ if (testEngine === 'postgresql') {
       assert.is((await c.post('/refresh', { clients: [site.ips[0]] })).body.clients[0].outcome, 'sent');
       await eventually(async () => (await cacheSize()) === 10485760 * 1024, 'the resized cache through b', 3000);
 
-      // Shell output of a command asked through c shows through b.
+      // Shell output of a command asked through c shows through b. The resize shows once the
+      // refresh's first handler stored it, while c may still run the others: the agent is idle
+      // (and a command to it not busy) once a, which holds it, heard that c stored the answer.
+      await site.listed(0, site.ips[0]!, (e) => e !== undefined && e.state !== 'BSY');
       agent.on('shell/run', { body: { cmd: 'df', out: 'disk free\n', retcode: 0 } });
       assert.is((await c.post('/shell/run', { clients: [site.ips[0]], run: 'df' })).body.clients[0].outcome, 'sent');
       const output = await eventually(
