@@ -58,7 +58,8 @@ test('an import killed while it writes boot files is put right by the next --mer
     let reference: Map<string, Buffer>;
     try {
       const run = await ogserve(['import-opengnsys', '--from', db.url, '--config', complete.configFile]);
-      assert.equal(run.code, 0, run.stderr);
+      // 2: the legacy fixture holds rows the import refuses (exit 1 would be boot files not written).
+      assert.equal(run.code, 2, run.stderr);
       reference = readBootFolders(complete.dir);
     } finally {
       await removeTestStore(complete.dir);
@@ -76,7 +77,7 @@ test('an import killed while it writes boot files is put right by the next --mer
         if (await importKilledAfter(dir, configFile, db.url, files)) midway++;
         if (remedy === '--merge') {
           const merged = await ogserve(['import-opengnsys', '--from', db.url, '--config', configFile, '--merge']);
-          assert.equal(merged.code, 0, merged.stderr);
+          assert.equal(merged.code, 2, merged.stderr);
         } else {
           const server = await spawnServer({ dir });
           await server.kill();

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { test } from 'uvu';
 import { addCenter, addClient, addRoom } from '../../support/fixtures';
-import { startServer, type TestServer } from '../../support/server';
+import { makeTestDir, removeTestStore, startServer, type TestServer } from '../../support/server';
+import { connectSide } from '../../support/test-db';
 import { allFiles, biosFile, bootDirs, readIfExists, uefiFile } from './support';
 
 const BIOS = '01-AA-BB-CC-DD-EE-01';
@@ -137,17 +138,35 @@ test('vga is 788 unless the site sets a mode; a non-numeric setting becomes vide
 });
 
 test('accented letters are transliterated, tabs and newlines dropped, spaces become _', async () => {
-  const s = await startServer({ config });
+  // REST refuses control characters in names; a record written before that rule (or by
+  // another tool) may still hold them, and its boot file must keep its lines.
+  const dir = makeTestDir();
   try {
-    const center = await addCenter(s);
-    const room = await addRoom(s, center, 'Aula Ñandú çà', '255.255.255.0');
-    await addClient(s, room, '192.168.1.10', 'aa:bb:cc:dd:ee:01', { name: 'pc\nboot\tÉvil one', netiface: 'eth0' });
-    const text = readIfExists(biosFile(s, BIOS))!;
-    assert.ok(text.includes(' group=Aula_Nandu_ca '), `room name transliterated: ${text}`);
-    assert.ok(text.includes(':pcbootEvil_one:eth0:none '), 'a newline in the client name cannot add a menu line');
-    assert.equal(text.split('\n').length, 8, 'the file keeps the template line count');
+    const first = await startServer({ config, dir });
+    try {
+      const room = await addRoom(first, await addCenter(first), 'Aula Ñandú çà', '255.255.255.0');
+      await addClient(first, room, '192.168.1.10', 'aa:bb:cc:dd:ee:01', { name: 'pc boot Évil one', netiface: 'eth0' });
+    } finally {
+      await first.close();
+    }
+    const side = await connectSide(dir);
+    try {
+      await side.query('update clients set name = ? where ip = ?', ['pc\nboot\tÉvil one', '192.168.1.10']);
+    } finally {
+      await side.close();
+    }
+    // The start puts the boot file in step with the record.
+    const s = await startServer({ config, dir });
+    try {
+      const text = readIfExists(biosFile(s, BIOS))!;
+      assert.ok(text.includes(' group=Aula_Nandu_ca '), `room name transliterated: ${text}`);
+      assert.ok(text.includes(':pcbootEvil_one:eth0:none '), `a newline in the client name cannot add a menu line: ${text}`);
+      assert.equal(text.split('\n').length, 8, 'the file keeps the template line count');
+    } finally {
+      await s.close();
+    }
   } finally {
-    await s.close();
+    await removeTestStore(dir);
   }
 });
 
