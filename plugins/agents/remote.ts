@@ -217,6 +217,9 @@ export class RemoteAgents {
       if (outcome === 'sent') continue;
       this.answers.delete(key(id, ip));
       answers.delete(ip);
+      // Busy there, though listed idle here: its being idle again is news (see dispatched()).
+      const entry = this.entries.get(ip);
+      if (outcome === 'busy' && entry?.instance === holder) entry.state = 'BSY';
     }
     setImmediate(open);
     return { outcomes: outcomes.map(([addr, outcome]) => ({ addr, outcome })), answers };
@@ -292,6 +295,11 @@ export class RemoteAgents {
   private dispatched(ask: DispatchAsk, from: string): void {
     const dispatch = this.local.dispatchHere(ask.ips, ask.request, { instance: from, id: ask.id });
     void this.send(from, 'agents.outcomes', { id: ask.id, outcomes: dispatch.outcomes.map((o) => [o.addr, o.outcome]) });
+    // A busy agent's entry goes out again at the next round even if unchanged: a command
+    // shorter than a round leaves it as it was told, so the asker, which now takes it for
+    // busy, would never hear it is idle again and would not retry (its queued work waited
+    // for the next sweep).
+    for (const o of dispatch.outcomes) if (o.outcome === 'busy') this.told.delete(o.addr);
     for (const [ip, answer] of dispatch.answers) {
       answer.then(
         (a) => {

@@ -138,6 +138,40 @@ if (testEngine === 'postgresql') {
     }
   });
 
+  test('an agent held elsewhere found busy for a moment is heard idle again by the instance that found it busy', async () => {
+    // The scheduler and pending wakes wait for 'agent.idle' to try a busy agent again. A
+    // command shorter than the holder's publishing round (200 ms) never shows BSY to the
+    // others: without being told again, the asker would wait for its next sweep (30 s).
+    const site = await startClusterSite({ instances: 2, ips: addresses('127.0.1', 1) });
+    try {
+      const ip = site.ips[0]!;
+      const [holder, asker] = [site.servers[0]!, site.servers[1]!];
+      const agent = await site.connect(0, ip);
+      agent.on('shell/run', { body: { cmd: 'ls', out: '', retcode: 0 }, delayMs: 60 }, true);
+      const heard: string[] = [];
+      asker.app.events.on('test', 'agent.idle', ({ client }) => void heard.push(client));
+      let busyRounds = 0;
+      for (let tries = 0; busyRounds < 5 && tries < 40; tries++) {
+        heard.length = 0;
+        const before = agent.requests.filter((q) => q.path === 'shell/run').length;
+        const held = holder.post('/shell/run', { clients: [ip], run: 'ls' });
+        await agent.waitFor('shell/run', before);
+        const r = await asker.post('/shell/run', { clients: [ip], run: 'ls' });
+        await held;
+        if (r.body.clients[0].outcome !== 'busy') {
+          await site.listed(0, ip, (e) => e?.state !== 'BSY');
+          continue;
+        }
+        busyRounds++;
+        await eventually(() => heard.includes(ip), 'the asker to hear the agent idle', 2000);
+        await site.listed(1, ip, (e) => e?.state !== 'BSY');
+      }
+      assert.is(busyRounds, 5, 'the asker found the agent busy five times');
+    } finally {
+      await site.close();
+    }
+  });
+
   test('an instance that stops: its agents leave every list, commands in flight through it fail', async () => {
     const site = await startClusterSite({ instances: 3, ips: addresses('127.0.1', 2) });
     try {

@@ -36,7 +36,12 @@ if (testEngine === 'postgresql') {
       const r = await site.servers[others[1]]!.post('/schedule/command', { clients: [ip1], command: 'run', params: { run: 'echo hi' } });
       assert.is(r.status, 200, r.text);
       const scheduler = site.servers[others[1]]!.app.container.resolve(Scheduler);
-      await eventually(async () => (await scheduler.actions({ session: r.body.session }))[0]?.state === 'done', 'the action done');
+      await eventually(async () => (await scheduler.actions({ session: r.body.session }))[0]?.state === 'done', 'the action done').catch(
+        async (error: Error) => {
+          const actions = await scheduler.actions({ session: r.body.session });
+          throw new Error(`${error.message}: ${JSON.stringify(actions.map((a) => [a.ip, a.state, a.result, a.note]))}`);
+        },
+      );
       assert.is((await scheduler.actions({ session: r.body.session }))[0]!.result, 'success');
 
       // The instance running the scheduler stops: another one takes over within seconds.
