@@ -79,6 +79,7 @@ export class App {
     this.events = new EventBus(log);
     this.cluster = new Cluster(log);
     this.metrics.countListenerFailures(this.events);
+    this.metrics.countClusterSendFailures(this.cluster);
   }
 
   get settings(): CoreSettings {

@@ -41,6 +41,11 @@ export interface PluginCluster
     Cluster,
     'self' | 'shared' | 'members' | 'on' | 'send' | 'onJoin' | 'onLeave' | 'onReconnect' | 'elected' | 'holds' | 'held'
   > {
+  /**
+   * Tell every other instance, without waiting: a message that cannot be handed on is
+   * logged (with this plugin's name and the topic) and counted, never thrown.
+   */
+  broadcast(topic: string, payload: unknown): void;
   /** Connect this instance to the others; only one plugin may. */
   connect(backend: ClusterBackend): void;
 }
@@ -93,10 +98,32 @@ export class Cluster {
     this.topics.set(topic, [...(this.topics.get(topic) ?? []), fn as (payload: unknown, from: string) => void]);
   }
 
-  /** Send to one instance, or to every other with '*'; alone, '*' reaches nobody and another name is refused. */
+  /** Messages that could not be handed on, since start (GET /metrics). */
+  sendFailures = 0;
+
+  /**
+   * Send to one instance, or to every other with '*'; alone, '*' reaches nobody and another
+   * name is refused. A message the backend does not take rejects, and is counted.
+   */
   async send(to: string, topic: string, payload: unknown): Promise<void> {
-    if (this.backend) return this.backend.send(to, { topic, payload });
+    if (this.backend) {
+      try {
+        await this.backend.send(to, { topic, payload });
+      } catch (error) {
+        this.sendFailures++;
+        throw error;
+      }
+      return;
+    }
     if (to !== '*') throw new Error(`no instance '${to}': this one is alone`);
+  }
+
+  /** `send('*', ...)` for who does not wait: a failure is logged under `plugin`'s name (and counted by send). */
+  broadcast(plugin: string, topic: string, payload: unknown): void {
+    if (!this.backend) return;
+    this.send('*', topic, payload).catch((error: Error) =>
+      this.log.warn({ plugin, topic, err: error }, `could not tell the other instances ${topic}: ${error.message}`),
+    );
   }
 
   onJoin(fn: (instance: string) => void): void {
@@ -149,6 +176,7 @@ export class Cluster {
       connect: (backend) => this.connect(owner, backend),
       on: (topic, fn) => this.on(topic, fn),
       send: (to, topic, payload) => this.send(to, topic, payload),
+      broadcast: (topic, payload) => this.broadcast(owner, topic, payload),
       onJoin: (fn) => this.onJoin(fn),
       onLeave: (fn) => this.onLeave(fn),
       onReconnect: (fn) => this.onReconnect(fn),

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { Cluster } from './cluster';
 import type { Database } from './database';
 import type { EventBus } from './events';
 import { RequestDurations } from './request-durations';
@@ -41,6 +42,18 @@ export class ServiceMetrics {
       collect() {
         this.reset();
         this.inc(bus.failures);
+      },
+    });
+  }
+
+  countClusterSendFailures(cluster: Cluster): void {
+    new Counter({
+      name: 'ogserve_cluster_send_failures_total',
+      help: 'Messages to the other instances that the cluster backend did not take',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(cluster.sendFailures);
       },
     });
   }

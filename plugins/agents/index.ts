@@ -16,6 +16,7 @@ export { AgentLink } from './link';
 export { AgentCommands, type AgentCommand, dispatchEach, paramsOf, sendCommand, withClients } from './commands';
 export { SoftwareInventory } from './software';
 export { DispatchAnswer } from './schemas';
+export { ImageName, isImageName } from './image-name';
 export {
   writeProfiles,
   writeReports,

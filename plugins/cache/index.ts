@@ -22,11 +22,7 @@ export default definePlugin({
   register(ctx) {
     const inventory = ctx.use(Inventory);
     const link = ctx.use(AgentLink);
-    const store = new CacheStore(
-      ctx.db,
-      inventory,
-      (clientId) => void ctx.cluster.send('*', 'cache.replaced', clientId).catch(() => undefined),
-    );
+    const store = new CacheStore(ctx.db, inventory, (clientId) => ctx.cluster.broadcast('cache.replaced', clientId));
     ctx.cluster.onReconnect(() => store.forgetAll());
     ctx.cluster.on<number>(
       'cache.replaced',

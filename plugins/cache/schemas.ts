@@ -1,11 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { IntLike, IpList, Ipv4 } from '../../core/schema-types';
-
-/**
- * An image name, as the repository holds `<name>.img`; the same rule as image creation. The
- * agent joins it into a path in its cache, so `..` and `/` never reach it.
- */
-const ImageName = () => Type.String({ minLength: 1, maxLength: 50, pattern: '^(?!.*\\.\\.)[A-Za-z0-9_][A-Za-z0-9._-]*$' });
+import { ImageName } from '../agents';
 
 /** Request bodies of the cache endpoints. */
 export const CacheList = Type.Object({ clients: IpList({ minItems: 1 }) });

@@ -12,7 +12,7 @@ const gatherMs = 50;
  * happened, so each is delivered once.
  */
 export function forwardEvents(
-  cluster: Pick<PluginCluster, 'shared' | 'send' | 'on'>,
+  cluster: Pick<PluginCluster, 'shared' | 'broadcast' | 'on'>,
   hub: EventHub,
 ): (type: string, data: Record<string, unknown>) => void {
   let gathered: Forwarded = [];
@@ -27,7 +27,7 @@ export function forwardEvents(
       const events = gathered;
       gathered = [];
       timer = undefined;
-      void cluster.send('*', 'events.forward', events).catch(() => undefined);
+      cluster.broadcast('events.forward', events);
     }, gatherMs);
     timer.unref();
   };

@@ -1,9 +1,8 @@
-import type { AnswerHandler, SoftwareInventory } from '../agents';
+import { type AnswerHandler, isImageName, type SoftwareInventory } from '../agents';
 import type { Inventory } from '../inventory';
 import { ImageAnswerError, readImageAnswer, readRestoreAnswer } from './answer';
 import { imageFileStat } from './files';
 import type { PendingCreates } from './pending';
-import { isImageName } from './schemas';
 import type { ImageStore } from './store';
 
 /** Octal permission digits of a file mode, without a leading zero: 420 -> "644". */

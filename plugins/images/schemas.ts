@@ -1,19 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { IntLike, Ipv4, Number16, Text } from '../../core/schema-types';
+import { ImageName } from '../agents';
 
 /**
  * Request bodies of the images endpoints. Both existing consoles are accepted: numbers as
  * JSON integers or numeric strings, the repository as an id or an address.
  */
-
-/**
- * An image name, which is also its file name `<name>.img` in the repository and a word
- * in the agent's commands: letters, digits, '.', '_' and '-', not starting with a dot or
- * dash, no '..'. So no '/', no NUL, nothing a shell or a path could read twice.
- */
-const imageNamePattern = '^(?!.*\\.\\.)[A-Za-z0-9_][A-Za-z0-9._-]{0,49}$';
-export const ImageName = () => Type.String({ minLength: 1, maxLength: 50, pattern: imageNamePattern });
-export const isImageName = (name: string): boolean => new RegExp(imageNamePattern).test(name);
 
 const Description = () => Text(250, { multiline: true });
 

@@ -82,7 +82,7 @@ export class Inventory {
   constructor(
     private readonly db: Database,
     private readonly events: PluginEvents,
-    private readonly cluster: Pick<PluginCluster, 'send'>,
+    private readonly cluster: Pick<PluginCluster, 'broadcast'>,
   ) {
     this.diskWriter = new DiskSetupWriter(db);
     this.index = new ClientIndex(db);
@@ -115,7 +115,7 @@ export class Inventory {
     }
     if (change.patch) this.index.patch(change.patch.ids, change.patch.fields);
     if (change.disks) this.sizes.changed(change.disks);
-    if (!fromElsewhere) void this.cluster.send('*', 'inventory.changed', change).catch(() => undefined);
+    if (!fromElsewhere) this.cluster.broadcast('inventory.changed', change);
   }
 
   /** A client's disks were stored here: forget its sizes now, and tell the other instances once this turn ends. */
@@ -129,7 +129,7 @@ export class Inventory {
     setImmediate(() => {
       const disks = [...(this.disksToTell ?? [])];
       this.disksToTell = undefined;
-      void this.cluster.send('*', 'inventory.changed', { disks }).catch(() => undefined);
+      this.cluster.broadcast('inventory.changed', { disks });
     });
   }
 

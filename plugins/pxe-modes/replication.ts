@@ -9,7 +9,7 @@ import type { BootFileChange, BootFiles } from './service';
  * folders the instances share, the repeat writes the same bytes again, atomically.
  */
 export function replicateBootFiles(
-  cluster: Pick<PluginCluster, 'shared' | 'send' | 'on' | 'onReconnect' | 'onLeave'>,
+  cluster: Pick<PluginCluster, 'broadcast' | 'on' | 'onReconnect' | 'onLeave'>,
   bootFiles: BootFiles,
   log: Logger,
 ): void {
@@ -33,10 +33,5 @@ export function replicateBootFiles(
           log.error({ err: error, from }, `boot files changed on instance ${from} not repeated here: ${(error as Error).message}`),
         ),
   );
-  bootFiles.onChange = (change) => {
-    if (!cluster.shared) return;
-    void cluster
-      .send('*', 'pxe-modes.files', change)
-      .catch((error: Error) => log.warn({ err: error }, `the other instances were not told of boot files changed here: ${error.message}`));
-  };
+  bootFiles.onChange = (change) => cluster.broadcast('pxe-modes.files', change);
 }

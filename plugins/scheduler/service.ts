@@ -144,7 +144,7 @@ export class Scheduler {
     timings: QueueTimings,
     private readonly log: Logger,
     private readonly announce: (fired: ScheduleFired) => void,
-    private readonly cluster: Pick<PluginCluster, 'send'>,
+    private readonly cluster: Pick<PluginCluster, 'broadcast'>,
   ) {
     this.steps = new StepCommands(agentCommands);
     this.queue = new CommandQueue(db, link, this.steps, clock, timings, log, (ip) => this.changed(ip));
@@ -176,7 +176,7 @@ export class Scheduler {
    * ready for its queued commands): that one reads them again.
    */
   private changed(ip?: string): void {
-    void this.cluster.send('*', 'scheduler.changed', ip ?? null).catch(() => undefined);
+    this.cluster.broadcast('scheduler.changed', ip ?? null);
   }
 
   /**

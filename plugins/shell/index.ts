@@ -34,7 +34,7 @@ export default definePlugin({
     });
     ctx.events.on('client.removed', (client) => results.forget(client.ip));
     // Every instance shows the same output: what one stored or started, the others keep too.
-    const tellOthers = (topic: string, payload: unknown) => void ctx.cluster.send('*', topic, payload).catch(() => undefined);
+    const tellOthers = (topic: string, payload: unknown) => ctx.cluster.broadcast(topic, payload);
     ctx.cluster.on<{ ip: string; result: ShellResult }>('shell.output', ({ ip, result }) => results.store(ip, result));
     ctx.cluster.on<string>('shell.started', (ip) => results.forget(ip));
 

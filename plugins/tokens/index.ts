@@ -34,7 +34,7 @@ export default definePlugin({
         make: (centers, rooms) => inventory.fleetScope(centers, rooms),
       },
       Date.now,
-      () => void ctx.cluster.send('*', 'tokens.changed', null).catch(() => undefined),
+      () => ctx.cluster.broadcast('tokens.changed', null),
     );
     // A token revoked through another instance stops working here at once.
     const reread = () => void store.changedElsewhere().catch((error: unknown) => ctx.log.error({ err: error }, 'tokens not read again'));

@@ -78,7 +78,7 @@ export default definePlugin({
       (clients, type, packets) => {
         void ctx.events.emit('wol.sent', { clients, type, packets });
         // Every instance's GET /clients shows them WOL_SENT.
-        void ctx.cluster.send('*', 'wol.pending', clients).catch(() => undefined);
+        ctx.cluster.broadcast('wol.pending', clients);
       },
     );
 
