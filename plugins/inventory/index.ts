@@ -25,6 +25,10 @@ import { FleetScope } from './fleet-scope';
 import { buildScopes } from './scopes';
 
 export { Inventory } from './service';
+/** Other plugins' tables point at clients and centers (foreign keys that cascade). */
+export { CenterEntity, ClientEntity };
+export type { Center } from './entities/center';
+export type { Client } from './entities/client';
 export { FleetScope } from './fleet-scope';
 export { Created, Done } from './schemas';
 export type { ClientView } from './client-view';

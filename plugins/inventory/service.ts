@@ -6,8 +6,8 @@ import type { PluginEvents } from '../../core/events';
 import type { Logger } from '../../core/log';
 import './client-events';
 import { ClientIndex, type ClientPatch } from './client-index';
-import { CenterEntity } from './entities/center';
-import { ClientEntity } from './entities/client';
+import { type Center, CenterEntity } from './entities/center';
+import { type Client, ClientEntity } from './entities/client';
 import { clientsWhere, type ClientView } from './client-view';
 import { DiskSetupWriter } from './disk-setup-writer';
 import { FleetScope } from './fleet-scope';
@@ -242,11 +242,11 @@ export class Inventory {
    * A center or a client as another plugin's row refers to it (a foreign key with the
    * inventory's own cascade), within that plugin's unit of work; nothing is read.
    */
-  centerRef(em: EntityManager, id: number): { id: number } {
+  centerRef(em: EntityManager, id: number): Center {
     return em.getReference(CenterEntity, id);
   }
 
-  clientRef(em: EntityManager, id: number): { id: number } {
+  clientRef(em: EntityManager, id: number): Client {
     return em.getReference(ClientEntity, id);
   }
 

@@ -1,4 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
+import { type Client, ClientEntity } from '../../inventory';
 
 /**
  * A client's hardware inventory as its agent last reported it: one row per component,
@@ -6,7 +7,7 @@ import { EntitySchema } from '@mikro-orm/core';
  */
 export interface HardwareItem {
   id: number;
-  client: { id: number };
+  client: Client;
   type: string;
   description: string;
   position: number;
@@ -17,7 +18,7 @@ export const HardwareItemEntity = new EntitySchema<HardwareItem>({
   tableName: 'client_hardware',
   properties: {
     id: { type: 'integer', primary: true, autoincrement: true },
-    client: { kind: 'm:1', entity: 'Client', deleteRule: 'cascade' },
+    client: { kind: 'm:1', entity: () => ClientEntity, deleteRule: 'cascade' },
     type: { type: 'string', length: 3 },
     description: { type: 'text' },
     position: { type: 'integer' },

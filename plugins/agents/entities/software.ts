@@ -1,4 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
+import { type Client, ClientEntity } from '../../inventory';
 
 /**
  * The software inventory of one partition of a client, as its agent last reported it.
@@ -7,7 +8,7 @@ import { EntitySchema } from '@mikro-orm/core';
  */
 export interface SoftwareItem {
   id: number;
-  client: { id: number };
+  client: Client;
   disk: number;
   partition: number;
   position: number;
@@ -20,7 +21,7 @@ export const SoftwareItemEntity = new EntitySchema<SoftwareItem>({
   indexes: [{ name: 'client_software_partition_index', properties: ['client', 'disk', 'partition'] }],
   properties: {
     id: { type: 'integer', primary: true, autoincrement: true },
-    client: { kind: 'm:1', entity: 'Client', deleteRule: 'cascade' },
+    client: { kind: 'm:1', entity: () => ClientEntity, deleteRule: 'cascade' },
     disk: { type: 'integer' },
     partition: { type: 'integer', fieldName: 'part_number' },
     position: { type: 'integer' },

@@ -1,4 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
+import { type Client, ClientEntity } from '../../inventory';
 
 /**
  * One image held in a client's cache partition, as its agent last reported it. Rows go
@@ -7,7 +8,7 @@ import { EntitySchema } from '@mikro-orm/core';
  */
 export interface CacheEntry {
   id: number;
-  client: { id: number };
+  client: Client;
   name: string;
   size: string;
   checksum: string;
@@ -19,7 +20,7 @@ export const CacheEntryEntity = new EntitySchema<CacheEntry>({
   uniques: [{ name: 'cache_entries_client_name_unique', properties: ['client', 'name'] }],
   properties: {
     id: { type: 'integer', primary: true, autoincrement: true },
-    client: { kind: 'm:1', entity: 'Client', deleteRule: 'cascade' },
+    client: { kind: 'm:1', entity: () => ClientEntity, deleteRule: 'cascade' },
     name: { type: 'string', length: 255 },
     size: { type: 'bigint', default: 0 },
     checksum: { type: 'string', length: 128, default: '' },

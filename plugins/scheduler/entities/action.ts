@@ -1,4 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
+import { type Client, ClientEntity } from '../../inventory';
 
 /**
  * Lifecycle of a queued command: `waiting` for its schedule to fire, `queued` for its
@@ -10,7 +11,7 @@ export type ActionResult = '' | 'success' | 'failure';
 /** One command for one client (the reference's `acciones` row). */
 export interface Action {
   id: number;
-  client: { id: number };
+  client: Client;
   ip: string;
   /** Shared by every action of one expansion: the id of its first action. */
   session: number;
@@ -34,7 +35,7 @@ export const ActionEntity = new EntitySchema<Action>({
   tableName: 'actions',
   properties: {
     id: { type: 'integer', primary: true, autoincrement: true },
-    client: { kind: 'm:1', entity: 'Client', deleteRule: 'cascade' },
+    client: { kind: 'm:1', entity: () => ClientEntity, deleteRule: 'cascade' },
     ip: { type: 'string', length: 15 },
     session: { type: 'integer', fieldName: 'session_id', default: 0 },
     command: { type: 'string', length: 32 },

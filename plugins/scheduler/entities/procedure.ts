@@ -1,4 +1,5 @@
 import { EntitySchema } from '@mikro-orm/core';
+import { type Center, CenterEntity } from '../../inventory';
 
 /**
  * A named list of steps within a center: commands to queue, or other procedures to
@@ -8,7 +9,7 @@ export interface Procedure {
   id: number;
   name: string;
   description: string;
-  center: { id: number };
+  center: Center;
 }
 
 export interface ProcedureStep {
@@ -31,7 +32,7 @@ export const ProcedureEntity = new EntitySchema<Procedure>({
     id: { type: 'integer', primary: true, autoincrement: true },
     name: { type: 'string', length: 100 },
     description: { type: 'text', default: '' },
-    center: { kind: 'm:1', entity: 'Center', deleteRule: 'cascade' },
+    center: { kind: 'm:1', entity: () => CenterEntity, deleteRule: 'cascade' },
   },
 });
 

@@ -1,5 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
 import type { Procedure } from './procedure';
+import { type Center, CenterEntity } from '../../inventory';
 
 /** Which computers a task's procedures are queued for. */
 export type ScopeType = '' | 'center' | 'room' | 'client';
@@ -12,7 +13,7 @@ export interface Task {
   id: number;
   name: string;
   description: string;
-  center: { id: number };
+  center: Center;
   /** '' = no computers (the reference never sets a task's scope). */
   scopeType: ScopeType;
   scopeId: number;
@@ -33,7 +34,7 @@ export const TaskEntity = new EntitySchema<Task>({
     id: { type: 'integer', primary: true, autoincrement: true },
     name: { type: 'string', length: 100 },
     description: { type: 'text', default: '' },
-    center: { kind: 'm:1', entity: 'Center', deleteRule: 'cascade' },
+    center: { kind: 'm:1', entity: () => CenterEntity, deleteRule: 'cascade' },
     scopeType: { type: 'string', length: 16, default: '' },
     scopeId: { type: 'integer', default: 0 },
   },
