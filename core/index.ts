@@ -6,6 +6,7 @@ export { HttpError, ErrorCode, badRequest, StartupError } from './errors';
 export { Type, type Static } from '@sinclair/typebox';
 export type { RequestContext, Route, RouteRegistrar, RouteSpec, BodyPolicy } from './http/routes';
 export { queryOf } from './http/routes';
+export { Reply } from './http/reply';
 export type { Action, ActionObserver } from './http/actions';
 export type { Access, AccessScope, KeyLookup, Permission, Role } from './access';
 export type { Database } from './database';

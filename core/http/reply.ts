@@ -1,6 +1,57 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { ErrorCode, HttpError } from '../errors';
 import { PreparedJson, stringifyAscii } from './json';
+
+/**
+ * What a route returns when its answer is not a JSON value under the response cap: a body
+ * of another media type (Prometheus' text), or JSON a caller needs whole however large (a
+ * fleet's targets). Core writes it like any other answer, with the headers every answer
+ * carries (X-Sequence); capped unless said otherwise.
+ */
+export class Reply {
+  private constructor(
+    readonly type: string,
+    readonly body: string,
+    readonly uncapped: boolean,
+  ) {}
+
+  static text(body: string, type: string, options: { uncapped?: boolean } = {}): Reply {
+    return new Reply(type, body, options.uncapped ?? false);
+  }
+
+  /** JSON escaped as every answer is; `uncapped` for answers that grow with the fleet. */
+  static json(value: unknown, options: { uncapped?: boolean } = {}): Reply {
+    return new Reply('application/json', stringifyAscii(value), options.uncapped ?? false);
+  }
+}
+
+/** The headers every answer carries: the client's X-Sequence, echoed (the reference's consoles match answers by it). */
+export function commonHeaders(req: IncomingMessage): Record<string, string> {
+  const value = req.headers['x-sequence'];
+  return typeof value === 'string' ? { 'X-Sequence': value } : {};
+}
+
+/** A handler's result, written: a Reply as it says, anything else as capped JSON. */
+export function respond(req: IncomingMessage, res: ServerResponse, result: unknown, maxBytes: number): void {
+  const headers = commonHeaders(req);
+  if (!(result instanceof Reply)) {
+    sendJson(res, 200, result ?? {}, maxBytes, headers);
+    return;
+  }
+  const length = Buffer.byteLength(result.body);
+  if (!result.uncapped && length > maxBytes) {
+    sendError(res, new HttpError(500, ErrorCode.responseTooLarge, `the response would exceed ${maxBytes} bytes`), maxBytes, headers);
+    return;
+  }
+  if (res.headersSent || res.writableEnded) return;
+  res.writeHead(200, { ...headers, 'Content-Type': result.type, 'Content-Length': String(length) });
+  res.end(result.body);
+}
+
+/** The head of an answer that stays open (an event stream), with the headers every answer carries. */
+export function openStream(req: IncomingMessage, res: ServerResponse, headers: OutgoingHttpHeaders): void {
+  res.writeHead(200, { ...commonHeaders(req), ...headers });
+}
 
 /**
  * The single place where response bodies are written: every success and error goes

@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Static, TSchema } from '@sinclair/typebox';
 import { type Access, type Permission, permissions } from '../access';
@@ -6,6 +6,7 @@ import type { Database } from '../database';
 import { StartupError } from '../errors';
 import type { Logger } from '../log';
 import { compile, type Checker } from '../validation';
+import { openStream } from './reply';
 
 /**
  * What a route does with a request body:
@@ -32,8 +33,9 @@ export interface RouteSpec<S extends TSchema> {
    */
   audit?: boolean;
   /**
-   * The handler answers on `ctx.res` itself and may keep it open (an event stream): core
-   * sends nothing, and a stop ends the answer at once instead of waiting for it.
+   * The answer stays open (an event stream): the handler begins it with `ctx.beginStream`
+   * and writes on it; a stop ends it at once instead of waiting for it. Other answers are
+   * what the handler returns: a JSON value, or a `Reply` (another media type, or uncapped).
    */
   stream?: boolean;
   /**
@@ -60,7 +62,7 @@ export interface RouteSpec<S extends TSchema> {
   events?: readonly string[];
   /** One line for the API document. */
   summary?: string;
-  /** The media type of the 200 answer, when a `stream` route writes another than JSON. */
+  /** The media type of the 200 answer, when it is not JSON (a `Reply.text` or a stream): for the API document. */
   responseType?: string;
 }
 
@@ -107,6 +109,12 @@ export class RequestContext<B> {
   /** The query string's parameters. */
   get query(): URLSearchParams {
     return queryOf(this.req);
+  }
+
+  /** Begin the answer of a `stream` route, which stays open: its head, with the headers every answer carries. */
+  beginStream(headers: OutgoingHttpHeaders): ServerResponse {
+    openStream(this.req, this.res, headers);
+    return this.res;
   }
 }
 

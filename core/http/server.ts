@@ -12,7 +12,7 @@ import { InvalidUtf8Error, bodyText } from './body-text';
 import { InFlight } from './in-flight';
 import { KeyFailures } from './key-failures';
 import { JsonDepthError, JsonSyntaxError, LoneSurrogateError, NulCharacterError, parseJson } from './json';
-import { sendError, sendJson } from './reply';
+import { commonHeaders, respond, sendError } from './reply';
 import { withMethodOverride } from './method-override';
 import { RequestLog } from './request-log';
 import { RequestContext, type Route } from './routes';
@@ -82,7 +82,7 @@ export function createRestServer(options: RestOptions): http.Server {
   const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
     const known = toHttpError(error);
     if (known.status >= 500) log.error({ err: error, method: req.method, url: req.url }, 'request failed');
-    const headers: Record<string, string> = sequenceHeader(req);
+    const headers: Record<string, string> = commonHeaders(req);
     if (known.status === 401) headers['WWW-Authenticate'] = 'Basic realm="ogserve"';
     if (known.status === 413) headers.Connection = 'close';
     sendError(res, known, maxResponseBytes, headers);
@@ -240,7 +240,7 @@ async function handle(
   const ctx = new RequestContext(req, res, body, options.log, options.db, access);
   const result = await route.handler(ctx);
   if (route.stream) return;
-  sendJson(res, 200, result ?? {}, options.maxResponseBytes, sequenceHeader(req));
+  respond(req, res, result, options.maxResponseBytes);
 }
 
 /**
@@ -278,11 +278,6 @@ function parseBody(raw: string, maxDepth: number): unknown {
     if (error instanceof JsonSyntaxError) throw badRequest(ErrorCode.invalidJson, `the request body is not valid JSON: ${error.message}`);
     throw error;
   }
-}
-
-function sequenceHeader(req: IncomingMessage): Record<string, string> {
-  const value = req.headers['x-sequence'];
-  return typeof value === 'string' ? { 'X-Sequence': value } : {};
 }
 
 /** The key of an Authorization header: as the reference sends it, or after `Bearer ` (what Prometheus sends). */

@@ -26,15 +26,15 @@ export async function openStream(ctx: RequestContext<unknown>, hub: EventHub, ru
   const lastEventId = lastEventIdOf(ctx.req, query);
   if (hub.full) throw new HttpError(503, 'unavailable', 'too many event streams are open (events.max_subscribers)');
 
-  ctx.res.writeHead(200, {
+  const res = ctx.beginStream({
     'Content-Type': 'text/event-stream; charset=utf-8',
     'Cache-Control': 'no-cache, no-transform',
     'X-Accel-Buffering': 'no',
   });
   // retry: how long a browser waits before reconnecting; the comment line sends the headers.
-  ctx.res.write('retry: 2000\n: connected\n\n');
+  res.write('retry: 2000\n: connected\n\n');
   // What the reader may see of each event is checked against its access as the event goes.
-  hub.subscribe(ctx.res, new EventFilter(types, clients), new Reader(ctx.access!, rules), lastEventId);
+  hub.subscribe(res, new EventFilter(types, clients), new Reader(ctx.access!, rules), lastEventId);
 }
 
 async function clientFilter(query: URLSearchParams, roomClients: RoomClients): Promise<Set<string> | undefined> {

@@ -8,7 +8,7 @@ import { parseLiveName } from './live-names';
 import { LiveAddBody, LiveDeleteBody, LiveListing, LiveSetAnswer, LiveSetBody, OgliveListing } from './schemas';
 
 export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, inventory: Inventory, bootFiles: BootFiles): void {
-  const { router, db } = ctx;
+  const { router } = ctx;
 
   const set = async ({ body }: { body: { clients: string[]; name: string } }) => {
     const livedir = await catalog.resolve(body.name);
@@ -55,12 +55,11 @@ export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, in
   router.post(
     '/live/add',
     { permission: 'admin', body: LiveAddBody, response: Created, summary: 'List a live image' },
-    async ({ body }) => {
+    async ({ body, em }) => {
       const { live } = await catalog.list();
       if (live.some((e) => e.directory === body.name))
         throw badRequest(ErrorCode.duplicate, `live image '${body.name}' is already listed`, 'name');
       const parsed = parseLiveName(body.name);
-      const em = db.fork();
       const row = em.create(LiveImageEntity, {
         directory: body.name,
         distribution: body.distribution ?? parsed.distribution,
@@ -78,8 +77,8 @@ export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, in
   router.post(
     '/live/delete',
     { permission: 'admin', body: LiveDeleteBody, response: Done, summary: 'Unlist a live image added here' },
-    async ({ body }) => {
-      const deleted = await db.fork().nativeDelete(LiveImageEntity, { directory: body.name });
+    async ({ body, em }) => {
+      const deleted = await em.nativeDelete(LiveImageEntity, { directory: body.name });
       if (deleted > 0) return {};
       const { live } = await catalog.list();
       if (live.some((e) => e.directory === body.name)) {

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { Reply } from '../../core/http/reply';
 import { definePlugin } from '../../core/plugin';
 import { AgentLink } from '../agents';
 import { Inventory } from '../inventory';
@@ -26,17 +27,15 @@ export default definePlugin({
       permission: 'read',
       bodyPolicy: 'ignored',
       log: false,
-      stream: true,
       responseType: 'text/plain; version=0.0.4',
     } as const;
-    ctx.router.get('/metrics', { ...text, summary: 'Prometheus metrics' }, async ({ res }) => {
-      const text = await ctx.metrics.metrics();
-      res.writeHead(200, { 'Content-Type': ctx.metrics.contentType, 'Content-Length': Buffer.byteLength(text) });
-      res.end(text);
-    });
+    // Uncapped: the series grow with the routes and plugins, and a scrape needs them whole.
+    ctx.router.get('/metrics', { ...text, summary: 'Prometheus metrics' }, async () =>
+      Reply.text(await ctx.metrics.metrics(), ctx.metrics.contentType, { uncapped: true }),
+    );
 
-    // Written here rather than as an ordinary answer: a fleet of thousands is past the
-    // rest.max_response_bytes cap meant for the reference's answers.
+    // Uncapped: a fleet of thousands is past the rest.max_response_bytes cap meant for the
+    // reference's answers.
     const targetsSchema = Type.Array(
       Type.Object({
         targets: Type.Array(Type.String()),
@@ -48,10 +47,9 @@ export default definePlugin({
       scoped: 'filtered',
       bodyPolicy: 'ignored',
       log: false,
-      stream: true,
       response: targetsSchema,
     } as const;
-    ctx.router.get('/metrics/targets', { ...json, summary: 'the fleet as Prometheus HTTP service discovery' }, async ({ res, access }) => {
+    ctx.router.get('/metrics/targets', { ...json, summary: 'the fleet as Prometheus HTTP service discovery' }, async ({ access }) => {
       const states = new Map(link.listing().map((c) => [c.addr, c.state]));
       const port = ctx.config.targets_port;
       const inside = await access?.scope?.addresses();
@@ -60,9 +58,7 @@ export default definePlugin({
         targets: [`${client.ip}:${port}`],
         labels: { center: client.center, room: client.room, name: client.name, mac: client.mac, state: states.get(client.ip) ?? 'OFF' },
       }));
-      const text = JSON.stringify(targets);
-      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
-      res.end(text);
+      return Reply.json(targets, { uncapped: true });
     });
   },
 });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
+import { Reply } from '../../core/http/reply';
 import { definePlugin } from '../../core/plugin';
 import { release } from '../../core/version';
 import { openApiDocument } from './document';
@@ -9,21 +10,25 @@ import { openApiDocument } from './document';
  * enabled plugins) and a readable page of it at /docs/ (Swagger UI, served from this
  * install). Both are public: they describe the interface, never data.
  */
+/** What GET /openapi.json answers, as far as a reader relies on it. */
+const OpenApiDocument = Type.Object({
+  openapi: Type.String(),
+  info: Type.Object({ title: Type.String(), version: Type.String() }),
+  paths: Type.Record(Type.String(), Type.Object({})),
+});
+
 export default definePlugin({
   name: 'openapi',
   config: Type.Object({}, { additionalProperties: false }),
   register(ctx) {
-    let document: string | undefined;
-    ctx.router.get(
-      '/openapi.json',
-      { bodyPolicy: 'ignored', log: false, public: true, stream: true, summary: 'this document' },
-      ({ res }) => {
-        // Every plugin registered before the first request: the table no longer changes.
-        document ??= JSON.stringify(openApiDocument(ctx.routes, release));
-        res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(document) });
-        res.end(document);
-      },
-    );
+    let document: Reply | undefined;
+    const spec = { bodyPolicy: 'ignored', log: false, public: true, summary: 'this document', response: OpenApiDocument } as const;
+    ctx.router.get('/openapi.json', spec, () => {
+      // Every plugin registered before the first request: the table no longer changes.
+      // Uncapped: it grows with the plugins, and it is the same for everyone.
+      document ??= Reply.json(openApiDocument(ctx.routes, release), { uncapped: true });
+      return document;
+    });
     ctx.files('/docs', path.join(__dirname, 'public'));
   },
 });

@@ -119,8 +119,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
    * room, the IP, the MAC, then the references. Run only once the database refused a row
    * (constraints catch all of these but the folder's room), to say which rule it broke.
    */
-  async function explainRefusal(body: Static<typeof ClientAdd>, mac: string): Promise<void> {
-    const em = db.fork();
+  async function explainRefusal(em: EntityManager, body: Static<typeof ClientAdd>, mac: string): Promise<void> {
     const roomId = toInt(body.room);
     await requireRow(em, RoomEntity, roomId, 'room');
     await checkUnique(em, { ip: body.ip, mac });
@@ -128,8 +127,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
   }
 
   /** One statement: the room, repository and server by foreign key, the IP and MAC by unique key. */
-  async function insertClient(body: Static<typeof ClientAdd>, mac: string): Promise<number> {
-    const em = db.fork();
+  async function insertClient(em: EntityManager, body: Static<typeof ClientAdd>, mac: string): Promise<number> {
     const roomId = toInt(body.room);
     const folder = body.folder_id === undefined ? null : await computerFolder(em, body.folder_id, roomId);
     const ref = (value: number | string | undefined) => (value === undefined || toInt(value) === 0 ? null : toInt(value));
@@ -149,17 +147,17 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
 
   // Uniqueness and references are left to the table's constraints (one statement per add);
   // a refused row is explained by the checks in order, so the answer names the same field.
-  router.post('/client/add', { permission: 'admin', body: ClientAdd, response: ClientSaved }, async ({ body, log }) => {
+  router.post('/client/add', { permission: 'admin', body: ClientAdd, response: ClientSaved }, async ({ body, log, em }) => {
     await inventory.checkClient(body);
     const mac = normalizeMac(body.mac);
     let id: number;
     try {
-      id = await insertClient(body, mac);
+      id = await insertClient(em, body, mac);
     } catch (error) {
       if (!(error instanceof ConstraintViolationException) && !(error instanceof HttpError)) throw error;
-      await explainRefusal(body, mac);
+      await explainRefusal(em, body, mac);
       // Nothing refuses it now (the row in the way went meanwhile): one more try.
-      id = await insertClient(body, mac);
+      id = await insertClient(em, body, mac);
     }
     inventory.clientsChanged([id]);
     const warnings = await inventory.notifySaved([(await inventory.clientById(id))!], log);
