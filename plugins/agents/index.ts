@@ -17,6 +17,8 @@ export { AgentCommands, type AgentCommand, dispatchEach, paramsOf, sendCommand, 
 export { SoftwareInventory } from './software';
 export { DispatchAnswer } from './schemas';
 export { ImageName, isImageName } from './image-name';
+/** The hardware component types an agent reports (the reference's 3-letter codes). */
+export { hardwareTypes } from './hardware';
 export {
   writeProfiles,
   writeReports,

@@ -16,6 +16,9 @@ import { ImageStore } from './store';
 
 export { ImageStore } from './store';
 export { imageHoldings, writeImages, type ImportedImage } from './import';
+/** An image's record (its columns' lengths bound an import's fields) and the rules of POST /image/create. */
+export { ImageEntity, MONOLITHIC } from './entities/image';
+export { ImageCreateParams } from './schemas';
 
 /**
  * Disk images: their records, the repository directory's files, and image creation and

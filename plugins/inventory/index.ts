@@ -53,6 +53,9 @@ export type {
 } from './import';
 export { inventoryHoldings, writeInventory } from './import';
 export { COMPUTER_FOLDER_MARKER, parseFolderId } from './folder-ids';
+export { MAX_FOLDER_ROW_ID } from './folder-ids';
+/** The rules of the inventory's request bodies: an import checks its rows by them, as REST does. */
+export { CenterAdd, ClientAdd, FolderAdd, RepositoryAdd, RoomAdd, ServerAdd } from './schemas';
 export { repositoryAddressFor } from './repository-address';
 export type { InventoryChange, InventoryKind } from './change-events';
 

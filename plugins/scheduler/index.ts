@@ -24,6 +24,10 @@ export {
 export { SchedulerClock, SystemClock, ManualClock, type Clock } from './clock';
 export { nextOccurrence, occurrences, readYears, whenAt, type When } from './calendar';
 export type { Action, ActionState, ActionResult } from './entities/action';
+/** The rules of the scheduler's request bodies and steps: an import checks its rows by them, as REST does. */
+export { ProcedureAdd, ScheduleCreate, TaskAdd } from './schemas';
+export { oneClientMessage, type StepCommands } from './commands';
+export { readWhen } from './service';
 
 /**
  * The legacy scheduler: procedures, tasks, schedules and the per-client queue of commands

@@ -1,4 +1,4 @@
-import { RoomAdd } from '../../../plugins/inventory/schemas';
+import { RoomAdd } from '../../../plugins/inventory';
 import { refusalOf } from './body-check';
 import { UniqueKeys, alreadyThere, decide, idRefusal, label, type Planning } from './context';
 

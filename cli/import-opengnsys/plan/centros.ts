@@ -1,4 +1,4 @@
-import { CenterAdd } from '../../../plugins/inventory/schemas';
+import { CenterAdd } from '../../../plugins/inventory';
 import { refusalOf } from './body-check';
 import { UniqueKeys, alreadyThere, decide, idRefusal, label, type Planning } from './context';
 

@@ -1,5 +1,5 @@
 import type { ClientRequestFields } from '../../../plugins/inventory';
-import type { StepCommands } from '../../../plugins/scheduler/commands';
+import type { StepCommands } from '../../../plugins/scheduler';
 import type { LegacySite } from '../model';
 import type { Progress } from '../progress';
 import type { Ledger } from './ledger';

@@ -1,5 +1,4 @@
-import { MAX_FOLDER_ROW_ID } from '../../../plugins/inventory/folder-ids';
-import { FolderAdd } from '../../../plugins/inventory/schemas';
+import { FolderAdd, MAX_FOLDER_ROW_ID } from '../../../plugins/inventory';
 import { refusalOf } from './body-check';
 import { alreadyThere, type Decided, idRefusal, keep, label, type Planning, refuse } from './context';
 

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ImageEntity, MONOLITHIC } from '../../../plugins/images/entities/image';
-import { ImageCreateParams } from '../../../plugins/images/schemas';
+import { ImageCreateParams, ImageEntity, MONOLITHIC } from '../../../plugins/images';
 import type { LegacyImage } from '../model';
 import { refusalOf } from './body-check';
 import { UniqueKeys, alreadyThere, decide, idRefusal, label, type Planning } from './context';

@@ -1,5 +1,5 @@
 import { normalizeMac } from '../../../core/formats';
-import { ClientAdd } from '../../../plugins/inventory/schemas';
+import { ClientAdd } from '../../../plugins/inventory';
 import type { LegacyClient } from '../model';
 import { refusalFromError, refusalOf } from './body-check';
 import { UniqueKeys, alreadyThere, idRefusal, keep, label, type Planning, refuse } from './context';

@@ -1,4 +1,4 @@
-import { hardwareTypes } from '../../../plugins/agents/hardware';
+import { hardwareTypes } from '../../../plugins/agents';
 import { label, type Planning } from './context';
 
 const table = 'perfileshard';

@@ -1,4 +1,4 @@
-import { ProcedureAdd } from '../../../plugins/scheduler/schemas';
+import { ProcedureAdd } from '../../../plugins/scheduler';
 import type { LegacyProcedure } from '../model';
 import { refusalOf } from './body-check';
 import { UniqueKeys, alreadyThere, idRefusal, keep, label, type Planning, refuse } from './context';

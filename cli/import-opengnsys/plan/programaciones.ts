@@ -1,6 +1,4 @@
-import { oneClientMessage } from '../../../plugins/scheduler/commands';
-import { ScheduleCreate } from '../../../plugins/scheduler/schemas';
-import { readWhen } from '../../../plugins/scheduler/service';
+import { oneClientMessage, readWhen, ScheduleCreate } from '../../../plugins/scheduler';
 import type { LegacyAction, LegacySchedule } from '../model';
 import { refusalFromError, refusalOf } from './body-check';
 import { alreadyThere, decide, idRefusal, label, type Planning } from './context';

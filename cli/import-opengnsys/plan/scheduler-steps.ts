@@ -1,4 +1,4 @@
-import type { StepCommands } from '../../../plugins/scheduler/commands';
+import type { StepCommands } from '../../../plugins/scheduler';
 import { decodeLegacyCommand } from '../legacy-commands';
 import { refusalFromError } from './body-check';
 import type { CommandStep } from './records';

@@ -1,4 +1,4 @@
-import { TaskAdd } from '../../../plugins/scheduler/schemas';
+import { TaskAdd } from '../../../plugins/scheduler';
 import type { LegacyTask } from '../model';
 import { refusalOf } from './body-check';
 import { alreadyThere, idRefusal, keep, label, type Planning, refuse } from './context';

@@ -1,0 +1,127 @@
+#!/usr/bin/env node
+/**
+ * `npm run check:structure`: the seams the code keeps, checked on its sources.
+ *
+ * Held (a failure exits 1, naming each file and import):
+ * - a plugin imports another plugin only through its entry point (plugins/<name>/index);
+ * - the command-line tools (cli/) import plugins only through their entry points;
+ * - core imports no plugin.
+ * Measured (printed with their goal; issue 34 sets them, they do not fail the run yet):
+ * core's lines of code, core's files over 300 lines, domain words in core's code.
+ *
+ * Usage: node scripts/check-structure.mjs [root]   (root: the checkout, by default this one)
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(process.argv[2] ?? path.join(import.meta.dirname, '..'));
+const pluginsDir = path.join(root, 'plugins');
+const coreDir = path.join(root, 'core');
+const cliDir = path.join(root, 'cli');
+
+const goals = { coreLines: 2400, fileLines: 300 };
+const domainWords = /\b(images?|shells?|rooms?|centers?|wol)\b/gi;
+
+function sources(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return ['node_modules', 'public'].includes(entry.name) ? [] : sources(full);
+    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+/** Relative module specifiers of a source (import/export ... from, import(), require(), bare import), and whether each names types only. */
+function relativeImports(text) {
+  const found = [];
+  const pattern = /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]*)['"]/gm;
+  for (const match of text.matchAll(pattern)) {
+    const statement = text.slice(Math.max(text.lastIndexOf('import', match.index), text.lastIndexOf('export', match.index)), match.index);
+    found.push({
+      spec: match[1],
+      line: text.slice(0, match.index).split('\n').length,
+      typesOnly: /^(import|export)\s+type\b/.test(statement),
+    });
+  }
+  return found;
+}
+
+/**
+ * The console's browser code (plugins/<name>/ui/src) is a program of its own, bundled for
+ * the browser: it may name the shapes of the API's answers where their plugin defines them
+ * (types only, erased from the bundle), which no entry point exports for a browser.
+ */
+const browserCode = (file) => file.split(path.sep).join('/').includes('/ui/src/');
+
+/** The plugin a path belongs to, and whether it is that plugin's entry point. */
+function pluginOf(file) {
+  const rel = path.relative(pluginsDir, file);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
+  const [name, ...rest] = rel.split(path.sep);
+  const inner = rest.join('/').replace(/\.(ts|js)$/, '');
+  return { name, entry: inner === '' || inner === 'index' };
+}
+
+function inside(dir, file) {
+  const rel = path.relative(dir, file);
+  return !rel.startsWith('..') && !path.isAbsolute(rel);
+}
+
+const violations = [];
+for (const file of [...sources(pluginsDir), ...sources(cliDir), ...sources(coreDir)]) {
+  const from = pluginOf(file);
+  const text = readFileSync(file, 'utf8');
+  for (const { spec, line, typesOnly } of relativeImports(text)) {
+    const target = pluginOf(path.resolve(path.dirname(file), spec));
+    if (!target || (typesOnly && browserCode(file))) continue;
+    const where = `${path.relative(root, file)}:${line}`;
+    if (inside(coreDir, file)) violations.push(`${where}: core imports plugin '${target.name}' ('${spec}')`);
+    else if (from?.name === target.name) continue;
+    else if (!target.entry) violations.push(`${where}: imports '${spec}', inside plugin '${target.name}': import its entry point`);
+  }
+}
+
+/** Code lines: not blank, not a comment line (//, /*, * of a block comment). */
+function codeLines(text) {
+  return text.split('\n').filter((line) => {
+    const t = line.trim();
+    return t !== '' && !t.startsWith('//') && !t.startsWith('/*') && !t.startsWith('*');
+  });
+}
+
+const coreFiles = sources(coreDir);
+let coreLines = 0;
+const longFiles = [];
+const domainUses = new Map();
+for (const file of coreFiles) {
+  const text = readFileSync(file, 'utf8');
+  const code = codeLines(text);
+  coreLines += code.length;
+  const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
+  if (lines > goals.fileLines) longFiles.push(`${path.relative(root, file)} (${lines})`);
+  const words =
+    code
+      .map((l) => l.replace(/\/\/.*$/, ''))
+      .join('\n')
+      .match(domainWords) ?? [];
+  if (words.length > 0) domainUses.set(path.relative(root, file), words.length);
+}
+
+const mark = (ok) => (ok ? 'holds' : 'goal not met');
+console.log(
+  `imports between plugins, and from cli/ and core/: ${violations.length === 0 ? 'every one through an entry point' : `${violations.length} past an entry point`}`,
+);
+for (const v of violations) console.log(`  ${v}`);
+console.log(
+  `core lines of code: ${coreLines} in ${coreFiles.length} files (goal at most ${goals.coreLines}: ${mark(coreLines <= goals.coreLines)})`,
+);
+console.log(
+  `core files over ${goals.fileLines} lines: ${longFiles.length ? longFiles.join(', ') : 'none'} (${mark(longFiles.length === 0)})`,
+);
+const domain = [...domainUses].map(([file, n]) => `${file} (${n})`);
+console.log(`domain words in core's code: ${domain.length ? domain.join(', ') : 'none'} (${mark(domain.length === 0)})`);
+if (statSync(pluginsDir, { throwIfNoEntry: false }) === undefined) {
+  console.error(`no plugins/ under ${root}`);
+  process.exit(1);
+}
+process.exit(violations.length === 0 ? 0 : 1);

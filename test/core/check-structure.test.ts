@@ -1,0 +1,56 @@
+// Engine-independent: runs once, on SQLite.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+
+const checkout = path.resolve(__dirname, '..', '..', '..');
+const script = path.join(checkout, 'scripts', 'check-structure.mjs');
+
+function check(root?: string): { status: number | null; output: string } {
+  const run = spawnSync(process.execPath, [script, ...(root ? [root] : [])], { encoding: 'utf8' });
+  return { status: run.status, output: run.stdout + run.stderr };
+}
+
+test('npm run check:structure holds on this checkout: every import between plugins, and from cli/ and core/, goes through an entry point', () => {
+  const { status, output } = check();
+  assert.equal(status, 0, output);
+  assert.match(output, /every one through an entry point/);
+  assert.match(output, /core lines of code: \d+ in \d+ files/);
+});
+
+test('it names each import past an entry point, from a plugin, from cli/ and from core/, and only those', () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'ogserve-structure-'));
+  try {
+    const write = (file: string, text: string) => {
+      mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+      writeFileSync(path.join(root, file), text);
+    };
+    write('plugins/a/index.ts', "export { inner } from './inner';\n");
+    write('plugins/a/inner.ts', 'export const inner = 1;\n');
+    write('plugins/b/index.ts', "import { inner } from '../a';\nexport const b = inner;\n");
+    write(
+      'plugins/b/deep.ts',
+      "import { thing } from './local';\nimport {\n  inner,\n} from '../a/inner';\nexport const d = [thing, inner];\n",
+    );
+    write('plugins/b/local.ts', 'export const thing = 2;\n');
+    write('plugins/console/ui/src/types.ts', "export type { Shape } from '../../../a/inner';\n");
+    write('plugins/console/ui/src/value.ts', "import { inner } from '../../../a/inner';\nexport const v = inner;\n");
+    write('cli/tool.ts', "import { inner } from '../plugins/a/inner';\nimport { b } from '../plugins/b';\nexport const t = [inner, b];\n");
+    write('core/app.ts', "const a = require('../plugins/a');\nexport default a;\n");
+    const { status, output } = check(root);
+    assert.equal(status, 1, output);
+    assert.match(output, /4 past an entry point/);
+    assert.match(output, /plugins\/b\/deep\.ts:4: imports '\.\.\/a\/inner', inside plugin 'a'/);
+    assert.match(output, /plugins\/console\/ui\/src\/value\.ts:1: imports '\.\.\/\.\.\/\.\.\/a\/inner'/);
+    assert.match(output, /cli\/tool\.ts:1: imports '\.\.\/plugins\/a\/inner'/);
+    assert.match(output, /core\/app\.ts:1: core imports plugin 'a'/);
+    assert.doesNotMatch(output, /types\.ts|plugins\/b\/index\.ts|local/, 'entry points, own files and browser type names pass');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test.run();
