@@ -5,9 +5,10 @@
  * Held (a failure exits 1, naming each file and import):
  * - a plugin imports another plugin only through its entry point (plugins/<name>/index);
  * - the command-line tools (cli/) import plugins only through their entry points;
- * - core imports no plugin.
+ * - core imports no plugin;
+ * - no file in core is over 300 lines.
  * Measured (printed with their goal; issue 34 sets them, they do not fail the run yet):
- * core's lines of code, core's files over 300 lines, domain words in core's code.
+ * core's lines of code, domain words in core's code.
  *
  * Usage: node scripts/check-structure.mjs [root]   (root: the checkout, by default this one)
  */
@@ -115,13 +116,11 @@ for (const v of violations) console.log(`  ${v}`);
 console.log(
   `core lines of code: ${coreLines} in ${coreFiles.length} files (goal at most ${goals.coreLines}: ${mark(coreLines <= goals.coreLines)})`,
 );
-console.log(
-  `core files over ${goals.fileLines} lines: ${longFiles.length ? longFiles.join(', ') : 'none'} (${mark(longFiles.length === 0)})`,
-);
+console.log(`core files over ${goals.fileLines} lines: ${longFiles.length ? longFiles.join(', ') : 'none'}`);
 const domain = [...domainUses].map(([file, n]) => `${file} (${n})`);
 console.log(`domain words in core's code: ${domain.length ? domain.join(', ') : 'none'} (${mark(domain.length === 0)})`);
 if (statSync(pluginsDir, { throwIfNoEntry: false }) === undefined) {
   console.error(`no plugins/ under ${root}`);
   process.exit(1);
 }
-process.exit(violations.length === 0 ? 0 : 1);
+process.exit(violations.length === 0 && longFiles.length === 0 ? 0 : 1);

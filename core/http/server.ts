@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import polka from 'polka';
 import getRawBody from 'raw-body';
@@ -12,6 +11,7 @@ import { InvalidUtf8Error, bodyText } from './body-text';
 import { InFlight } from './in-flight';
 import { KeyFailures } from './key-failures';
 import { JsonDepthError, JsonSyntaxError, LoneSurrogateError, NulCharacterError, parseJson } from './json';
+import { isKey, keyOf } from './authorization';
 import { commonHeaders, respond, sendError } from './reply';
 import { withMethodOverride } from './method-override';
 import { RequestLog } from './request-log';
@@ -278,20 +278,6 @@ function parseBody(raw: string, maxDepth: number): unknown {
     if (error instanceof JsonSyntaxError) throw badRequest(ErrorCode.invalidJson, `the request body is not valid JSON: ${error.message}`);
     throw error;
   }
-}
-
-/** The key of an Authorization header: as the reference sends it, or after `Bearer ` (what Prometheus sends). */
-function keyOf(header: string | undefined): string | undefined {
-  return header?.startsWith('Bearer ') ? header.slice(7) : header;
-}
-
-/**
- * Whether `key` is `token`, in time that does not depend on where they differ (their
- * lengths may show, as with any such compare; the key's value does not).
- */
-function isKey(key: string, token: Buffer): boolean {
-  const supplied = Buffer.from(key);
-  return supplied.length === token.length && timingSafeEqual(supplied, token);
 }
 
 function toHttpError(error: unknown): HttpError {

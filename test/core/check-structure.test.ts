@@ -14,14 +14,15 @@ function check(root?: string): { status: number | null; output: string } {
   return { status: run.status, output: run.stdout + run.stderr };
 }
 
-test('npm run check:structure holds on this checkout: every import between plugins, and from cli/ and core/, goes through an entry point', () => {
+test('npm run check:structure holds on this checkout: every import between plugins, and from cli/ and core/, goes through an entry point; no core file over 300 lines', () => {
   const { status, output } = check();
   assert.equal(status, 0, output);
   assert.match(output, /every one through an entry point/);
   assert.match(output, /core lines of code: \d+ in \d+ files/);
+  assert.match(output, /core files over 300 lines: none\n/);
 });
 
-test('it names each import past an entry point, from a plugin, from cli/ and from core/, and only those', () => {
+test('it names each import past an entry point (from a plugin, cli/ and core/) and each core file over 300 lines, and only those', () => {
   const root = mkdtempSync(path.join(tmpdir(), 'ogserve-structure-'));
   try {
     const write = (file: string, text: string) => {
@@ -40,6 +41,8 @@ test('it names each import past an entry point, from a plugin, from cli/ and fro
     write('plugins/console/ui/src/value.ts', "import { inner } from '../../../a/inner';\nexport const v = inner;\n");
     write('cli/tool.ts', "import { inner } from '../plugins/a/inner';\nimport { b } from '../plugins/b';\nexport const t = [inner, b];\n");
     write('core/app.ts', "const a = require('../plugins/a');\nexport default a;\n");
+    write('core/long.ts', 'export const x = 1;\n'.repeat(301));
+    write('core/short.ts', 'export const y = 1;\n'.repeat(300));
     const { status, output } = check(root);
     assert.equal(status, 1, output);
     assert.match(output, /4 past an entry point/);
@@ -47,6 +50,7 @@ test('it names each import past an entry point, from a plugin, from cli/ and fro
     assert.match(output, /plugins\/console\/ui\/src\/value\.ts:1: imports '\.\.\/\.\.\/\.\.\/a\/inner'/);
     assert.match(output, /cli\/tool\.ts:1: imports '\.\.\/plugins\/a\/inner'/);
     assert.match(output, /core\/app\.ts:1: core imports plugin 'a'/);
+    assert.match(output, /core files over 300 lines: core\/long\.ts \(301\)\n/, 'a file of 301 lines, not one of 300');
     assert.doesNotMatch(output, /types\.ts|plugins\/b\/index\.ts|local/, 'entry points, own files and browser type names pass');
   } finally {
     rmSync(root, { recursive: true, force: true });

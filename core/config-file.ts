@@ -1,0 +1,27 @@
+import { readFileSync } from 'node:fs';
+import { StartupError } from './errors';
+import { findJsonSyntaxError, jsonKeyLines } from './json-lines';
+
+type Json = Record<string, unknown>;
+
+/** A config file's object and the line of each key in it; a syntax error names its line and column. */
+export function readJson(file: string): { value: Json; lines: Map<string, number> } {
+  let text: string;
+  try {
+    // An editor may have put a byte order mark first; JSON has none.
+    text = readFileSync(file, 'utf8').replace(/^\uFEFF/, '');
+  } catch (error) {
+    throw new StartupError(`config: cannot read ${file}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const found = findJsonSyntaxError(text);
+    const where = found ? `line ${found.line}, column ${found.column}: ${found.problem}` : (error as Error).message;
+    throw new StartupError(`config: ${file} is not valid JSON: ${where}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new StartupError(`config: ${file} must hold a JSON object`);
+  return { value: value as Json, lines: jsonKeyLines(text) };
+}
