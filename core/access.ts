@@ -1,25 +1,85 @@
-/**
- * What a caller may do. Every route names the one permission it needs; a key or token
- * brings a role (a set of permissions), and `shell` only when it was given explicitly.
- */
-export const permissions = ['read', 'operate', 'image', 'admin', 'shell'] as const;
-export type Permission = (typeof permissions)[number];
+import { StartupError } from './errors';
 
 /**
- * reader: reads only; operator: also wake, power, refresh, boot mode, live image, session,
- * cache; imager: also image create/restore, partition and format; admin: also inventory
- * writes, tokens, scheduling and everything else but shell.
+ * What a caller may do. Every route names the one permission it needs. Core's own are
+ * `read`, `operate` and `admin`; a plugin declares more in its definition (`permissions`),
+ * each held by the roles it names, or by none: then only a token given it explicitly (and
+ * the configured key) holds it.
  */
-export const roles = {
-  reader: ['read'],
-  operator: ['read', 'operate'],
-  imager: ['read', 'operate', 'image'],
-  admin: ['read', 'operate', 'image', 'admin'],
-} as const satisfies Record<string, readonly Permission[]>;
-export type Role = keyof typeof roles;
+export type Permission = string;
+
+/** A permission a plugin declares. */
+export interface PermissionDeclaration {
+  /** What it allows, one line: in refusals and the API document. */
+  description: string;
+  /** The roles that hold it; none: only the tokens it is given to explicitly. */
+  roles?: readonly Role[];
+}
+
+/**
+ * A key or token brings a role. reader: reads only; operator: also wake, power, refresh,
+ * boot mode, live image, session, cache; imager: also what plugins give it (disk work);
+ * admin: also inventory writes, tokens, scheduling, and every permission a plugin gives
+ * roles. A permission no role holds is given explicitly.
+ */
+export const roleNames = ['reader', 'operator', 'imager', 'admin'] as const;
+export type Role = (typeof roleNames)[number];
 
 export function isRole(value: string): value is Role {
-  return Object.hasOwn(roles, value);
+  return (roleNames as readonly string[]).includes(value);
+}
+
+const corePermissions: Record<string, PermissionDeclaration> = {
+  read: { description: 'read the inventory and the state of the fleet', roles: ['reader', 'operator', 'imager', 'admin'] },
+  operate: { description: 'wake, power, refresh, boot modes, sessions', roles: ['operator', 'imager', 'admin'] },
+  admin: { description: 'change the inventory, tokens and everything else not given apart', roles: ['admin'] },
+};
+
+/** The permissions core and the enabled plugins declare, and what each role holds. */
+export class Permissions {
+  private readonly declared = new Map<Permission, PermissionDeclaration & { owner: string }>();
+
+  constructor() {
+    for (const [name, declaration] of Object.entries(corePermissions)) this.declare('core', name, declaration);
+  }
+
+  /** Add `owner`'s permission; a name declared twice stops the start naming both. */
+  declare(owner: string, name: Permission, declaration: PermissionDeclaration): void {
+    const taken = this.declared.get(name);
+    if (taken)
+      throw new StartupError(
+        `permission '${name}' of plugin '${owner}' is already declared by ${taken.owner === 'core' ? 'core' : `plugin '${taken.owner}'`}`,
+      );
+    if (!/^[a-z][a-z0-9_-]*$/.test(name))
+      throw new StartupError(`permission '${name}' of plugin '${owner}': lower-case letters, digits, '_' and '-'`);
+    this.declared.set(name, { ...declaration, owner });
+  }
+
+  has(name: Permission): boolean {
+    return this.declared.has(name);
+  }
+
+  names(): Permission[] {
+    return [...this.declared.keys()];
+  }
+
+  /** Those no role holds: a token is given them one by one. */
+  explicit(): Permission[] {
+    return this.names().filter((name) => (this.declared.get(name)!.roles ?? []).length === 0);
+  }
+
+  /** What a caller may do: its role's permissions and its grants (a grant nobody declares is nothing). */
+  accessOf(credential: Credential): Access {
+    const held = new Set<Permission>();
+    for (const [name, declaration] of this.declared) if (declaration.roles?.includes(credential.role)) held.add(name);
+    for (const name of credential.grants ?? []) if (this.declared.has(name)) held.add(name);
+    return { ...credential, permissions: held };
+  }
+
+  /** The configured key: an admin given every permission, those no role holds included. */
+  configuredKey(): Access {
+    return { name: 'api_token', role: 'admin', permissions: new Set(this.declared.keys()) };
+  }
 }
 
 /**
@@ -36,12 +96,13 @@ export interface AccessScope {
   addresses(): Promise<ReadonlySet<string>>;
 }
 
-/** Who a request comes from and what it may do. */
-export interface Access {
+/** Who a request comes from, as the plugin that knows the key says it. */
+export interface Credential {
   /** The token's name (`api_token` for the configured key); never a secret. */
   name: string;
   role: Role;
-  permissions: ReadonlySet<Permission>;
+  /** Permissions given besides the role's (those no role holds, such as `shell`). */
+  grants?: readonly Permission[];
   /** Absent for a key that reaches the whole fleet. */
   scope?: AccessScope;
   /**
@@ -52,12 +113,13 @@ export interface Access {
   holds?(): boolean;
 }
 
-export function accessOf(name: string, role: Role, shell: boolean, scope?: AccessScope): Access {
-  return { name, role, permissions: new Set<Permission>([...roles[role], ...(shell ? (['shell'] as const) : [])]), scope };
+/** Who a request comes from and what it may do. */
+export interface Access extends Credential {
+  permissions: ReadonlySet<Permission>;
 }
 
 /**
  * Finds the access of a key that is not the configured one (a plugin's tokens), or
  * undefined for a key it does not know, has expired or was revoked.
  */
-export type KeyLookup = (key: string) => Access | undefined | Promise<Access | undefined>;
+export type KeyLookup = (key: string) => Credential | undefined | Promise<Credential | undefined>;

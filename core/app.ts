@@ -12,7 +12,7 @@ import { mountConsoleViews } from './console-views';
 import { StartupError } from './errors';
 import { EventBus } from './events';
 import { healthRoutes } from './health';
-import type { KeyLookup } from './access';
+import { type KeyLookup, Permissions } from './access';
 import { ServiceMetrics } from './metrics';
 import type { ActionObserver } from './http/actions';
 import { type Route, RouteTable } from './http/routes';
@@ -74,6 +74,7 @@ export class App {
     readonly container: DependencyContainer,
     readonly plugins: PluginDefinition[],
     private readonly routes: RouteTable,
+    private readonly permissions: Permissions,
     private db?: Database,
   ) {
     this.events = new EventBus(log);
@@ -103,7 +104,11 @@ export class App {
       config,
       definitions.map((d) => d.name),
     );
-    const app = new App(config, log, (options.parentContainer ?? rootContainer).createChildContainer(), definitions, new RouteTable());
+    const permissions = new Permissions();
+    for (const d of definitions)
+      for (const [name, declared] of Object.entries(d.permissions ?? {})) permissions.declare(d.name, name, declared);
+    const container = (options.parentContainer ?? rootContainer).createChildContainer();
+    const app = new App(config, log, container, definitions, new RouteTable(permissions), permissions);
     const entities = definitions.flatMap((d) => d.entities ?? []);
     const schemas: PluginSchema[] = definitions.map((d) => {
       const { seed } = d;
@@ -155,6 +160,7 @@ export class App {
         statics: this.statics.mounts,
         metrics: this.metrics,
         actionObservers: this.actionObservers,
+        permissions: this.permissions,
       });
       this.restListening = await this.openListener(server, this.log, {
         name: 'REST interface',

@@ -8,7 +8,7 @@ export type { RequestContext, Route, RouteRegistrar, RouteSpec, BodyPolicy } fro
 export { queryOf } from './http/routes';
 export { Reply } from './http/reply';
 export type { Action, ActionObserver } from './http/actions';
-export type { Access, AccessScope, KeyLookup, Permission, Role } from './access';
+export type { Access, AccessScope, Credential, KeyLookup, Permission, PermissionDeclaration, Role } from './access';
 export type { Database } from './database';
 export type { ClusterBackend, ClusterEvents, ClusterMessage, PluginCluster } from './cluster';
 export type { Migration, MigrationContext } from './migrations';

@@ -2,7 +2,7 @@ import type dgram from 'node:dgram';
 import type net from 'node:net';
 import type { TObject, Static } from '@sinclair/typebox';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
-import type { KeyLookup } from './access';
+import type { KeyLookup, PermissionDeclaration } from './access';
 import type { CoreSettings } from './config';
 import type { PluginCluster } from './cluster';
 import type { Database } from './database';
@@ -41,6 +41,12 @@ export interface PluginDefinition<C extends TObject = TObject> {
    * transaction that records its schema version (a database that already had them is left alone).
    */
   seed?(ctx: SeedContext): Promise<void>;
+  /**
+   * Permissions this plugin's routes (or other plugins' routes) may name, besides core's
+   * `read`, `operate` and `admin`: each with the roles that hold it, or none (given to a
+   * token explicitly). A name another plugin declares too stops the start.
+   */
+  permissions?: Record<string, PermissionDeclaration>;
   /** A view of the web console: `dir` is served at `/console/plugins/<name>/`, `entry` is its module there. */
   console?: ConsoleView;
   register(ctx: PluginContext<Static<C>>): void | Promise<void>;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Static, TSchema } from '@sinclair/typebox';
-import { type Access, type Permission, permissions } from '../access';
+import type { Access, Permission, Permissions } from '../access';
 import type { Database } from '../database';
 import { StartupError } from '../errors';
 import type { Logger } from '../log';
@@ -150,6 +150,9 @@ export interface RouteRegistrar {
 export class RouteTable {
   readonly routes: Route[] = [];
 
+  /** `permissions`: what core and the enabled plugins declare; a route names one of them. */
+  constructor(private readonly permissions: Permissions) {}
+
   registrarFor(owner: string): RouteRegistrar {
     const add =
       (method: string) =>
@@ -161,9 +164,13 @@ export class RouteTable {
   private add(owner: string, method: string, path: string, spec: RouteSpec<TSchema>, handler: Handler<unknown>): void {
     const taken = this.routes.find((r) => r.method === method && r.path === path);
     if (taken) throw new StartupError(`route ${method} ${path} of plugin '${owner}' is already registered by plugin '${taken.owner}'`);
-    if (!spec.public && !(permissions as readonly string[]).includes(spec.permission ?? '')) {
+    if (!spec.public && !this.permissions.has(spec.permission ?? '')) {
+      const named =
+        spec.permission === undefined
+          ? 'must name its permission'
+          : `names permission '${spec.permission}', which no enabled plugin declares;`;
       throw new StartupError(
-        `route ${method} ${path} of plugin '${owner}' must declare its permission (one of ${permissions.join(', ')}) or be public`,
+        `route ${method} ${path} of plugin '${owner}' ${named} (one of ${this.permissions.names().join(', ')}) or be public`,
       );
     }
     this.routes.push({

@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import polka from 'polka';
 import getRawBody from 'raw-body';
-import { type Access, type KeyLookup, accessOf } from '../access';
+import type { Access, KeyLookup, Permissions } from '../access';
 import type { Database } from '../database';
 import { ErrorCode, HttpError, badRequest } from '../errors';
 import type { Logger } from '../log';
@@ -39,6 +39,8 @@ export interface RestOptions {
   metrics?: ServiceMetrics;
   /** Told of every request to an audited route, once answered. */
   actionObservers?: ActionObserver[];
+  /** What each role and grant allows (core's permissions and the plugins'). */
+  permissions: Permissions;
 }
 
 const noBody = Symbol('no body');
@@ -47,7 +49,6 @@ const routeOf = new WeakMap<IncomingMessage, string>();
 const routeLabel = (req: IncomingMessage): string => routeOf.get(req) ?? 'unrouted';
 /** Who sent each authorised request. */
 const accessByRequest = new WeakMap<IncomingMessage, Access>();
-const configuredKey = accessOf('api_token', 'admin', true);
 const inFlightOf = new WeakMap<http.Server, InFlight>();
 
 /**
@@ -106,11 +107,12 @@ export function createRestServer(options: RestOptions): http.Server {
   const lookups = options.lookups ?? [];
   const accessFor = async (key: string): Promise<Access | undefined> => {
     for (const lookup of lookups) {
-      const access = await lookup(key);
-      if (access) return access;
+      const credential = await lookup(key);
+      if (credential) return options.permissions.accessOf(credential);
     }
     return undefined;
   };
+  const configuredKey = options.permissions.configuredKey();
   app.use((req: IncomingMessage & { path?: string }, res: ServerResponse, next: () => void) => {
     const supplied = keyOf(req.headers.authorization);
     const endpoint = `${req.method} ${req.path}`;

@@ -45,6 +45,11 @@ export default definePlugin({
   // 2: software and hardware profiles (new tables only).
   schemaVersion: 2,
   entities: [HardwareItemEntity, SoftwareItemEntity, SoftwareProfileEntity, HardwareProfileEntity],
+  // The agents' commands that change a disk or run anything on a client are rights apart.
+  permissions: {
+    image: { description: "change a client's disks: partition, format, create and restore images", roles: ['imager', 'admin'] },
+    shell: { description: 'run commands on clients (given to a token explicitly)' },
+  },
   config: Type.Object(
     {
       ip: Type.String({ default: '0.0.0.0', format: 'ipv4' }),

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type Access, type AccessScope, type Role, accessOf, isRole } from '../../core/access';
+import { type AccessScope, type Credential, type Role, isRole } from '../../core/access';
 import type { Database } from '../../core/database';
 import { ErrorCode, badRequest } from '../../core/errors';
 import { TokenEntity } from './entities/token';
@@ -37,7 +37,7 @@ export interface NewToken {
 
 interface Known {
   view: TokenView;
-  access: Access;
+  access: Credential;
   expiresAt: number | null;
 }
 
@@ -121,8 +121,8 @@ export class TokenStore {
     return this.views();
   }
 
-  /** The access of a valid key, or undefined for an unknown, expired or revoked one. */
-  async lookup(secret: string): Promise<Access | undefined> {
+  /** Who a valid key stands for, or undefined for an unknown, expired or revoked one. */
+  async lookup(secret: string): Promise<Credential | undefined> {
     const hash = hashOf(secret);
     const stale = this.now() - this.readAt >= rereadMs;
     if (stale && !this.byHash.has(hash)) await this.read();
@@ -191,7 +191,11 @@ export class TokenStore {
               rooms,
             },
             access: {
-              ...accessOf(row.name, row.role, Boolean(row.shell), limited ? this.scopes.make(centers, rooms) : undefined),
+              name: row.name,
+              role: row.role,
+              // A token may be given the agents' shell permission, which no role holds.
+              grants: row.shell ? ['shell'] : [],
+              scope: limited ? this.scopes.make(centers, rooms) : undefined,
               holds: () => this.holds(row.hash),
             },
             expiresAt: row.expiresAt === null ? null : Number(row.expiresAt),
