@@ -12,9 +12,9 @@ import { mountConsoleViews } from './console-views';
 import { StartupError } from './errors';
 import { EventBus } from './events';
 import { healthRoutes } from './health';
-import { type KeyLookup, Permissions } from './access';
+import { Permissions } from './access';
 import { ServiceMetrics } from './metrics';
-import type { ActionObserver } from './http/actions';
+import { RequestHooks } from './http/hooks';
 import { type Route, RouteTable } from './http/routes';
 import { closeRestServer, createRestServer } from './http/server';
 import { StaticMounts } from './http/static';
@@ -78,6 +78,7 @@ export class App {
     private db?: Database,
   ) {
     this.events = new EventBus(log);
+    this.hooks = new RequestHooks(log);
     this.cluster = new Cluster(log);
     this.metrics.countListenerFailures(this.events);
     this.metrics.countClusterSendFailures(this.cluster);
@@ -150,7 +151,6 @@ export class App {
       const server = createRestServer({
         routes: this.routes.routes,
         token,
-        lookups: this.keyLookups,
         maxKeyFailures: rest.max_key_failures,
         maxRequestBytes: rest.max_request_bytes,
         maxResponseBytes: rest.max_response_bytes,
@@ -159,7 +159,7 @@ export class App {
         log: this.log,
         statics: this.statics.mounts,
         metrics: this.metrics,
-        actionObservers: this.actionObservers,
+        hooks: this.hooks,
         permissions: this.permissions,
       });
       this.restListening = await this.openListener(server, this.log, {
@@ -226,8 +226,7 @@ export class App {
   }
 
   private readonly owners = new Map<InjectionToken<unknown>, string>();
-  private readonly keyLookups: KeyLookup[] = [];
-  private readonly actionObservers: ActionObserver[] = [];
+  private readonly hooks: RequestHooks;
 
   private contextFor(definition: PluginDefinition, section: unknown): PluginContext<unknown> {
     const allowed = new Set([definition.name, ...(definition.requires ?? [])]);
@@ -269,8 +268,7 @@ export class App {
         }
         return this.container.resolve(token);
       },
-      acceptKeys: (lookup) => this.keyLookups.push(lookup),
-      onAction: (observer) => this.actionObservers.push(observer),
+      hooks: this.hooks.forPlugin(definition.name),
       files: (prefix, dir, options) => this.statics.add(definition.name, prefix, dir, options),
       onStart: (fn) => this.startHooks.push(fn),
       onStop: (fn) => this.stopHooks.push({ plugin: definition.name, hook: fn }),

@@ -2,7 +2,7 @@ import type dgram from 'node:dgram';
 import type net from 'node:net';
 import type { TObject, Static } from '@sinclair/typebox';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
-import type { KeyLookup, PermissionDeclaration } from './access';
+import type { PermissionDeclaration } from './access';
 import type { CoreSettings } from './config';
 import type { PluginCluster } from './cluster';
 import type { Database } from './database';
@@ -11,7 +11,7 @@ import type { Registry } from './metrics';
 import type { Listening, ListenSpec } from './listen';
 import type { Logger } from './log';
 import type { Migration, MigrationContext } from './migrations';
-import type { ActionObserver } from './http/actions';
+import type { PluginHooks } from './http/hooks';
 import type { Route, RouteRegistrar } from './http/routes';
 import type { StaticOptions } from './http/static';
 import type { ConsoleView } from './console-views';
@@ -81,16 +81,11 @@ export interface PluginContext<C = unknown> {
   /** The Prometheus registry GET /metrics serves: add this plugin's metrics with `registers: [ctx.metrics]`. */
   readonly metrics: Registry;
   /**
-   * Accept other keys than `rest.api_token` (scoped tokens): `lookup` answers the access of
-   * a key it knows, or undefined. Asked only for keys that are not the configured one.
+   * Where the plugin joins the handling of requests: `authenticate` (keys other than
+   * `rest.api_token`: tokens, sessions), `preHandler` (a check before every handler) and
+   * `onResponse` (each routed request once answered or cut off: the audit trail).
    */
-  acceptKeys(lookup: KeyLookup): void;
-  /**
-   * Hear every request to a route marked `audit` (by default those that change something or
-   * reach an agent or the network) once it is answered: who, from where, what, which
-   * clients, status and duration. Called on the request path: keep it to a push.
-   */
-  onAction(observer: ActionObserver): void;
+  readonly hooks: PluginHooks;
   /** Export a service for the plugins that declare this one in `requires`. */
   provide<T>(token: InjectionToken<T>, value: T): void;
   /** Resolve a service exported by this plugin or by one it requires. */

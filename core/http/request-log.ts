@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log';
-import { clientLists } from './actions';
+import { clientLists } from './clients-named';
 
 interface Entry {
   started: bigint;

@@ -1,12 +1,13 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import polka from 'polka';
 import getRawBody from 'raw-body';
-import type { Access, KeyLookup, Permissions } from '../access';
+import type { Access, Permissions } from '../access';
 import type { Database } from '../database';
 import { ErrorCode, HttpError, badRequest } from '../errors';
 import type { Logger } from '../log';
 import type { ServiceMetrics } from '../metrics';
-import { type ActionObserver, ActionTrail, clientsNamed } from './actions';
+import { clientsNamed } from './clients-named';
+import type { RequestHooks } from './hooks';
 import { InvalidUtf8Error, bodyText } from './body-text';
 import { InFlight } from './in-flight';
 import { KeyFailures } from './key-failures';
@@ -23,8 +24,6 @@ export interface RestOptions {
   routes: Route[];
   /** The configured key (`rest.api_token`): an admin key with shell, as ogCLI and ogCP use it. */
   token: string;
-  /** Other keys' access (scoped tokens), asked in turn for a key that is not `token`. */
-  lookups?: KeyLookup[];
   /** Wrong keys from one address within a minute before it is refused for a minute (0: never). */
   maxKeyFailures?: number;
   maxRequestBytes: number;
@@ -37,8 +36,8 @@ export interface RestOptions {
   statics?: StaticMount[];
   /** Times every request by route template. */
   metrics?: ServiceMetrics;
-  /** Told of every request to an audited route, once answered. */
-  actionObservers?: ActionObserver[];
+  /** The plugins' request hooks: key lookups, checks before handlers, what was answered. */
+  hooks: RequestHooks;
   /** What each role and grant allows (core's permissions and the plugins'). */
   permissions: Permissions;
 }
@@ -79,7 +78,7 @@ export function createRestServer(options: RestOptions): http.Server {
   // The spec logs every request but these polled reads; refused requests are logged too.
   const requestLog = new RequestLog(log, new Set(routes.filter((r) => !r.log).map((r) => `${r.method} ${r.path}`)));
   const inFlight = new InFlight();
-  const trail = new ActionTrail(options.actionObservers ?? [], log);
+  const { hooks } = options;
   const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
     const known = toHttpError(error);
     if (known.status >= 500) log.error({ err: error, method: req.method, url: req.url }, 'request failed');
@@ -104,9 +103,8 @@ export function createRestServer(options: RestOptions): http.Server {
   });
 
   const failures = new KeyFailures(options.maxKeyFailures ?? 20, log);
-  const lookups = options.lookups ?? [];
   const accessFor = async (key: string): Promise<Access | undefined> => {
-    for (const lookup of lookups) {
+    for (const lookup of hooks.lookups) {
       const credential = await lookup(key);
       if (credential) return options.permissions.accessOf(credential);
     }
@@ -154,7 +152,7 @@ export function createRestServer(options: RestOptions): http.Server {
     app.add(route.method as Parameters<typeof app.add>[0], route.path, (req: IncomingMessage, res: ServerResponse) => {
       routeOf.set(req, route.path);
       const access = accessByRequest.get(req);
-      trail.begin(route, req, res, access);
+      hooks.routed(route, req, res, access);
       if (route.permission && !access?.permissions.has(route.permission)) {
         const why = `${route.method} ${route.path} needs the '${route.permission}' permission`;
         return fail(
@@ -175,7 +173,7 @@ export function createRestServer(options: RestOptions): http.Server {
         );
       }
       if (route.stream) inFlight.stream(res);
-      handle(route, req, res, options, requestLog, trail).catch((error: unknown) => fail(req, res, error));
+      handle(route, req, res, options, requestLog).catch((error: unknown) => fail(req, res, error));
     });
   }
 
@@ -204,7 +202,6 @@ async function handle(
   res: ServerResponse,
   options: RestOptions,
   requestLog: RequestLog,
-  trail: ActionTrail,
 ): Promise<void> {
   let body: unknown = noBody;
   if (route.policy !== 'ignored') {
@@ -213,7 +210,7 @@ async function handle(
       if (route.policy === 'forbidden') throw badRequest(ErrorCode.bodyNotAllowed, `${route.method} ${route.path} takes no request body`);
       body = parseBody(decodeBody(raw), options.maxJsonDepth);
       requestLog.noteBody(req, body);
-      trail.noteBody(route, req, body);
+      options.hooks.noteBody(req, body);
     }
   }
   if (body === noBody) {
@@ -240,6 +237,7 @@ async function handle(
     }
   }
   const ctx = new RequestContext(req, res, body, options.log, options.db, access);
+  await options.hooks.beforeHandler(ctx);
   const result = await route.handler(ctx);
   if (route.stream) return;
   respond(req, res, result, options.maxResponseBytes);

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import type { Action } from '../../core/http/actions';
+import { clientsNamed } from '../../core/http/clients-named';
 import { Counter } from '../../core/metrics';
 import { definePlugin } from '../../core/plugin';
 import { AuditEntryEntity } from './entities/entry';
 import { pruneEntries } from './prune';
 import { findEntries, parseAuditQuery } from './query';
-import { AuditRecorder } from './recorder';
+import { type Action, AuditRecorder } from './recorder';
 import { AuditPage } from './schemas';
 
 declare module '../../core/events' {
@@ -52,7 +52,14 @@ export default definePlugin({
       },
       dropped: () => dropped.inc(),
     });
-    ctx.onAction((action) => recorder.record(action));
+    // Every request to a route marked `audit` (by default those that change something or
+    // reach an agent or the network), refusals included: who, from where, what, which clients.
+    ctx.hooks.onResponse(({ route, req, access, body, time, status, ms }) => {
+      if (!route.audit) return;
+      const address = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+      const path = (req.url ?? '').split('?')[0]!;
+      recorder.record({ time, token: access?.name ?? '', address, method: route.method, path, clients: clientsNamed(body), status, ms });
+    });
 
     ctx.router.get(
       '/audit',

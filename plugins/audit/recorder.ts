@@ -1,8 +1,25 @@
-import type { Action } from '../../core/http/actions';
 import type { Database } from '../../core/database';
 import { insertInChunks } from '../../core/database';
 import type { Logger } from '../../core/log';
 import { AuditEntryEntity, type AuditEntry } from './entities/entry';
+
+/** One request to an audited route (core/http/routes.ts `audit`), once it was answered or cut off. */
+export interface Action {
+  /** When it arrived. */
+  time: Date;
+  /** The key's or token's name; never a secret. */
+  token: string;
+  /** The source address, without the IPv4-mapped prefix. */
+  address: string;
+  method: string;
+  /** As sent, without the query. */
+  path: string;
+  /** The client addresses its body named. */
+  clients: string[];
+  /** Undefined when the connection closed before the answer was sent. */
+  status?: number;
+  ms: number;
+}
 
 /** Told what happened to each entry: events and metrics hang here. */
 export interface RecorderOutcomes {

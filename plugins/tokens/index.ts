@@ -41,7 +41,7 @@ export default definePlugin({
     ctx.cluster.on('tokens.changed', reread);
     ctx.cluster.onReconnect(reread);
     ctx.provide(TokenStore, store);
-    ctx.acceptKeys((key) => store.lookup(key));
+    ctx.hooks.authenticate((key) => store.lookup(key));
     tokenRoutes(ctx, store);
     let timer: NodeJS.Timeout | undefined;
     ctx.onStart(async () => {

@@ -1,0 +1,91 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Access, KeyLookup } from '../access';
+import type { Logger } from '../log';
+import type { RequestContext, Route } from './routes';
+
+/** One request that reached a route, once it was answered (refusals included) or cut off. */
+export interface Answered {
+  route: Readonly<Route>;
+  req: IncomingMessage;
+  /** Who sent it; undefined on public routes. */
+  access?: Access;
+  /** Its parsed body; undefined when it had none or was refused before it was read. */
+  body?: unknown;
+  /** When it arrived. */
+  time: Date;
+  /** Undefined when the connection closed before the answer was sent. */
+  status?: number;
+  /** From its arrival at the route to its answer, in milliseconds (0.1 ms steps). */
+  ms: number;
+}
+
+/**
+ * Where plugins join the handling of requests, as Fastify's hooks: who a key stands for,
+ * a check before each handler, and what was answered. Core runs them; it knows none.
+ */
+export interface PluginHooks {
+  /** Keys other than `rest.api_token` (tokens, sessions): `lookup` says who one stands for, or undefined. */
+  authenticate(lookup: KeyLookup): void;
+  /** Before every handler, once the body is valid: throw an HttpError to refuse the request. */
+  preHandler(fn: (ctx: RequestContext<unknown>) => void | Promise<void>): void;
+  /** Once each routed request is answered or cut off. Called on the request path: keep it short. */
+  onResponse(fn: (answered: Answered) => void): void;
+}
+
+/** The hooks every plugin registered, and running them. */
+export class RequestHooks {
+  readonly lookups: KeyLookup[] = [];
+  private readonly preHandlers: ((ctx: RequestContext<unknown>) => void | Promise<void>)[] = [];
+  private readonly responders: { plugin: string; fn: (answered: Answered) => void }[] = [];
+  private readonly bodies = new WeakMap<IncomingMessage, unknown>();
+
+  constructor(private readonly log: Logger) {}
+
+  forPlugin(plugin: string): PluginHooks {
+    return {
+      authenticate: (lookup) => this.lookups.push(lookup),
+      preHandler: (fn) => this.preHandlers.push(fn),
+      onResponse: (fn) => this.responders.push({ plugin, fn }),
+    };
+  }
+
+  async beforeHandler(ctx: RequestContext<unknown>): Promise<void> {
+    for (const fn of this.preHandlers) await fn(ctx);
+  }
+
+  /** A request reached `route`: tell the onResponse hooks once its answer is out or its connection gone. */
+  routed(route: Readonly<Route>, req: IncomingMessage, res: ServerResponse, access: Access | undefined): void {
+    if (this.responders.length === 0) return;
+    const time = new Date();
+    const started = process.hrtime.bigint();
+    let done = false;
+    const finish = (answered: boolean): void => {
+      if (done) return;
+      done = true;
+      const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
+      const exchange: Answered = {
+        route,
+        req,
+        access,
+        body: this.bodies.get(req),
+        time,
+        status: answered ? res.statusCode : undefined,
+        ms,
+      };
+      for (const { plugin, fn } of this.responders) {
+        try {
+          fn(exchange);
+        } catch (error) {
+          this.log.error({ err: error, plugin, method: route.method, path: route.path }, `an onResponse hook of plugin '${plugin}' failed`);
+        }
+      }
+    };
+    res.once('prefinish', () => finish(true));
+    res.once('close', () => finish(res.writableFinished));
+  }
+
+  /** The request's parsed body, for the onResponse hooks. */
+  noteBody(req: IncomingMessage, body: unknown): void {
+    if (this.responders.length > 0) this.bodies.set(req, body);
+  }
+}

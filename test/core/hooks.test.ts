@@ -1,0 +1,74 @@
+// Engine-independent: runs once, on SQLite.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'uvu';
+import { eventually } from '../support/fake-agent';
+import { withServer } from '../support/server';
+
+const coreIndex = path.resolve(__dirname, '..', '..', 'core', 'index.js');
+
+/**
+ * A plugin on every hook: a key of its own ('guest-key', a reader limited to nothing), a
+ * check before every handler (a center named 'forbidden' is refused, naming the field), and
+ * a record of what was answered, kept where the test reads it (GET /hooked); its onResponse
+ * hook throws once, which must not cost the answer or the next hooks.
+ */
+const plugin = `const { definePlugin, badRequest } = require(${JSON.stringify(coreIndex)});
+module.exports = definePlugin({
+  name: 'hooked',
+  register(ctx) {
+    const seen = [];
+    let thrown = false;
+    ctx.hooks.authenticate((key) => (key === 'guest-key' ? { name: 'guest', role: 'reader' } : undefined));
+    ctx.hooks.preHandler(({ body }) => {
+      if (body && body.name === 'forbidden') throw badRequest('invalid_field', 'name: not this one', 'name');
+    });
+    ctx.hooks.onResponse(({ route, access, body, status }) => {
+      if (route.path === '/hooked') return;
+      if (!thrown) { thrown = true; throw new Error('a hook that fails'); }
+      seen.push([route.method + ' ' + route.path, access ? access.name : null, body && body.name ? body.name : null, status]);
+    });
+    ctx.router.get('/hooked', { permission: 'read' }, () => ({ seen }));
+  },
+});`;
+
+test('plugins join requests through hooks: their keys, a check before every handler, and every answer after it', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-hooks-'));
+  try {
+    const file = path.join(dir, 'hooked.js');
+    writeFileSync(file, plugin);
+    await withServer(
+      async (s) => {
+        // The first answer's hook throws: logged with its plugin, the answer is whole.
+        assert.equal((await s.get('/scopes')).status, 200);
+        await eventually(() => s.logs.some((l) => l.msg === "an onResponse hook of plugin 'hooked' failed"), 'the failure logged');
+        const refused = await s.post('/center/add', { name: 'forbidden' });
+        assert.equal(refused.status, 400);
+        assert.equal(refused.body.field, 'name');
+        assert.equal((await s.get('/scopes')).text.includes('forbidden'), false, 'nothing written');
+        assert.equal((await s.post('/center/add', { name: 'allowed' })).status, 200);
+        const guest = await s.request('GET', '/scopes', undefined, { Authorization: 'guest-key' });
+        assert.equal(guest.status, 200, 'the plugin key reads');
+        const guestWrite = await s.request('POST', '/center/add', { name: 'x' }, { Authorization: 'guest-key' });
+        assert.equal(guestWrite.status, 403, 'a reader may not write');
+        assert.match(guestWrite.body.message, /the key 'guest' \(reader\)/);
+        assert.equal((await s.request('GET', '/scopes', undefined, { Authorization: 'wrong' })).status, 401);
+        const seen = (await s.get('/hooked')).body.seen;
+        assert.deepEqual(seen, [
+          ['POST /center/add', 'api_token', 'forbidden', 400],
+          ['GET /scopes', 'api_token', null, 200],
+          ['POST /center/add', 'api_token', 'allowed', 200],
+          ['GET /scopes', 'guest', null, 200],
+          ['POST /center/add', 'guest', null, 403],
+        ]);
+      },
+      { config: { plugins: ['inventory', file] } },
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
