@@ -122,7 +122,6 @@ export class App {
     });
     schemas.forEach(checkMigrationList);
     app.db = await openDatabase(config.core.database, entities, schemas, log, config.stateDir.dir);
-    app.metrics.timeQueries(app.database);
     versionRoute(app.routes.registrarFor('core'), app.database, definitions);
     healthRoutes(app.routes.registrarFor('core'), app.database, () => app.serving);
     try {
@@ -158,7 +157,6 @@ export class App {
         maxJsonDepth: rest.max_json_depth,
         log: this.log,
         statics: this.statics.mounts,
-        metrics: this.metrics,
         hooks: this.hooks,
         permissions: this.permissions,
       });

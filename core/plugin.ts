@@ -83,7 +83,7 @@ export interface PluginContext<C = unknown> {
   /**
    * Where the plugin joins the handling of requests: `authenticate` (keys other than
    * `rest.api_token`: tokens, sessions), `preHandler` (a check before every handler) and
-   * `onResponse` (each routed request once answered or cut off: the audit trail).
+   * `onResponse` (each request once answered or cut off: the audit trail, the request metrics).
    */
   readonly hooks: PluginHooks;
   /** Export a service for the plugins that declare this one in `requires`. */

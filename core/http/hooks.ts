@@ -3,11 +3,12 @@ import type { Access, KeyLookup } from '../access';
 import type { Logger } from '../log';
 import type { RequestContext, Route } from './routes';
 
-/** One request that reached a route, once it was answered (refusals included) or cut off. */
+/** One request, once it was answered (refusals included) or cut off. */
 export interface Answered {
-  route: Readonly<Route>;
+  /** The route that took it; undefined when none did (refused before routing, a static file, no such endpoint). */
+  route?: Readonly<Route>;
   req: IncomingMessage;
-  /** Who sent it; undefined on public routes. */
+  /** Who sent it; undefined on public routes and before routing. */
   access?: Access;
   /** Its parsed body; undefined when it had none or was refused before it was read. */
   body?: unknown;
@@ -15,7 +16,7 @@ export interface Answered {
   time: Date;
   /** Undefined when the connection closed before the answer was sent. */
   status?: number;
-  /** From its arrival at the route to its answer, in milliseconds (0.1 ms steps). */
+  /** From its arrival to its answer, in milliseconds (0.1 ms steps). */
   ms: number;
 }
 
@@ -28,7 +29,7 @@ export interface PluginHooks {
   authenticate(lookup: KeyLookup): void;
   /** Before every handler, once the body is valid: throw an HttpError to refuse the request. */
   preHandler(fn: (ctx: RequestContext<unknown>) => void | Promise<void>): void;
-  /** Once each routed request is answered or cut off. Called on the request path: keep it short. */
+  /** Once each request is answered or cut off (every one: metrics count them all). Called on the request path: keep it short. */
   onResponse(fn: (answered: Answered) => void): void;
 }
 
@@ -38,6 +39,7 @@ export class RequestHooks {
   private readonly preHandlers: ((ctx: RequestContext<unknown>) => void | Promise<void>)[] = [];
   private readonly responders: { plugin: string; fn: (answered: Answered) => void }[] = [];
   private readonly bodies = new WeakMap<IncomingMessage, unknown>();
+  private readonly routing = new WeakMap<IncomingMessage, { route: Readonly<Route>; access?: Access }>();
 
   constructor(private readonly log: Logger) {}
 
@@ -53,8 +55,8 @@ export class RequestHooks {
     for (const fn of this.preHandlers) await fn(ctx);
   }
 
-  /** A request reached `route`: tell the onResponse hooks once its answer is out or its connection gone. */
-  routed(route: Readonly<Route>, req: IncomingMessage, res: ServerResponse, access: Access | undefined): void {
+  /** A request arrived: tell the onResponse hooks once its answer is out or its connection gone. */
+  begin(req: IncomingMessage, res: ServerResponse): void {
     if (this.responders.length === 0) return;
     const time = new Date();
     const started = process.hrtime.bigint();
@@ -63,6 +65,7 @@ export class RequestHooks {
       if (done) return;
       done = true;
       const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
+      const { route, access } = this.routing.get(req) ?? {};
       const exchange: Answered = {
         route,
         req,
@@ -76,12 +79,17 @@ export class RequestHooks {
         try {
           fn(exchange);
         } catch (error) {
-          this.log.error({ err: error, plugin, method: route.method, path: route.path }, `an onResponse hook of plugin '${plugin}' failed`);
+          this.log.error({ err: error, plugin, method: req.method, url: req.url }, `an onResponse hook of plugin '${plugin}' failed`);
         }
       }
     };
     res.once('prefinish', () => finish(true));
     res.once('close', () => finish(res.writableFinished));
+  }
+
+  /** The route that took a request, and who sent it. */
+  routed(route: Readonly<Route>, req: IncomingMessage, access: Access | undefined): void {
+    if (this.responders.length > 0) this.routing.set(req, { route, access });
   }
 
   /** The request's parsed body, for the onResponse hooks. */

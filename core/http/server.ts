@@ -5,7 +5,6 @@ import type { Access, Permissions } from '../access';
 import type { Database } from '../database';
 import { ErrorCode, HttpError, badRequest } from '../errors';
 import type { Logger } from '../log';
-import type { ServiceMetrics } from '../metrics';
 import { clientsNamed } from './clients-named';
 import type { RequestHooks } from './hooks';
 import { InvalidUtf8Error, bodyText } from './body-text';
@@ -34,8 +33,6 @@ export interface RestOptions {
   log: Logger;
   /** File trees served without `Authorization` (GET and HEAD only), before any other check. */
   statics?: StaticMount[];
-  /** Times every request by route template. */
-  metrics?: ServiceMetrics;
   /** The plugins' request hooks: key lookups, checks before handlers, what was answered. */
   hooks: RequestHooks;
   /** What each role and grant allows (core's permissions and the plugins'). */
@@ -43,9 +40,6 @@ export interface RestOptions {
 }
 
 const noBody = Symbol('no body');
-/** The route template that took a request, for the request metrics. */
-const routeOf = new WeakMap<IncomingMessage, string>();
-const routeLabel = (req: IncomingMessage): string => routeOf.get(req) ?? 'unrouted';
 /** Who sent each authorised request. */
 const accessByRequest = new WeakMap<IncomingMessage, Access>();
 const inFlightOf = new WeakMap<http.Server, InFlight>();
@@ -150,9 +144,8 @@ export function createRestServer(options: RestOptions): http.Server {
 
   for (const route of routes) {
     app.add(route.method as Parameters<typeof app.add>[0], route.path, (req: IncomingMessage, res: ServerResponse) => {
-      routeOf.set(req, route.path);
       const access = accessByRequest.get(req);
-      hooks.routed(route, req, res, access);
+      hooks.routed(route, req, access);
       if (route.permission && !access?.permissions.has(route.permission)) {
         const why = `${route.method} ${route.path} needs the '${route.permission}' permission`;
         return fail(
@@ -179,9 +172,8 @@ export function createRestServer(options: RestOptions): http.Server {
 
   const api = withMethodOverride(app.handler as http.RequestListener);
   const routed = withStaticFiles(options.statics ?? [], api, maxResponseBytes);
-  const { metrics } = options;
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
-    metrics?.timeRequest(req, res, routeLabel);
+    hooks.begin(req, res);
     inFlight.begin(req, res);
     requestLog.begin(req, res);
     routed(req, res);

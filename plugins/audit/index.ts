@@ -55,7 +55,7 @@ export default definePlugin({
     // Every request to a route marked `audit` (by default those that change something or
     // reach an agent or the network), refusals included: who, from where, what, which clients.
     ctx.hooks.onResponse(({ route, req, access, body, time, status, ms }) => {
-      if (!route.audit) return;
+      if (!route?.audit) return;
       const address = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
       const path = (req.url ?? '').split('?')[0]!;
       recorder.record({ time, token: access?.name ?? '', address, method: route.method, path, clients: clientsNamed(body), status, ms });

@@ -3,6 +3,7 @@ import { Reply } from '../../core/http/reply';
 import { definePlugin } from '../../core/plugin';
 import { AgentLink } from '../agents';
 import { Inventory } from '../inventory';
+import { collectServiceMetrics } from './collection';
 
 /**
  * Prometheus: GET /metrics serves every figure core and the plugins put in `ctx.metrics`
@@ -20,6 +21,7 @@ export default definePlugin({
     { additionalProperties: false },
   ),
   register(ctx) {
+    collectServiceMetrics(ctx.metrics, ctx.hooks, ctx.db);
     const inventory = ctx.use(Inventory);
     const link = ctx.use(AgentLink);
 

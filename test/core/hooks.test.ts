@@ -10,10 +10,10 @@ import { withServer } from '../support/server';
 const coreIndex = path.resolve(__dirname, '..', '..', 'core', 'index.js');
 
 /**
- * A plugin on every hook: a key of its own ('guest-key', a reader limited to nothing), a
- * check before every handler (a center named 'forbidden' is refused, naming the field), and
- * a record of what was answered, kept where the test reads it (GET /hooked); its onResponse
- * hook throws once, which must not cost the answer or the next hooks.
+ * A plugin on every hook: a key of its own ('guest-key', a reader), a check before every
+ * handler (a center named 'forbidden' is refused, naming the field), and a record of what
+ * was answered, kept where the test reads it (GET /hooked); its onResponse hook throws
+ * once, which must not cost the answer or the next hooks.
  */
 const plugin = `const { definePlugin, badRequest } = require(${JSON.stringify(coreIndex)});
 module.exports = definePlugin({
@@ -25,16 +25,16 @@ module.exports = definePlugin({
     ctx.hooks.preHandler(({ body }) => {
       if (body && body.name === 'forbidden') throw badRequest('invalid_field', 'name: not this one', 'name');
     });
-    ctx.hooks.onResponse(({ route, access, body, status }) => {
-      if (route.path === '/hooked') return;
+    ctx.hooks.onResponse(({ route, req, access, body, status }) => {
+      if (route && route.path === '/hooked') return;
       if (!thrown) { thrown = true; throw new Error('a hook that fails'); }
-      seen.push([route.method + ' ' + route.path, access ? access.name : null, body && body.name ? body.name : null, status]);
+      seen.push([req.method + ' ' + (route ? route.path : 'unrouted'), access ? access.name : null, body && body.name ? body.name : null, status]);
     });
     ctx.router.get('/hooked', { permission: 'read' }, () => ({ seen }));
   },
 });`;
 
-test('plugins join requests through hooks: their keys, a check before every handler, and every answer after it', async () => {
+test('plugins join requests through hooks: their keys, a check before every handler, and every answer after it, refused before routing included', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-hooks-'));
   try {
     const file = path.join(dir, 'hooked.js');
@@ -62,6 +62,7 @@ test('plugins join requests through hooks: their keys, a check before every hand
           ['POST /center/add', 'api_token', 'allowed', 200],
           ['GET /scopes', 'guest', null, 200],
           ['POST /center/add', 'guest', null, 403],
+          ['GET unrouted', null, null, 401],
         ]);
       },
       { config: { plugins: ['inventory', file] } },

@@ -117,4 +117,26 @@ test('the key is also accepted as "Bearer <key>", on every route; a wrong one is
   }
 });
 
+test('without the metrics plugin nothing is timed or collected: no request, query or process figures in the registry', async () => {
+  const without = await startServer({ config: { plugins: ['-metrics'] } });
+  const withIt = await startServer();
+  try {
+    for (const s of [without, withIt]) assert.is((await s.get('/clients')).status, 200);
+    const names = async (s: TestServer) => (await s.app.metrics.registry.getMetricsAsJSON()).map((m) => m.name);
+    const off = await names(without);
+    for (const name of [
+      'ogserve_http_request_duration_seconds',
+      'ogserve_db_query_duration_seconds',
+      'ogserve_process_cpu_user_seconds_total',
+    ])
+      assert.ok(!off.includes(name), `${name} with the plugin off`);
+    assert.ok(off.includes('ogserve_event_listener_failures_total'), "core's failure counters stay");
+    const on = await names(withIt);
+    assert.ok(on.includes('ogserve_http_request_duration_seconds') && on.includes('ogserve_process_cpu_user_seconds_total'), 'with it on');
+  } finally {
+    await without.close();
+    await withIt.close();
+  }
+});
+
 test.run();

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { Histogram, Registry } from 'prom-client';
 import { test } from 'uvu';
-import { RequestDurations } from '../../core/request-durations';
+import { RequestDurations } from '../../../plugins/metrics/request-durations';
 
 const bounds = [0.001, 0.01, 0.1, 1];
 // On a bound, past every bound, in between, and a series seen once.
