@@ -9,7 +9,7 @@ import { type ChildServer, prepareSite, spawnServer } from '../test/support/chil
 import { TOKEN, startServer } from '../test/support/server';
 import { load, rssMiB } from './support/load';
 import { addBenchClients, until } from './support/fleet';
-import { type Resident, residentMiBOf } from './support/proc';
+import { residentMiBOf, settledMemory } from './support/proc';
 import { fmt, type BenchRow } from './support/report';
 import { agentSwarmScript } from '../test/support/swarm';
 
@@ -193,17 +193,6 @@ async function largeAnswers(shape: string): Promise<BenchRow> {
     await server?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** The least resident memory of process `pid` over `seconds` of sampling once a second. */
-async function settledMemory(pid: number, seconds: number): Promise<Resident> {
-  let least = residentMiBOf(pid);
-  for (let second = 0; second < seconds; second++) {
-    await sleep(1000);
-    const now = residentMiBOf(pid);
-    if (now.rss < least.rss) least = now;
-  }
-  return least;
 }
 
 function sleep(ms: number): Promise<void> {

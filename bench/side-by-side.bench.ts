@@ -10,7 +10,7 @@ import { UdpReceiver } from '../test/support/udp-receiver';
 import type { LoadOptions, LoadResult } from './support/load';
 import { percentile } from './support/load';
 import { addCacheContents, benchMac, insertClients } from './support/fleet';
-import { type Resident, cpuMs, residentMiBOf, rssMiBOf } from './support/proc';
+import { type Resident, cpuMs, residentMiBOf, rssMiBOf, settledMemory } from './support/proc';
 import { type BenchRow, fmt, loadFigures } from './support/report';
 import { agentSwarmScript } from '../test/support/swarm';
 
@@ -427,17 +427,6 @@ async function clientAdd(server: ChildServer): Promise<BenchRow[]> {
 async function idleMemory(pid: number): Promise<{ atStart: Resident; settled: Resident }> {
   const atStart = residentMiBOf(pid);
   return { atStart, settled: await settledMemory(pid, 60) };
-}
-
-/** The least resident memory over `seconds` of sampling once a second. */
-async function settledMemory(pid: number, seconds: number): Promise<Resident> {
-  let least = residentMiBOf(pid);
-  for (let second = 0; second < seconds; second++) {
-    await sleep(1000);
-    const now = residentMiBOf(pid);
-    if (now.rss < least.rss) least = now;
-  }
-  return least;
 }
 
 /** RSS of a fresh service, then with 10,000 agents, then once they have all left. */

@@ -33,3 +33,14 @@ export function residentMiBOf(pid: number): Resident {
   const mib = (field: string) => Math.round((Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0) / 1024) * 10) / 10;
   return { rss: mib('VmRSS'), file: mib('RssFile'), anon: mib('RssAnon') };
 }
+
+/** The least resident memory of process `pid` over `seconds` of sampling once a second: what it settles at. */
+export async function settledMemory(pid: number, seconds: number): Promise<Resident> {
+  let least = residentMiBOf(pid);
+  for (let second = 0; second < seconds; second++) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = residentMiBOf(pid);
+    if (now.rss < least.rss) least = now;
+  }
+  return least;
+}

@@ -1,23 +1,15 @@
 // Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { test } from 'uvu';
 import { addCenter, addRoom } from '../support/fixtures';
 import { parsePrometheus } from '../support/prometheus';
+import { withPluginFile } from '../support/plugin-file';
 import { withServer } from '../support/server';
-
-const coreIndex = path.resolve(__dirname, '..', '..', 'core', 'index.js');
 
 test('a message the other instances cannot be told is logged with its plugin and topic, and counted; the request still succeeds', async () => {
   // A cluster backend plugin whose link to the others is down: every message is refused.
-  const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-link-down-'));
-  try {
-    const plugin = path.join(dir, 'link-down.js');
-    writeFileSync(
-      plugin,
-      `const { definePlugin } = require(${JSON.stringify(coreIndex)});
+  const linkDown = (core: string) =>
+    `const { definePlugin } = require(${core});
        module.exports = definePlugin({
          name: 'link-down',
          register(ctx) {
@@ -30,9 +22,9 @@ test('a message the other instances cannot be told is logged with its plugin and
              close: async () => undefined,
            });
          },
-       });`,
-    );
-    await withServer(
+       });`;
+  await withPluginFile('link-down', linkDown, (plugin) =>
+    withServer(
       async (s) => {
         const center = await addCenter(s, 'C');
         await addRoom(s, center, 'Lab');
@@ -48,10 +40,8 @@ test('a message the other instances cannot be told is logged with its plugin and
         assert.equal(metrics.value('ogserve_cluster_send_failures_total'), lines.length);
       },
       { config: { plugins: ['inventory', 'agents', 'metrics', plugin] } },
-    );
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+    ),
+  );
 });
 
 test.run();

@@ -197,8 +197,8 @@ function fileError(text: string): string {
 
 test('a site file that is not JSON: the line and column of the mistake, and what is wrong there', () => {
   const cases: [string, string][] = [
-    ['{\n  "rest": {\n    "port": 8888,\n  }\n}\n', "line 3, column 17: a comma before '}' (JSON allows none after the last key)"],
-    ['{\n  "rest": { "port": 8888 }\n  "agents": {}\n}\n', "line 3, column 3: expected ',' or '}' after a value"],
+    ['{\n  "rest": {\n    "port": 8000,\n  }\n}\n', "line 3, column 17: a comma before '}' (JSON allows none after the last key)"],
+    ['{\n  "rest": { "port": 8000 }\n  "agents": {}\n}\n', "line 3, column 3: expected ',' or '}' after a value"],
     ['{\n  "plugins": ["inventory", "agents",]\n}\n', "line 2, column 36: a comma before ']' (JSON allows none after the last item)"],
     ["{\n  'rest': {}\n}\n", 'line 2, column 3: expected a key in double quotes'],
     ['{\n  "wol": { "interface": \'eth0\' }\n}\n', 'line 2, column 25: strings take double quotes'],
@@ -206,9 +206,9 @@ test('a site file that is not JSON: the line and column of the mistake, and what
       '{\n  "shell": { "scripts_dir": "C:\\scripts" }\n}\n',
       "line 2, column 32: '\\s' is not an escape JSON knows (a backslash is written \\\\)",
     ],
-    ['{\n  "rest": {\n    "port": 8888\n', "line 4, column 1: the text ends inside a section: '}' is missing"],
+    ['{\n  "rest": {\n    "port": 8000\n', "line 4, column 1: the text ends inside a section: '}' is missing"],
     ['{\n  "log": { "level": "info }\n}\n', 'line 2, column 21: a string is not closed'],
-    ['{\n  "rest": { "port": 8888 }\n}\n}\n', 'line 4, column 1: more after the end of the JSON value'],
+    ['{\n  "rest": { "port": 8000 }\n}\n}\n', 'line 4, column 1: more after the end of the JSON value'],
   ];
   for (const [text, where] of cases) assert.equal(fileError(text), `config: FILE is not valid JSON: ${where}`, text);
 });

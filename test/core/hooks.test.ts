@@ -1,13 +1,9 @@
 // Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { test } from 'uvu';
 import { eventually } from '../support/fake-agent';
+import { withPluginFile } from '../support/plugin-file';
 import { withServer } from '../support/server';
-
-const coreIndex = path.resolve(__dirname, '..', '..', 'core', 'index.js');
 
 /**
  * A plugin on every hook: a key of its own ('guest-key', a reader), a check before every
@@ -15,7 +11,7 @@ const coreIndex = path.resolve(__dirname, '..', '..', 'core', 'index.js');
  * was answered, kept where the test reads it (GET /hooked); its onResponse hook throws
  * once, which must not cost the answer or the next hooks.
  */
-const plugin = `const { definePlugin, badRequest } = require(${JSON.stringify(coreIndex)});
+const plugin = (core: string) => `const { definePlugin, badRequest } = require(${core});
 module.exports = definePlugin({
   name: 'hooked',
   register(ctx) {
@@ -35,11 +31,8 @@ module.exports = definePlugin({
 });`;
 
 test('plugins join requests through hooks: their keys, a check before every handler, and every answer after it, refused before routing included', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-hooks-'));
-  try {
-    const file = path.join(dir, 'hooked.js');
-    writeFileSync(file, plugin);
-    await withServer(
+  await withPluginFile('hooked', plugin, (file) =>
+    withServer(
       async (s) => {
         // The first answer's hook throws: logged with its plugin, the answer is whole.
         assert.equal((await s.get('/scopes')).status, 200);
@@ -66,10 +59,8 @@ test('plugins join requests through hooks: their keys, a check before every hand
         ]);
       },
       { config: { plugins: ['inventory', file] } },
-    );
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+    ),
+  );
 });
 
 test.run();

@@ -5,9 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import { App } from '../../core';
+import { coreIndex } from '../support/plugin-file';
 import { TOKEN, withServer } from '../support/server';
-
-const coreIndex = path.resolve(__dirname, '..', '..', 'core', 'index.js');
 
 /** A plugin file in `dir` declaring `permissions` and a GET route per entry of `routes` (path: permission). */
 function writePlugin(dir: string, name: string, permissions: object, routes: Record<string, string>, requires: string[] = []): string {

@@ -1,22 +1,14 @@
 // Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { test } from 'uvu';
 import { EventStreamClient } from '../support/event-stream';
+import { withPluginFile } from '../support/plugin-file';
 import { TOKEN, withServer } from '../support/server';
-
-const coreIndex = path.resolve(__dirname, '..', '..', 'core', 'index.js');
 
 test('every answer goes out through one path: text, uncapped JSON and event streams echo X-Sequence; only what is declared uncapped passes the cap', async () => {
   // A plugin answering 2,000 bytes of text (over the 1,024-byte cap), capped and uncapped.
-  const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-reply-'));
-  try {
-    const plugin = path.join(dir, 'texts.js');
-    writeFileSync(
-      plugin,
-      `const { definePlugin, Reply } = require(${JSON.stringify(coreIndex)});
+  const texts = (core: string) =>
+    `const { definePlugin, Reply } = require(${core});
        module.exports = definePlugin({
          name: 'texts',
          register(ctx) {
@@ -24,9 +16,9 @@ test('every answer goes out through one path: text, uncapped JSON and event stre
            ctx.router.get('/texts/capped', { permission: 'read', bodyPolicy: 'ignored' }, () => Reply.text(text, 'text/plain'));
            ctx.router.get('/texts/whole', { permission: 'read', bodyPolicy: 'ignored' }, () => Reply.text(text, 'text/plain', { uncapped: true }));
          },
-       });`,
-    );
-    await withServer(
+       });`;
+  await withPluginFile('texts', texts, (plugin) =>
+    withServer(
       async (s) => {
         const seq = { 'X-Sequence': 's-42' };
         const capped = await s.request('GET', '/texts/capped', undefined, seq);
@@ -61,10 +53,8 @@ test('every answer goes out through one path: text, uncapped JSON and event stre
         }
       },
       { config: { rest: { max_response_bytes: 1024 }, plugins: [`+${plugin}`] } },
-    );
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+    ),
+  );
 });
 
 test.run();
