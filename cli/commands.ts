@@ -2,9 +2,10 @@ import type { Command } from './command';
 import { importOpengnsys } from './import-opengnsys/command';
 import { serve } from './serve';
 import { token } from './token';
+import { user } from './user';
 import { waitReady } from './wait-ready';
 
 /** Every subcommand of `ogserve`, in the order `--help` lists them. */
-export const commands: Command[] = [serve, importOpengnsys, token, waitReady];
+export const commands: Command[] = [serve, importOpengnsys, token, user, waitReady];
 
 export const defaultCommand = serve;

@@ -45,3 +45,10 @@ export function parseOptions(args: string[], spec: OptionSpec): ParsedOptions {
   }
   return parsed;
 }
+
+/** `2,3` -> [2, 3]; a usage error for anything but ids. */
+export function idList(text: string | undefined, option: string): number[] {
+  if (text === undefined) return [];
+  if (!/^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9})*$/.test(text)) throw new UsageError(`${option} takes ids separated by commas, e.g. 2 or 2,3`);
+  return text.split(',').map(Number);
+}

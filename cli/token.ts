@@ -2,7 +2,7 @@ import { App } from '../core/app';
 import { StartupError } from '../core/errors';
 import { TokenStore, expiryOf, type TokenView } from '../plugins/tokens';
 import { type Command, UsageError } from './command';
-import { parseOptions } from './options';
+import { idList, parseOptions } from './options';
 
 const usage = [
   'Usage: ogserve token create --name NAME --role ROLE [--center IDS] [--room IDS] [--shell] [--expires 30d] [--config FILE]',
@@ -72,13 +72,6 @@ async function revoke(store: TokenStore, name: string): Promise<number> {
   return 0;
 }
 
-/** `2,3` -> [2, 3]; a usage error for anything but ids. */
-function idList(text: string | undefined, option: string): number[] {
-  if (text === undefined) return [];
-  if (!/^[1-9][0-9]{0,9}(,[1-9][0-9]{0,9})*$/.test(text)) throw new UsageError(`${option} takes ids separated by commas, e.g. 2 or 2,3`);
-  return text.split(',').map(Number);
-}
-
 function describe(view: TokenView): string {
   const permissions = view.shell ? `${view.role}+shell` : view.role;
   const limits = [
@@ -86,7 +79,8 @@ function describe(view: TokenView): string {
     ...(view.rooms.length ? [`rooms ${view.rooms.join(',')}`] : []),
   ];
   const scope = limits.length ? `  limited to ${limits.join(' ')}` : '';
-  return `${view.name}  ${permissions}  created ${view.created}  expires ${view.expires ?? 'never'}  last used ${view.last_used ?? 'never'}${scope}`;
+  const owner = view.owner ? `  made by ${view.owner}` : '';
+  return `${view.name}  ${permissions}  created ${view.created}  expires ${view.expires ?? 'never'}  last used ${view.last_used ?? 'never'}${scope}${owner}`;
 }
 
 async function withStore(options: { values: Record<string, string> }, fn: (store: TokenStore) => Promise<number>): Promise<number> {

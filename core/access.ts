@@ -78,7 +78,7 @@ export class Permissions {
 
   /** The configured key: an admin given every permission, those no role holds included. */
   configuredKey(): Access {
-    return { name: 'api_token', role: 'admin', permissions: new Set(this.declared.keys()) };
+    return { name: 'api_token', source: 'key', role: 'admin', permissions: new Set(this.declared.keys()) };
   }
 }
 
@@ -98,8 +98,13 @@ export interface AccessScope {
 
 /** Who a request comes from, as the plugin that knows the key says it. */
 export interface Credential {
-  /** The token's name (`api_token` for the configured key); never a secret. */
+  /** The token's name (`api_token` for the configured key), or a person's (`ana@ldap`); never a secret. */
   name: string;
+  /**
+   * Where the identity comes from: `key` (the configured one), `token`, or the provider that
+   * signed a person in (`local`, `ldap`, an OpenID provider's name).
+   */
+  source?: string;
   role: Role;
   /** Permissions given besides the role's (those no role holds, such as `shell`). */
   grants?: readonly Permission[];

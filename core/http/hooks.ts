@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Access, KeyLookup } from '../access';
+import type { Access, Credential, KeyLookup } from '../access';
 import type { Logger } from '../log';
 import type { RequestContext, Route } from './routes';
 
@@ -20,13 +20,22 @@ export interface Answered {
   ms: number;
 }
 
+/** Who a request without a key comes from (a session cookie), or undefined. */
+export type RequestIdentifier = (req: IncomingMessage) => Credential | undefined | Promise<Credential | undefined>;
+
 /**
  * Where plugins join the handling of requests, as Fastify's hooks: who a key stands for,
  * a check before each handler, and what was answered. Core runs them; it knows none.
  */
 export interface PluginHooks {
-  /** Keys other than `rest.api_token` (tokens, sessions): `lookup` says who one stands for, or undefined. */
+  /** Keys other than `rest.api_token` (tokens): `lookup` says who one stands for, or undefined. */
   authenticate(lookup: KeyLookup): void;
+  /**
+   * Requests without a key (a person's session cookie): `identify` says who one comes from,
+   * or undefined (then 401, as for no key); it may throw an HttpError to refuse it (a
+   * cookie without its CSRF token).
+   */
+  identify(identify: RequestIdentifier): void;
   /** Before every handler, once the body is valid: throw an HttpError to refuse the request. */
   preHandler(fn: (ctx: RequestContext<unknown>) => void | Promise<void>): void;
   /** Once each request is answered or cut off (every one: metrics count them all). Called on the request path: keep it short. */
@@ -36,6 +45,7 @@ export interface PluginHooks {
 /** The hooks every plugin registered, and running them. */
 export class RequestHooks {
   readonly lookups: KeyLookup[] = [];
+  readonly identifiers: RequestIdentifier[] = [];
   private readonly preHandlers: ((ctx: RequestContext<unknown>) => void | Promise<void>)[] = [];
   private readonly responders: { plugin: string; fn: (answered: Answered) => void }[] = [];
   private readonly bodies = new WeakMap<IncomingMessage, unknown>();
@@ -46,6 +56,7 @@ export class RequestHooks {
   forPlugin(plugin: string): PluginHooks {
     return {
       authenticate: (lookup) => this.lookups.push(lookup),
+      identify: (identify) => this.identifiers.push(identify),
       preHandler: (fn) => this.preHandlers.push(fn),
       onResponse: (fn) => this.responders.push({ plugin, fn }),
     };

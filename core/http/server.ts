@@ -104,6 +104,13 @@ export function createRestServer(options: RestOptions): http.Server {
     }
     return undefined;
   };
+  const identify = async (req: IncomingMessage): Promise<Access | undefined> => {
+    for (const identifier of hooks.identifiers) {
+      const credential = await identifier(req);
+      if (credential) return options.permissions.accessOf(credential);
+    }
+    return undefined;
+  };
   const configuredKey = options.permissions.configuredKey();
   app.use((req: IncomingMessage & { path?: string }, res: ServerResponse, next: () => void) => {
     const supplied = keyOf(req.headers.authorization);
@@ -123,7 +130,17 @@ export function createRestServer(options: RestOptions): http.Server {
     }
     const unauthorized = () =>
       fail(req, res, new HttpError(401, ErrorCode.unauthorized, 'the Authorization header must carry the API key'));
-    if (supplied === undefined) return unauthorized();
+    if (supplied === undefined) {
+      if (hooks.identifiers.length === 0) return unauthorized();
+      return identify(req).then(
+        (access) => {
+          if (!access) return unauthorized();
+          accessByRequest.set(req, access);
+          next();
+        },
+        (error: unknown) => fail(req, res, error),
+      );
+    }
     // The configured key, the common case, is settled without a turn of the event loop.
     if (isKey(supplied, token)) {
       accessByRequest.set(req, configuredKey);

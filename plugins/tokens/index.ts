@@ -6,6 +6,7 @@ import { tokenRoutes } from './routes';
 import { TokenStore } from './store';
 
 export { TokenStore, expiryOf, type ScopeMaker, type TokenView } from './store';
+export { TokenCreated, TokenList } from './schemas';
 
 /**
  * API tokens besides `rest.api_token`: each with a name, a role and optionally the shell
@@ -15,8 +16,8 @@ export { TokenStore, expiryOf, type ScopeMaker, type TokenView } from './store';
 export default definePlugin({
   name: 'tokens',
   requires: ['inventory'],
-  // 2: centers and rooms (added from the entity).
-  schemaVersion: 2,
+  // 2: centers and rooms; 3: owner (each added from the entity).
+  schemaVersion: 3,
   entities: [TokenEntity],
   config: Type.Object(
     {

@@ -14,7 +14,7 @@ export const TokenCreate = Type.Object({
 
 export const TokenName = Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) });
 
-const TokenView = Type.Object({
+export const TokenView = Type.Object({
   name: Type.String(),
   role: Type.String(),
   shell: Type.Boolean(),
@@ -23,6 +23,7 @@ const TokenView = Type.Object({
   last_used: Type.Union([Type.String(), Type.Null()]),
   centers: Type.Array(Type.Integer()),
   rooms: Type.Array(Type.Integer()),
+  owner: Type.Union([Type.String(), Type.Null()]),
 });
 
 export const TokenList = Type.Object({ tokens: Type.Array(TokenView) });

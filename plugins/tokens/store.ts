@@ -16,6 +16,8 @@ export interface TokenView {
   /** The centers and rooms it is limited to; both empty: the whole fleet. */
   centers: number[];
   rooms: number[];
+  /** The person who made it for themself; null for a token an admin made. */
+  owner: string | null;
 }
 
 /** How the store checks and builds a token's part of the fleet (the inventory knows it). */
@@ -33,6 +35,8 @@ export interface NewToken {
   expiresAt: number | null;
   centers?: number[];
   rooms?: number[];
+  /** A person making a token for themself (`ana@local`). */
+  owner?: string;
 }
 
 interface Known {
@@ -101,6 +105,7 @@ export class TokenStore {
       lastUsedAt: null,
       centers: centers.join(','),
       rooms: rooms.join(','),
+      owner: input.owner ?? null,
     });
     await em.flush();
     await this.reread();
@@ -108,17 +113,26 @@ export class TokenStore {
     return { view: this.views().find((v) => v.name === input.name)!, secret };
   }
 
-  /** Delete a token: false when none has that name. */
-  async revoke(name: string): Promise<boolean> {
-    const deleted = await this.db.fork().nativeDelete(TokenEntity, { name });
+  /** Delete a token (of that owner only, when one is named): false when there is none. */
+  async revoke(name: string, owner?: string): Promise<boolean> {
+    const deleted = await this.db.fork().nativeDelete(TokenEntity, owner === undefined ? { name } : { name, owner });
     await this.reread();
     if (deleted > 0) this.changed();
     return deleted > 0;
   }
 
-  async list(): Promise<TokenView[]> {
+  /** Every token, or those one person made for themself. */
+  async list(owner?: string): Promise<TokenView[]> {
     await this.reread();
-    return this.views();
+    return this.views().filter((view) => owner === undefined || view.owner === owner);
+  }
+
+  /** Delete every token a person made (they were disabled or removed): how many went. */
+  async revokeOwned(owner: string): Promise<number> {
+    const deleted = await this.db.fork().nativeDelete(TokenEntity, { owner });
+    await this.reread();
+    if (deleted > 0) this.changed();
+    return deleted;
   }
 
   /** Who a valid key stands for, or undefined for an unknown, expired or revoked one. */
@@ -189,9 +203,11 @@ export class TokenStore {
               last_used: isoOf(lastUsed),
               centers,
               rooms,
+              owner: row.owner ?? null,
             },
             access: {
               name: row.name,
+              source: 'token',
               role: row.role,
               // A token may be given the agents' shell permission, which no role holds.
               grants: row.shell ? ['shell'] : [],

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { DependencyContainer } from 'tsyringe';
 import { FakeAgent, eventually, type FakeAgentOptions } from './fake-agent';
 import { addCenter, addClient, addRoom, macFor } from './fixtures';
 import type { ClientEntry } from './lab';
@@ -40,6 +41,8 @@ export interface ClusterSiteOptions {
   config?: Record<string, unknown>;
   /** Config of instance `i` alone (merged over `config`). */
   configOf?(i: number): Record<string, unknown>;
+  /** Parent of every instance's container: test replacements (a clock) registered here. */
+  container?: DependencyContainer;
 }
 
 export async function startClusterSite(options: ClusterSiteOptions): Promise<ClusterSite> {
@@ -56,9 +59,11 @@ export async function startClusterSite(options: ClusterSiteOptions): Promise<Clu
   };
   try {
     const configOf = (i: number) => deepMerge(clusterConfig(names[i]!, options.config), options.configOf?.(i) ?? {});
-    servers.push(await startServer({ engine: 'postgresql', dir, config: configOf(0) }));
+    const container = options.container;
+    servers.push(await startServer({ engine: 'postgresql', dir, config: configOf(0), container }));
     const database = testDatabaseSection(dir, 'postgresql');
-    for (let i = 1; i < names.length; i++) servers.push(await startServer({ engine: 'postgresql', config: { ...configOf(i), database } }));
+    for (let i = 1; i < names.length; i++)
+      servers.push(await startServer({ engine: 'postgresql', config: { ...configOf(i), database }, container }));
     const first = servers[0]!;
     const room = await addRoom(first, await addCenter(first), 'Room');
     for (const [i, ip] of options.ips.entries()) await addClient(first, room, ip, macFor(i + 1));

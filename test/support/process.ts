@@ -10,9 +10,9 @@ export interface CommandRun {
 }
 
 /** `ogserve <args>` as a real child process, to its end. */
-export function ogserve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CommandRun> {
+export function ogserve(args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<CommandRun> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [mainScript, ...args],
       { env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 16 * 2 ** 20 },
@@ -20,6 +20,8 @@ export function ogserve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Co
         resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
       },
     );
+    // What the command reads on its standard input (a password piped in); nothing otherwise.
+    child.stdin?.end(input ?? '');
   });
 }
 

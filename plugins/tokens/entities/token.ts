@@ -4,7 +4,8 @@ import { EntitySchema } from '@mikro-orm/core';
  * An API token. Only the SHA-256 of its secret is kept: the secret is shown once, when the
  * token is made. Times are milliseconds since 1970 as decimal strings (64-bit columns).
  * `centers` and `rooms` (comma-separated ids, empty for none) limit the token to that part
- * of the fleet; both empty: the whole fleet.
+ * of the fleet; both empty: the whole fleet. A person may make tokens for themself, with at
+ * most their own rights: `owner` names them.
  */
 export interface Token {
   id: number;
@@ -17,6 +18,8 @@ export interface Token {
   lastUsedAt: string | null;
   centers: string;
   rooms: string;
+  /** The person who made it for themself (`ana@local`); null for a token an admin made. */
+  owner: string | null;
 }
 
 export const TokenEntity = new EntitySchema<Token>({
@@ -33,5 +36,6 @@ export const TokenEntity = new EntitySchema<Token>({
     lastUsedAt: { type: 'bigint', fieldName: 'last_used_at', nullable: true },
     centers: { type: 'string', length: 4000, default: '' },
     rooms: { type: 'string', length: 4000, default: '' },
+    owner: { type: 'string', length: 255, nullable: true, index: 'api_tokens_owner' },
   },
 });

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import type { Permission } from '../../../core/access';
-import { TOKEN, startServer } from '../../support/server';
+import { TOKEN, type TestServer, send, startServer } from '../../support/server';
+import { addUser, signIn } from '../auth/people';
 
 const helloPlugin = path.resolve(__dirname, '../../../../examples/hello-plugin');
 
@@ -100,6 +101,18 @@ const expected: Record<string, Permission | 'public'> = {
   'POST /tokens': 'admin',
   'DELETE /tokens': 'admin',
   'GET /audit': 'admin',
+  'POST /auth/login': 'public',
+  'POST /auth/logout': 'read',
+  'GET /auth/me': 'read',
+  'GET /auth/tokens': 'read',
+  'POST /auth/tokens': 'read',
+  'DELETE /auth/tokens': 'read',
+  'GET /users': 'admin',
+  'POST /users': 'admin',
+  'DELETE /users': 'admin',
+  'POST /users/disable': 'admin',
+  'POST /users/enable': 'admin',
+  'POST /users/password': 'admin',
   'POST /procedure/add': 'admin',
   'POST /procedure/update': 'admin',
   'POST /procedure/delete': 'admin',
@@ -123,11 +136,13 @@ const expected: Record<string, Permission | 'public'> = {
  * other route that is not a GET and needs more than `read` is audited.
  */
 const notAudited = new Set(['POST /clients', 'POST /shell/output']);
+/** Routes every signed-in caller may call that change something all the same: a person's own tokens. */
+const auditedReads = ['POST /auth/tokens', 'DELETE /auth/tokens'];
 
 /** The status line only: an allowed event stream would stay open. */
-function statusOf(port: number, method: string, urlPath: string, key: string): Promise<number> {
+function statusOf(port: number, method: string, urlPath: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path: urlPath, agent: false, headers: { Authorization: key } }, (res) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path: urlPath, agent: false, headers }, (res) => {
       resolve(res.statusCode ?? 0);
       res.destroy();
     });
@@ -158,46 +173,76 @@ test('the audited routes are exactly those that change something or reach an age
     const changing = Object.entries(expected)
       .filter(([route, permission]) => !route.startsWith('GET ') && permission !== 'read' && permission !== 'public')
       .map(([route]) => route)
-      .filter((route) => !notAudited.has(route));
+      .filter((route) => !notAudited.has(route))
+      .concat(auditedReads);
     assert.deepEqual(audited.sort(), changing.sort());
   } finally {
     await s.close();
   }
 });
 
-test('each role gets exactly its permissions on every route (403 naming the permission otherwise); the configured key gets all', async () => {
-  const s = await everyPluginServer();
-  try {
-    const keys: Record<string, string> = { api_token: TOKEN };
-    for (const [role, shell] of [...Object.keys(roles).map((r) => [r, false] as const), ['operator', true] as const]) {
-      const name = `${role}${shell ? '-shell' : ''}`;
-      const made = await s.post('/tokens', { name, role, shell });
-      assert.equal(made.status, 200, made.text);
-      keys[name] = made.body.secret;
-    }
-    const allowed = (key: string, permission: Permission): boolean => {
-      if (key === 'api_token') return true;
-      if (permission === 'shell') return key.endsWith('-shell');
-      return roles[key.replace(/-shell$/, '')]!.includes(permission);
-    };
-    const wrong: string[] = [];
-    for (const route of s.app.routeTable) {
-      if (route.public) continue;
-      for (const [name, key] of Object.entries(keys)) {
-        const status = await statusOf(s.port, route.method, route.path, key);
-        const refused = status === 403;
-        if (status === 401 || refused === allowed(name, route.permission!))
-          wrong.push(`${name} ${route.method} ${route.path}: ${status} (needs ${route.permission})`);
-      }
-    }
-    assert.deepEqual(wrong, []);
-    const refusal = await s.request('POST', '/image/create', {}, { Authorization: keys.operator! });
-    assert.equal(refusal.status, 403);
-    assert.equal(refusal.body.error, 'forbidden');
-    assert.match(refusal.body.message, /needs the 'image' permission, which the key 'operator' \(operator\) does not have/);
-  } finally {
-    await s.close();
+/** Each role's credentials, and an operator's with the shell: tokens, or people signed in (cookie and CSRF token). */
+type Credentials = Record<string, Record<string, string>>;
+
+async function tokensOf(s: TestServer): Promise<Credentials> {
+  const keys: Credentials = { api_token: { Authorization: TOKEN } };
+  for (const [role, shell] of rolesToTry) {
+    const name = `${role}${shell ? '-shell' : ''}`;
+    const made = await s.post('/tokens', { name, role, shell });
+    assert.equal(made.status, 200, made.text);
+    keys[name] = { Authorization: made.body.secret };
   }
-});
+  return keys;
+}
+
+async function peopleOf(s: TestServer): Promise<Credentials> {
+  const people: Credentials = {};
+  for (const [role, shell] of rolesToTry) {
+    const name = `${role}${shell ? '-shell' : ''}`;
+    await addUser(s, name, role, { shell });
+    const person = await signIn(s.port, name);
+    people[name] = { Cookie: person.cookie, 'X-CSRF-Token': person.csrf };
+  }
+  return people;
+}
+
+const rolesToTry = [...Object.keys(roles).map((r) => [r, false] as const), ['operator', true] as const];
+
+for (const [kind, credentialsOf] of [
+  ['tokens', tokensOf],
+  ['people', peopleOf],
+] as const) {
+  test(`${kind}: each role gets exactly its permissions on every route (403 naming the permission otherwise); the configured key gets all`, async () => {
+    const s = await everyPluginServer();
+    try {
+      const credentials = await credentialsOf(s);
+      const refusal = await send(s.port, 'POST', '/image/create', {}, credentials.operator!);
+      assert.equal(refusal.status, 403);
+      assert.equal(refusal.body.error, 'forbidden');
+      const who = kind === 'tokens' ? 'operator' : 'operator@local';
+      assert.match(refusal.body.message, new RegExp(`needs the 'image' permission, which the key '${who}' \\(operator\\) does not have`));
+      const allowed = (name: string, permission: Permission): boolean => {
+        if (name === 'api_token') return true;
+        if (permission === 'shell') return name.endsWith('-shell');
+        return roles[name.replace(/-shell$/, '')]!.includes(permission);
+      };
+      const wrong: string[] = [];
+      // Signing out last: it ends the session the other requests are sent with.
+      const routes = [...s.app.routeTable].sort((a, b) => Number(a.path === '/auth/logout') - Number(b.path === '/auth/logout'));
+      for (const route of routes) {
+        if (route.public) continue;
+        for (const [name, headers] of Object.entries(credentials)) {
+          const status = await statusOf(s.port, route.method, route.path, headers);
+          const refused = status === 403;
+          if (status === 401 || refused === allowed(name, route.permission!))
+            wrong.push(`${name} ${route.method} ${route.path}: ${status} (needs ${route.permission})`);
+        }
+      }
+      assert.deepEqual(wrong, []);
+    } finally {
+      await s.close();
+    }
+  });
+}
 
 test.run();

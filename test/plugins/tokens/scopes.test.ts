@@ -19,6 +19,11 @@ const as = (secret: string) => ({ Authorization: secret });
  */
 const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'GET /version': 'open',
+  'GET /auth/me': 'open',
+  'POST /auth/logout': 'open',
+  'GET /auth/tokens': 'open',
+  'POST /auth/tokens': 'open',
+  'DELETE /auth/tokens': 'open',
   'GET /scopes': 'filtered',
   'GET /client/info': 'clients',
   'GET /client/setup': 'clients',

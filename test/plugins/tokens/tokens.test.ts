@@ -15,7 +15,17 @@ test('a token is made, shown once, listed without its secret, kept only as a has
     assert.match(secret, /^ogs_[A-Za-z0-9_-]{32}$/);
     assert.deepEqual(
       { ...view, created: 'x' },
-      { name: 'helpdesk', role: 'operator', shell: false, created: 'x', expires: null, last_used: null, centers: [], rooms: [] },
+      {
+        name: 'helpdesk',
+        role: 'operator',
+        shell: false,
+        created: 'x',
+        expires: null,
+        last_used: null,
+        centers: [],
+        rooms: [],
+        owner: null,
+      },
     );
 
     assert.equal((await send(s.port, 'GET', '/clients', undefined, as(secret))).status, 200, 'as the key');

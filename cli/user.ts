@@ -1,0 +1,118 @@
+import { App } from '../core/app';
+import { StartupError } from '../core/errors';
+import { UserStore, type UserView } from '../plugins/auth';
+import { type Command, UsageError } from './command';
+import { idList, parseOptions } from './options';
+import { passwordFromStdin, passwordFromTerminal } from './password-input';
+
+const usage = [
+  'Usage: ogserve user add NAME --role ROLE [--center IDS] [--room IDS] [--shell] [--password-stdin] [--config FILE]',
+  '       ogserve user list [--config FILE]',
+  '       ogserve user disable NAME | enable NAME | remove NAME [--config FILE]',
+  '       ogserve user passwd NAME [--password-stdin] [--config FILE]',
+  '',
+  'Local users, who sign in to the console and to POST /auth/login with a password (kept as',
+  'a scrypt hash in the database of the config given). ROLE is reader, operator, imager or',
+  'admin; --shell adds running shell commands; --center and --room (ids, comma-separated)',
+  'limit the user to those centers and rooms. The password is asked twice on the terminal,',
+  'or read from the first line of standard input with --password-stdin. Make the first',
+  'admin this way on a fresh install. Disabling a user, or setting their password, ends',
+  'their sessions (a SQLite database is locked while ogserve runs: use the /users routes',
+  'there).',
+].join('\n');
+
+/** `ogserve user add|list|disable|enable|remove|passwd`: the auth plugin's users, on the config's database. */
+export const user: Command = {
+  name: 'user',
+  summary: 'add, list, disable or remove the people who sign in',
+  usage,
+  async run(args) {
+    const [action, ...rest] = args;
+    if (action === 'add') return add(rest);
+    if (action === 'list') return withUsers(parseOptions(rest, { values: { '--config': ['-f'] } }), list);
+    if (action === 'passwd') return passwd(rest);
+    if (action === 'disable' || action === 'enable' || action === 'remove') {
+      const options = parseOptions(rest, { values: { '--config': ['-f'] } });
+      const name = oneName(options.positional, action);
+      return withUsers(options, async (users) => {
+        const found = action === 'remove' ? await users.remove(name) : await users.setDisabled(name, action === 'disable');
+        if (!found) throw new StartupError(`no user named '${name}'`);
+        process.stderr.write(`${action === 'remove' ? 'removed' : `${action}d`} ${name}\n`);
+        return 0;
+      });
+    }
+    throw new UsageError(
+      action === undefined ? 'user needs an action: add, list, disable, enable, remove or passwd' : `unknown user action '${action}'`,
+    );
+  },
+};
+
+async function add(args: string[]): Promise<number> {
+  const options = parseOptions(args, {
+    values: { '--config': ['-f'], '--role': [], '--center': [], '--room': [] },
+    flags: ['--shell', '--password-stdin'],
+  });
+  const username = oneName(options.positional, 'add');
+  const role = options.values['--role'];
+  if (!role) throw new UsageError('user add needs --role (reader, operator, imager or admin)');
+  const centers = idList(options.values['--center'], '--center');
+  const rooms = idList(options.values['--room'], '--room');
+  const password = await passwordOf(options.flags);
+  return withUsers(options, async (users) => {
+    const view = await users.add({ username, password, role, shell: options.flags.has('--shell'), centers, rooms });
+    process.stderr.write(`added ${describe(view)}\n`);
+    return 0;
+  });
+}
+
+async function passwd(args: string[]): Promise<number> {
+  const options = parseOptions(args, { values: { '--config': ['-f'] }, flags: ['--password-stdin'] });
+  const username = oneName(options.positional, 'passwd');
+  const password = await passwordOf(options.flags);
+  return withUsers(options, async (users) => {
+    if (!(await users.setPassword(username, password))) throw new StartupError(`no user named '${username}'`);
+    process.stderr.write(`password of ${username} set; their sessions are ended\n`);
+    return 0;
+  });
+}
+
+async function list(users: UserStore): Promise<number> {
+  const all = await users.list();
+  if (all.length === 0) process.stderr.write('no local users\n');
+  for (const view of all) process.stdout.write(`${describe(view)}\n`);
+  return 0;
+}
+
+function oneName(positional: string[], action: string): string {
+  if (positional.length !== 1) throw new UsageError(`user ${action} needs the name of one user`);
+  return positional[0]!;
+}
+
+function passwordOf(flags: Set<string>): Promise<string> {
+  return flags.has('--password-stdin') ? passwordFromStdin() : passwordFromTerminal();
+}
+
+function describe(view: UserView): string {
+  const rights = view.shell ? `${view.role}+shell` : view.role;
+  const limits = [
+    ...(view.centers.length ? [`centers ${view.centers.join(',')}`] : []),
+    ...(view.rooms.length ? [`rooms ${view.rooms.join(',')}`] : []),
+  ];
+  const scope = limits.length ? `  limited to ${limits.join(' ')}` : '';
+  return `${view.username}  ${rights}${view.disabled ? '  disabled' : ''}  created ${view.created}${scope}`;
+}
+
+async function withUsers(options: { values: Record<string, string> }, fn: (users: UserStore) => Promise<number>): Promise<number> {
+  const app = await App.create({ configFile: options.values['--config'], logStream: process.stderr });
+  try {
+    if (!app.plugins.some((plugin) => plugin.name === 'auth'))
+      throw new StartupError('the auth plugin is not enabled in this config: add "auth" to "plugins"');
+    return await fn(app.container.resolve(UserStore));
+  } catch (error) {
+    // A refused value (a name taken, a short password) is a one-line error, like the config's.
+    if (error instanceof Error && error.name === 'HttpError') throw new StartupError(error.message);
+    throw error;
+  } finally {
+    await app.close();
+  }
+}

@@ -1,0 +1,115 @@
+import type { IncomingMessage } from 'node:http';
+import type { Credential } from '../../core/access';
+import { type Clock, SystemClock } from '../../core/clock';
+import { ErrorCode, HttpError } from '../../core/errors';
+import { definePlugin } from '../../core/plugin';
+import { Inventory } from '../inventory';
+import { TokenStore } from '../tokens';
+import { authRoutes } from './auth-routes';
+import { AuthConfig } from './config';
+import { cookieOf, sessionCookie } from './cookies';
+import { SessionEntity } from './entities/session';
+import { UserEntity } from './entities/user';
+import { LdapDirectory } from './ldap-directory';
+import { ownTokenRoutes } from './own-tokens';
+import { PasswordHasher } from './passwords';
+import { type LiveSession, SessionStore } from './sessions';
+import { SignIn } from './sign-in';
+import { SignInThrottle } from './sign-in-throttle';
+import { userRoutes } from './user-routes';
+import { UserStore } from './users';
+
+export { UserStore, type UserView } from './users';
+
+/** The plugin's source of time (session lifetimes, sign-in delays): tests register a ManualClock under it. */
+export const AuthClock = Symbol('AuthClock');
+
+/** Methods that change nothing: a cookie alone is enough for them. */
+const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * People sign in as themselves: local users with passwords, or a directory's accounts
+ * (`auth.ldap`), mapped to the roles and scopes tokens have. A sign-in opens a session held
+ * in an HttpOnly cookie; API keys and tokens in Authorization work as before.
+ */
+export default definePlugin({
+  name: 'auth',
+  requires: ['inventory', 'tokens'],
+  schemaVersion: 1,
+  entities: [UserEntity, SessionEntity],
+  config: AuthConfig,
+  register(ctx) {
+    const inventory = ctx.use(Inventory);
+    const { config } = ctx;
+    const clock = ctx.service<Clock>(AuthClock, () => new SystemClock());
+    const now = () => clock.now();
+    const lifetimes = { idleMs: config.session_idle_min * 60_000, absoluteMs: config.session_absolute_h * 3_600_000 };
+    const sessions = new SessionStore(ctx.db, lifetimes, now);
+    const tokens = ctx.use(TokenStore);
+    const endAccess = async (username: string, alsoTokens: boolean) => {
+      await sessions.endUser(username);
+      ctx.cluster.broadcast('auth.sessions-ended', { username });
+      if (alsoTokens) await tokens.revokeOwned(`${username}@local`);
+    };
+    ctx.cluster.on<{ username: string }>('auth.sessions-ended', ({ username }) => sessions.forgetUser(username));
+    const hasher = new PasswordHasher(config.parallel_checks);
+    const users = new UserStore(
+      ctx.db,
+      hasher,
+      async (centers, rooms) => void (await inventory.scopeOf(centers, rooms)),
+      config.min_password_length,
+      endAccess,
+      now,
+    );
+    ctx.provide(UserStore, users);
+    const throttle = new SignInThrottle(config.free_failures, config.max_delay_s, ctx.log, now);
+    const ldap = config.ldap;
+    const signIn = new SignIn(
+      users,
+      throttle,
+      ctx.log,
+      ldap && { directory: new LdapDirectory(ldap, ctx.log), groups: ldap.groups, normalise: LdapDirectory.normaliseDn },
+    );
+
+    const credentialOf = (session: LiveSession): Credential => {
+      const { grant } = session;
+      const limited = grant.centers.length + grant.rooms.length > 0;
+      return {
+        name: `${session.username}@${session.provider}`,
+        source: session.provider,
+        role: grant.role,
+        // The agents' shell permission, which no role holds, as a token may be given it.
+        grants: grant.shell ? ['shell'] : [],
+        scope: limited ? inventory.fleetScope(grant.centers, grant.rooms) : undefined,
+        holds: () => sessions.holds(session.hash),
+      };
+    };
+    const sessionByRequest = new WeakMap<IncomingMessage, LiveSession>();
+    ctx.hooks.identify(async (req) => {
+      const secret = cookieOf(req, sessionCookie);
+      if (!secret) return undefined;
+      const session = await sessions.find(secret);
+      if (!session) return undefined;
+      // SameSite=Strict keeps other sites' pages from sending the cookie; the token is the second lock.
+      if (!safeMethods.has(req.method ?? '') && req.headers['x-csrf-token'] !== session.csrf)
+        throw new HttpError(403, ErrorCode.forbidden, 'a request signed in by cookie must send X-CSRF-Token, as the sign-in answered it');
+      sessionByRequest.set(req, session);
+      return credentialOf(session);
+    });
+
+    authRoutes(ctx, { signIn, sessions, throttle, lifetimes, credentialOf, sessionOf: (req) => sessionByRequest.get(req) });
+    userRoutes(ctx, users);
+    ownTokenRoutes(ctx, tokens, (req) => sessionByRequest.get(req), config.token_max_days);
+
+    let timer: NodeJS.Timeout | undefined;
+    const flush = () => sessions.flush().catch((error: unknown) => ctx.log.error({ err: error }, 'session times not written'));
+    ctx.onStart(() => {
+      timer = setInterval(flush, config.seen_flush_s * 1000);
+      timer.unref();
+    });
+    ctx.onStop(async () => {
+      clearInterval(timer);
+      await flush();
+    });
+  },
+});
