@@ -13,6 +13,8 @@ export class Reply {
     readonly type: string,
     readonly body: string,
     readonly uncapped: boolean,
+    readonly status = 200,
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {}
 
   static text(body: string, type: string, options: { uncapped?: boolean } = {}): Reply {
@@ -22,6 +24,11 @@ export class Reply {
   /** JSON escaped as every answer is; `uncapped` for answers that grow with the fleet. */
   static json(value: unknown, options: { uncapped?: boolean } = {}): Reply {
     return new Reply('application/json', stringifyAscii(value), options.uncapped ?? false);
+  }
+
+  /** Send the browser on to `location` (302: a sign-in's steps through an identity provider). */
+  static redirect(location: string): Reply {
+    return new Reply('text/plain; charset=utf-8', `See ${location}\n`, false, 302, { Location: location, 'Cache-Control': 'no-store' });
   }
 }
 
@@ -44,7 +51,7 @@ export function respond(req: IncomingMessage, res: ServerResponse, result: unkno
     return;
   }
   if (res.headersSent || res.writableEnded) return;
-  res.writeHead(200, { ...headers, 'Content-Type': result.type, 'Content-Length': String(length) });
+  res.writeHead(result.status, { ...headers, ...result.headers, 'Content-Type': result.type, 'Content-Length': String(length) });
   res.end(result.body);
 }
 

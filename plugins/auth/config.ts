@@ -37,6 +37,26 @@ const Ldap = Type.Object(
   { additionalProperties: false },
 );
 
+/** One `auth.oidc` entry: an OpenID Connect provider people sign in with. */
+const Oidc = Type.Object(
+  {
+    /** In its URLs and in the audit log (`jdoe@campus`); `local` and `ldap` are taken. */
+    name: Type.String({ pattern: '^(?!local$|ldap$)[a-z][a-z0-9-]{0,31}$' }),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    issuer: Type.String({ pattern: '^https?://' }),
+    client_id: Type.String({ minLength: 1 }),
+    client_secret: Type.Optional(Type.String({ minLength: 1 })),
+    redirect_uri: Type.Optional(Type.String({ pattern: '^https?://' })),
+    scopes: Type.String({ default: 'openid profile email groups' }),
+    username_claim: Type.String({ minLength: 1, default: 'preferred_username' }),
+    groups_claim: Type.String({ minLength: 1, default: 'groups' }),
+    /** Claim value (a group or role name) -> the role and part of the fleet it gives. */
+    groups: Type.Record(Type.String({ minLength: 1 }), GroupRights, { default: {} }),
+    allow_http: Type.Boolean({ default: false }),
+  },
+  { additionalProperties: false },
+);
+
 export const AuthConfig = Type.Object(
   {
     /** A session ends after this long without a request... */
@@ -54,6 +74,7 @@ export const AuthConfig = Type.Object(
     /** The longest a token a person makes for themself may live. */
     token_max_days: Type.Integer({ minimum: 1, maximum: 3650, default: 90 }),
     ldap: Type.Optional(Ldap),
+    oidc: Type.Array(Oidc, { default: [], maxItems: 16 }),
   },
   { additionalProperties: false },
 );

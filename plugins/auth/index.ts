@@ -1,17 +1,21 @@
 import type { IncomingMessage } from 'node:http';
 import type { Credential } from '../../core/access';
 import { type Clock, SystemClock } from '../../core/clock';
-import { ErrorCode, HttpError } from '../../core/errors';
+import { ErrorCode, HttpError, StartupError } from '../../core/errors';
 import { definePlugin } from '../../core/plugin';
 import { Inventory } from '../inventory';
 import { TokenStore } from '../tokens';
 import { authRoutes } from './auth-routes';
 import { AuthConfig } from './config';
 import { cookieOf, sessionCookie } from './cookies';
+import { PendingSignInEntity } from './entities/pending-sign-in';
 import { SessionEntity } from './entities/session';
 import { UserEntity } from './entities/user';
 import { LdapDirectory } from './ldap-directory';
+import { OidcProvider } from './oidc';
+import { oidcRoutes } from './oidc-routes';
 import { ownTokenRoutes } from './own-tokens';
+import { PendingSignIns } from './pending-sign-ins';
 import { PasswordHasher } from './passwords';
 import { type LiveSession, SessionStore } from './sessions';
 import { SignIn } from './sign-in';
@@ -36,7 +40,7 @@ export default definePlugin({
   name: 'auth',
   requires: ['inventory', 'tokens'],
   schemaVersion: 1,
-  entities: [UserEntity, SessionEntity],
+  entities: [UserEntity, SessionEntity, PendingSignInEntity],
   config: AuthConfig,
   register(ctx) {
     const inventory = ctx.use(Inventory);
@@ -100,9 +104,18 @@ export default definePlugin({
     authRoutes(ctx, { signIn, sessions, throttle, lifetimes, credentialOf, sessionOf: (req) => sessionByRequest.get(req) });
     userRoutes(ctx, users);
     ownTokenRoutes(ctx, tokens, (req) => sessionByRequest.get(req), config.token_max_days);
+    const pending = new PendingSignIns(ctx.db, now);
+    const names = config.oidc.map((provider) => provider.name);
+    const twice = names.find((name, i) => names.indexOf(name) !== i);
+    if (twice) throw new StartupError(`auth.oidc: two providers are named '${twice}'`);
+    const providers = config.oidc.map((settings) => new OidcProvider(settings, pending, ctx.log));
+    oidcRoutes(ctx, providers, sessions, lifetimes);
 
     let timer: NodeJS.Timeout | undefined;
-    const flush = () => sessions.flush().catch((error: unknown) => ctx.log.error({ err: error }, 'session times not written'));
+    const flush = () =>
+      Promise.all([sessions.flush(), pending.prune()]).catch((error: unknown) =>
+        ctx.log.error({ err: error }, 'session times not written'),
+      );
     ctx.onStart(() => {
       timer = setInterval(flush, config.seen_flush_s * 1000);
       timer.unref();

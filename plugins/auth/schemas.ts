@@ -63,3 +63,9 @@ export const OwnToken = Type.Object({
   rooms: Type.Optional(Type.Array(IntLike({ minimum: 1 }), { maxItems: 256 })),
 });
 export const OwnTokenName = Type.Object({ name: Type.String({ minLength: 1, maxLength: 64 }) });
+
+/** GET /auth/providers: what the sign-in page offers. */
+export const Providers = Type.Object({
+  password: Type.Boolean(),
+  providers: Type.Array(Type.Object({ name: Type.String(), label: Type.String() })),
+});

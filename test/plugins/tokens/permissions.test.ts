@@ -102,6 +102,7 @@ const expected: Record<string, Permission | 'public'> = {
   'DELETE /tokens': 'admin',
   'GET /audit': 'admin',
   'POST /auth/login': 'public',
+  'GET /auth/providers': 'public',
   'POST /auth/logout': 'read',
   'GET /auth/me': 'read',
   'GET /auth/tokens': 'read',

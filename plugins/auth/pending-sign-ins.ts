@@ -1,0 +1,53 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Database } from '../../core/database';
+import { PendingSignInEntity } from './entities/pending-sign-in';
+
+/** How long a person has at the provider before the sign-in must start again. */
+export const pendingLifetimeMs = 10 * 60_000;
+
+export interface Pending {
+  provider: string;
+  state: string;
+  nonce: string;
+  verifier: string;
+}
+
+const hashOf = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+const random = (): string => randomBytes(32).toString('base64url');
+
+/**
+ * Sign-ins waiting for an OpenID provider's answer, by the secret of the browser's cookie:
+ * only the browser that began a sign-in can finish it, once.
+ */
+export class PendingSignIns {
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number,
+  ) {}
+
+  /** A new one; `secret` goes in the browser's cookie. PKCE's verifier is 43 characters of randomness, as RFC 7636 asks. */
+  async begin(provider: string): Promise<{ secret: string; pending: Pending }> {
+    const secret = random();
+    const pending = { provider, state: random(), nonce: random(), verifier: random() };
+    const em = this.db.fork();
+    em.create(PendingSignInEntity, { hash: hashOf(secret), ...pending, createdAt: String(this.now()) });
+    await em.flush();
+    return { secret, pending };
+  }
+
+  /** The sign-in of this cookie, taken (it cannot be used again); undefined when unknown, used or too old. */
+  async take(secret: string, provider: string): Promise<Pending | undefined> {
+    const em = this.db.fork();
+    const row = await em.findOne(PendingSignInEntity, { hash: hashOf(secret) });
+    if (!row) return undefined;
+    // Deleted by whoever gets there first: a second callback with the same cookie finds nothing.
+    const taken = await em.nativeDelete(PendingSignInEntity, { id: row.id });
+    if (taken === 0 || row.provider !== provider || this.now() - Number(row.createdAt) > pendingLifetimeMs) return undefined;
+    return { provider: row.provider, state: row.state, nonce: row.nonce, verifier: row.verifier };
+  }
+
+  /** Remove those whose time is up. */
+  async prune(): Promise<void> {
+    await this.db.fork().nativeDelete(PendingSignInEntity, { createdAt: { $lt: String(this.now() - pendingLifetimeMs) } });
+  }
+}
