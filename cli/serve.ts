@@ -9,7 +9,7 @@ export const serve: Command = {
   usage: [
     'Usage: ogserve [serve] [--config FILE] [--state-dir DIR]',
     '',
-    'Runs the service until SIGTERM or SIGINT.',
+    "Runs the service until SIGTERM or SIGINT; SIGHUP reads rest.tls's certificate and key again.",
     '',
     'Options:',
     '  -f, --config FILE    merge FILE over config/default.json (a reference ogserver.json works as it is)',
@@ -39,6 +39,11 @@ export const serve: Command = {
       };
       process.on('SIGTERM', () => stop('SIGTERM'));
       process.on('SIGINT', () => stop('SIGINT'));
+      // A renewed certificate (rest.tls) is read again without a restart: agents stay connected.
+      process.on('SIGHUP', () => {
+        app.log.info('SIGHUP received, reading the TLS certificate again');
+        app.reloadTls();
+      });
     });
     await app.listen();
     const code = await stopped;

@@ -68,12 +68,30 @@ export class Permissions {
     return this.names().filter((name) => (this.declared.get(name)!.roles ?? []).length === 0);
   }
 
-  /** What a caller may do: its role's permissions and its grants (a grant nobody declares is nothing). */
+  /**
+   * What a caller may do: its role's permissions and its grants (a grant nobody declares is
+   * nothing); with `parts`, what any part holds, each permission over the parts' scopes
+   * that hold it.
+   */
   accessOf(credential: Credential): Access {
+    if (!credential.parts) return { ...credential, permissions: this.held(credential) };
+    const parts = credential.parts.map((part) => ({ scope: part.scope, held: this.held(part) }));
+    const permissions = new Set(parts.flatMap((part) => [...part.held]));
+    const unite = credential.unite ?? ((scopes: AccessScope[]) => scopes[0]!);
+    const scopeFor = (permission: Permission): AccessScope | undefined => {
+      const holding = parts.filter((part) => part.held.has(permission));
+      if (holding.some((part) => part.scope === undefined)) return undefined;
+      const scopes = holding.map((part) => part.scope!);
+      return scopes.length === 1 ? scopes[0] : unite(scopes);
+    };
+    return { ...credential, permissions, scopeFor };
+  }
+
+  private held(part: CredentialPart): Set<Permission> {
     const held = new Set<Permission>();
-    for (const [name, declaration] of this.declared) if (declaration.roles?.includes(credential.role)) held.add(name);
-    for (const name of credential.grants ?? []) if (this.declared.has(name)) held.add(name);
-    return { ...credential, permissions: held };
+    for (const [name, declaration] of this.declared) if (declaration.roles?.includes(part.role)) held.add(name);
+    for (const name of part.grants ?? []) if (this.declared.has(name)) held.add(name);
+    return held;
   }
 
   /** The configured key: an admin given every permission, those no role holds included. */
@@ -96,6 +114,15 @@ export interface AccessScope {
   addresses(): Promise<ReadonlySet<string>>;
 }
 
+/** A role over part of the fleet: a credential holds one, or several (`parts`). */
+export interface CredentialPart {
+  role: Role;
+  /** Permissions given besides the role's (those no role holds, such as `shell`). */
+  grants?: readonly Permission[];
+  /** Absent for the whole fleet. */
+  scope?: AccessScope;
+}
+
 /** Who a request comes from, as the plugin that knows the key says it. */
 export interface Credential {
   /** The token's name (`api_token` for the configured key), or a person's (`ana@ldap`); never a secret. */
@@ -116,11 +143,32 @@ export interface Credential {
    * so that a stream ends once its credential is gone; must answer at once.
    */
   holds?(): boolean;
+  /**
+   * Several roles, each over its own part of the fleet (a person in several directory
+   * groups): the credential holds a permission where any part holding it reaches. `role`
+   * and `scope` then only describe it (the highest role; every part).
+   */
+  parts?: readonly CredentialPart[];
+  /** One scope reaching what each of `scopes` reaches (the plugin that made them knows how). */
+  unite?(scopes: AccessScope[]): AccessScope;
 }
 
 /** Who a request comes from and what it may do. */
 export interface Access extends Credential {
   permissions: ReadonlySet<Permission>;
+  /** With `parts`: the part of the fleet where the caller holds `permission` (undefined: everywhere). */
+  scopeFor?(permission: Permission): AccessScope | undefined;
+}
+
+/** Where `access` holds `permission`: its scope for it (undefined: the whole fleet). */
+export function scopeOf(access: Access, permission: Permission): AccessScope | undefined {
+  return access.scopeFor ? access.scopeFor(permission) : access.scope;
+}
+
+/** The access a route sees: for a caller of several parts, the scope where it holds the route's permission. */
+export function accessForRoute(access: Access | undefined, permission: Permission | undefined): Access | undefined {
+  if (!access?.scopeFor || permission === undefined) return access;
+  return { ...access, scope: access.scopeFor(permission) };
 }
 
 /**

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import type dgram from 'node:dgram';
-import type { Server } from 'node:http';
 import net from 'node:net';
 import type { DestinationStream } from 'pino';
 import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
@@ -16,12 +15,12 @@ import { Permissions } from './access';
 import { ServiceMetrics } from './metrics';
 import { RequestHooks } from './http/hooks';
 import { type Route, RouteTable } from './http/routes';
-import { closeRestServer, createRestServer } from './http/server';
 import { StaticMounts } from './http/static';
 import { bundledPluginNames, importPlugins, orderPlugins } from './loader';
 import { type Listening, type ListenSpec, listen } from './listen';
 import { createLogger, type Logger } from './log';
 import { checkMigrationList, type MigrationContext, type PluginSchema } from './migrations';
+import { RestListeners } from './rest-listeners';
 import { logStart } from './start-log';
 import { versionRoute } from './version';
 import type { PluginContext, PluginDefinition } from './plugin';
@@ -54,8 +53,7 @@ const pluginStopMs = 3000;
 
 /** The kernel: config, database, plugins, REST listener. It knows no domain. */
 export class App {
-  private server?: Server;
-  private restListening?: Listening;
+  private rest?: RestListeners;
   private readonly startHooks: Hook[] = [];
   private readonly stopHooks: { plugin: string; hook: Hook }[] = [];
   /** The TCP listeners opened so far (REST and the plugins'): a stop closes them all first. */
@@ -147,27 +145,24 @@ export class App {
       await this.cluster.startRoles();
       const { rest } = this.settings;
       const token = resolveApiToken(rest.api_token, rest.api_token_file, this.log);
-      const server = createRestServer({
-        routes: this.routes.routes,
-        token,
-        maxKeyFailures: rest.max_key_failures,
-        maxRequestBytes: rest.max_request_bytes,
-        maxResponseBytes: rest.max_response_bytes,
-        db: this.database,
-        maxJsonDepth: rest.max_json_depth,
-        log: this.log,
-        statics: this.statics.mounts,
-        hooks: this.hooks,
-        permissions: this.permissions,
-      });
-      this.restListening = await this.openListener(server, this.log, {
-        name: 'REST interface',
-        ip: rest.ip,
-        port: rest.port,
-        ipKey: 'rest.ip',
-        portKey: 'rest.port',
-      });
-      this.server = server;
+      this.rest = new RestListeners(rest, this.log);
+      await this.rest.open(
+        {
+          routes: this.routes.routes,
+          token,
+          maxKeyFailures: rest.max_key_failures,
+          maxRequestBytes: rest.max_request_bytes,
+          maxResponseBytes: rest.max_response_bytes,
+          db: this.database,
+          maxJsonDepth: rest.max_json_depth,
+          log: this.log,
+          statics: this.statics.mounts,
+          hooks: this.hooks,
+          permissions: this.permissions,
+          trustedProxies: rest.trusted_proxies,
+        },
+        (server, spec) => this.openListener(server, this.log, spec),
+      );
       this.serving = true;
     } catch (error) {
       await this.close();
@@ -181,7 +176,17 @@ export class App {
   }
 
   restPort(): number {
-    return this.restListening?.port ?? 0;
+    return this.rest?.port ?? 0;
+  }
+
+  /** The HTTPS port (rest.tls); 0 when there is none. */
+  tlsPort(): number {
+    return this.rest?.tlsPort ?? 0;
+  }
+
+  /** Read rest.tls's certificate and key again (SIGHUP). */
+  reloadTls(): void {
+    this.rest?.reloadTls();
   }
 
   /** Every listener opens here (core's and plugins'), so each is logged the same way, once. */
@@ -209,8 +214,7 @@ export class App {
     this.serving = false;
     // Every port refuses new connections at once; those open are the plugins' to end.
     for (const listener of this.tcpListeners) listener.close();
-    const server = this.server;
-    if (server) await closeRestServer(server, this.settings.rest.shutdown_grace_s * 1000, this.log);
+    await this.rest?.close(this.settings.rest.shutdown_grace_s * 1000);
     await this.cluster.stopRoles();
     for (const { plugin, hook } of [...this.stopHooks].reverse()) {
       const stopped = await settledWithin(hook, pluginStopMs).catch((error: unknown) => {

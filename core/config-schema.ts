@@ -22,6 +22,23 @@ export const CoreSchema = Type.Object(
         max_key_failures: Type.Integer({ minimum: 0, default: 20 }),
         /** On SIGTERM, how long requests in flight may take to finish before their connections are cut. */
         shutdown_grace_s: Type.Number({ minimum: 0, maximum: 3600, default: 15 }),
+        /** HTTPS on a port of its own besides the plain one (which the reference's clients keep using); SIGHUP reloads the files. */
+        tls: Type.Optional(
+          Type.Object(
+            {
+              cert: Type.String({ minLength: 1, path: true }),
+              key: Type.String({ minLength: 1, path: true }),
+              ip: Type.Optional(Type.String()),
+              port: Port({ default: 8443 }),
+              /** Browsers asking the plain port for a page are sent to HTTPS, and HTTPS answers carry HSTS. */
+              redirect: Type.Boolean({ default: false }),
+              hsts_max_age_s: Type.Integer({ minimum: 0, default: 15_552_000 }),
+            },
+            { additionalProperties: false },
+          ),
+        ),
+        /** Reverse proxies whose X-Forwarded-Proto and X-Forwarded-For are believed (their addresses). */
+        trusted_proxies: Type.Array(Type.String({ minLength: 1 }), { default: [], maxItems: 64 }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -29,6 +29,8 @@ export class HttpError extends Error {
     readonly code: ErrorCodeValue,
     message: string,
     readonly field?: string,
+    /** Headers the answer carries besides the usual (a 401's own WWW-Authenticate challenge). */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message);
     this.name = 'HttpError';

@@ -6,6 +6,7 @@ import type { Database } from '../database';
 import { StartupError } from '../errors';
 import type { Logger } from '../log';
 import { compile, type Checker } from '../validation';
+import { type RequestOrigin, originOf } from './origin';
 import { openStream } from './reply';
 
 /**
@@ -88,7 +89,18 @@ export class RequestContext<B> {
     private readonly db: Database,
     /** Who sent it; undefined on public routes. */
     readonly access?: Access,
+    private readonly origin: (req: IncomingMessage) => RequestOrigin = (req) => originOf(req, new Set()),
   ) {}
+
+  /** Whether the request came over HTTPS, here or at a trusted proxy (a cookie is then `Secure`). */
+  get secure(): boolean {
+    return this.origin(this.req).secure;
+  }
+
+  /** The client's address, through the trusted proxies (rest.trusted_proxies). */
+  get address(): string {
+    return this.origin(this.req).address;
+  }
 
   /**
    * Lines logged about this request name it (`request: "POST /client/add"`, without the query,

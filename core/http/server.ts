@@ -1,22 +1,22 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
 import polka from 'polka';
-import getRawBody from 'raw-body';
-import type { Access, Permissions } from '../access';
+import { type Access, type Permissions, accessForRoute } from '../access';
 import type { Database } from '../database';
-import { ErrorCode, HttpError, badRequest } from '../errors';
+import { ErrorCode, HttpError } from '../errors';
 import type { Logger } from '../log';
-import { clientsNamed } from './clients-named';
+import { isKey, keyOf } from './authorization';
+import { handle, toHttpError } from './handle';
 import type { RequestHooks } from './hooks';
-import { InvalidUtf8Error, bodyText } from './body-text';
 import { InFlight } from './in-flight';
 import { KeyFailures } from './key-failures';
-import { JsonDepthError, JsonSyntaxError, LoneSurrogateError, NulCharacterError, parseJson } from './json';
-import { isKey, keyOf } from './authorization';
-import { commonHeaders, respond, sendError } from './reply';
 import { withMethodOverride } from './method-override';
+import { originOf } from './origin';
+import { commonHeaders, sendError } from './reply';
 import { RequestLog } from './request-log';
-import { RequestContext, type Route } from './routes';
+import type { Route } from './routes';
 import { type StaticMount, withStaticFiles } from './static';
+import { type TlsFiles, withTransportRules } from './transport';
 import { answerUnroutedRequests } from './unrouted';
 
 export interface RestOptions {
@@ -37,9 +37,14 @@ export interface RestOptions {
   hooks: RequestHooks;
   /** What each role and grant allows (core's permissions and the plugins'). */
   permissions: Permissions;
+  /** Proxies whose X-Forwarded-Proto and X-Forwarded-For are believed (rest.trusted_proxies). */
+  trustedProxies?: readonly string[];
+  /** Serve HTTPS with this certificate and key (rest.tls) rather than plain HTTP. */
+  tls?: TlsFiles;
+  /** HTTPS: send Strict-Transport-Security with this max-age. Plain HTTP: send browsers' page requests to this HTTPS port. */
+  transport?: { hstsMaxAgeS?: number; redirectToPort?: number };
 }
 
-const noBody = Symbol('no body');
 /** Who sent each authorised request. */
 const accessByRequest = new WeakMap<IncomingMessage, Access>();
 const inFlightOf = new WeakMap<http.Server, InFlight>();
@@ -73,11 +78,15 @@ export function createRestServer(options: RestOptions): http.Server {
   const requestLog = new RequestLog(log, new Set(routes.filter((r) => !r.log).map((r) => `${r.method} ${r.path}`)));
   const inFlight = new InFlight();
   const { hooks } = options;
+  const trusted = new Set(options.trustedProxies ?? []);
+  const handleOptions = { ...options, origin: (req: IncomingMessage) => originOf(req, trusted) };
   const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
     const known = toHttpError(error);
     if (known.status >= 500) log.error({ err: error, method: req.method, url: req.url }, 'request failed');
-    const headers: Record<string, string> = commonHeaders(req);
-    if (known.status === 401) headers['WWW-Authenticate'] = 'Basic realm="ogserve"';
+    const headers: Record<string, string> = { ...commonHeaders(req), ...known.headers };
+    // The reference's challenge, unless the refusal brings its own: a browser asked for Basic
+    // opens its login box over the page, which a person signed in by cookie must not get.
+    if (known.status === 401) headers['WWW-Authenticate'] ??= 'Basic realm="ogserve"';
     if (known.status === 413) headers.Connection = 'close';
     sendError(res, known, maxResponseBytes, headers);
   };
@@ -161,7 +170,7 @@ export function createRestServer(options: RestOptions): http.Server {
 
   for (const route of routes) {
     app.add(route.method as Parameters<typeof app.add>[0], route.path, (req: IncomingMessage, res: ServerResponse) => {
-      const access = accessByRequest.get(req);
+      const access = accessForRoute(accessByRequest.get(req), route.permission);
       hooks.routed(route, req, access);
       if (route.permission && !access?.permissions.has(route.permission)) {
         const why = `${route.method} ${route.path} needs the '${route.permission}' permission`;
@@ -183,19 +192,19 @@ export function createRestServer(options: RestOptions): http.Server {
         );
       }
       if (route.stream) inFlight.stream(res);
-      handle(route, req, res, options, requestLog).catch((error: unknown) => fail(req, res, error));
+      handle(route, req, res, access, handleOptions, requestLog).catch((error: unknown) => fail(req, res, error));
     });
   }
 
   const api = withMethodOverride(app.handler as http.RequestListener);
   const routed = withStaticFiles(options.statics ?? [], api, maxResponseBytes);
-  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+  const listener = withTransportRules((req: IncomingMessage, res: ServerResponse): void => {
     hooks.begin(req, res);
     inFlight.begin(req, res);
     requestLog.begin(req, res);
     routed(req, res);
-  };
-  const server = http.createServer(listener);
+  }, options.transport ?? {});
+  const server = options.tls ? https.createServer({ ...options.tls }, listener) : http.createServer(listener);
   inFlightOf.set(server, inFlight);
   inFlight.watch(server);
   answerUnroutedRequests(server, listener);
@@ -203,97 +212,4 @@ export function createRestServer(options: RestOptions): http.Server {
   server.requestTimeout = 10_000;
   server.keepAliveTimeout = 5_000;
   return server;
-}
-
-async function handle(
-  route: Route,
-  req: IncomingMessage,
-  res: ServerResponse,
-  options: RestOptions,
-  requestLog: RequestLog,
-): Promise<void> {
-  let body: unknown = noBody;
-  if (route.policy !== 'ignored') {
-    const raw = await readBody(req, options.maxRequestBytes);
-    if (raw.length > 0) {
-      if (route.policy === 'forbidden') throw badRequest(ErrorCode.bodyNotAllowed, `${route.method} ${route.path} takes no request body`);
-      body = parseBody(decodeBody(raw), options.maxJsonDepth);
-      requestLog.noteBody(req, body);
-      options.hooks.noteBody(req, body);
-    }
-  }
-  if (body === noBody) {
-    if (route.policy === 'required') throw badRequest(ErrorCode.bodyRequired, `${route.method} ${route.path} needs a JSON body`);
-    body = route.policy === 'optional' ? {} : undefined;
-  }
-  // Before the schema: a client outside a limited key's scope is refused whatever else is wrong.
-  const access = accessByRequest.get(req);
-  if (access?.scope && route.scoped === 'clients') {
-    const [outside] = await access.scope.outside(clientsNamed(body));
-    if (outside !== undefined) {
-      throw new HttpError(
-        403,
-        ErrorCode.forbidden,
-        `client ${outside} is outside what the key '${access.name}' may reach (${access.scope.description})`,
-      );
-    }
-  }
-  if (route.check) {
-    const result = route.check(body);
-    if (!result.ok) {
-      const { field, message, missing } = result.violation;
-      throw badRequest(missing ? ErrorCode.missingField : ErrorCode.invalidField, message, field || undefined);
-    }
-  }
-  const ctx = new RequestContext(req, res, body, options.log, options.db, access);
-  await options.hooks.beforeHandler(ctx);
-  const result = await route.handler(ctx);
-  if (route.stream) return;
-  respond(req, res, result, options.maxResponseBytes);
-}
-
-/**
- * The body's bytes. raw-body reads them and bodyText decodes them: asked for 'utf8',
- * raw-body would make an iconv-lite decoder for every request, and read bytes that are not
- * UTF-8 as U+FFFD where they must be refused.
- */
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  try {
-    return await getRawBody(req, { limit, length: req.headers['content-length'] });
-  } catch (error) {
-    const status = (error as { status?: number }).status;
-    if (status === 413) throw new HttpError(413, ErrorCode.payloadTooLarge, `the request body exceeds ${limit} bytes`);
-    throw badRequest(ErrorCode.invalidJson, `the request body could not be read: ${(error as Error).message}`);
-  }
-}
-
-/** The body as text: bytes that are not UTF-8 are a 400 naming the string that holds them. */
-function decodeBody(raw: Buffer): string {
-  try {
-    return bodyText(raw);
-  } catch (error) {
-    if (!(error instanceof InvalidUtf8Error)) throw error;
-    throw badRequest(error.inString ? ErrorCode.invalidField : ErrorCode.invalidJson, error.message, error.field);
-  }
-}
-
-function parseBody(raw: string, maxDepth: number): unknown {
-  try {
-    return parseJson(raw, maxDepth);
-  } catch (error) {
-    if (error instanceof NulCharacterError || error instanceof LoneSurrogateError)
-      throw badRequest(ErrorCode.invalidField, error.message, error.field);
-    if (error instanceof JsonDepthError) throw badRequest(ErrorCode.invalidJson, error.message);
-    if (error instanceof JsonSyntaxError) throw badRequest(ErrorCode.invalidJson, `the request body is not valid JSON: ${error.message}`);
-    throw error;
-  }
-}
-
-function toHttpError(error: unknown): HttpError {
-  if (error instanceof HttpError) return error;
-  const name = (error as { name?: string })?.name ?? '';
-  if (name === 'UniqueConstraintViolationException') return badRequest(ErrorCode.duplicate, 'the change would duplicate a unique value');
-  if (name === 'ForeignKeyConstraintViolationException')
-    return badRequest(ErrorCode.unknownId, 'the change refers to a record that does not exist');
-  return new HttpError(500, ErrorCode.internal, 'internal error');
 }

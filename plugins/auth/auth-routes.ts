@@ -2,7 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Credential } from '../../core/access';
 import { ErrorCode, HttpError, badRequest } from '../../core/errors';
 import type { PluginContext } from '../../core/plugin';
-import { clearedCookieHeader, cookieOf, isSecure, sessionCookie, sessionCookieHeader } from './cookies';
+import { clearedCookieHeader, cookieOf, sessionCookie, sessionCookieHeader } from './cookies';
+import { describeReach } from './credential';
 import { Done, Login, Me } from './schemas';
 import type { LiveSession, SessionLifetimes, SessionStore } from './sessions';
 import type { SignIn } from './sign-in';
@@ -27,8 +28,7 @@ export function authRoutes(ctx: PluginContext, deps: AuthRouteDeps): void {
   router.post(
     '/auth/login',
     { public: true, body: Login, response: Me, summary: 'Sign a person in: sets the session cookie' },
-    async ({ body, req, res }) => {
-      const address = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    async ({ body, res, address, secure }) => {
       const wait = deps.throttle.retryAfter(body.username, address);
       if (wait > 0) {
         res.setHeader('Retry-After', String(wait));
@@ -39,9 +39,10 @@ export function authRoutes(ctx: PluginContext, deps: AuthRouteDeps): void {
         );
       }
       const person = await deps.signIn.check(body.username, body.password, address);
-      const { secret, session } = await sessions.open(person.username, person.provider, person.grant);
-      res.setHeader('Set-Cookie', sessionCookieHeader(secret, Math.floor(lifetimes.absoluteMs / 1000), isSecure(req)));
-      ctx.log.info({ username: person.username, provider: person.provider, role: person.grant.role, address }, 'signed in');
+      const { secret, session } = await sessions.open(person.username, person.provider, person.grants);
+      res.setHeader('Set-Cookie', sessionCookieHeader(secret, Math.floor(lifetimes.absoluteMs / 1000), secure));
+      const roles = person.grants.map((grant) => grant.role);
+      ctx.log.info({ username: person.username, provider: person.provider, roles, address }, 'signed in');
       return meOf(deps.credentialOf(session), undefined, session, lifetimes);
     },
   );
@@ -49,12 +50,12 @@ export function authRoutes(ctx: PluginContext, deps: AuthRouteDeps): void {
   router.post(
     '/auth/logout',
     { permission: 'read', scoped: 'open', bodyPolicy: 'ignored', response: Done, summary: "End the caller's session" },
-    async ({ req, res }) => {
+    async ({ req, res, secure }) => {
       const session = deps.sessionOf(req);
       if (session) await sessions.end(session.hash);
       else if (cookieOf(req, sessionCookie) === undefined)
         throw badRequest('not_a_person', 'only a signed-in person signs out: a key or token is revoked instead');
-      res.setHeader('Set-Cookie', clearedCookieHeader(isSecure(req)));
+      res.setHeader('Set-Cookie', clearedCookieHeader(secure));
       return {};
     },
   );
@@ -79,7 +80,7 @@ function meOf(
     source: credential.source ?? 'token',
     role: credential.role,
     ...(permissions ? { permissions: [...permissions].sort() } : {}),
-    scope: credential.scope?.description ?? null,
+    scope: describeReach(credential),
     ...(session
       ? {
           csrf: session.csrf,

@@ -23,12 +23,13 @@ export function sessionCookieHeader(secret: string, maxAgeS: number, secure: boo
   );
 }
 
+/**
+ * The challenge of a 401 to a request signed in (or signing in) by cookie: not Basic, which
+ * makes a browser open its own login box over the page.
+ */
+export const cookieChallenge = { 'WWW-Authenticate': 'Cookie realm="ogserve"' } as const;
+
 /** The Set-Cookie value that removes the session cookie. */
 export function clearedCookieHeader(secure: boolean): string {
   return sessionCookieHeader('', 0, secure);
-}
-
-/** Whether the request reached ogserve over TLS. */
-export function isSecure(req: IncomingMessage): boolean {
-  return (req.socket as { encrypted?: boolean }).encrypted === true;
 }

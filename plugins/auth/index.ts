@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import type { Credential } from '../../core/access';
 import { type Clock, SystemClock } from '../../core/clock';
 import { ErrorCode, HttpError, StartupError } from '../../core/errors';
 import { definePlugin } from '../../core/plugin';
@@ -7,7 +6,8 @@ import { Inventory } from '../inventory';
 import { TokenStore } from '../tokens';
 import { authRoutes } from './auth-routes';
 import { AuthConfig } from './config';
-import { cookieOf, sessionCookie } from './cookies';
+import { cookieChallenge, cookieOf, sessionCookie } from './cookies';
+import { credentialOf } from './credential';
 import { PendingSignInEntity } from './entities/pending-sign-in';
 import { SessionEntity } from './entities/session';
 import { UserEntity } from './entities/user';
@@ -75,33 +75,26 @@ export default definePlugin({
       ldap && { directory: new LdapDirectory(ldap, ctx.log), groups: ldap.groups, normalise: LdapDirectory.normaliseDn },
     );
 
-    const credentialOf = (session: LiveSession): Credential => {
-      const { grant } = session;
-      const limited = grant.centers.length + grant.rooms.length > 0;
-      return {
-        name: `${session.username}@${session.provider}`,
-        source: session.provider,
-        role: grant.role,
-        // The agents' shell permission, which no role holds, as a token may be given it.
-        grants: grant.shell ? ['shell'] : [],
-        scope: limited ? inventory.fleetScope(grant.centers, grant.rooms) : undefined,
-        holds: () => sessions.holds(session.hash),
-      };
-    };
+    const credentialFor = (session: LiveSession) =>
+      credentialOf(
+        session,
+        (centers, rooms) => inventory.fleetScope(centers, rooms),
+        () => sessions.holds(session.hash),
+      );
     const sessionByRequest = new WeakMap<IncomingMessage, LiveSession>();
     ctx.hooks.identify(async (req) => {
       const secret = cookieOf(req, sessionCookie);
       if (!secret) return undefined;
       const session = await sessions.find(secret);
-      if (!session) return undefined;
+      if (!session) throw new HttpError(401, ErrorCode.unauthorized, 'the session has ended: sign in again', undefined, cookieChallenge);
       // SameSite=Strict keeps other sites' pages from sending the cookie; the token is the second lock.
       if (!safeMethods.has(req.method ?? '') && req.headers['x-csrf-token'] !== session.csrf)
         throw new HttpError(403, ErrorCode.forbidden, 'a request signed in by cookie must send X-CSRF-Token, as the sign-in answered it');
       sessionByRequest.set(req, session);
-      return credentialOf(session);
+      return credentialFor(session);
     });
 
-    authRoutes(ctx, { signIn, sessions, throttle, lifetimes, credentialOf, sessionOf: (req) => sessionByRequest.get(req) });
+    authRoutes(ctx, { signIn, sessions, throttle, lifetimes, credentialOf: credentialFor, sessionOf: (req) => sessionByRequest.get(req) });
     userRoutes(ctx, users);
     ownTokenRoutes(ctx, tokens, (req) => sessionByRequest.get(req), config.token_max_days);
     const pending = new PendingSignIns(ctx.db, now);

@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { ErrorCode, badRequest } from '../../core/errors';
 import { Reply } from '../../core/http/reply';
 import type { PluginContext } from '../../core/plugin';
-import { cookieOf, isSecure, sessionCookieHeader } from './cookies';
-import { grantOfGroups } from './group-rights';
+import { cookieOf, sessionCookieHeader } from './cookies';
+import { grantsOfGroups } from './group-rights';
 import { OidcRefusal, type OidcProvider } from './oidc';
 import { pendingLifetimeMs } from './pending-sign-ins';
 import { Providers } from './schemas';
@@ -42,37 +42,41 @@ export function oidcRoutes(ctx: PluginContext, providers: OidcProvider[], sessio
       ctx.log.warn({ provider: name, reason: error.message }, 'an OpenID sign-in did not succeed');
       return Reply.redirect(`${consolePath}?signin_error=${encodeURIComponent(error.message)}`);
     };
-    const redirectUri = (req: IncomingMessage): string => {
+    const redirectUri = (req: IncomingMessage, secure: boolean): string => {
       if (provider.settings.redirect_uri) return provider.settings.redirect_uri;
       if (!req.headers.host) throw badRequest(ErrorCode.invalidField, 'the request has no Host header to send the provider back to');
-      return `${isSecure(req) ? 'https' : 'http'}://${req.headers.host}/auth/oidc/${name}/callback`;
+      return `${secure ? 'https' : 'http'}://${req.headers.host}/auth/oidc/${name}/callback`;
     };
 
-    router.get(`/auth/oidc/${name}/login`, { public: true, summary: `Sign in with ${name}: on to the provider` }, async ({ req, res }) => {
-      try {
-        const { url, secret } = await provider.begin(redirectUri(req));
-        res.setHeader('Set-Cookie', pendingCookieHeader(name, secret, pendingLifetimeMs / 1000, isSecure(req)));
-        return Reply.redirect(url);
-      } catch (error) {
-        if (!(error instanceof OidcRefusal)) throw error;
-        return refused(error);
-      }
-    });
+    router.get(
+      `/auth/oidc/${name}/login`,
+      { public: true, summary: `Sign in with ${name}: on to the provider` },
+      async ({ req, res, secure }) => {
+        try {
+          const { url, secret } = await provider.begin(redirectUri(req, secure));
+          res.setHeader('Set-Cookie', pendingCookieHeader(name, secret, pendingLifetimeMs / 1000, secure));
+          return Reply.redirect(url);
+        } catch (error) {
+          if (!(error instanceof OidcRefusal)) throw error;
+          return refused(error);
+        }
+      },
+    );
 
     router.get(
       `/auth/oidc/${name}/callback`,
       { public: true, summary: `Back from ${name}: the session, or why not` },
-      async ({ req, res }) => {
-        const secure = isSecure(req);
+      async ({ req, res, secure }) => {
         const cleared = pendingCookieHeader(name, '', 0, secure);
         try {
-          const callback = new URL(req.url ?? '', redirectUri(req));
+          const callback = new URL(req.url ?? '', redirectUri(req, secure));
           const person = await provider.finish(cookieOf(req, pendingCookie), callback);
-          const grant = grantOfGroups(person.groups, provider.settings.groups);
-          if (!grant) throw new OidcRefusal(`'${person.username}' is in no group that ogserve gives a role to: ask an administrator`);
-          const { secret } = await sessions.open(person.username, name, grant);
+          const grants = grantsOfGroups(person.groups, provider.settings.groups);
+          if (grants.length === 0)
+            throw new OidcRefusal(`'${person.username}' is in no group that ogserve gives a role to: ask an administrator`);
+          const { secret } = await sessions.open(person.username, name, grants);
           res.setHeader('Set-Cookie', [cleared, sessionCookieHeader(secret, Math.floor(lifetimes.absoluteMs / 1000), secure)]);
-          ctx.log.info({ username: person.username, provider: name, role: grant.role }, 'signed in');
+          ctx.log.info({ username: person.username, provider: name, roles: grants.map((g) => g.role) }, 'signed in');
           return Reply.redirect(consolePath);
         } catch (error) {
           if (!(error instanceof OidcRefusal)) throw error;

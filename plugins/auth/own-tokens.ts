@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { roleNames } from '../../core/access';
 import { ErrorCode, badRequest } from '../../core/errors';
 import type { PluginContext } from '../../core/plugin';
 import { toInt } from '../../core/schema-types';
 import { TokenCreated, TokenList, type TokenStore, expiryOf } from '../tokens';
+import { highestRole, isWholeFleet, rankOf, reachOf } from './grant';
 import { Done, OwnToken, OwnTokenName } from './schemas';
 import type { LiveSession } from './sessions';
 
@@ -52,12 +52,15 @@ export function ownTokenRoutes(
     },
     async ({ req, body }) => {
       const session = person(req);
-      const { grant } = session;
-      const role = body.role ?? grant.role;
-      if (roleNames.indexOf(role as never) > roleNames.indexOf(grant.role))
-        throw badRequest(ErrorCode.invalidField, `'role' may be at most yours (${grant.role})`, 'role');
-      if (body.shell && !grant.shell) throw badRequest(ErrorCode.invalidField, "'shell': you may not run shell commands yourself", 'shell');
-      const limited = grant.centers.length + grant.rooms.length > 0;
+      const role = body.role ?? highestRole(session.grants);
+      // The grants that allow such a token: its role or more, and the shell if it asks for it.
+      const allowing = session.grants.filter((grant) => rankOf(grant.role) >= rankOf(role));
+      if (allowing.length === 0)
+        throw badRequest(ErrorCode.invalidField, `'role' may be at most yours (${highestRole(session.grants)})`, 'role');
+      const giving = body.shell ? allowing.filter((grant) => grant.shell) : allowing;
+      if (giving.length === 0) throw badRequest(ErrorCode.invalidField, "'shell': you may not run shell commands with that role", 'shell');
+      const reach = reachOf(giving);
+      const limited = !isWholeFleet(reach);
       if (limited && (body.centers !== undefined || body.rooms !== undefined))
         throw badRequest(
           ErrorCode.invalidField,
@@ -74,8 +77,8 @@ export function ownTokenRoutes(
         role,
         shell: body.shell ?? false,
         expiresAt,
-        centers: limited ? grant.centers : body.centers?.map(toInt),
-        rooms: limited ? grant.rooms : body.rooms?.map(toInt),
+        centers: limited ? reach.centers : body.centers?.map(toInt),
+        rooms: limited ? reach.rooms : body.rooms?.map(toInt),
         owner: ownerOf(session),
       });
       return { ...view, secret };

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Database } from '../../core/database';
 import { SessionEntity, type Session } from './entities/session';
-import { type Grant, idsOf, textOf } from './grant';
+import { isRole } from '../../core/access';
+import type { Grant } from './grant';
 
 export interface SessionLifetimes {
   /** Ended after this long without a request. */
@@ -15,7 +16,8 @@ export interface LiveSession {
   hash: string;
   username: string;
   provider: string;
-  grant: Grant;
+  /** One or more (a person in several directory groups). */
+  grants: Grant[];
   csrf: string;
   createdAt: number;
   seenAt: number;
@@ -45,14 +47,14 @@ export class SessionStore {
   ) {}
 
   /** A new session; the secret goes in the cookie and is kept nowhere. */
-  async open(username: string, provider: string, grant: Grant): Promise<{ secret: string; session: LiveSession }> {
+  async open(username: string, provider: string, grants: Grant[]): Promise<{ secret: string; session: LiveSession }> {
     const secret = randomBytes(32).toString('base64url');
     const now = this.now();
     const session: LiveSession = {
       hash: hashOf(secret),
       username,
       provider,
-      grant,
+      grants,
       csrf: randomBytes(24).toString('base64url'),
       createdAt: now,
       seenAt: now,
@@ -62,10 +64,7 @@ export class SessionStore {
       hash: session.hash,
       username,
       provider,
-      role: grant.role,
-      shell: grant.shell,
-      centers: textOf(grant.centers),
-      rooms: textOf(grant.rooms),
+      grants: JSON.stringify(grants),
       csrf: session.csrf,
       createdAt: String(now),
       seenAt: String(now),
@@ -82,11 +81,12 @@ export class SessionStore {
     let session = this.live.get(hash);
     if (!session || now - session.checkedAt >= recheckMs) {
       const row = await this.db.fork().findOne(SessionEntity, { hash });
-      if (!row) {
+      const found = row && liveOf(row);
+      if (!found) {
         this.live.delete(hash);
         return undefined;
       }
-      session = { ...liveOf(row), seenAt: Math.max(session?.seenAt ?? 0, Number(row.seenAt)), checkedAt: now };
+      session = { ...found, seenAt: Math.max(session?.seenAt ?? 0, found.seenAt), checkedAt: now };
       this.live.set(hash, session);
     }
     if (!this.current(session)) {
@@ -147,17 +147,20 @@ export class SessionStore {
   }
 }
 
-function liveOf(row: Session): LiveSession {
+/** A row as a live session; undefined for one whose grants cannot be read (written by another release). */
+function liveOf(row: Session): LiveSession | undefined {
+  let grants: Grant[];
+  try {
+    grants = JSON.parse(row.grants) as Grant[];
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(grants) || grants.length === 0 || !grants.every((grant) => isRole(grant?.role))) return undefined;
   return {
     hash: row.hash,
     username: row.username,
     provider: row.provider,
-    grant: {
-      role: row.role as Grant['role'],
-      shell: Boolean(row.shell),
-      centers: idsOf(row.centers),
-      rooms: idsOf(row.rooms),
-    },
+    grants,
     csrf: row.csrf,
     createdAt: Number(row.createdAt),
     seenAt: Number(row.seenAt),

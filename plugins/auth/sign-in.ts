@@ -1,7 +1,8 @@
 import { ErrorCode, HttpError } from '../../core/errors';
 import type { Logger } from '../../core/log';
+import { cookieChallenge } from './cookies';
 import type { Grant } from './grant';
-import { type GroupRights, grantOfGroups } from './group-rights';
+import { type GroupRights, grantsOfGroups } from './group-rights';
 import type { DirectoryAnswer } from './ldap-directory';
 import type { SignInThrottle } from './sign-in-throttle';
 import type { UserStore } from './users';
@@ -24,10 +25,10 @@ export interface SignedIn {
   username: string;
   /** `local` or `ldap`. */
   provider: string;
-  grant: Grant;
+  grants: Grant[];
 }
 
-const wrong = () => new HttpError(401, ErrorCode.unauthorized, 'wrong username or password');
+const wrong = () => new HttpError(401, ErrorCode.unauthorized, 'wrong username or password', undefined, cookieChallenge);
 
 /**
  * Checks a username and password: a local user of that name first (local users keep
@@ -48,7 +49,7 @@ export class SignIn {
     if (local === 'disabled') throw new HttpError(403, ErrorCode.forbidden, `the account '${username}' is disabled`);
     if (typeof local === 'object') {
       this.throttle.succeeded(username);
-      return { username: local.username, provider: 'local', grant: local.grant };
+      return { username: local.username, provider: 'local', grants: local.grants };
     }
     if (local === 'none' && this.directory) return this.fromDirectory(this.directory, username, password, address);
     if (local === 'none') await this.users.decoyCheck(password);
@@ -70,8 +71,8 @@ export class SignIn {
       this.throttle.failed(username, address);
       throw wrong();
     }
-    const grant = grantOfGroups(answer.groups, setup.groups, setup.normalise);
-    if (!grant) {
+    const grants = grantsOfGroups(answer.groups, setup.groups, setup.normalise);
+    if (grants.length === 0) {
       this.log.warn({ username, dn: answer.dn }, 'a directory user in no mapped group tried to sign in');
       throw new HttpError(
         403,
@@ -80,6 +81,6 @@ export class SignIn {
       );
     }
     this.throttle.succeeded(username);
-    return { username, provider: 'ldap', grant };
+    return { username, provider: 'ldap', grants };
   }
 }

@@ -123,13 +123,13 @@ export class UserStore {
    * The grant of a user whose password is right: 'wrong' for an unknown user or a wrong
    * password (the same time either way), 'disabled' only once the password was right.
    */
-  async check(username: string, password: string): Promise<{ username: string; grant: Grant } | 'wrong' | 'disabled' | 'none'> {
+  async check(username: string, password: string): Promise<{ username: string; grants: Grant[] } | 'wrong' | 'disabled' | 'none'> {
     const user = await this.find(username);
     if (!user) return 'none';
     if (!(await this.hasher.verify(password, user.passwordHash)) || !isRole(user.role)) return 'wrong';
     if (user.disabled) return 'disabled';
     const grant = { role: user.role, shell: Boolean(user.shell), centers: idsOf(user.centers), rooms: idsOf(user.rooms) };
-    return { username: user.username, grant };
+    return { username: user.username, grants: [grant] };
   }
 
   /** Spend the time a wrong password costs (a name that is neither a user nor in the directory). */

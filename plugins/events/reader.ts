@@ -1,4 +1,4 @@
-import type { Access, Permission } from '../../core/access';
+import { type Access, type Permission, scopeOf } from '../../core/access';
 import type { Route } from '../../core/http/routes';
 import type { FleetEvent } from './event-log';
 
@@ -31,7 +31,7 @@ export class EventRules {
   /** Whether `access` may read events of `type`: every route that answers them would answer it. */
   allows(access: Access, type: string): boolean {
     return (this.rules.get(type) ?? [streamRule]).every(
-      (rule) => access.permissions.has(rule.permission) && (rule.scoped || !access.scope),
+      (rule) => access.permissions.has(rule.permission) && (rule.scoped || !scopeOf(access, rule.permission)),
     );
   }
 }

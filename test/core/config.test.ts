@@ -50,7 +50,7 @@ test('unknown keys are an error naming them and the keys there are', async () =>
   await assertProblem(
     { rest: { prot: 1 } },
     'rest.prot',
-    'not a known key (known: ip, port, api_token, api_token_file, max_response_bytes, max_request_bytes, max_json_depth, max_key_failures, shutdown_grace_s)',
+    'not a known key (known: ip, port, api_token, api_token_file, max_response_bytes, max_request_bytes, max_json_depth, max_key_failures, shutdown_grace_s, tls, trusted_proxies)',
     6,
   );
   assert.match(await configError({ database: { hostname: 'x' } }), /^config: database\.hostname: not a known key \(known: type, path, /);

@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { makeServerCertificate } from './certificates';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -153,30 +154,6 @@ function configuration(dir: string, options: SlapdOptions): string {
     ...(options.memberOf ? ['overlay memberof'] : []),
     '',
   ].join('\n');
-}
-
-/** A new elliptic-curve key (generated in milliseconds) with an unencrypted key file. */
-const newKey = (keyFile: string) => ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile];
-
-/**
- * A throwaway CA (ca.pem, ca.key) in `dir`; also what a test uses as a CA that signed nothing
- * of the server's.
- */
-export async function makeTestCa(dir: string, name = 'ogserve test CA'): Promise<string> {
-  const caFile = path.join(dir, 'ca.pem');
-  await run('openssl', ['req', '-x509', ...newKey(path.join(dir, 'ca.key')), '-out', caFile, '-days', '2', '-subj', `/CN=${name}`]);
-  return caFile;
-}
-
-/** ca.pem plus server.pem/server.key for 127.0.0.1 (an IP subjectAltName: clients check it). */
-async function makeServerCertificate(dir: string): Promise<string> {
-  const caFile = await makeTestCa(dir);
-  const file = (name: string) => path.join(dir, name);
-  writeFileSync(file('server.ext'), 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
-  await run('openssl', ['req', ...newKey(file('server.key')), '-out', file('server.csr'), '-subj', '/CN=127.0.0.1']);
-  const signing = ['-CA', caFile, '-CAkey', file('ca.key'), '-set_serial', '2', '-days', '2', '-extfile', file('server.ext')];
-  await run('openssl', ['x509', '-req', '-in', file('server.csr'), ...signing, '-out', file('server.pem')]);
-  return caFile;
 }
 
 /** A loopback port free a moment ago (bound to port 0, then closed). */

@@ -2,7 +2,7 @@ import { EntitySchema } from '@mikro-orm/core';
 
 /**
  * A person's signed-in session, kept in the database so that every instance of a cluster
- * knows it. Only the SHA-256 of the cookie's secret is kept. The rights are those the
+ * knows it. Only the SHA-256 of the cookie's secret is kept. The grants are those the
  * person had when signing in (a directory's groups are read again at the next sign-in).
  */
 export interface Session {
@@ -11,10 +11,8 @@ export interface Session {
   username: string;
   /** `local`, `ldap` or an OpenID provider's name. */
   provider: string;
-  role: string;
-  shell: boolean;
-  centers: string;
-  rooms: string;
+  /** What the person may do, as JSON: `[{"role", "shell", "centers", "rooms"}]` (several: one per role and shell their groups give). */
+  grants: string;
   /** The value requests it authenticates must send in X-CSRF-Token. */
   csrf: string;
   createdAt: string;
@@ -30,10 +28,7 @@ export const SessionEntity = new EntitySchema<Session>({
     hash: { type: 'string', length: 64, unique: true },
     username: { type: 'string', length: 255, index: 'auth_sessions_username' },
     provider: { type: 'string', length: 64 },
-    role: { type: 'string', length: 16 },
-    shell: { type: 'boolean', default: false },
-    centers: { type: 'string', length: 4000, default: '' },
-    rooms: { type: 'string', length: 4000, default: '' },
+    grants: { type: 'text' },
     csrf: { type: 'string', length: 64 },
     createdAt: { type: 'bigint', fieldName: 'created_at' },
     seenAt: { type: 'bigint', fieldName: 'seen_at' },

@@ -7,7 +7,8 @@ import { Client } from 'ldapts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LdapDirectory, type LdapSettings } from '../../../plugins/auth/ldap-directory';
-import { freePort, makeTestCa, type Slapd, type SlapdOptions, startSlapd } from '../../support/slapd';
+import { makeTestCa } from '../../support/certificates';
+import { freePort, type Slapd, type SlapdOptions, startSlapd } from '../../support/slapd';
 
 const suffix = 'dc=example,dc=test';
 const people = `ou=people,${suffix}`;

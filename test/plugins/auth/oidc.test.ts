@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { CookieJar, visit } from '../../support/cookie-jar';
+import { addCenter, addClient, addRoom, macFor } from '../../support/fixtures';
 import { type TestProvider, type TestProviderOptions, startOidcProvider } from '../../support/oidc-provider';
 import { type TestServer, makeTestDir, removeTestStore, send, startServer } from '../../support/server';
 
@@ -20,7 +21,12 @@ async function withProvider(
   await first.close();
   const provider = await startOidcProvider({
     redirectUri: `http://127.0.0.1:${port}/auth/oidc/campus/callback`,
-    accounts: { jdoe: { groups: ['helpdesk'] }, guest: { groups: ['visitors'] }, boss: { groups: ['helpdesk', 'fleet-admins'] } },
+    accounts: {
+      jdoe: { groups: ['helpdesk'] },
+      guest: { groups: ['visitors'] },
+      boss: { groups: ['helpdesk', 'fleet-admins'] },
+      mixed: { groups: ['readers', 'science-admins'] },
+    },
     ...options,
   });
   let s: TestServer | undefined;
@@ -38,7 +44,12 @@ async function withProvider(
               client_id: provider.clientId,
               client_secret: provider.clientSecret,
               allow_http: true,
-              groups: { helpdesk: { role: 'operator', centers: [1] }, 'fleet-admins': { role: 'admin' } },
+              groups: {
+                helpdesk: { role: 'operator', centers: [1] },
+                'fleet-admins': { role: 'admin' },
+                readers: { role: 'reader' },
+                'science-admins': { role: 'admin', centers: [1] },
+              },
             },
           ],
         },
@@ -95,15 +106,34 @@ test('a person signs in through an OpenID provider: PKCE, state and nonce, group
     assert.deepEqual([me.body.name, me.body.source, me.body.role, me.body.scope], ['jdoe@campus', 'campus', 'operator', 'centers 1']);
   }));
 
-test('several groups give the highest role; a person in no mapped group is told so', () =>
+test('several groups give the union of what each allows; a person in no mapped group is told so', () =>
   withProvider(async (s, provider) => {
-    provider.signInAs('boss');
+    const science = await addCenter(s, 'Science');
+    const arts = await addCenter(s, 'Arts');
+    await addClient(s, await addRoom(s, science, 'Lab'), '127.0.41.1', macFor(1));
+    await addClient(s, await addRoom(s, arts, 'Studio'), '127.0.41.2', macFor(2));
+    provider.signInAs('mixed');
     const jar = new CookieJar();
     await signInThrough(s, jar);
-    const me = await send(s.port, 'GET', '/auth/me', undefined, {
-      Cookie: `ogserve_session=${jar.get(ogserveHost(s), 'ogserve_session')}`,
+    const cookie = `ogserve_session=${jar.get(ogserveHost(s), 'ogserve_session')}`;
+    const me = await send(s.port, 'GET', '/auth/me', undefined, { Cookie: cookie });
+    assert.deepEqual([me.body.role, me.body.scope], ['admin', 'admin: centers 1; reader: the whole fleet']);
+    const asMixed = { Cookie: cookie, 'X-CSRF-Token': me.body.csrf as string };
+    const scopes = (await send(s.port, 'GET', '/scopes', undefined, asMixed)).text;
+    assert.ok(scopes.includes('127.0.41.1') && scopes.includes('127.0.41.2'), 'a reader of the whole fleet');
+    assert.equal((await send(s.port, 'POST', '/mode', { clients: ['127.0.41.1'], mode: 'pxe' }, asMixed)).status, 200, 'admin of Science');
+    const arts403 = await send(s.port, 'POST', '/mode', { clients: ['127.0.41.2'], mode: 'pxe' }, asMixed);
+    assert.equal(arts403.status, 403, 'not of Arts');
+    assert.match(arts403.body.message, /client 127\.0\.41\.2 is outside what the key 'mixed@campus' may reach \(centers 1\)/);
+    assert.equal((await send(s.port, 'POST', '/center/add', { name: 'x' }, asMixed)).status, 403, 'nor of the whole fleet');
+
+    provider.signInAs('boss');
+    const bossJar = new CookieJar();
+    await signInThrough(s, bossJar);
+    const boss = await send(s.port, 'GET', '/auth/me', undefined, {
+      Cookie: `ogserve_session=${bossJar.get(ogserveHost(s), 'ogserve_session')}`,
     });
-    assert.deepEqual([me.body.role, me.body.scope], ['admin', null]);
+    assert.deepEqual([boss.body.role, boss.body.scope], ['admin', 'admin: the whole fleet; operator: centers 1']);
     provider.signInAs('guest');
     const refused = await signInThrough(s, new CookieJar());
     assert.equal(refused.status, 302);

@@ -67,7 +67,12 @@ test('sign-out ends the session and clears the cookie; an unknown cookie is a 40
     assert.equal(out.status, 200, out.text);
     assert.match(String(out.headers['set-cookie']), /^ogserve_session=; Path=\/; Max-Age=0;/);
     assert.equal((await ana.request('GET', '/clients')).status, 401);
-    assert.equal((await send(s.port, 'GET', '/clients', undefined, { Cookie: 'ogserve_session=forged' })).status, 401);
+    const forged = await send(s.port, 'GET', '/clients', undefined, { Cookie: 'ogserve_session=forged' });
+    assert.deepEqual([forged.status, forged.body.message], [401, 'the session has ended: sign in again']);
+    // Not Basic, which would open a browser's own login box over the console.
+    assert.equal(forged.headers['www-authenticate'], 'Cookie realm="ogserve"');
+    const bare = await send(s.port, 'GET', '/clients');
+    assert.equal(bare.headers['www-authenticate'], 'Basic realm="ogserve"', 'without a cookie, the reference’s challenge');
     const rows = await s.app.database.query('select * from auth_sessions');
     assert.equal(rows.length, 0, 'the session row is gone');
   }));
@@ -80,6 +85,7 @@ test('wrong password and unknown user get the same 401; the password is never ke
     assert.deepEqual([wrong.status, wrong.body], [401, { error: 'unauthorized', message: 'wrong username or password' }]);
     assert.deepEqual([unknown.status, unknown.body], [wrong.status, wrong.body]);
     assert.equal(wrong.headers['set-cookie'], undefined);
+    assert.equal(wrong.headers['www-authenticate'], 'Cookie realm="ogserve"');
     const [row] = await s.app.database.query<{ password_hash: string }>('select password_hash from auth_users');
     assert.match(row!.password_hash, /^scrypt\$16384\$8\$1\$[A-Za-z0-9+/=]{24}\$[A-Za-z0-9+/=]{88}$/);
     const listed = await s.get('/users');
