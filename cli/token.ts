@@ -1,8 +1,8 @@
-import { App } from '../core/app';
 import { StartupError } from '../core/errors';
 import { TokenStore, expiryOf, type TokenView } from '../plugins/tokens';
 import { type Command, UsageError } from './command';
 import { idList, parseOptions } from './options';
+import { describeLimits, withPluginService } from './plugin-service';
 
 const usage = [
   'Usage: ogserve token create --name NAME --role ROLE [--center IDS] [--room IDS] [--shell] [--expires 30d] [--config FILE]',
@@ -74,26 +74,11 @@ async function revoke(store: TokenStore, name: string): Promise<number> {
 
 function describe(view: TokenView): string {
   const permissions = view.shell ? `${view.role}+shell` : view.role;
-  const limits = [
-    ...(view.centers.length ? [`centers ${view.centers.join(',')}`] : []),
-    ...(view.rooms.length ? [`rooms ${view.rooms.join(',')}`] : []),
-  ];
-  const scope = limits.length ? `  limited to ${limits.join(' ')}` : '';
+  const scope = describeLimits(view);
   const owner = view.owner ? `  made by ${view.owner}` : '';
   return `${view.name}  ${permissions}  created ${view.created}  expires ${view.expires ?? 'never'}  last used ${view.last_used ?? 'never'}${scope}${owner}`;
 }
 
-async function withStore(options: { values: Record<string, string> }, fn: (store: TokenStore) => Promise<number>): Promise<number> {
-  const app = await App.create({ configFile: options.values['--config'], logStream: process.stderr });
-  try {
-    if (!app.plugins.some((plugin) => plugin.name === 'tokens'))
-      throw new StartupError('the tokens plugin is not enabled in this config: add "tokens" to "plugins"');
-    return await fn(app.container.resolve(TokenStore));
-  } catch (error) {
-    // A refused value (a name taken, an unknown role) is a one-line error, like the config's.
-    if (error instanceof Error && error.name === 'HttpError') throw new StartupError(error.message);
-    throw error;
-  } finally {
-    await app.close();
-  }
+function withStore(options: { values: Record<string, string> }, fn: (store: TokenStore) => Promise<number>): Promise<number> {
+  return withPluginService(options, 'tokens', TokenStore, fn);
 }

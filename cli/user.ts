@@ -1,8 +1,8 @@
-import { App } from '../core/app';
 import { StartupError } from '../core/errors';
 import { UserStore, type UserView } from '../plugins/auth';
 import { type Command, UsageError } from './command';
 import { idList, parseOptions } from './options';
+import { describeLimits, withPluginService } from './plugin-service';
 import { passwordFromStdin, passwordFromTerminal } from './password-input';
 
 const usage = [
@@ -94,25 +94,10 @@ function passwordOf(flags: Set<string>): Promise<string> {
 
 function describe(view: UserView): string {
   const rights = view.shell ? `${view.role}+shell` : view.role;
-  const limits = [
-    ...(view.centers.length ? [`centers ${view.centers.join(',')}`] : []),
-    ...(view.rooms.length ? [`rooms ${view.rooms.join(',')}`] : []),
-  ];
-  const scope = limits.length ? `  limited to ${limits.join(' ')}` : '';
+  const scope = describeLimits(view);
   return `${view.username}  ${rights}${view.disabled ? '  disabled' : ''}  created ${view.created}${scope}`;
 }
 
-async function withUsers(options: { values: Record<string, string> }, fn: (users: UserStore) => Promise<number>): Promise<number> {
-  const app = await App.create({ configFile: options.values['--config'], logStream: process.stderr });
-  try {
-    if (!app.plugins.some((plugin) => plugin.name === 'auth'))
-      throw new StartupError('the auth plugin is not enabled in this config: add "auth" to "plugins"');
-    return await fn(app.container.resolve(UserStore));
-  } catch (error) {
-    // A refused value (a name taken, a short password) is a one-line error, like the config's.
-    if (error instanceof Error && error.name === 'HttpError') throw new StartupError(error.message);
-    throw error;
-  } finally {
-    await app.close();
-  }
+function withUsers(options: { values: Record<string, string> }, fn: (users: UserStore) => Promise<number>): Promise<number> {
+  return withPluginService(options, 'auth', UserStore, fn);
 }

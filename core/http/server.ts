@@ -84,9 +84,9 @@ export function createRestServer(options: RestOptions): http.Server {
     const known = toHttpError(error);
     if (known.status >= 500) log.error({ err: error, method: req.method, url: req.url }, 'request failed');
     const headers: Record<string, string> = { ...commonHeaders(req), ...known.headers };
-    // The reference's challenge, unless the refusal brings its own: a browser asked for Basic
-    // opens its login box over the page, which a person signed in by cookie must not get.
-    if (known.status === 401) headers['WWW-Authenticate'] ??= 'Basic realm="ogserve"';
+    // The reference's challenge, unless the refusal brings its own or a page's script sent the
+    // request: a browser asked for Basic opens its own login box over the page.
+    if (known.status === 401) headers['WWW-Authenticate'] ??= fromScript(req) ? 'Bearer realm="ogserve"' : 'Basic realm="ogserve"';
     if (known.status === 413) headers.Connection = 'close';
     sendError(res, known, maxResponseBytes, headers);
   };
@@ -212,4 +212,10 @@ export function createRestServer(options: RestOptions): http.Server {
   server.requestTimeout = 10_000;
   server.keepAliveTimeout = 5_000;
   return server;
+}
+
+/** A request a page's script made (fetch, XMLHttpRequest), as browsers mark them; never the reference's clients. */
+function fromScript(req: IncomingMessage): boolean {
+  const mode = req.headers['sec-fetch-mode'];
+  return mode === 'cors' || mode === 'same-origin' || mode === 'no-cors';
 }

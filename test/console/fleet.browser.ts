@@ -35,6 +35,7 @@ test('a wrong key is refused at sign-in; the right one opens the fleet; sign-out
     page.on('request', (r) => requests.push(r.url()));
     await page.goto(`${site.url}/`);
     assert.equal(new URL(page.url()).pathname, '/console/', 'GET / leads to the console');
+    await page.getByRole('radio', { name: 'Key or token' }).check();
     await page.getByLabel('API key').fill('not-the-key');
     await page.getByRole('button', { name: 'Sign in' }).click();
     const field = page.getByLabel('API key');

@@ -46,8 +46,11 @@ test('every view passes axe-core without a serious or critical violation (a scre
       for (const v of await seriousViolations(page)) found.push(`${view}: ${v}`);
     };
     await page.goto(`${site.url}/`);
-    await page.getByLabel('API key').waitFor();
+    await page.getByLabel('User name', { exact: true }).waitFor();
     await check('sign-in');
+    await page.getByRole('radio', { name: 'Key or token' }).check();
+    await page.getByLabel('API key').waitFor();
+    await check('sign-in-key');
     await signIn(page, site.url);
     await clientRow(page, site.ips[0]!).locator('.state-OPG').waitFor();
     await clientRow(page, site.ips[0]!).locator('input[type=checkbox]').check();
@@ -72,6 +75,7 @@ test('every view passes axe-core without a serious or critical violation (a scre
       ['Repositories', 'tr[data-repository=main]', 'repositories'],
       ['Scheduler', 'h1#scheduler-title', 'scheduler'],
       ['Audit log', 'tr[data-audit="1"]', 'audit'],
+      ['Users', 'form.add-user', 'users'],
       ['Server', 'tr[data-plugin=console]', 'server'],
       ['Hello', '[data-plugin=hello] form', 'plugin-hello'],
     ] as const) {
@@ -138,7 +142,7 @@ test('the Spanish UI follows the browser language and the header switches it', a
   try {
     const page = await browser.page({ locale: 'es-ES' });
     await page.goto(`${site.url}/`);
-    await page.getByLabel('Clave de la API').waitFor();
+    await page.getByLabel('Usuario', { exact: true }).waitFor();
     await signIn(page, site.url);
     await page.getByRole('link', { name: 'Equipos' }).waitFor();
     await clientRow(page, site.ips[0]!).locator('.state', { hasText: 'apagado' }).waitFor();

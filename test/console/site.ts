@@ -11,6 +11,28 @@ import { UdpReceiver } from '../support/udp-receiver';
 
 export const helloPlugin = path.resolve(__dirname, '../../../examples/hello-plugin');
 
+/**
+ * The plugins of a console site: every bundled one that has a page (auth too, as by
+ * default, with the tokens it requires) and the example plugin. Not events: the console polls, unless a test adds it.
+ */
+export const consolePlugins = [
+  'inventory',
+  'agents',
+  'pxe-modes',
+  'live',
+  'wol',
+  'stats',
+  'shell',
+  'images',
+  'cache',
+  'scheduler',
+  'audit',
+  'tokens',
+  'auth',
+  'console',
+  helloPlugin,
+];
+
 export interface ConsoleSite {
   s: TestServer;
   url: string;
@@ -30,25 +52,10 @@ export interface ConsoleSite {
  */
 export async function consoleSite(count = 3, config: Record<string, unknown> = {}): Promise<ConsoleSite> {
   const wol = await UdpReceiver.bind('127.255.255.255');
-  const plugins = [
-    'inventory',
-    'agents',
-    'pxe-modes',
-    'live',
-    'wol',
-    'stats',
-    'shell',
-    'images',
-    'cache',
-    'scheduler',
-    'audit',
-    'console',
-    helloPlugin,
-  ];
   try {
     const lab = await startLab({
       ips: addresses('127.0.1', count),
-      server: { config: { plugins, wol: { port: wol.port }, ...config } },
+      server: { config: { plugins: consolePlugins, wol: { port: wol.port }, ...config } },
       async populate(s, ips) {
         const center = await addCenter(s, 'School');
         const room = await addRoom(s, center, 'Lab 1', '255.0.0.0');
@@ -98,14 +105,29 @@ export async function bulkClients(site: { s: TestServer; center: number }, count
 }
 
 /**
- * Open the console and sign in with the test key; resolves once signed in (the header's
- * sign-out button is there), so that a navigation that follows is not undone by the sign-in.
+ * Open the console and sign in with the test key (the second way offered, the only one
+ * without the auth plugin); resolves once signed in (the header's sign-out button is there),
+ * so that a navigation that follows is not undone by the sign-in.
  */
 export async function signIn(page: Page, url: string, key = TOKEN): Promise<void> {
   await page.goto(`${url}/`);
-  await page.getByLabel(/API key|Clave de la API/).fill(key);
+  const keyWay = page.getByRole('radio', { name: /Key or token|Clave o token/ });
+  const keyField = page.getByLabel(/API key|Clave de la API/);
+  // The ways appear together once GET /auth/providers has answered.
+  await keyWay.or(keyField).first().waitFor();
+  if ((await keyWay.count()) > 0) await keyWay.check();
+  await keyField.fill(key);
   await page.getByRole('button', { name: /Sign in|Entrar/ }).click();
   await page.getByRole('button', { name: /Sign out|Cerrar sesión/ }).waitFor();
+}
+
+/** Open the console and sign in with a user name and password (the way offered first). */
+export async function signInAs(page: Page, url: string, username: string, password: string): Promise<void> {
+  await page.goto(`${url}/`);
+  await page.getByRole('radio', { name: /User name and password|Usuario y contraseña/ }).check();
+  await page.getByLabel(/^(User name|Usuario)$/).fill(username);
+  await page.getByLabel(/^(Password|Contraseña)$/).fill(password);
+  await page.getByRole('button', { name: /Sign in|Entrar/ }).click();
 }
 
 /** The tree row of a client (by address) or of a center, room or folder (by name). */

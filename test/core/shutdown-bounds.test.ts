@@ -6,7 +6,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
-import { prepareSite, spawnServer, type ChildServer } from '../support/child-server';
+import { accepts, freePort, prepareSite, spawnServer, type ChildServer } from '../support/child-server';
 import { eventually, FakeAgent, within } from '../support/fake-agent';
 import { addCenter, addClient, addRoom, macFor } from '../support/fixtures';
 import { TOKEN, makeTestDir, removeTestStore, startServer } from '../support/server';
@@ -21,28 +21,6 @@ const root = path.resolve(__dirname, '..', '..', '..');
 
 function logged(server: ChildServer, pattern: RegExp): boolean {
   return server.logs.some((l) => pattern.test(l.msg));
-}
-
-/** A port nothing listens on (a webhook receiver that is gone). */
-function deadPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** Whether a TCP connection to `port` is accepted now. */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 /** A small seeded generator, so that a failing fuzz can be run again as it was. */
@@ -146,7 +124,7 @@ test('after a fuzz, SIGTERM stops everything within the grace: webhooks to a dea
         rest: { shutdown_grace_s: grace },
         events: {
           webhooks: [
-            { url: `http://127.0.0.1:${await deadPort()}/gone`, secret },
+            { url: `http://127.0.0.1:${await freePort()}/gone`, secret },
             { url: `http://127.0.0.1:${(hanging.address() as net.AddressInfo).port}/hangs`, secret },
           ],
           webhook_retry_s: 0.05,

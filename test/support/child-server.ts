@@ -55,6 +55,18 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Whether a TCP connection to `port` on 127.0.0.1 is accepted now. */
+export function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 export interface SpawnOptions {
   /** A directory prepared with prepareSite. */
   dir: string;

@@ -1,7 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { makeServerCertificate } from './certificates';
+import { accepts, freePort } from './child-server';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -156,37 +156,14 @@ function configuration(dir: string, options: SlapdOptions): string {
   ].join('\n');
 }
 
-/** A loopback port free a moment ago (bound to port 0, then closed). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function waitForPort(port: number, proc: ChildProcess, stderr: () => string): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`slapd exited before listening on ${port}: ${stderr()}`);
-    if (await answers(port)) return;
+    if (await accepts(port)) return;
     if (Date.now() > deadline) throw new Error(`slapd did not listen on 127.0.0.1:${port} within 10 s: ${stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-}
-
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 function run(command: string, args: string[], input?: string): Promise<void> {

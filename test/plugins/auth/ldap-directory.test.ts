@@ -8,7 +8,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LdapDirectory, type LdapSettings } from '../../../plugins/auth/ldap-directory';
 import { makeTestCa } from '../../support/certificates';
-import { freePort, type Slapd, type SlapdOptions, startSlapd } from '../../support/slapd';
+import { freePort } from '../../support/child-server';
+import { type Slapd, type SlapdOptions, startSlapd } from '../../support/slapd';
 
 const suffix = 'dc=example,dc=test';
 const people = `ou=people,${suffix}`;

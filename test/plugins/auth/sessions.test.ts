@@ -73,6 +73,8 @@ test('sign-out ends the session and clears the cookie; an unknown cookie is a 40
     assert.equal(forged.headers['www-authenticate'], 'Cookie realm="ogserve"');
     const bare = await send(s.port, 'GET', '/clients');
     assert.equal(bare.headers['www-authenticate'], 'Basic realm="ogserve"', 'without a cookie, the reference’s challenge');
+    const script = await send(s.port, 'GET', '/clients', undefined, { 'Sec-Fetch-Mode': 'cors', 'Sec-Fetch-Site': 'same-origin' });
+    assert.equal(script.headers['www-authenticate'], 'Bearer realm="ogserve"', 'a page’s script whose cookie is gone: no login box');
     const rows = await s.app.database.query('select * from auth_sessions');
     assert.equal(rows.length, 0, 'the session row is gone');
   }));

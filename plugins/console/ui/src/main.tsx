@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, session, whenUnauthorized } from './api';
+import { managesUsers, me, resume, takeSignInError } from './account';
+import { session, whenUnauthorized } from './api';
 import { applyStates, fleet, loadTree, patchFleet } from './fleet/fleet';
 import { followStates } from './fleet/live';
 import { trackStates } from './fleet/runs';
@@ -8,6 +9,7 @@ import { localized, t, useLang } from './i18n';
 import { enabled, server, useServer } from './plugins';
 import { href, useRoute } from './router';
 import './styles.css';
+import { useStore } from './store';
 import type { VersionInfo } from './types';
 import { Audit } from './views/Audit';
 import { Client } from './views/Client';
@@ -19,26 +21,33 @@ import { Repositories } from './views/Repositories';
 import { Scheduler } from './views/Scheduler';
 import { Server } from './views/Server';
 import { SignIn } from './views/SignIn';
+import { SignedIn } from './views/SignedIn';
+import { Users } from './views/Users';
 import { Fleet } from './views/fleet/Fleet';
 
 /** The tree is read again this often while states are polled (events say when it changed). */
 const treeRefreshMs = 30_000;
 
+/** Back from a provider that did not sign the person in: why (read before the tab's credentials are looked at). */
+const refusedAtProvider = takeSignInError();
+
 function App() {
   useLang();
   const info = useServer();
-  const [message, setMessage] = useState('');
-  const [checking, setChecking] = useState(!!session.key);
+  const [message, setMessage] = useState(() =>
+    refusedAtProvider === undefined ? '' : t('signin.providerRefused', { message: refusedAtProvider || '?' }),
+  );
+  const [checking, setChecking] = useState(!!session.current);
 
   useEffect(() => {
-    whenUnauthorized((reason) => {
+    whenUnauthorized((reason, by) => {
+      me.set(null);
       server.set(null);
-      setMessage(t('signin.expired', { reason }));
+      setMessage(t('key' in by ? 'signin.expired' : 'signin.sessionEnded', { reason }));
     });
-    // A key kept from earlier in this tab: check it once.
-    if (session.key)
-      api<VersionInfo>('GET', '/version')
-        .then((v) => server.set(v))
+    // A key kept from earlier in this tab, or a session's cookie (a reload, or back from a provider): check it once.
+    if (session.current)
+      resume()
         .catch(() => undefined)
         .finally(() => setChecking(false));
   }, []);
@@ -65,22 +74,14 @@ function App() {
   }, [info]);
 
   if (checking) return <p class="loading">{t('loading')}</p>;
-  if (!info)
-    return (
-      <SignIn
-        message={message}
-        onSignedIn={(v) => {
-          setMessage('');
-          server.set(v);
-        }}
-      />
-    );
+  if (!info) return <SignIn message={message} onSignedIn={() => setMessage('')} />;
   return <Shell info={info} />;
 }
 
 function Shell(props: { info: VersionInfo }) {
   const { info } = props;
   const route = useRoute();
+  const who = useStore(me);
   const [page = enabled(info, 'inventory') ? 'fleet' : 'server', ...rest] = route;
   const views = info.plugins.filter((p) => p.console);
   const nav: [string, string, boolean][] = [
@@ -90,6 +91,7 @@ function Shell(props: { info: VersionInfo }) {
     ['repositories', t('nav.repositories'), enabled(info, 'inventory')],
     ['scheduler', t('nav.scheduler'), enabled(info, 'scheduler')],
     ['audit', t('nav.audit'), enabled(info, 'audit')],
+    ['users', t('nav.users'), managesUsers(info, who)],
     ['server', t('nav.server'), true],
   ];
   const current = page === 'plugin' ? `plugin/${rest[0]}` : page === 'client' ? 'fleet' : page;
@@ -125,17 +127,11 @@ function Shell(props: { info: VersionInfo }) {
           </ul>
         </nav>
         <LanguageSwitch />
-        <button
-          type="button"
-          class="signout"
-          onClick={() => {
-            session.signOut();
-            server.set(null);
+        <SignedIn
+          onSignedOut={() => {
             location.hash = '';
           }}
-        >
-          {t('signout')}
-        </button>
+        />
       </header>
       <main>
         {page === 'fleet' && enabled(info, 'inventory') ? (
@@ -152,6 +148,8 @@ function Shell(props: { info: VersionInfo }) {
           <Scheduler />
         ) : page === 'audit' && enabled(info, 'audit') ? (
           <Audit />
+        ) : page === 'users' && managesUsers(info, who) ? (
+          <Users />
         ) : view ? (
           <PluginView name={view.name} view={view.console!} key={view.name} />
         ) : page === 'server' ? (

@@ -68,3 +68,25 @@ export interface Repository {
 export type { LiveEntry as LiveImage } from '../../../live/live-names';
 
 export type { AuditView as AuditEntry } from '../../../audit/query';
+
+/** Who the caller is: GET /auth/me, and (without permissions) the answer of POST /auth/login. */
+export interface Me {
+  /** As the audit log names them: `api_token`, a token's name, or `ana@local`. */
+  name: string;
+  /** A person's user name; absent for a key or token. */
+  username?: string;
+  source: string;
+  role: string;
+  permissions?: string[];
+  scope: string | null;
+  /** A signed-in person's token for X-CSRF-Token. */
+  csrf?: string;
+}
+
+export type { UserView as User } from '../../../auth/users';
+
+/** How people may sign in: GET /auth/providers (a password, and each OpenID provider). */
+export interface SignInWays {
+  password: boolean;
+  providers: { name: string; label: string }[];
+}

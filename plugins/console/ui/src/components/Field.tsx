@@ -12,6 +12,8 @@ export interface FieldProps {
   error?: { field?: string; message: string } | null;
   type?: string;
   required?: boolean;
+  /** What a password manager may fill in (username, current-password, new-password). */
+  autocomplete?: string;
   placeholder?: string;
   /** Options for a select; the value of each is also its label unless given. */
   options?: (string | { value: string; label: string })[];
@@ -28,6 +30,7 @@ export function Field(props: FieldProps) {
     name: props.name,
     value: props.value,
     required: props.required,
+    autocomplete: props.autocomplete,
     'aria-invalid': problem ? true : undefined,
     'aria-describedby': problem ? `${id}-error` : undefined,
     onInput: (e: Event) => props.onInput?.((e.currentTarget as HTMLInputElement).value),

@@ -51,11 +51,12 @@ export function followStates(apply: (clients: ClientListing[]) => void, onMode: 
       if (!stopped) usePolling();
       return;
     }
-    if (stopped || !session.key) return;
+    if (stopped || !session.current) return;
     aborter = new AbortController();
     try {
       const response = await fetch(`/events?ticket=${encodeURIComponent(ticket)}`, {
         headers: { Accept: 'text/event-stream' },
+        // The ticket stands for the caller, key or session cookie alike (POST /events/ticket sent its CSRF token).
         credentials: 'omit',
         signal: aborter.signal,
       });

@@ -1,0 +1,36 @@
+import type { InjectionToken } from 'tsyringe';
+import { App } from '../core/app';
+import { StartupError } from '../core/errors';
+
+/**
+ * Run `fn` with a plugin's service on the database of the config given (`--config`), the
+ * app closed after: what `ogserve token` and `ogserve user` do without the server.
+ */
+export async function withPluginService<T>(
+  options: { values: Record<string, string> },
+  plugin: string,
+  token: InjectionToken<T>,
+  fn: (service: T) => Promise<number>,
+): Promise<number> {
+  const app = await App.create({ configFile: options.values['--config'], logStream: process.stderr });
+  try {
+    if (!app.plugins.some((enabled) => enabled.name === plugin))
+      throw new StartupError(`the ${plugin} plugin is not enabled in this config: add "${plugin}" to "plugins"`);
+    return await fn(app.container.resolve(token));
+  } catch (error) {
+    // A refused value (a name taken, an unknown role) is a one-line error, like the config's.
+    if (error instanceof Error && error.name === 'HttpError') throw new StartupError(error.message);
+    throw error;
+  } finally {
+    await app.close();
+  }
+}
+
+/** `  limited to centers 2,3 rooms 7`, or nothing for the whole fleet. */
+export function describeLimits(view: { centers: number[]; rooms: number[] }): string {
+  const limits = [
+    ...(view.centers.length ? [`centers ${view.centers.join(',')}`] : []),
+    ...(view.rooms.length ? [`rooms ${view.rooms.join(',')}`] : []),
+  ];
+  return limits.length ? `  limited to ${limits.join(' ')}` : '';
+}

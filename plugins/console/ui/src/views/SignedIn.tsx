@@ -1,0 +1,31 @@
+import { me, signOut } from '../account';
+import { t } from '../i18n';
+import { useStore } from '../store';
+
+/**
+ * The header's end: who is signed in ("ana (operator)", "jdoe@campus (operator)", "api_token
+ * (admin)") and the way out. A local user by their user name; a person of a directory or an
+ * OpenID provider as the audit log names them, since a local `jdoe` is someone else.
+ */
+export function SignedIn(props: { onSignedOut(): void }) {
+  const who = useStore(me);
+  return (
+    <div class="signed-in">
+      {who && (
+        <span class="who" data-who={who.name}>
+          {t('signedInAs', { name: who.source === 'local' && who.username ? who.username : who.name, role: who.role })}
+        </span>
+      )}
+      <button
+        type="button"
+        class="signout"
+        onClick={async () => {
+          await signOut();
+          props.onSignedOut();
+        }}
+      >
+        {t('signout')}
+      </button>
+    </div>
+  );
+}
