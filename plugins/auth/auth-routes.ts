@@ -1,18 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import type { Credential } from '../../core/access';
-import { ErrorCode, HttpError, badRequest } from '../../core/errors';
+import { badRequest } from '../../core/errors';
 import type { PluginContext } from '../../core/plugin';
 import { clearedCookieHeader, cookieOf, sessionCookie, sessionCookieHeader } from './cookies';
 import { describeReach } from './credential';
 import { Done, Login, Me } from './schemas';
 import type { LiveSession, SessionLifetimes, SessionStore } from './sessions';
 import type { SignIn } from './sign-in';
-import type { SignInThrottle } from './sign-in-throttle';
 
 export interface AuthRouteDeps {
   signIn: SignIn;
   sessions: SessionStore;
-  throttle: SignInThrottle;
   lifetimes: SessionLifetimes;
   /** The session a request's cookie belongs to (the identifier found it). */
   sessionOf(req: IncomingMessage): LiveSession | undefined;
@@ -29,15 +27,6 @@ export function authRoutes(ctx: PluginContext, deps: AuthRouteDeps): void {
     '/auth/login',
     { public: true, body: Login, response: Me, summary: 'Sign a person in: sets the session cookie' },
     async ({ body, res, address, secure }) => {
-      const wait = deps.throttle.retryAfter(body.username, address);
-      if (wait > 0) {
-        res.setHeader('Retry-After', String(wait));
-        throw new HttpError(
-          429,
-          ErrorCode.tooManyAttempts,
-          `too many failed sign-ins for this name or from ${address}: try again in ${wait} s`,
-        );
-      }
       const person = await deps.signIn.check(body.username, body.password, address);
       const { secret, session } = await sessions.open(person.username, person.provider, person.grants);
       res.setHeader('Set-Cookie', sessionCookieHeader(secret, Math.floor(lifetimes.absoluteMs / 1000), secure));

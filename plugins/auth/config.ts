@@ -67,8 +67,12 @@ export const AuthConfig = Type.Object(
     /** Failed sign-ins of one name or address that cost nothing; each one more doubles the wait before the next, up to max_delay_s. */
     free_failures: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
     max_delay_s: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
-    /** Password checks at once (scrypt takes a thread of libuv's pool, which the database shares). */
-    parallel_checks: Type.Integer({ minimum: 1, maximum: 16, default: 2 }),
+    /**
+     * Password checks at once (scrypt takes a core and a thread of libuv's pool, which the
+     * database shares): 1 keeps a spray of wrong passwords from slowing everyone else on a
+     * small server, and still checks about 25 a second.
+     */
+    parallel_checks: Type.Integer({ minimum: 1, maximum: 16, default: 1 }),
     /** How often last-seen times are written and ended sessions removed. */
     seen_flush_s: Type.Integer({ minimum: 1, maximum: 3600, default: 30 }),
     /** The longest a token a person makes for themself may live. */

@@ -94,7 +94,7 @@ export default definePlugin({
       return credentialFor(session);
     });
 
-    authRoutes(ctx, { signIn, sessions, throttle, lifetimes, credentialOf: credentialFor, sessionOf: (req) => sessionByRequest.get(req) });
+    authRoutes(ctx, { signIn, sessions, lifetimes, credentialOf: credentialFor, sessionOf: (req) => sessionByRequest.get(req) });
     userRoutes(ctx, users);
     ownTokenRoutes(ctx, tokens, (req) => sessionByRequest.get(req), config.token_max_days);
     const pending = new PendingSignIns(ctx.db, now);

@@ -11,10 +11,13 @@ interface Failures {
 }
 
 /**
- * Failed sign-ins by user name and by source address. The first `free` failures cost
- * nothing; each one after makes the next attempt wait twice as long (1 s, 2 s, 4 s ... up
- * to `maxDelayS`), whoever makes it: guessing a password takes years, and a person who
- * mistyped waits seconds. The first slowed attempt of a window is logged once.
+ * Sign-in attempts by user name and by source address. The first `free` attempts that fail
+ * cost nothing; each one after makes the next attempt wait twice as long (1 s, 2 s, 4 s ...
+ * up to `maxDelayS`), whoever makes it: guessing a password takes years, and a person who
+ * mistyped waits seconds. An attempt counts from the moment it begins, so that fifty at
+ * once do not all pass before the first has failed; one that turns out not to be a guess
+ * (the right password, the directory down) is taken back. The first slowed attempt of a
+ * window is logged once.
  */
 export class SignInThrottle {
   private readonly failures = new Map<string, Failures>();
@@ -28,12 +31,13 @@ export class SignInThrottle {
 
   /** Seconds before this user or this address may try again; 0 when both may now. */
   retryAfter(username: string, address: string): number {
-    return Math.max(this.waitOf(`user ${username.toLowerCase()}`), this.waitOf(`address ${address}`));
+    return Math.max(...keysOf(username, address).map((key) => this.waitOf(key)));
   }
 
-  failed(username: string, address: string): void {
-    for (const key of [`user ${username.toLowerCase()}`, `address ${address}`]) {
-      const now = this.now();
+  /** An attempt begins: it counts as a failure until `cleared` or `forgiven`. */
+  began(username: string, address: string): void {
+    const now = this.now();
+    for (const key of keysOf(username, address)) {
       let entry = this.failures.get(key);
       if (!entry || now - entry.since > windowMs) {
         entry = { since: now, count: 0, last: now, logged: false };
@@ -43,18 +47,25 @@ export class SignInThrottle {
       entry.last = now;
       if (entry.count > this.free && !entry.logged) {
         entry.logged = true;
-        this.log.warn(
-          { [key.split(' ')[0]!]: key.slice(key.indexOf(' ') + 1), failures: entry.count },
-          `failed sign-ins for ${key}: slowed`,
-        );
+        const [kind, value] = [key.slice(0, key.indexOf(' ')), key.slice(key.indexOf(' ') + 1)];
+        this.log.warn({ [kind]: value, failures: entry.count }, `failed sign-ins for ${key}: slowed`);
       }
     }
-    this.forgetOld();
+    this.forgetOld(now);
   }
 
-  /** A sign-in succeeded: the user's failures are forgotten (the address's are not: it may be guessing other names). */
-  succeeded(username: string): void {
-    this.failures.delete(`user ${username.toLowerCase()}`);
+  /** The attempt was not a guess (the directory did not answer, the account is disabled): it does not count. */
+  forgiven(username: string, address: string): void {
+    for (const key of keysOf(username, address)) {
+      const entry = this.failures.get(key);
+      if (entry && entry.count > 0) entry.count--;
+    }
+  }
+
+  /** The password was right: the user's failures are forgotten (the address's stay: it may be guessing other names). */
+  cleared(username: string, address: string): void {
+    this.forgiven(username, address);
+    this.failures.delete(keysOf(username, address)[0]!);
   }
 
   private waitOf(key: string): number {
@@ -66,9 +77,12 @@ export class SignInThrottle {
   }
 
   /** Bounded memory under a spray of names and addresses. */
-  private forgetOld(): void {
+  private forgetOld(now: number): void {
     if (this.failures.size < 10_000) return;
-    const now = this.now();
     for (const [key, entry] of this.failures) if (now - entry.since > windowMs) this.failures.delete(key);
   }
+}
+
+function keysOf(username: string, address: string): [string, string] {
+  return [`user ${username.toLowerCase()}`, `address ${address}`];
 }

@@ -30,11 +30,15 @@ export interface SignedIn {
 
 const wrong = () => new HttpError(401, ErrorCode.unauthorized, 'wrong username or password', undefined, cookieChallenge);
 
+/** How long a refused attempt waits before its 429: an attacker that waits for answers gets one try a second per connection, not thousands. */
+const tarpitMs = 1000;
+
 /**
  * Checks a username and password: a local user of that name first (local users keep
  * working when the directory is down), else the directory when one is configured. Every
  * wrong answer is the same 401 and costs the same time, so that it does not tell which
- * names exist; failures slow the next attempts of that name and address.
+ * names exist; attempts slow the next ones of that name and address (429, answered after a
+ * second), and only the right password takes the user's back.
  */
 export class SignIn {
   constructor(
@@ -42,22 +46,39 @@ export class SignIn {
     private readonly throttle: SignInThrottle,
     private readonly log: Logger,
     private readonly directory?: DirectorySetup,
+    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   ) {}
 
   async check(username: string, password: string, address: string): Promise<SignedIn> {
+    const wait = this.throttle.retryAfter(username, address);
+    if (wait > 0) {
+      await this.sleep(Math.min(wait * 1000, tarpitMs));
+      const headers = { 'Retry-After': String(wait) };
+      const message = `too many failed sign-ins for this name or from ${address}: try again in ${wait} s`;
+      throw new HttpError(429, ErrorCode.tooManyAttempts, message, undefined, headers);
+    }
+    this.throttle.began(username, address);
+    try {
+      const person = await this.person(username, password);
+      this.throttle.cleared(username, address);
+      return person;
+    } catch (error) {
+      // Only a wrong password or name is a guess: the directory down or a disabled account is not.
+      if (!(error instanceof HttpError) || error.status !== 401) this.throttle.forgiven(username, address);
+      throw error;
+    }
+  }
+
+  private async person(username: string, password: string): Promise<SignedIn> {
     const local = await this.users.check(username, password);
     if (local === 'disabled') throw new HttpError(403, ErrorCode.forbidden, `the account '${username}' is disabled`);
-    if (typeof local === 'object') {
-      this.throttle.succeeded(username);
-      return { username: local.username, provider: 'local', grants: local.grants };
-    }
-    if (local === 'none' && this.directory) return this.fromDirectory(this.directory, username, password, address);
+    if (typeof local === 'object') return { username: local.username, provider: 'local', grants: local.grants };
+    if (local === 'none' && this.directory) return this.fromDirectory(this.directory, username, password);
     if (local === 'none') await this.users.decoyCheck(password);
-    this.throttle.failed(username, address);
     throw wrong();
   }
 
-  private async fromDirectory(setup: DirectorySetup, username: string, password: string, address: string): Promise<SignedIn> {
+  private async fromDirectory(setup: DirectorySetup, username: string, password: string): Promise<SignedIn> {
     const answer = await setup.directory.authenticate(username, password);
     if (answer.outcome === 'unavailable') {
       this.log.error({ reason: answer.reason }, 'the directory did not answer a sign-in');
@@ -67,10 +88,7 @@ export class SignIn {
         `the directory did not answer (${answer.reason}): local users and API keys still work`,
       );
     }
-    if (answer.outcome !== 'ok') {
-      this.throttle.failed(username, address);
-      throw wrong();
-    }
+    if (answer.outcome !== 'ok') throw wrong();
     const grants = grantsOfGroups(answer.groups, setup.groups, setup.normalise);
     if (grants.length === 0) {
       this.log.warn({ username, dn: answer.dn }, 'a directory user in no mapped group tried to sign in');
@@ -80,7 +98,6 @@ export class SignIn {
         `'${username}' is in no directory group that ogserve gives a role to: ask an administrator`,
       );
     }
-    this.throttle.succeeded(username);
     return { username, provider: 'ldap', grants };
   }
 }

@@ -208,4 +208,17 @@ test('failed sign-ins slow the next ones for that name and address, logged once'
   }
 });
 
+test('many wrong sign-ins at once: only the free ones are checked, the rest are refused without a check', async () => {
+  const s = await startServer({ config: { auth: { free_failures: 2 } } });
+  try {
+    await addUser(s, 'ana', 'reader');
+    const answers = await Promise.all(Array.from({ length: 20 }, () => login(s.port, 'ana', 'guess')));
+    const statuses = answers.map((answer) => answer.status).sort();
+    // An attempt counts from its start: without that, all twenty pass the check before the first fails.
+    assert.deepEqual(statuses, [...Array(3).fill(401), ...Array(17).fill(429)]);
+  } finally {
+    await s.close();
+  }
+});
+
 test.run();
