@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { DependencyContainer } from 'tsyringe';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { Inventory } from '../../plugins/inventory';
@@ -50,12 +51,17 @@ export interface ConsoleSite {
  * A real server with every bundled plugin (the scheduler too), the example plugin with its
  * console view, a repository, `count` clients on loopback and a UDP receiver for wake packets.
  */
-export async function consoleSite(count = 3, config: Record<string, unknown> = {}): Promise<ConsoleSite> {
+export async function consoleSite(
+  count = 3,
+  config: Record<string, unknown> = {},
+  /** Parent of the server's container: test replacements (a clock) registered here. */
+  container?: DependencyContainer,
+): Promise<ConsoleSite> {
   const wol = await UdpReceiver.bind('127.255.255.255');
   try {
     const lab = await startLab({
       ips: addresses('127.0.1', count),
-      server: { config: { plugins: consolePlugins, wol: { port: wol.port }, ...config } },
+      server: { config: { plugins: consolePlugins, wol: { port: wol.port }, ...config }, container },
       async populate(s, ips) {
         const center = await addCenter(s, 'School');
         const room = await addRoom(s, center, 'Lab 1', '255.0.0.0');
