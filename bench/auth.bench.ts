@@ -5,6 +5,7 @@ import { TOKEN, type TestServer, startServer } from '../test/support/server';
 import { type Swarm, forkSwarm } from '../test/support/swarm';
 import { addBenchClients, until } from './support/fleet';
 import { type LoadResult, withLoopDelay } from './support/load';
+import { loadFromChild } from './support/load-process';
 import { type BenchRow, fmt, loadFigures } from './support/report';
 import type { SprayOptions, SprayResult } from './support/sign-in-spray';
 
@@ -159,15 +160,7 @@ async function underSpray(port: number, variant: Variant): Promise<{ reads: Load
 
 /** GET /clients with the API key from READERS kept-alive connections, from the load generator's own process. */
 function reads(port: number, seconds: number): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(__dirname, 'support', 'load-generator.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load generator exited ${code}`))));
-    const options = { port, method: 'GET', path: '/clients', headers: { Authorization: TOKEN }, connections: READERS, seconds };
-    child.stdin.end(JSON.stringify(options));
-  });
+  return loadFromChild({ port, method: 'GET', path: '/clients', headers: { Authorization: TOKEN }, connections: READERS, seconds });
 }
 
 /** The spray in its own process: `started` once its first requests are out, `result` when it ends. */

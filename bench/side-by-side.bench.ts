@@ -7,7 +7,8 @@ import path from 'node:path';
 import { type ChildServer, prepareSite, spawnServer } from '../test/support/child-server';
 import { TOKEN, type TestServer } from '../test/support/server';
 import { UdpReceiver } from '../test/support/udp-receiver';
-import type { LoadOptions, LoadResult } from './support/load';
+import type { LoadResult } from './support/load';
+import { type GeneratorOptions, loadFromChild } from './support/load-process';
 import { percentile } from './support/load';
 import { addCacheContents, benchMac, insertClients } from './support/fleet';
 import { type Resident, cpuMs, residentMiBOf, rssMiBOf, settledMemory } from './support/proc';
@@ -86,16 +87,9 @@ async function buildSite(s: TestServer, ips: string[], cached = 0): Promise<void
   await addCacheContents(s, ids);
 }
 
-/** Run the load generator in its own process against `port`. */
-function generate(options: Omit<LoadOptions, 'body'> & { bodies?: unknown[] }): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(__dirname, 'support', 'load-generator.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load generator exited ${code}`))));
-    child.stdin.end(JSON.stringify({ headers: { Authorization: TOKEN }, ...options }));
-  });
+/** Run the load generator in its own process against `port`, with the API key. */
+function generate(options: GeneratorOptions): Promise<LoadResult> {
+  return loadFromChild({ headers: { Authorization: TOKEN }, ...options });
 }
 
 /** `fn`'s result and the CPU ms process `pid` used meanwhile. */

@@ -22,15 +22,13 @@ function derive(password: string, salt: Buffer, params: { N: number; r: number; 
 export class PasswordHasher {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
-  /** Checked against when the user does not exist, so that an unknown name costs as long as a wrong password. */
-  private readonly decoy: Promise<string>;
+  /** Checked against when the user does not exist, so that an unknown name costs as long as a wrong password; made at the first such check, not at every start. */
+  private decoy?: Promise<string>;
 
   constructor(
     private readonly parallel = 2,
     private readonly queued = 64,
-  ) {
-    this.decoy = this.hash(randomBytes(16).toString('hex'));
-  }
+  ) {}
 
   /** `scrypt$N$r$p$salt$key`, salt and key in base64. */
   async hash(password: string): Promise<string> {
@@ -51,6 +49,7 @@ export class PasswordHasher {
 
   /** Spend the time of a check for a user that does not exist; always false. */
   async decoyCheck(password: string): Promise<false> {
+    this.decoy ??= this.hash(randomBytes(16).toString('hex'));
     await this.verify(password, await this.decoy);
     return false;
   }
