@@ -3,7 +3,8 @@
  * `npm run check:structure`: the seams the code keeps, checked on its sources.
  *
  * Held (a failure exits 1, naming each file and import):
- * - a plugin imports another plugin only through its entry point (plugins/<name>/index);
+ * - a plugin imports another plugin only through its entry point (plugins/<name>/index),
+ *   and core only as a plugin outside the checkout does: from 'ogserve', never core/'s files;
  * - the command-line tools (cli/) import plugins only through their entry points;
  * - core imports no plugin;
  * - no file in core is over 300 lines.
@@ -73,9 +74,14 @@ for (const file of [...sources(pluginsDir), ...sources(cliDir), ...sources(coreD
   const from = pluginOf(file);
   const text = readFileSync(file, 'utf8');
   for (const { spec, line, typesOnly } of relativeImports(text)) {
-    const target = pluginOf(path.resolve(path.dirname(file), spec));
-    if (!target || (typesOnly && browserCode(file))) continue;
+    const resolved = path.resolve(path.dirname(file), spec);
     const where = `${path.relative(root, file)}:${line}`;
+    if (from && !browserCode(file) && inside(coreDir, resolved)) {
+      violations.push(`${where}: imports '${spec}', inside core: import 'ogserve'`);
+      continue;
+    }
+    const target = pluginOf(resolved);
+    if (!target || (typesOnly && browserCode(file))) continue;
     if (inside(coreDir, file)) violations.push(`${where}: core imports plugin '${target.name}' ('${spec}')`);
     else if (from?.name === target.name) continue;
     else if (!target.entry) violations.push(`${where}: imports '${spec}', inside plugin '${target.name}': import its entry point`);

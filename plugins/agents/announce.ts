@@ -1,12 +1,11 @@
-import type { PluginEvents } from '../../core/events';
-import type { Logger } from '../../core/log';
+import type { PluginEvents, Logger } from 'ogserve';
 import { logCommandFailure } from './command-failures';
 import type { AgentConnection } from './connection';
 import { HolderGone } from './remote';
 import { AgentLinkError, type AgentAnswer, type AgentRequest } from './types';
 
 /** What the agents plugin announces on the event bus. */
-declare module '../../core/events' {
+declare module 'ogserve' {
   interface EventMap {
     'agent.connected': { client: string; name: string };
     'agent.disconnected': { client: string; reason: string };

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Logger } from '../../core/log';
+import type { Logger } from 'ogserve';
 import { UnusableBody, parseBody } from './answer-body';
 import type { ParseJob, ParseResult } from './answer-worker';
 import { QuietCollector, collectGarbage } from './quiet-collector';

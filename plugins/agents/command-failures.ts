@@ -1,4 +1,4 @@
-import type { Logger } from '../../core/log';
+import type { Logger } from 'ogserve';
 
 /**
  * A command that failed, logged once, at warn, by the instance that knows it failed: the one

@@ -1,6 +1,5 @@
 import { type Static, type TArray, type TObject, type TString, Type } from '@sinclair/typebox';
-import { StartupError } from '../../core/errors';
-import { IpList } from '../../core/schema-types';
+import { StartupError, IpList } from 'ogserve';
 import type { AnswerHandler, AgentLink } from './link';
 import type { AgentRequest, Dispatch } from './types';
 

@@ -1,6 +1,5 @@
 import type { Socket } from 'node:net';
-import { stringifyAscii } from '../../core/http/json';
-import type { Logger } from '../../core/log';
+import { stringifyAscii, type Logger } from 'ogserve';
 import type { ClientView } from '../inventory';
 import { UnusableBody } from './answer-body';
 import { AnswerParsing } from './answer-parsing';

@@ -1,4 +1,4 @@
-import { stringifyAscii } from '../../core/http/json';
+import { stringifyAscii } from 'ogserve';
 
 /**
  * The reverse-HTTP framing of the reference agent. The server writes HTTP/1.1 requests on

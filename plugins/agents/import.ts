@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { execute, insertInChunks, type Database } from '../../core/database';
+import { execute, insertInChunks, type Database } from 'ogserve';
 import { profileFingerprint } from './profiles';
 
 /** A hardware profile brought from another system, under the id it had there. */

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { definePlugin } from '../../core/plugin';
-import { Port } from '../../core/schema-types';
+import { definePlugin, Port } from 'ogserve';
 import { Inventory } from '../inventory';
 import { AgentCommands } from './commands';
 import { HardwareItemEntity } from './entities/hardware';

@@ -1,9 +1,5 @@
 import net, { type Server, type Socket } from 'node:net';
-import type { PluginCluster } from '../../core/cluster';
-import type { PluginEvents } from '../../core/events';
-import type { Logger } from '../../core/log';
-import { PreparedJson, stringifyAscii } from '../../core/http/json';
-import type { PluginContext } from '../../core/plugin';
+import { type PluginCluster, type PluginEvents, type Logger, PreparedJson, stringifyAscii, type PluginContext } from 'ogserve';
 import { QuietCollector } from './quiet-collector';
 import type { ClientView, Inventory } from '../inventory';
 import { LinkAnnouncer } from './announce';

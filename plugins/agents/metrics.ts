@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type { PluginContext } from '../../core/plugin';
+import type { PluginContext } from 'ogserve';
 import type { AgentLink } from './link';
 
 type Outcome = 'answered' | 'failed' | 'timed_out';

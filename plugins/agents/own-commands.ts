@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Database } from '../../core/database';
-import { Number16 } from '../../core/schema-types';
+import { type Database, Number16 } from 'ogserve';
 import type { Inventory } from '../inventory';
 import type { AgentCommands } from './commands';
 import { AnswerError, readConfiguration } from './configuration';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type EntitySchema, type RequiredEntityData, UniqueConstraintViolationException } from '@mikro-orm/core';
-import { type Database, execute } from '../../core/database';
+import { type Database, execute } from 'ogserve';
 import { HardwareProfileEntity, type Profile, SoftwareProfileEntity } from './entities/profile';
 
 /**

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { PluginCluster } from '../../core/cluster';
-import type { Logger } from '../../core/log';
+import type { PluginCluster, Logger } from 'ogserve';
 import { logCommandFailure } from './command-failures';
 import {
   AgentLinkError,

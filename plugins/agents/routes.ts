@@ -1,7 +1,5 @@
 import type { Static, TObject } from '@sinclair/typebox';
-import { ErrorCode, badRequest } from '../../core/errors';
-import type { PluginContext } from '../../core/plugin';
-import { toInt } from '../../core/schema-types';
+import { ErrorCode, badRequest, type PluginContext, toInt } from 'ogserve';
 import type { ClientView, Inventory } from '../inventory';
 import { type HardwareTypeNames, storedHardware } from './hardware';
 import { type AgentCommand, paramsOf, sendCommand, withClients } from './commands';

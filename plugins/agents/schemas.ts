@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IntLike, IpList, OneClient } from '../../core/schema-types';
+import { IntLike, IpList, OneClient } from 'ogserve';
 
 /** Request bodies of the agents endpoints. Unknown keys are ignored and relayed, as the reference does. */
 export const ClientsBody = Type.Object({ clients: IpList() });

@@ -1,4 +1,4 @@
-import { execute, type Database } from '../../core/database';
+import { execute, type Database } from 'ogserve';
 import { answerLines } from './answer-lines';
 import { AnswerError } from './configuration';
 import type { Inventory } from '../inventory';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../core/log';
+import type { Logger } from 'ogserve';
 
 /**
  * A warning that can fire thousands of times a second (every refused connection while the

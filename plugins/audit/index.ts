@@ -1,14 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { clientsNamed } from '../../core/http/clients-named';
-import { Counter } from '../../core/metrics';
-import { definePlugin } from '../../core/plugin';
+import { clientsNamed, Counter, definePlugin } from 'ogserve';
 import { AuditEntryEntity } from './entities/entry';
 import { pruneEntries } from './prune';
 import { findEntries, parseAuditQuery } from './query';
 import { type Action, AuditRecorder } from './recorder';
 import { AuditPage } from './schemas';
 
-declare module '../../core/events' {
+declare module 'ogserve' {
   interface EventMap {
     /** An audited request, once its entry is in the database. */
     'audit.recorded': Omit<Action, 'time'> & { time: string };

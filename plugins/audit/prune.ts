@@ -1,4 +1,4 @@
-import type { Database } from '../../core/database';
+import type { Database } from 'ogserve';
 import { AuditEntryEntity } from './entities/entry';
 
 const dayMs = 24 * 60 * 60 * 1000;

@@ -1,6 +1,5 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/core';
-import { ErrorCode, badRequest } from '../../core/errors';
-import { isIpv4 } from '../../core/formats';
+import { ErrorCode, badRequest, isIpv4 } from 'ogserve';
 import { AuditEntryEntity, type AuditEntry } from './entities/entry';
 
 /** What GET /audit asks for: every field optional, newest first from `before` down. */

@@ -1,6 +1,4 @@
-import type { Database } from '../../core/database';
-import { insertInChunks } from '../../core/database';
-import type { Logger } from '../../core/log';
+import { type Database, insertInChunks, type Logger } from 'ogserve';
 import { AuditEntryEntity, type AuditEntry } from './entities/entry';
 
 /** One request to an audited route (core/http/routes.ts `audit`), once it was answered or cut off. */

@@ -1,7 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Credential } from '../../core/access';
-import { badRequest } from '../../core/errors';
-import type { PluginContext } from '../../core/plugin';
+import { type Credential, badRequest, type PluginContext } from 'ogserve';
 import { clearedCookieHeader, cookieOf, sessionCookie, sessionCookieHeader } from './cookies';
 import { describeReach } from './credential';
 import { Done, Login, Me } from './schemas';

@@ -1,4 +1,4 @@
-import type { AccessScope, Credential, CredentialPart } from '../../core/access';
+import type { AccessScope, Credential, CredentialPart } from 'ogserve';
 import { type Grant, highestRole, isWholeFleet, reachOf } from './grant';
 import type { LiveSession } from './sessions';
 

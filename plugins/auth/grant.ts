@@ -1,4 +1,4 @@
-import { type Role, roleNames } from '../../core/access';
+import { type Role, roleNames } from 'ogserve';
 
 /** What a person may do once signed in: a role over part of the fleet, as a token has. A person holds one or more. */
 export interface Grant {

@@ -1,4 +1,4 @@
-import type { Role } from '../../core/access';
+import type { Role } from 'ogserve';
 import { type Grant, mergeGrants } from './grant';
 
 /** What membership of one directory group (or one OpenID claim value) gives. */

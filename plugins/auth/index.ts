@@ -1,7 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { type Clock, SystemClock } from '../../core/clock';
-import { ErrorCode, HttpError, StartupError } from '../../core/errors';
-import { definePlugin } from '../../core/plugin';
+import { type Clock, SystemClock, ErrorCode, HttpError, StartupError, definePlugin } from 'ogserve';
 import { Inventory } from '../inventory';
 import { TokenStore } from '../tokens';
 import { authRoutes } from './auth-routes';

@@ -1,7 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { ErrorCode, badRequest } from '../../core/errors';
-import { Reply } from '../../core/http/reply';
-import type { PluginContext } from '../../core/plugin';
+import { ErrorCode, badRequest, Reply, type PluginContext } from 'ogserve';
 import { cookieOf, sessionCookieHeader } from './cookies';
 import { grantsOfGroups } from './group-rights';
 import { OidcRefusal, type OidcProvider } from './oidc';

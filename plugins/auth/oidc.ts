@@ -1,4 +1,4 @@
-import type { Logger } from '../../core/log';
+import type { Logger } from 'ogserve';
 import type { GroupRights } from './group-rights';
 import type { Pending, PendingSignIns } from './pending-sign-ins';
 

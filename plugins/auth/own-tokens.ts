@@ -1,7 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { ErrorCode, badRequest } from '../../core/errors';
-import type { PluginContext } from '../../core/plugin';
-import { toInt } from '../../core/schema-types';
+import { ErrorCode, badRequest, type PluginContext, toInt } from 'ogserve';
 import { TokenCreated, TokenList, type TokenStore, expiryOf } from '../tokens';
 import { highestRole, isWholeFleet, rankOf, reachOf } from './grant';
 import { Done, OwnToken, OwnTokenName } from './schemas';

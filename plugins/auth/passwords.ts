@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
-import { HttpError } from '../../core/errors';
+import { HttpError } from 'ogserve';
 
 /** scrypt's cost: 16 MiB and about 50 ms of one core per hash (OWASP's minimum is N=2^17 with r=8 for 128 MiB; this is its lower-memory equal). */
 const cost = { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Database } from '../../core/database';
+import type { Database } from 'ogserve';
 import { PendingSignInEntity } from './entities/pending-sign-in';
 
 /** How long a person has at the provider before the sign-in must start again. */

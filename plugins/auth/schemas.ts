@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IntLike } from '../../core/schema-types';
+import { IntLike } from 'ogserve';
 
 const Username = Type.String({ minLength: 1, maxLength: 255 });
 const Password = Type.String({ minLength: 1, maxLength: 1024 });

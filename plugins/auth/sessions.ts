@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Database } from '../../core/database';
+import { type Database, isRole } from 'ogserve';
 import { SessionEntity, type Session } from './entities/session';
-import { isRole } from '../../core/access';
 import type { Grant } from './grant';
 
 export interface SessionLifetimes {

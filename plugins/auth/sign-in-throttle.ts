@@ -1,4 +1,4 @@
-import type { Logger } from '../../core/log';
+import type { Logger } from 'ogserve';
 
 /** Failures within this window count together; an entry is forgotten once it has passed. */
 const windowMs = 15 * 60_000;

@@ -1,5 +1,4 @@
-import { ErrorCode, HttpError } from '../../core/errors';
-import type { Logger } from '../../core/log';
+import { ErrorCode, HttpError, type Logger } from 'ogserve';
 import { cookieChallenge } from './cookies';
 import type { Grant } from './grant';
 import { type GroupRights, grantsOfGroups } from './group-rights';

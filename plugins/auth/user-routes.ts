@@ -1,6 +1,4 @@
-import { ErrorCode, badRequest } from '../../core/errors';
-import type { PluginContext } from '../../core/plugin';
-import { toInt } from '../../core/schema-types';
+import { ErrorCode, badRequest, type PluginContext, toInt } from 'ogserve';
 import { Done, UserCreate, UserList, UserName, UserPassword, UserView } from './schemas';
 import type { UserStore } from './users';
 

@@ -1,6 +1,4 @@
-import { isRole } from '../../core/access';
-import type { Database } from '../../core/database';
-import { ErrorCode, badRequest } from '../../core/errors';
+import { isRole, type Database, ErrorCode, badRequest } from 'ogserve';
 import { UserEntity, type User } from './entities/user';
 import { type Grant, idsOf, textOf } from './grant';
 import type { PasswordHasher } from './passwords';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { definePlugin } from '../../core/plugin';
+import { definePlugin } from 'ogserve';
 import { AgentLink, type AgentAnswer } from '../agents';
 import { Inventory, type ClientView } from '../inventory';
 import { CacheAnswerError, readCache } from './answer';

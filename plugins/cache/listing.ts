@@ -1,4 +1,4 @@
-import { stringifyAscii } from '../../core/http/json';
+import { stringifyAscii } from 'ogserve';
 import type { CachedImage } from './answer';
 
 /** One client of GET /cache/list. */

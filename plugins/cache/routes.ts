@@ -1,8 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { ErrorCode, badRequest } from '../../core/errors';
-import { PreparedJson } from '../../core/http/json';
-import type { PluginContext } from '../../core/plugin';
-import { toInt } from '../../core/schema-types';
+import { ErrorCode, badRequest, PreparedJson, type PluginContext, toInt } from 'ogserve';
 import { type AgentLink, type Dispatch, DispatchAnswer } from '../agents';
 import type { ClientView, Inventory } from '../inventory';
 import { repositoryAddressFor } from '../inventory';

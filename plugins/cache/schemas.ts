@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IntLike, IpList, Ipv4 } from '../../core/schema-types';
+import { IntLike, IpList, Ipv4 } from 'ogserve';
 import { ImageName } from '../agents';
 
 /** Request bodies of the cache endpoints. */

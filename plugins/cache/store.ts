@@ -1,4 +1,4 @@
-import { execute, type Database } from '../../core/database';
+import { execute, type Database } from 'ogserve';
 import type { Inventory } from '../inventory';
 import type { CachedImage } from './answer';
 import { type CacheEntry, CacheEntryEntity } from './entities/cache-entry';

@@ -1,7 +1,6 @@
 import { hostname } from 'node:os';
 import { Type } from '@sinclair/typebox';
-import { StartupError } from '../../core/errors';
-import { definePlugin } from '../../core/plugin';
+import { StartupError, definePlugin } from 'ogserve';
 import { ClusterInstanceEntity, ClusterMessageEntity } from './entities';
 
 /** GET /cluster. */

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { ClusterBackend, ClusterEvents, ClusterMessage } from '../../core/cluster';
-import type { Logger } from '../../core/log';
+import type { ClusterBackend, ClusterEvents, ClusterMessage, Logger } from 'ogserve';
 import { StatementQueue } from './statement-queue';
 
 export interface PgClusterSettings {

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { StartupError } from '../../core/errors';
-import { definePlugin } from '../../core/plugin';
+import { StartupError, definePlugin } from 'ogserve';
 
 /** Where `npm run build` puts the console (plugins/console/ui/build.mjs). */
 const publicDir = path.join(__dirname, 'public');

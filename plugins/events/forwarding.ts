@@ -1,4 +1,4 @@
-import type { PluginCluster } from '../../core/cluster';
+import type { PluginCluster } from 'ogserve';
 import type { EventHub } from './hub';
 
 type Forwarded = [type: string, data: Record<string, unknown>][];

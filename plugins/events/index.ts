@@ -1,12 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { definePlugin } from '../../core/plugin';
-import { ErrorCode, HttpError } from '../../core/errors';
+import { definePlugin, ErrorCode, HttpError, queryOf } from 'ogserve';
 import { FleetScope, Inventory } from '../inventory';
 import { EventFilter } from './filter';
 import { EventHub } from './hub';
 import { eventMetrics } from './metrics';
 import { EventsConfig } from './schemas';
-import { queryOf } from '../../core/http/routes';
 import { openStream } from './stream-route';
 import { Tickets } from './tickets';
 import { WebhookSender } from './webhook';

@@ -1,5 +1,5 @@
 import { Counter, Gauge } from 'prom-client';
-import type { Registry } from '../../core/metrics';
+import type { Registry } from 'ogserve';
 import type { EventHub } from './hub';
 import type { WebhookSender } from './webhook';
 

@@ -1,5 +1,4 @@
-import { type Access, type Permission, scopeOf } from '../../core/access';
-import type { Route } from '../../core/http/routes';
+import { type Access, type Permission, scopeOf, type Route } from 'ogserve';
 import type { FleetEvent } from './event-log';
 
 /** What reading one event type takes: the permission, and whether a limited token may. */

@@ -1,7 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { ErrorCode, HttpError, badRequest } from '../../core/errors';
-import { isIpv4 } from '../../core/formats';
-import type { RequestContext } from '../../core/http/routes';
+import { ErrorCode, HttpError, badRequest, isIpv4, type RequestContext } from 'ogserve';
 import { EventFilter, commaList } from './filter';
 import type { EventHub } from './hub';
 import { type EventRules, Reader } from './reader';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Access } from '../../core/access';
+import type { Access } from 'ogserve';
 
 /**
  * Single-use, short-lived tickets that stand for the API key in GET /events?ticket=: a

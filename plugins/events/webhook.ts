@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import type { Logger } from '../../core/log';
+import type { Logger } from 'ogserve';
 import type { FleetEvent } from './event-log';
 import type { EventFilter } from './filter';
 

@@ -10,7 +10,7 @@ export function permissionDigits(mode: number): string {
   return (mode & 0o777).toString(8);
 }
 
-declare module '../../core/events' {
+declare module 'ogserve' {
   interface EventMap {
     /** An image was written from a client's partition and its record stored. */
     'image.created': ImageEvent;

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
-import { ErrorCode, badRequest } from '../../core/errors';
-import { toInt } from '../../core/schema-types';
+import { ErrorCode, badRequest, toInt } from 'ogserve';
 import type { AgentCommands, AgentRequest, AnswerHandler } from '../agents';
 import { type ClientView, type Inventory, type RepositoryView, repositoryAddressFor } from '../inventory';
 import type { Image } from './entities/image';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { definePlugin } from '../../core/plugin';
+import { definePlugin } from 'ogserve';
 import { AgentCommands, AgentLink, SoftwareInventory } from '../agents';
 import { Inventory } from '../inventory';
 import { captureHandler, restoreHandler } from './capture';

@@ -1,5 +1,4 @@
-import type { PluginEvents } from '../../core/events';
-import type { Logger } from '../../core/log';
+import type { PluginEvents, Logger } from 'ogserve';
 
 type Kind = 'create' | 'restore';
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IntLike, Ipv4, Number16, Text } from '../../core/schema-types';
+import { IntLike, Ipv4, Number16, Text } from 'ogserve';
 import { ImageName } from '../agents';
 
 /**

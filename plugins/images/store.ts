@@ -1,5 +1,5 @@
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
-import { execute, type Database } from '../../core/database';
+import { execute, type Database } from 'ogserve';
 import { ImageEntity, MONOLITHIC, type Image } from './entities/image';
 import { ImageScopeEntity } from './entities/image-scope';
 

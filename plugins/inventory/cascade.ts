@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import type { Database } from '../../core/database';
-import type { Logger } from '../../core/log';
+import type { Database, Logger } from 'ogserve';
 import type { ClientView } from './client-view';
 import type { Inventory } from './service';
 

@@ -1,4 +1,4 @@
-declare module '../../core/events' {
+declare module 'ogserve' {
   interface EventMap {
     'inventory.created': InventoryChange;
     'inventory.updated': InventoryChange;

@@ -1,7 +1,7 @@
 import type { ClientView } from './client-view';
 import type { ClientRequestFields } from './service';
 
-declare module '../../core/events' {
+declare module 'ogserve' {
   interface InternalEventMap {
     /** A client was added or updated through the REST interface (its record as saved). */
     'client.saved': ClientView;

@@ -1,4 +1,4 @@
-import type { Database } from '../../core/database';
+import type { Database } from 'ogserve';
 import { clientViewSelect, toClientView, type ClientView } from './client-view';
 
 interface Maps {

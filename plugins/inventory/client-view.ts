@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { execute } from '../../core/database';
+import { execute } from 'ogserve';
 import { computerFolderPublicId } from './folder-ids';
 
 /** A client as other plugins see it: its own fields plus its room's network settings. */

@@ -1,5 +1,4 @@
-import { hostAddress } from '../../core/host-address';
-import type { SeedContext } from '../../core/plugin';
+import { hostAddress, type SeedContext } from 'ogserve';
 import { RepositoryAddressEntity, RepositoryEntity } from './entities/repository';
 
 /**

@@ -1,5 +1,5 @@
 import type { EntityManager, RequiredEntityData } from '@mikro-orm/core';
-import { execute, insertInChunks, type Database } from '../../core/database';
+import { execute, insertInChunks, type Database } from 'ogserve';
 import { type Partition, PartitionEntity } from './entities/partition';
 import type { DiskEntry } from './service';
 

@@ -1,4 +1,4 @@
-import type { AccessScope } from '../../core/access';
+import type { AccessScope } from 'ogserve';
 import type { ClientView } from './client-view';
 import type { ScopeNode } from './scopes';
 

@@ -1,4 +1,4 @@
-import { ErrorCode, badRequest } from '../../core/errors';
+import { ErrorCode, badRequest } from 'ogserve';
 
 /**
  * Public folder ids. Room folders and computer folders live in two tables, so their ids

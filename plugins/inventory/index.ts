@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ScopesAnswer } from './schemas';
-import { ErrorCode, HttpError } from '../../core/errors';
-import { definePlugin } from '../../core/plugin';
+import { ErrorCode, HttpError, definePlugin } from 'ogserve';
 import { seedDefaultRepository } from './default-repository';
 import { CenterEntity } from './entities/center';
 import { ClientEntity } from './entities/client';

@@ -1,4 +1,4 @@
-import type { Handler, RequestContext, RouteRegistrar } from '../../core/http/routes';
+import type { Handler, RequestContext, RouteRegistrar } from 'ogserve';
 
 /**
  * A router for the inventory's writes: each POST and DELETE handler calls `changed` once it

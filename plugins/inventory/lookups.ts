@@ -1,5 +1,5 @@
 import type { EntityManager, EntitySchema, FilterQuery } from '@mikro-orm/core';
-import { ErrorCode, badRequest } from '../../core/errors';
+import { ErrorCode, badRequest } from 'ogserve';
 
 /** Load a row by id or refuse the request, naming the field that carried the id. */
 export async function requireRow<T extends { id: number }>(

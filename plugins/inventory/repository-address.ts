@@ -1,4 +1,4 @@
-import { ipv4ToInt } from '../../core/formats';
+import { ipv4ToInt } from 'ogserve';
 import type { ClientView } from './client-view';
 
 /**

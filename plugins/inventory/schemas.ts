@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { HostIpv4, IntLike, IpList, Ipv4, Mac, Name, Netmask, Text } from '../../core/schema-types';
+import { HostIpv4, IntLike, IpList, Ipv4, Mac, Name, Netmask, Text } from 'ogserve';
 
 /** Request bodies of the inventory endpoints. Unknown keys are ignored, as the reference does. */
 const OptionalIpv4 = () => Type.Union([Ipv4(), Type.Literal('')]);

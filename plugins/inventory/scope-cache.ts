@@ -1,5 +1,4 @@
-import type { Database } from '../../core/database';
-import { PreparedJson } from '../../core/http/json';
+import { type Database, PreparedJson } from 'ogserve';
 import { readComputers, readGroups, type ScopeGroups, ScopeWriter } from './scopes';
 import type { Inventory } from './service';
 

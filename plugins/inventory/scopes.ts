@@ -1,5 +1,4 @@
-import type { Database } from '../../core/database';
-import { stringifyAscii } from '../../core/http/json';
+import { type Database, stringifyAscii } from 'ogserve';
 import type { ClientView } from './client-view';
 import { computerFolderPublicId } from './folder-ids';
 

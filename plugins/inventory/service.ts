@@ -1,9 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
-import { execute, type Database } from '../../core/database';
-import type { PluginCluster } from '../../core/cluster';
-import type { PluginEvents } from '../../core/events';
-import type { Logger } from '../../core/log';
+import { execute, type Database, type PluginCluster, type PluginEvents, type Logger, ErrorCode, badRequest } from 'ogserve';
 import './client-events';
 import { ClientIndex, type ClientPatch } from './client-index';
 import { type Center, CenterEntity } from './entities/center';
@@ -12,7 +9,6 @@ import { clientsWhere, type ClientView } from './client-view';
 import { DiskSetupWriter } from './disk-setup-writer';
 import { FleetScope } from './fleet-scope';
 import { PartitionSizes } from './partition-sizes';
-import { ErrorCode, badRequest } from '../../core/errors';
 import { requireAllKnown } from './lookups';
 import type { ClientUpdate } from './schemas';
 

@@ -1,7 +1,6 @@
 import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Database } from '../../core/database';
-import type { Logger } from '../../core/log';
+import type { Database, Logger } from 'ogserve';
 import { LIVE_PREFIX, liveDirectoryPattern, parseLiveName, type LiveEntry } from './live-names';
 
 export interface LiveList {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
-import { definePlugin } from '../../core/plugin';
+import { definePlugin } from 'ogserve';
 import { Inventory } from '../inventory';
 import { BootFiles } from '../pxe-modes';
 import { LiveCatalog } from './catalog';

@@ -1,5 +1,4 @@
-import { ErrorCode, badRequest } from '../../core/errors';
-import type { PluginContext } from '../../core/plugin';
+import { ErrorCode, badRequest, type PluginContext } from 'ogserve';
 import { Created, Done, type Inventory } from '../inventory';
 import type { BootFiles } from '../pxe-modes';
 import type { LiveCatalog } from './catalog';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IpList, Text } from '../../core/schema-types';
+import { IpList, Text } from 'ogserve';
 
 /** POST /live/set, POST /oglive/set: any name is accepted; an unlisted one means the default. */
 export const LiveSetBody = Type.Object({ clients: IpList(), name: Type.String({ maxLength: 256 }) });

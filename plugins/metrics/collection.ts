@@ -1,6 +1,5 @@
 import { collectDefaultMetrics, Histogram, type Registry } from 'prom-client';
-import type { Database } from '../../core/database';
-import type { PluginHooks } from '../../core/http/hooks';
+import type { Database, PluginHooks } from 'ogserve';
 import { RequestDurations } from './request-durations';
 
 /**

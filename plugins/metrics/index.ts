@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Reply } from '../../core/http/reply';
-import { definePlugin } from '../../core/plugin';
+import { Reply, definePlugin } from 'ogserve';
 import { AgentLink } from '../agents';
 import { Inventory } from '../inventory';
 import { collectServiceMetrics } from './collection';

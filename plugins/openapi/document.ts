@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import type { Route } from '../../core/http/routes';
+import type { Route } from 'ogserve';
 
 /** Every error the service writes: `{error, message[, field]}`. */
 const errorSchema = {

@@ -1,8 +1,6 @@
 import path from 'node:path';
 import { Type } from '@sinclair/typebox';
-import { Reply } from '../../core/http/reply';
-import { definePlugin } from '../../core/plugin';
-import { release } from '../../core/version';
+import { Reply, definePlugin, release } from 'ogserve';
 import { openApiDocument } from './document';
 
 /**

@@ -1,6 +1,6 @@
 import { Counter } from 'prom-client';
 import { Type } from '@sinclair/typebox';
-import { definePlugin } from '../../core/plugin';
+import { definePlugin } from 'ogserve';
 import { Inventory } from '../inventory';
 import { replicateBootFiles } from './replication';
 import { modeRoutes } from './routes';

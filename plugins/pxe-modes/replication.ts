@@ -1,5 +1,4 @@
-import type { PluginCluster } from '../../core/cluster';
-import type { Logger } from '../../core/log';
+import type { PluginCluster, Logger } from 'ogserve';
 import type { BootFileChange, BootFiles } from './service';
 
 /**

@@ -1,4 +1,4 @@
-import type { PluginContext } from '../../core/plugin';
+import type { PluginContext } from 'ogserve';
 import type { Inventory } from '../inventory';
 import { EfiAnswer, EfiQuery, ModeAnswer, ModeBody, ModesAnswer } from './schemas';
 import { UnknownModeError, type BootFiles } from './service';

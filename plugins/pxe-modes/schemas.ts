@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IpList } from '../../core/schema-types';
+import { IpList } from 'ogserve';
 
 /** POST /mode. The mode is only ever looked up in the template list, never used as a path. */
 export const ModeBody = Type.Object({ clients: IpList(), mode: Type.String({ minLength: 1, maxLength: 256 }) });

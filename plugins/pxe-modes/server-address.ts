@@ -1,4 +1,4 @@
-import { type ChosenAddress, hostAddress } from '../../core/host-address';
+import { type ChosenAddress, hostAddress } from 'ogserve';
 
 /**
  * The address PCs reach the server at, put in their boot parameters: the configured

@@ -1,8 +1,7 @@
 import { access, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ErrorCode, HttpError } from '../../core/errors';
-import type { Logger } from '../../core/log';
+import { ErrorCode, HttpError, type Logger } from 'ogserve';
 import type { ClientView, Inventory } from '../inventory';
 import { removeFile, removeFilesWhere, removeStaleTempFiles, syncDirectory, writeAtomic } from './atomic-file';
 import { bootParameters, paramValue } from './boot-params';

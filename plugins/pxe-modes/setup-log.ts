@@ -1,6 +1,5 @@
 import { stat } from 'node:fs/promises';
-import type { ChosenAddress } from '../../core/host-address';
-import type { Logger } from '../../core/log';
+import type { ChosenAddress, Logger } from 'ogserve';
 import type { Templates } from './templates';
 
 /**

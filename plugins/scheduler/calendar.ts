@@ -1,4 +1,4 @@
-import { ErrorCode, badRequest } from '../../core/errors';
+import { ErrorCode, badRequest } from 'ogserve';
 
 /**
  * When a schedule fires, in the reference's mask encoding except for years: the reference

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { ErrorCode, badRequest } from '../../core/errors';
-import { toInt } from '../../core/schema-types';
+import { ErrorCode, badRequest, toInt } from 'ogserve';
 import { SchedulerError, type StepCommands } from './commands';
 import { ProcedureEntity, ProcedureStepEntity, type Procedure } from './entities/procedure';
 import { TaskEntity, TaskStepEntity, type ScopeType, type Task } from './entities/task';

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ErrorCode, HttpError, badRequest } from '../../core/errors';
-import { compile } from '../../core/validation';
+import { ErrorCode, HttpError, badRequest, compile } from 'ogserve';
 import type { AgentCommands, AgentRequest } from '../agents';
 
 /**

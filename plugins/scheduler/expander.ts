@@ -1,7 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import type { Database } from '../../core/database';
-import { ErrorCode, badRequest } from '../../core/errors';
-import type { Logger } from '../../core/log';
+import { type Database, ErrorCode, badRequest, type Logger } from 'ogserve';
 import type { ClientView, Inventory } from '../inventory';
 import type { Clock } from './clock';
 import { type StepCommands, oneClientMessage } from './commands';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { execute, insertInChunks, type Database } from '../../core/database';
+import { execute, insertInChunks, type Database } from 'ogserve';
 import type { When } from './calendar';
 import { columnsOf } from './service';
 

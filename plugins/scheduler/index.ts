@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { definePlugin } from '../../core/plugin';
+import { definePlugin } from 'ogserve';
 import { AgentCommands, AgentLink } from '../agents';
 import { Inventory } from '../inventory';
 import { Waker } from '../wol';

@@ -1,5 +1,4 @@
-import type { Database } from '../../core/database';
-import type { Logger } from '../../core/log';
+import type { Database, Logger } from 'ogserve';
 import { AgentLinkError, type AgentLink, type Dispatch } from '../agents';
 import type { Clock } from './clock';
 import type { StepCommands } from './commands';

@@ -1,7 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { ErrorCode, badRequest } from '../../core/errors';
-import type { RouteRegistrar } from '../../core/http/routes';
-import { toInt } from '../../core/schema-types';
+import { ErrorCode, badRequest, type RouteRegistrar, toInt } from 'ogserve';
 import { DispatchAnswer } from '../agents';
 import { Created, Done, type Inventory, type ScopeRef } from '../inventory';
 import { addProcedure, addTask, deleteProcedure, requireProcedure, requireTask, updateProcedure } from './catalogue';

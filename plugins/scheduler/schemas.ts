@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IntLike, IpList, Name, Text } from '../../core/schema-types';
+import { IntLike, IpList, Name, Text } from 'ogserve';
 
 /**
  * Request bodies of the scheduling endpoints, in the reference's shapes: ids as numeric

@@ -1,7 +1,4 @@
-import type { PluginCluster } from '../../core/cluster';
-import type { Database } from '../../core/database';
-import { ErrorCode, badRequest } from '../../core/errors';
-import type { Logger } from '../../core/log';
+import { type PluginCluster, type Database, ErrorCode, badRequest, type Logger } from 'ogserve';
 import type { AgentCommands, AgentLink } from '../agents';
 import type { ClientView, Inventory } from '../inventory';
 import type { Waker } from '../wol';
@@ -109,7 +106,7 @@ export function columnsOf(when: When): Pick<Schedule, 'years' | 'months' | 'week
   };
 }
 
-declare module '../../core/events' {
+declare module 'ogserve' {
   interface EventMap {
     /** A schedule's time came: its task or procedure session is being queued. */
     'schedule.fired': ScheduleFired;

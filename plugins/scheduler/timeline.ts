@@ -1,4 +1,4 @@
-import type { Logger } from '../../core/log';
+import type { Logger } from 'ogserve';
 import { nextOccurrence, type When } from './calendar';
 import type { Clock } from './clock';
 import type { ScheduleKind } from './entities/schedule';

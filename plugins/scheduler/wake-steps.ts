@@ -1,5 +1,4 @@
-import type { Database } from '../../core/database';
-import type { Logger } from '../../core/log';
+import type { Database, Logger } from 'ogserve';
 import type { Skipped, WakeReport, Waker } from '../wol';
 import type { Clock } from './clock';
 import { wakeType } from './commands';

@@ -1,4 +1,4 @@
-import { definePlugin } from '../../core/plugin';
+import { definePlugin } from 'ogserve';
 import { AgentCommands, AgentLink, DispatchAnswer, paramsOf, sendCommand, withClients } from '../agents';
 import { readShellAnswer } from './answer';
 import { type ShellResult, ShellResults } from './results';

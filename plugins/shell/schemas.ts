@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IpList } from '../../core/schema-types';
+import { IpList } from 'ogserve';
 
 /**
  * The `run` command (POST /shell/run besides its clients, and a queued script step).

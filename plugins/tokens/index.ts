@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { definePlugin } from '../../core/plugin';
+import { definePlugin } from 'ogserve';
 import { Inventory } from '../inventory';
 import { TokenEntity } from './entities/token';
 import { tokenRoutes } from './routes';

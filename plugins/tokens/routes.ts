@@ -1,6 +1,4 @@
-import { ErrorCode, badRequest } from '../../core/errors';
-import { toInt } from '../../core/schema-types';
-import type { PluginContext } from '../../core/plugin';
+import { ErrorCode, badRequest, toInt, type PluginContext } from 'ogserve';
 import { Revoked, TokenCreate, TokenCreated, TokenList, TokenName } from './schemas';
 import { expiryOf, type TokenStore } from './store';
 

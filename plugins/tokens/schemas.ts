@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IntLike } from '../../core/schema-types';
+import { IntLike } from 'ogserve';
 
 /** POST /tokens. `centers` and `rooms` limit the token to them (absent or empty: the whole fleet). */
 export const TokenCreate = Type.Object({

@@ -1,7 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type AccessScope, type Credential, type Role, isRole } from '../../core/access';
-import type { Database } from '../../core/database';
-import { ErrorCode, badRequest } from '../../core/errors';
+import { type AccessScope, type Credential, type Role, isRole, type Database, ErrorCode, badRequest } from 'ogserve';
 import { TokenEntity } from './entities/token';
 
 /** A token as GET /tokens and `ogserve token list` show it: never its secret or hash. */

@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { ipv4ToInt, isIpv4, isNetmask } from '../../core/formats';
+import { ipv4ToInt, isIpv4, isNetmask } from 'ogserve';
 
 export type WakeType = 'broadcast' | 'unicast';
 

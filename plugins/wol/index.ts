@@ -1,7 +1,5 @@
 import { Counter } from 'prom-client';
-import { SystemClock, type Clock } from '../../core/clock';
-import { StartupError } from '../../core/errors';
-import { definePlugin } from '../../core/plugin';
+import { SystemClock, type Clock, StartupError, definePlugin } from 'ogserve';
 import { AgentLink, type ClientListing } from '../agents';
 import { Inventory } from '../inventory';
 import { PendingWakes } from './pending';
@@ -14,7 +12,7 @@ import type { WakeType } from './addresses';
 export { Waker, type WakeReport, type Skipped } from './waker';
 export type { WakeType } from './addresses';
 
-declare module '../../core/events' {
+declare module 'ogserve' {
   interface EventMap {
     /** Magic packets left for these clients; each shows WOL_SENT until its agent connects. */
     'wol.sent': { clients: string[]; type: WakeType; packets: number };

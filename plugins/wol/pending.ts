@@ -1,4 +1,4 @@
-import { SystemClock, type Clock } from '../../core/clock';
+import { SystemClock, type Clock } from 'ogserve';
 
 /**
  * Clients woken but not yet connected (state WOL_SENT), by IP, oldest first. Each entry

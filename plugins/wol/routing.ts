@@ -1,6 +1,4 @@
-import type { PluginCluster } from '../../core/cluster';
-import { ipv4ToInt, isIpv4 } from '../../core/formats';
-import type { Logger } from '../../core/log';
+import { type PluginCluster, ipv4ToInt, isIpv4, type Logger } from 'ogserve';
 import type { Datagram } from './sender';
 
 /** A datagram, with the client it wakes (its address decides which instance sends it). */

@@ -1,4 +1,4 @@
-import { isIpv4, isNetmask } from '../../core/formats';
+import { isIpv4, isNetmask } from 'ogserve';
 import type { AgentLink } from '../agents';
 import type { ClientView, Inventory } from '../inventory';
 import { destinations, sharedBroadcasts, type WakeType } from './addresses';

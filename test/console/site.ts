@@ -10,7 +10,7 @@ import { addresses, startLab } from '../support/lab';
 import { TOKEN, type TestServer } from '../support/server';
 import { UdpReceiver } from '../support/udp-receiver';
 
-export const helloPlugin = path.resolve(__dirname, '../../../examples/hello-plugin');
+export const helloPlugin = path.resolve(__dirname, '../../../examples/hello-complete');
 
 /**
  * The plugins of a console site: every bundled one that has a page (auth too, as by

@@ -22,7 +22,7 @@ test('npm run check:structure holds on this checkout: every import between plugi
   assert.match(output, /core files over 300 lines: none\n/);
 });
 
-test('it names each import past an entry point (from a plugin, cli/ and core/) and each core file over 300 lines, and only those', () => {
+test('it names each import past an entry point (from a plugin, cli/ and core/), each plugin file importing core files rather than ogserve, and each core file over 300 lines, and only those', () => {
   const root = mkdtempSync(path.join(tmpdir(), 'ogserve-structure-'));
   try {
     const write = (file: string, text: string) => {
@@ -37,6 +37,10 @@ test('it names each import past an entry point (from a plugin, cli/ and core/) a
       "import { thing } from './local';\nimport {\n  inner,\n} from '../a/inner';\nexport const d = [thing, inner];\n",
     );
     write('plugins/b/local.ts', 'export const thing = 2;\n');
+    write(
+      'plugins/b/core-user.ts',
+      "import type { Logger } from '../../core/log';\nimport { definePlugin } from 'ogserve';\nexport const c = [definePlugin] as unknown as Logger;\n",
+    );
     write('plugins/console/ui/src/types.ts', "export type { Shape } from '../../../a/inner';\n");
     write('plugins/console/ui/src/value.ts', "import { inner } from '../../../a/inner';\nexport const v = inner;\n");
     write('cli/tool.ts', "import { inner } from '../plugins/a/inner';\nimport { b } from '../plugins/b';\nexport const t = [inner, b];\n");
@@ -45,7 +49,8 @@ test('it names each import past an entry point (from a plugin, cli/ and core/) a
     write('core/short.ts', 'export const y = 1;\n'.repeat(300));
     const { status, output } = check(root);
     assert.equal(status, 1, output);
-    assert.match(output, /4 past an entry point/);
+    assert.match(output, /5 past an entry point/);
+    assert.match(output, /plugins\/b\/core-user\.ts:1: imports '\.\.\/\.\.\/core\/log', inside core: import 'ogserve'/);
     assert.match(output, /plugins\/b\/deep\.ts:4: imports '\.\.\/a\/inner', inside plugin 'a'/);
     assert.match(output, /plugins\/console\/ui\/src\/value\.ts:1: imports '\.\.\/\.\.\/\.\.\/a\/inner'/);
     assert.match(output, /cli\/tool\.ts:1: imports '\.\.\/plugins\/a\/inner'/);

@@ -104,7 +104,7 @@ test("a third-party plugin's section, known only once the plugin is loaded", asy
   const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-env-'));
   try {
     const file = path.join(dir, 'site.json');
-    const hello = path.join(packageRoot, 'examples', 'hello-plugin');
+    const hello = path.join(packageRoot, 'examples', 'hello-complete');
     writeFileSync(
       file,
       JSON.stringify({

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import { EventBus } from '../../core/events';
 import { createLogger } from '../../core/log';
 
-declare module '../../core/events' {
+declare module 'ogserve' {
   interface EventMap {
     'bus-test.announced': { n: number };
   }

@@ -79,11 +79,30 @@ test('a third-party plugin outside plugins/ is loaded from a path relative to th
   }
 });
 
-test('the documented example plugin, copied outside the checkout, loads: its route, its agent command (REST and scheduled) and its event', async () => {
-  // A third party's directory: no node_modules, no ogserve installed beside it.
+test('the small example plugin, copied outside the checkout, loads: its route checks its body, uses the inventory and its listener hears a new client', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-hello-'));
   const copy = path.join(dir, 'hello-plugin');
   cpSync(path.resolve(__dirname, '../../../examples/hello-plugin'), copy, { recursive: true });
+  const s = await startServer({ config: { plugins: ['inventory', copy], hello: { greeting: 'Hola' } } });
+  try {
+    const room = await addRoom(s, await addCenter(s, 'C'), 'Lab');
+    await addClient(s, room, '127.0.4.9', macFor(9), { name: 'pc9' });
+    assert.deepEqual((await s.get('/hello', { client: '127.0.4.9' })).body, { message: 'Hola, pc9 in room Lab' });
+    const bad = await s.get('/hello', { client: '127.0.4' });
+    assert.deepEqual([bad.status, bad.body.field], [400, 'client'], bad.text);
+    assert.equal((await s.get('/hello', { client: '127.0.4.8' })).body.field, 'client', 'an unknown client is named');
+    await eventually(async () => s.logs.some((l) => l.msg === 'Hola, new client 127.0.4.9'), 'the listener heard the new client');
+  } finally {
+    await s.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the documented example plugin, copied outside the checkout, loads: its route, its agent command (REST and scheduled) and its event', async () => {
+  // A third party's directory: no node_modules, no ogserve installed beside it.
+  const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-hello-'));
+  const copy = path.join(dir, 'hello-complete');
+  cpSync(path.resolve(__dirname, '../../../examples/hello-complete'), copy, { recursive: true });
   const services = container.createChildContainer();
   services.register(SchedulerClock, { useValue: new ManualClock(Date.UTC(2026, 0, 1)) });
   const s = await startServer({

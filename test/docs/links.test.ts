@@ -91,14 +91,25 @@ test('README.md is a short map: the two commands, and a link to every page of do
   }
 });
 
-test('the plugin example of docs/writing-a-plugin.md is examples/hello-plugin/index.js, which a test loads', () => {
+test('the plugin examples of docs/writing-a-plugin.md are the files under examples/, which tests load', () => {
   const page = readFileSync(path.join(root, 'docs', 'writing-a-plugin.md'), 'utf8');
-  const shown = /```js\n([\s\S]*?)```/.exec(page.slice(page.indexOf('## A complete example')));
-  assert.ok(shown, 'the page shows the example in a js code block');
-  const example = readFileSync(path.join(root, 'examples', 'hello-plugin', 'index.js'), 'utf8');
-  // The file opens with a comment on what it shows; the page says that in prose.
-  const code = example.replace(/^(\/\/.*\n)+/, '');
-  assert.equal(shown[1], code);
+  for (const [heading, dir] of [
+    ['## A small example', 'hello-plugin'],
+    ['## A complete example', 'hello-complete'],
+  ]) {
+    const shown = /```js\n([\s\S]*?)```/.exec(page.slice(page.indexOf(heading)));
+    assert.ok(page.includes(heading) && shown, `the page shows ${dir} in a js code block under '${heading}'`);
+    const example = readFileSync(path.join(root, 'examples', dir, 'index.js'), 'utf8');
+    // The file opens with a comment on what it shows; the page says that in prose.
+    assert.equal(shown[1], example.replace(/^(\/\/.*\n)+/, ''), dir);
+  }
+});
+
+test('the small example plugin stays under 40 lines', () => {
+  const lines = readFileSync(path.join(root, 'examples', 'hello-plugin', 'index.js'), 'utf8')
+    .trimEnd()
+    .split('\n');
+  assert.ok(lines.length < 40, `examples/hello-plugin/index.js has ${lines.length} lines`);
 });
 
 test.run();

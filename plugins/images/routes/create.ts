@@ -1,8 +1,5 @@
-import { ErrorCode, badRequest } from '../../../core/errors';
-import type { PluginContext } from '../../../core/plugin';
-import { toInt } from '../../../core/schema-types';
+import { ErrorCode, badRequest, type PluginContext, toInt, IpList } from 'ogserve';
 import { type AgentLink, DispatchAnswer, paramsOf, withClients } from '../../agents';
-import { IpList } from '../../../core/schema-types';
 import type { ImageCommands } from '../commands';
 import type { PendingCreates } from '../pending';
 import { ImageCreateParams } from '../schemas';

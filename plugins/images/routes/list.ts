@@ -1,5 +1,4 @@
-import { PreparedJson, stringifyAscii } from '../../../core/http/json';
-import type { PluginContext } from '../../../core/plugin';
+import { PreparedJson, stringifyAscii, type PluginContext } from 'ogserve';
 import type { Inventory } from '../../inventory';
 import { ctime } from '../ctime';
 import { diskSpace } from '../files';

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { ErrorCode, badRequest } from '../../../core/errors';
+import { ErrorCode, badRequest } from 'ogserve';
 import type { Inventory, RepositoryView } from '../../inventory';
 import type { Image } from '../entities/image';
 import type { ImageStore } from '../store';

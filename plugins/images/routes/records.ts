@@ -1,6 +1,4 @@
-import { ErrorCode, badRequest } from '../../../core/errors';
-import type { PluginContext } from '../../../core/plugin';
-import { toInt } from '../../../core/schema-types';
+import { ErrorCode, badRequest, type PluginContext, toInt } from 'ogserve';
 import { Done, type Inventory } from '../../inventory';
 import { removeImageFiles } from '../files';
 import { ImageDelete, ImageQuery, ImageRestrict, ImageScopes, ImageUpdate } from '../schemas';

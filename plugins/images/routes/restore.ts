@@ -1,5 +1,4 @@
-import type { PluginContext } from '../../../core/plugin';
-import { IpList } from '../../../core/schema-types';
+import { type PluginContext, IpList } from 'ogserve';
 import { type AgentLink, DispatchAnswer, dispatchEach, paramsOf, withClients } from '../../agents';
 import type { Inventory } from '../../inventory';
 import type { ImageCommands } from '../commands';

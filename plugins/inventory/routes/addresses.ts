@@ -1,5 +1,5 @@
 import { ClientAddresses } from '../schemas';
-import type { PluginContext } from '../../../core/plugin';
+import type { PluginContext } from 'ogserve';
 
 /**
  * GET /client/addresses -> `{clients: [{ip, mac}]}`: every client's MAC by address, in one

@@ -1,10 +1,6 @@
 import { ConstraintViolationException, type EntityManager, type EntitySchema } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
-import { ErrorCode, HttpError, badRequest } from '../../../core/errors';
-import { PreparedJson, stringifyAscii } from '../../../core/http/json';
-import { normalizeMac } from '../../../core/formats';
-import type { PluginContext } from '../../../core/plugin';
-import { toInt } from '../../../core/schema-types';
+import { ErrorCode, HttpError, badRequest, PreparedJson, stringifyAscii, normalizeMac, type PluginContext, toInt } from 'ogserve';
 import { clientsWhere, type ClientView } from '../client-view';
 import { ClientEntity, type Client } from '../entities/client';
 import { type ComputerFolder, ComputerFolderEntity } from '../entities/folder';

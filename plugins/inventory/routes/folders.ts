@@ -1,9 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { execute } from '../../../core/database';
+import { execute, ErrorCode, badRequest, type PluginContext, toInt } from 'ogserve';
 import { clientsWhere, type ClientView } from '../client-view';
-import { ErrorCode, badRequest } from '../../../core/errors';
-import type { PluginContext } from '../../../core/plugin';
-import { toInt } from '../../../core/schema-types';
 import { CenterEntity } from '../entities/center';
 import { ComputerFolderEntity, RoomFolderEntity } from '../entities/folder';
 import { RoomEntity } from '../entities/room';

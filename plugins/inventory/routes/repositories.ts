@@ -1,8 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { ErrorCode, badRequest } from '../../../core/errors';
-import { MAX_INT, isDecimalInt } from '../../../core/formats';
-import type { PluginContext } from '../../../core/plugin';
-import { toInt } from '../../../core/schema-types';
+import { ErrorCode, badRequest, MAX_INT, isDecimalInt, type PluginContext, toInt } from 'ogserve';
 import { RepositoryAddressEntity, RepositoryEntity } from '../entities/repository';
 import { requireRow } from '../lookups';
 import { Created, Done, IdBody, RepositoryAdd, RepositoryList, RepositoryQuery, RepositoryUpdate } from '../schemas';

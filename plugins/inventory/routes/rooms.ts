@@ -1,7 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { ErrorCode, badRequest } from '../../../core/errors';
-import type { PluginContext } from '../../../core/plugin';
-import { toInt } from '../../../core/schema-types';
+import { ErrorCode, badRequest, type PluginContext, toInt } from 'ogserve';
 import { CenterEntity } from '../entities/center';
 import { RoomFolderEntity, type RoomFolder } from '../entities/folder';
 import { RoomEntity, type Room } from '../entities/room';

@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { send, startServer } from '../../support/server';
 
-const helloPlugin = path.resolve(__dirname, '../../../../examples/hello-plugin');
+const helloPlugin = path.resolve(__dirname, '../../../../examples/hello-complete');
 
 async function validate(document: unknown): Promise<{ valid: boolean; errors?: unknown }> {
   const { Validator } = await import('@seriousme/openapi-schema-validator');

@@ -7,7 +7,7 @@ import type { Permission } from '../../../core/access';
 import { TOKEN, type TestServer, send, startServer } from '../../support/server';
 import { addUser, signIn } from '../auth/people';
 
-const helloPlugin = path.resolve(__dirname, '../../../../examples/hello-plugin');
+const helloPlugin = path.resolve(__dirname, '../../../../examples/hello-complete');
 
 /** What each role holds, written down here: core's three, and the agents' `image` for imagers and admins. */
 const roles: Record<string, readonly Permission[]> = {

@@ -9,7 +9,7 @@ import { addCenter, addClient, addRoom, macFor } from '../../support/fixtures';
 import { ogserve } from '../../support/process';
 import { type TestServer, makeTestDir, removeTestStore, send, startServer } from '../../support/server';
 
-const helloPlugin = path.resolve(__dirname, '../../../../examples/hello-plugin');
+const helloPlugin = path.resolve(__dirname, '../../../../examples/hello-complete');
 const as = (secret: string) => ({ Authorization: secret });
 
 /**
