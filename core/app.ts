@@ -7,7 +7,6 @@ import { resolveApiToken } from './api-token';
 import { Cluster } from './cluster';
 import { Config, type CoreSettings } from './config';
 import { openDatabase, type Database } from './database';
-import { mountConsoleViews } from './console-views';
 import { StartupError } from './errors';
 import { EventBus } from './events';
 import { healthRoutes } from './health';
@@ -125,7 +124,6 @@ export class App {
     try {
       for (const definition of definitions)
         await definition.register(app.contextFor(definition, sections.get(definition.name)) as PluginContext<never>);
-      mountConsoleViews(app.statics, definitions);
     } catch (error) {
       await app.db.close();
       throw error;
@@ -241,6 +239,7 @@ export class App {
       settings: this.settings,
       router: this.routes.registrarFor(definition.name),
       routes: this.routes.routes,
+      plugins: this.plugins,
       container,
       service: (token, makeDefault) => {
         if (!container.isRegistered(token, true)) container.registerInstance(token, makeDefault());

@@ -14,7 +14,6 @@ import type { Migration, MigrationContext } from './migrations';
 import type { PluginHooks } from './http/hooks';
 import type { Route, RouteRegistrar } from './http/routes';
 import type { StaticOptions } from './http/static';
-import type { ConsoleView } from './console-views';
 
 /**
  * What a plugin's entry module exports (default export or `plugin`).
@@ -47,8 +46,6 @@ export interface PluginDefinition<C extends TObject = TObject> {
    * token explicitly). A name another plugin declares too stops the start.
    */
   permissions?: Record<string, PermissionDeclaration>;
-  /** A view of the web console: `dir` is served at `/console/plugins/<name>/`, `entry` is its module there. */
-  console?: ConsoleView;
   register(ctx: PluginContext<Static<C>>): void | Promise<void>;
 }
 
@@ -59,6 +56,11 @@ export interface PluginContext<C = unknown> {
   /** Core settings (rest, database, repository). */
   readonly settings: CoreSettings;
   readonly router: RouteRegistrar;
+  /**
+   * The enabled plugins' definitions, in load order: a plugin may read fields another plugin
+   * declares on PluginDefinition by declaration merging (the console plugin's `console`).
+   */
+  readonly plugins: readonly PluginDefinition[];
   /** Every route of every plugin and of core, as registered so far (read it once all are: from onStart or a handler). */
   readonly routes: readonly Readonly<Route>[];
   /** The plugin's own child container: what it registers here stays local. */

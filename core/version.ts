@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from './config';
 import { schemaVersions, type Database } from './database';
-import { consoleViewEntry } from './console-views';
 import type { RouteRegistrar } from './http/routes';
 import type { PluginDefinition } from './plugin';
 
@@ -11,17 +10,17 @@ import type { PluginDefinition } from './plugin';
 export const release = (JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 /**
- * GET /version -> `{version, database, schema: {<plugin>: <version>}, plugins: [{name, console?}]}`:
+ * GET /version -> `{version, database, schema: {<plugin>: <version>}, plugins: [{name}]}`:
  * the release, the database engine, the schema version recorded for each plugin (for upgrade
- * checks) and the enabled plugins in load order with their console views (what the console shows).
+ * checks) and the enabled plugins in load order.
  */
 export function versionRoute(router: RouteRegistrar, db: Database, plugins: PluginDefinition[]): void {
-  const enabled = plugins.map((p) => (p.console ? { name: p.name, console: consoleViewEntry(p.name, p.console) } : { name: p.name }));
+  const enabled = plugins.map((p) => ({ name: p.name }));
   const response = Type.Object({
     version: Type.String(),
     database: Type.String(),
     schema: Type.Record(Type.String(), Type.Integer()),
-    plugins: Type.Array(Type.Object({ name: Type.String(), console: Type.Optional(Type.Object({}, { additionalProperties: true })) })),
+    plugins: Type.Array(Type.Object({ name: Type.String() })),
   });
   router.get(
     '/version',

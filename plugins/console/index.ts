@@ -1,6 +1,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { StartupError, definePlugin } from 'ogserve';
+import { consoleViews } from './views';
+
+export type { ConsoleView } from './views';
 
 /** Where `npm run build` puts the console (plugins/console/ui/build.mjs). */
 const publicDir = path.join(__dirname, 'public');
@@ -17,5 +20,6 @@ export default definePlugin({
     if (!existsSync(path.join(publicDir, 'index.html')))
       throw new StartupError(`console: ${publicDir} holds no built console; run npm run build`);
     ctx.files('/console', publicDir, { home: true, immutable: hashedAssets });
+    consoleViews(ctx);
   },
 });

@@ -193,20 +193,39 @@ test(
   }),
 );
 
-test(
-  "GET /version lists the enabled plugins in load order, with each plugin's console view, and the view's files are served",
-  withSite(async (s) => {
-    const r = await s.get('/version');
-    assert.deepEqual(
-      r.body.plugins,
-      [{ name: 'inventory' }, { name: 'site', console: { title: { en: 'Site', es: 'Sitio' }, entry: '/console/plugins/site/view.js' } }],
-      'plugins and views',
+test("GET /version lists the enabled plugins in load order, GET /console-views each plugin's console view, and the view's files are served", async () => {
+  const { dir } = writeSite();
+  const plugin = path.join(dir, 'viewer.js');
+  writeFileSync(
+    plugin,
+    `const { definePlugin } = require(${JSON.stringify(coreIndex)});
+     module.exports = definePlugin({
+       name: 'viewer',
+       console: { title: { en: 'Site', es: 'Sitio' }, dir: ${JSON.stringify(path.join(dir, 'view'))}, entry: 'view.js' },
+       register() {},
+     });`,
+  );
+  try {
+    await withServer(
+      async (s) => {
+        const r = await s.get('/version');
+        assert.deepEqual(r.body.plugins, [{ name: 'inventory' }, { name: 'console' }, { name: 'viewer' }], 'plugins');
+        const views = await s.get('/console-views');
+        assert.deepEqual(
+          views.body,
+          { views: [{ plugin: 'viewer', title: { en: 'Site', es: 'Sitio' }, entry: '/console/plugins/viewer/view.js' }] },
+          views.text,
+        );
+        const view = await send(s.port, 'GET', '/console/plugins/viewer/view.js');
+        assert.equal(view.status, 200, 'view module served without a key');
+        assert.match(String(view.headers['content-type']), /javascript/, 'as a script');
+      },
+      { config: { plugins: ['inventory', 'console', plugin] } },
     );
-    const view = await send(s.port, 'GET', '/console/plugins/site/view.js');
-    assert.equal(view.status, 200, 'view module served without a key');
-    assert.match(String(view.headers['content-type']), /javascript/, 'as a script');
-  }),
-);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 test('without a home mount GET / is an API path: 401 without the key, 404 with it', () =>
   withServer(
@@ -217,7 +236,7 @@ test('without a home mount GET / is an API path: 401 without the key, 404 with i
     { config: { plugins: ['inventory'] } },
   ));
 
-async function startupError(pluginSource: string): Promise<string> {
+async function startupError(pluginSource: string, plugins = ['./bad.js']): Promise<string> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-static-bad-'));
   try {
     writeFileSync(path.join(dir, 'bad.js'), `const { definePlugin } = require(${JSON.stringify(coreIndex)});\n${pluginSource}`);
@@ -225,7 +244,7 @@ async function startupError(pluginSource: string): Promise<string> {
     const configFile = path.join(dir, 'config.json');
     writeFileSync(
       configFile,
-      JSON.stringify({ database: { path: path.join(dir, 'db.sqlite') }, rest: { port: 0, api_token: 't' }, plugins: ['./bad.js'] }),
+      JSON.stringify({ database: { path: path.join(dir, 'db.sqlite') }, rest: { port: 0, api_token: 't' }, plugins }),
     );
     const app = await App.create({ configFile }).catch((error: Error) => error);
     if (app instanceof App) {
@@ -267,6 +286,7 @@ test('bad mounts and views stop startup with an error naming the plugin', async 
   assert.match(
     await startupError(
       `module.exports = definePlugin({ name: 'bad', console: { title: 'Bad', dir: ${files}, entry: '../bad.js' }, register() {} });`,
+      ['console', './bad.js'],
     ),
     /console view of plugin 'bad': entry '..\/bad.js' is not a .js file inside/,
     'a view entry outside its directory refused',

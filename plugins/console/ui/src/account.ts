@@ -1,7 +1,7 @@
 import { ApiError, api, session } from './api';
 import { enabled, server } from './plugins';
 import { Store } from './store';
-import type { Me, SignInWays, VersionInfo } from './types';
+import type { ConsoleViewInfo, Me, SignInWays, VersionInfo } from './types';
 
 /** Who is signed in, as GET /auth/me says; null while unknown (only the auth plugin can say it). */
 export const me = new Store<Me | null>(null);
@@ -15,8 +15,10 @@ export function managesUsers(info: VersionInfo | null, who: Me | null): boolean 
 async function open(info: VersionInfo): Promise<void> {
   const who = enabled(info, 'auth') ? await api<Me>('GET', '/auth/me') : null;
   if (who?.csrf) session.useCookie(who.csrf);
+  const { views } = await api<{ views: ({ plugin: string } & ConsoleViewInfo)[] }>('GET', '/console-views');
+  const viewOf = (name: string) => views.find((view) => view.plugin === name);
   me.set(who);
-  server.set(info);
+  server.set({ ...info, plugins: info.plugins.map(({ name }) => ({ name, console: viewOf(name) })) });
 }
 
 /** Credentials kept but not yet working are forgotten, so that a reload does not try them again. */

@@ -1,7 +1,7 @@
 import { Store, useStore } from './store';
 import type { VersionInfo } from './types';
 
-/** What GET /version said after sign-in: the release and the enabled plugins, with their console views. */
+/** What GET /version said after sign-in: the release and the enabled plugins, with their console views (GET /console-views). */
 export const server = new Store<VersionInfo | null>(null);
 
 export function useServer(): VersionInfo | null {

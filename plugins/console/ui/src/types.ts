@@ -23,6 +23,7 @@ export interface VersionInfo {
   version: string;
   database: string;
   schema: Record<string, number>;
+  /** The enabled plugins; `console` added from GET /console-views. */
   plugins: { name: string; console?: ConsoleViewInfo }[];
 }
 
