@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 
 const require = createRequire(import.meta.url);
-const { configuredDataPaths, unitDropIn, writablePaths } = require('../dist/core/unit-paths.js');
+const { configuredDataPaths, unitDropIn, writablePaths } = require('../dist/cli/unit-paths.js');
 
 const options = { '--config': '/etc/ogserve/ogserve.json', '--state-dir': '/var/lib/ogserve', '--write': undefined };
 const args = process.argv.slice(2);

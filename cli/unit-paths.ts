@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { Config } from './config';
-import { importPlugins } from './loader';
+import { Config } from '../core/config';
+import { importPlugins } from '../core/loader';
 
 /**
  * The folders a site's ogserve writes outside its state directory, as its systemd unit must
