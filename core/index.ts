@@ -6,7 +6,7 @@ export { Type, type Static } from '@sinclair/typebox';
 export type { Handler, RequestContext, Route, RouteRegistrar, RouteSpec, BodyPolicy } from './http/routes';
 export { queryOf } from './http/routes';
 export { Reply } from './http/reply';
-export type { Answered, PluginHooks, RequestIdentifier } from './http/hooks';
+export type { Answered, Arriving, PluginHooks, RequestIdentifier } from './http/hooks';
 export { clientsNamed } from './http/clients-named';
 export type { Access, AccessScope, Credential, CredentialPart, KeyLookup, Permission, PermissionDeclaration, Role } from './access';
 export { isRole, roleNames, scopeOf } from './access';

@@ -83,9 +83,11 @@ export interface PluginContext<C = unknown> {
   /** The Prometheus registry GET /metrics serves: add this plugin's metrics with `registers: [ctx.metrics]`. */
   readonly metrics: Registry;
   /**
-   * Where the plugin joins the handling of requests: `authenticate` (keys other than
-   * `rest.api_token`: tokens, sessions), `preHandler` (a check before every handler) and
-   * `onResponse` (each request once answered or cut off: the audit trail, the request metrics).
+   * Where the plugin joins the handling of requests: `authenticate` and `identify` (keys other
+   * than `rest.api_token`, session cookies), `onRequest` (a routed request before its body is
+   * read), `preHandler` (a check before every handler), `onResponse` (each request once
+   * answered or cut off: the audit trail, the request metrics) and `onError` (each refusal and
+   * failure as it is answered).
    */
   readonly hooks: PluginHooks;
   /** Export a service for the plugins that declare this one in `requires`. */

@@ -28,8 +28,8 @@ export interface HandleOptions {
 const noBody = Symbol('no body');
 
 /**
- * A request that passed authorization and routing: body size (413), JSON syntax (400),
- * scope, schema (400), the preHandler hooks, the handler, the answer.
+ * A request that passed authorization and routing: the onRequest hooks, body size (413),
+ * JSON syntax (400), scope, schema (400), the preHandler hooks, the handler, the answer.
  */
 export async function handle(
   route: Route,
@@ -39,6 +39,8 @@ export async function handle(
   options: HandleOptions,
   requestLog: RequestLog,
 ): Promise<void> {
+  const arriving = options.hooks.arrived({ route, req, res, access });
+  if (arriving) await arriving;
   let body: unknown = noBody;
   if (route.policy !== 'ignored') {
     const raw = await readBody(req, options.maxRequestBytes);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Access, Credential, KeyLookup } from '../access';
+import type { HttpError } from '../errors';
 import type { Logger } from '../log';
 import type { RequestContext, Route } from './routes';
 
@@ -20,6 +21,15 @@ export interface Answered {
   ms: number;
 }
 
+/** A request routed and let in, before its body is read. */
+export interface Arriving {
+  route: Readonly<Route>;
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** Who sent it; undefined on public routes. */
+  access?: Access;
+}
+
 /** Who a request without a key comes from (a session cookie), or undefined. */
 export type RequestIdentifier = (req: IncomingMessage) => Credential | undefined | Promise<Credential | undefined>;
 
@@ -36,17 +46,26 @@ export interface PluginHooks {
    * cookie without its CSRF token).
    */
   identify(identify: RequestIdentifier): void;
+  /**
+   * Once a request is routed and its caller let in, before its body is read: throw an
+   * HttpError to refuse it (a limit on requests from one address).
+   */
+  onRequest(fn: (arriving: Arriving) => void | Promise<void>): void;
   /** Before every handler, once the body is valid: throw an HttpError to refuse the request. */
   preHandler(fn: (ctx: RequestContext<unknown>) => void | Promise<void>): void;
   /** Once each request is answered or cut off (every one: metrics count them all). Called on the request path: keep it short. */
   onResponse(fn: (answered: Answered) => void): void;
+  /** Each refusal and failure, as it is about to be answered (a 500 carries 'internal_error'). Keep it short. */
+  onError(fn: (error: HttpError, req: IncomingMessage) => void): void;
 }
 
 /** The hooks every plugin registered, and running them. */
 export class RequestHooks {
   readonly lookups: KeyLookup[] = [];
   readonly identifiers: RequestIdentifier[] = [];
+  private readonly arrivals: ((arriving: Arriving) => void | Promise<void>)[] = [];
   private readonly preHandlers: ((ctx: RequestContext<unknown>) => void | Promise<void>)[] = [];
+  private readonly errorHooks: { plugin: string; fn: (error: HttpError, req: IncomingMessage) => void }[] = [];
   private readonly responders: { plugin: string; fn: (answered: Answered) => void }[] = [];
   private readonly bodies = new WeakMap<IncomingMessage, unknown>();
   private readonly routing = new WeakMap<IncomingMessage, { route: Readonly<Route>; access?: Access }>();
@@ -57,9 +76,30 @@ export class RequestHooks {
     return {
       authenticate: (lookup) => this.lookups.push(lookup),
       identify: (identify) => this.identifiers.push(identify),
+      onRequest: (fn) => this.arrivals.push(fn),
       preHandler: (fn) => this.preHandlers.push(fn),
       onResponse: (fn) => this.responders.push({ plugin, fn }),
+      onError: (fn) => this.errorHooks.push({ plugin, fn }),
     };
+  }
+
+  /** The onRequest hooks, in turn; undefined (no turn of the event loop) when there are none. */
+  arrived(arriving: Arriving): Promise<void> | undefined {
+    if (this.arrivals.length === 0) return undefined;
+    return (async () => {
+      for (const fn of this.arrivals) await fn(arriving);
+    })();
+  }
+
+  /** A refusal or failure is about to be answered: tell the onError hooks (one that throws is logged, not answered). */
+  failed(error: HttpError, req: IncomingMessage): void {
+    for (const { plugin, fn } of this.errorHooks) {
+      try {
+        fn(error, req);
+      } catch (thrown) {
+        this.log.error({ err: thrown, plugin, method: req.method, url: req.url }, `an onError hook of plugin '${plugin}' failed`);
+      }
+    }
   }
 
   async beforeHandler(ctx: RequestContext<unknown>): Promise<void> {

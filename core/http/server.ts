@@ -83,6 +83,7 @@ export function createRestServer(options: RestOptions): http.Server {
   const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
     const known = toHttpError(error);
     if (known.status >= 500) log.error({ err: error, method: req.method, url: req.url }, 'request failed');
+    hooks.failed(known, req);
     const headers: Record<string, string> = { ...commonHeaders(req), ...known.headers };
     // The reference's challenge, unless the refusal brings its own or a page's script sent the
     // request: a browser asked for Basic opens its own login box over the page.

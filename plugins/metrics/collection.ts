@@ -1,12 +1,12 @@
-import { collectDefaultMetrics, Histogram, type Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, type Registry } from 'prom-client';
 import type { Database, PluginHooks } from 'ogserve';
 import { RequestDurations } from './request-durations';
 
 /**
  * What this plugin measures beyond what each plugin counts: process and Node figures, every
  * REST request by method, route template and status ("unrouted": refused before routing, a
- * static file, no such endpoint), and every SQL statement. With the plugin off, none of it
- * is collected.
+ * static file, no such endpoint), every refusal and failure by its error code, and every SQL
+ * statement. With the plugin off, none of it is collected.
  */
 export function collectServiceMetrics(registry: Registry, hooks: PluginHooks, db: Database): void {
   collectDefaultMetrics({ register: registry, prefix: 'ogserve_' });
@@ -20,6 +20,14 @@ export function collectServiceMetrics(registry: Registry, hooks: PluginHooks, db
   hooks.onResponse(({ route, req, status, ms }) => {
     if (status !== undefined) requests.observe(req.method ?? '', route?.path ?? 'unrouted', String(status), ms / 1000);
   });
+  // By code, which says why (unauthorized, too_many_attempts, invalid_field...): a set the plugins fix, not the callers.
+  const errors = new Counter({
+    name: 'ogserve_http_errors_total',
+    help: 'REST refusals and failures by status and error code',
+    labelNames: ['status', 'error'],
+    registers: [registry],
+  });
+  hooks.onError((error) => errors.inc({ status: String(error.status), error: error.code }));
   const queries = new Histogram({
     name: 'ogserve_db_query_duration_seconds',
     help: 'SQL statements, from sent to answered',

@@ -63,4 +63,49 @@ test('plugins join requests through hooks: their keys, a check before every hand
   );
 });
 
+/**
+ * A plugin on the two ends of a request: onRequest refuses a request that says it is over a
+ * limit (its body unread, its handler not run), onError hears every refusal with its code;
+ * its onError hook throws once, which must not cost the answer.
+ */
+const limiter = (core: string) => `const { definePlugin, HttpError } = require(${core});
+module.exports = definePlugin({
+  name: 'limiter',
+  register(ctx) {
+    const heard = [];
+    let thrown = false;
+    ctx.hooks.onRequest(({ req, route, access }) => {
+      if (req.headers['x-over-limit']) throw new HttpError(429, 'too_many_attempts', route.path + ': over the limit for ' + access.name);
+    });
+    ctx.hooks.onError((error, req) => {
+      if (!thrown) { thrown = true; throw new Error('an error hook that fails'); }
+      heard.push([req.method + ' ' + req.url, error.status, error.code]);
+    });
+    ctx.router.get('/limiter', { permission: 'read' }, () => ({ heard }));
+  },
+});`;
+
+test('onRequest refuses a routed request before its body is read or its handler runs; onError hears each refusal with its code', async () => {
+  await withPluginFile('limiter', limiter, (file) =>
+    withServer(
+      async (s) => {
+        const over = await s.request('POST', '/center/add', { name: 'limited' }, { 'X-Over-Limit': '1' });
+        assert.deepEqual([over.status, over.body.message], [429, '/center/add: over the limit for api_token'], over.text);
+        await eventually(() => s.logs.some((l) => l.msg === "an onError hook of plugin 'limiter' failed"), 'the failure logged');
+        assert.equal((await s.get('/scopes')).text.includes('limited'), false, 'the handler did not run');
+        const broken = await s.request('POST', '/center/add', '{"name":', { 'X-Over-Limit': '1' });
+        assert.equal(broken.status, 429, 'refused before its body is read');
+        assert.equal((await s.post('/center/add', { name: 7 })).status, 400);
+        assert.equal((await s.request('GET', '/nowhere')).status, 404);
+        assert.deepEqual((await s.get('/limiter')).body.heard, [
+          ['POST /center/add', 429, 'too_many_attempts'],
+          ['POST /center/add', 400, 'invalid_field'],
+          ['GET /nowhere', 404, 'not_found'],
+        ]);
+      },
+      { config: { plugins: ['inventory', file] } },
+    ),
+  );
+});
+
 test.run();

@@ -49,6 +49,11 @@ test('GET /metrics: process and Node figures, and the counters move as the servi
     assert.ok(requests({ method: 'GET', route: '/clients', status: '200' }) >= 4, 'three reads and the waits');
     assert.is(requests({ method: 'GET', route: 'unrouted', status: '401' }), 1, 'the refused read, before routing');
     assert.is(requests({ method: 'POST', route: '/wol', status: '200' }), 1);
+    // Refusals by their code, heard through the onError hook.
+    const errors = (labels: Record<string, string>) =>
+      (after.value('ogserve_http_errors_total', labels) ?? 0) - (before.value('ogserve_http_errors_total', labels) ?? 0);
+    assert.is(errors({ status: '401', error: 'unauthorized' }), 1, 'the refused read');
+    assert.is(after.sum('ogserve_http_errors_total') - before.sum('ogserve_http_errors_total'), 1, 'nothing else refused');
     assert.is(after.value('ogserve_agents_connected', { state: 'OPG' }), 1);
     assert.is(after.value('ogserve_agent_commands_total', { command: 'refresh', outcome: 'sent' }), 1);
     assert.is(after.value('ogserve_agent_commands_total', { command: 'refresh', outcome: 'answered' }), 1);
