@@ -1,0 +1,189 @@
+import { Type } from '@sinclair/typebox';
+import { type Clock, SystemClock } from '../../core/clock';
+import { ErrorCode, HttpError, badRequest } from '../../core/errors';
+import { Reply } from '../../core/http/reply';
+import { Counter } from '../../core/metrics';
+import { definePlugin } from '../../core/plugin';
+import { HardwareInventory, SoftwareInventory } from '../agents';
+import { Inventory } from '../inventory';
+import type { HardwareChange, SoftwareChange } from './diff';
+import { HistoryChangeEntity } from './entities/change';
+import { pruneChanges } from './prune';
+import { findChanges, onlyKnown, parseHistoryQuery } from './query';
+import { HistoryRecorder } from './recorder';
+import { hardwareCsv, hardwareReport, softwareCsv, softwareReport } from './reports';
+import { type Alert, AlertRule, AlertRules, defaultRules } from './rules';
+import { HardwareReportSchema, HistoryPage, SoftwareReportSchema } from './schemas';
+
+declare module '../../core/events' {
+  interface EventMap {
+    /** A client's hardware differs from its previous report: the differences, and the alerts they raised. */
+    'client.hardware.changed': {
+      client: string;
+      name: string;
+      time: string;
+      changes: (HardwareChange & { type_name: string; alerts: string[] })[];
+      alerts: Alert[];
+    };
+    /** A partition's software differs from its previous report. */
+    'client.software.changed': {
+      client: string;
+      name: string;
+      time: string;
+      disk: number;
+      partition: number;
+      changes: (SoftwareChange & { alerts: string[] })[];
+      alerts: Alert[];
+    };
+  }
+}
+
+export type { Alert, AlertRule } from './rules';
+export type { HistoryEntry } from './query';
+export type { HardwareReport, SoftwareReport } from './reports';
+
+/** The history's source of time (when a change happened, retention): tests register a ManualClock under it. */
+export const HistoryClock = Symbol('HistoryClock');
+
+const hourMs = 60 * 60 * 1000;
+
+/**
+ * What changed on each PC: every hardware and software inventory the agents store is
+ * compared with the one before it, and only the differences are kept (GET /client/history),
+ * announced (`client.hardware.changed`, `client.software.changed`, with the alerts the
+ * configured rules raise) and counted. Fleet reports count the inventories as they are now
+ * (GET /reports/hardware, GET /reports/software), in JSON or CSV.
+ */
+export default definePlugin({
+  name: 'history',
+  requires: ['inventory', 'agents'],
+  schemaVersion: 1,
+  entities: [HistoryChangeEntity],
+  config: Type.Object(
+    {
+      /** Changes older than this many days are deleted (0: kept for ever). */
+      retention_days: Type.Integer({ minimum: 0, maximum: 36500, default: 365 }),
+      /** What counts as an alert. */
+      alerts: Type.Array(AlertRule, { default: defaultRules }),
+    },
+    { additionalProperties: false },
+  ),
+  register(ctx) {
+    const inventory = ctx.use(Inventory);
+    const hardware = ctx.use(HardwareInventory);
+    const software = ctx.use(SoftwareInventory);
+    const clock = ctx.service<Clock>(HistoryClock, () => new SystemClock());
+    const counters = {
+      changes: new Counter({
+        name: 'ogserve_history_changes_total',
+        help: 'Differences found between inventories of a client, by kind (hardware, software) and change',
+        labelNames: ['kind', 'change'] as const,
+        registers: [ctx.metrics],
+      }),
+      alerts: new Counter({
+        name: 'ogserve_history_alerts_total',
+        help: 'Inventory reports that met an alert rule, by rule',
+        labelNames: ['rule'] as const,
+        registers: [ctx.metrics],
+      }),
+    };
+    const recorder = new HistoryRecorder(ctx.db, inventory, hardware, ctx.events, new AlertRules(ctx.config.alerts), clock, counters);
+    ctx.events.on('client.hardware.reported', (report) => recorder.hardware(report), 'keep the hardware history');
+    ctx.events.on('client.software.reported', (report) => recorder.software(report), 'keep the software history');
+
+    ctx.router.get(
+      '/client/history',
+      {
+        permission: 'read',
+        scoped: 'filtered',
+        bodyPolicy: 'forbidden',
+        response: HistoryPage,
+        events: ['client.hardware.changed', 'client.software.changed'],
+        summary: "What changed in a client's hardware and software, newest first: ?client=&from=&to=&kind=&before=&limit=",
+      },
+      async ({ query: params, em, access }) => {
+        const query = parseHistoryQuery(params);
+        // A client outside a limited key's scope is refused as core refuses it on `clients` routes.
+        const [outside] = (await access?.scope?.outside([query.client])) ?? [];
+        if (outside !== undefined)
+          throw new HttpError(
+            403,
+            ErrorCode.forbidden,
+            `client ${outside} is outside what the key '${access!.name}' may reach (${access!.scope!.description})`,
+          );
+        const client = await inventory.clientByIp(query.client);
+        if (!client) throw badRequest(ErrorCode.unknownId, `client: no client with ip ${query.client}`, 'client');
+        return { client: client.ip, ...(await findChanges(em, client.id, query, (code) => hardware.typeName(code))) };
+      },
+    );
+
+    const csvWanted = (params: URLSearchParams, route: string): boolean => {
+      const format = params.get('format');
+      if (format === null || format === 'json') return false;
+      if (format === 'csv') return true;
+      throw badRequest(ErrorCode.invalidField, `format: must be 'json' or 'csv' (${route})`, 'format');
+    };
+    const csvType = 'text/csv; charset=utf-8';
+
+    ctx.router.get(
+      '/reports/hardware',
+      {
+        permission: 'read',
+        scoped: 'filtered',
+        bodyPolicy: 'forbidden',
+        response: HardwareReportSchema,
+        summary: 'PCs counted by CPU model, memory size, disk model and size, firmware type: ?by=center|room&format=json|csv',
+      },
+      async ({ query: params, access }) => {
+        onlyKnown(params, ['by', 'format'], 'GET /reports/hardware');
+        const by = params.get('by') ?? 'center';
+        if (by !== 'center' && by !== 'room') throw badRequest(ErrorCode.invalidField, "by: must be 'center' or 'room'", 'by');
+        const csv = csvWanted(params, 'GET /reports/hardware');
+        const report = await hardwareReport(inventory, hardware, by, await access?.scope?.addresses());
+        return csv ? Reply.text(hardwareCsv(report), csvType, { uncapped: true }) : Reply.json(report, { uncapped: true });
+      },
+    );
+
+    ctx.router.get(
+      '/reports/software',
+      {
+        permission: 'read',
+        scoped: 'filtered',
+        bodyPolicy: 'forbidden',
+        response: SoftwareReportSchema,
+        summary: 'Which PCs have which versions of the packages whose name contains ?name= (&format=json|csv)',
+      },
+      async ({ query: params, access }) => {
+        onlyKnown(params, ['name', 'format'], 'GET /reports/software');
+        const name = params.get('name')?.trim() ?? '';
+        if (name === '') throw badRequest(ErrorCode.missingField, 'name: the package name (or part of it) is required', 'name');
+        if (name.length > 255) throw badRequest(ErrorCode.invalidField, 'name: at most 255 characters', 'name');
+        const csv = csvWanted(params, 'GET /reports/software');
+        const report = await softwareReport(inventory, software, name, await access?.scope?.addresses());
+        return csv ? Reply.text(softwareCsv(report), csvType, { uncapped: true }) : Reply.json(report, { uncapped: true });
+      },
+    );
+
+    // Retention: of several instances, one prunes, every hour of the history's clock.
+    let cancel: (() => void) | undefined;
+    const prune = async (): Promise<void> => {
+      if (ctx.config.retention_days === 0) return;
+      const removed = await pruneChanges(ctx.db, ctx.config.retention_days, clock.now());
+      if (removed > 0) ctx.log.info({ removed }, `history changes older than ${ctx.config.retention_days} days deleted`);
+    };
+    const hourly = (): void => {
+      cancel = clock.setTimer(clock.now() + hourMs, async () => {
+        await prune().catch((error: unknown) => ctx.log.error({ err: error }, 'history changes not pruned'));
+        hourly();
+      });
+    };
+    ctx.cluster.elected(
+      'history-prune',
+      async () => {
+        await prune();
+        hourly();
+      },
+      () => cancel?.(),
+    );
+  },
+});
