@@ -164,26 +164,33 @@ export default definePlugin({
       },
     );
 
-    // Retention: of several instances, one prunes, every hour of the history's clock.
+    // Retention: of several instances, one prunes, at start and every hour of the history's clock.
+    if (ctx.config.retention_days === 0) return;
     let cancel: (() => void) | undefined;
+    let pruning = false;
     const prune = async (): Promise<void> => {
-      if (ctx.config.retention_days === 0) return;
       const removed = await pruneChanges(ctx.db, ctx.config.retention_days, clock.now());
       if (removed > 0) ctx.log.info({ removed }, `history changes older than ${ctx.config.retention_days} days deleted`);
     };
     const hourly = (): void => {
       cancel = clock.setTimer(clock.now() + hourMs, async () => {
         await prune().catch((error: unknown) => ctx.log.error({ err: error }, 'history changes not pruned'));
-        hourly();
+        if (pruning) hourly();
       });
+    };
+    const stop = (): void => {
+      pruning = false;
+      cancel?.();
     };
     ctx.cluster.elected(
       'history-prune',
       async () => {
+        pruning = true;
         await prune();
-        hourly();
+        if (pruning) hourly();
       },
-      () => cancel?.(),
+      stop,
     );
+    ctx.onStop(stop);
   },
 });
