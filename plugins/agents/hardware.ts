@@ -136,13 +136,26 @@ export class HardwareInventory {
     return (hardwareTypeNames[this.names] as Readonly<Record<string, string>>)[code] ?? code;
   }
 
-  /** Every stored component of these type codes (`cpu`, `mem`...), each with its client's id, in report order. */
-  async components(types: readonly string[]): Promise<{ clientId: number; type: string; description: string }[]> {
-    if (types.length === 0) return [];
-    const rows = await this.db.query<{ client_id: number; type: string; description: string }>(
-      `select client_id, type, description from client_hardware where type in (${types.map(() => '?').join(', ')}) order by client_id, position`,
-      [...types],
-    );
-    return rows.map((r) => ({ clientId: Number(r.client_id), type: r.type, description: r.description }));
+  /**
+   * The stored components of these type codes (`cpu`, `mem`...) of these clients, each with
+   * its client's id, in report order.
+   */
+  async components(
+    types: readonly string[],
+    clientIds: readonly number[],
+  ): Promise<{ clientId: number; type: string; description: string }[]> {
+    const found: { clientId: number; type: string; description: string }[] = [];
+    if (types.length === 0) return found;
+    const marks = (n: number) => Array(n).fill('?').join(', ');
+    for (let i = 0; i < clientIds.length; i += 500) {
+      const ids = clientIds.slice(i, i + 500);
+      const rows = await this.db.query<{ client_id: number; type: string; description: string }>(
+        `select client_id, type, description from client_hardware where client_id in (${marks(ids.length)}) and type in (${marks(types.length)})
+         order by client_id, position`,
+        [...ids, ...types],
+      );
+      for (const r of rows) found.push({ clientId: Number(r.client_id), type: r.type, description: r.description });
+    }
+    return found;
   }
 }

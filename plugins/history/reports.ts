@@ -93,7 +93,11 @@ async function visibleClients(inventory: Inventory, inside: ReadonlySet<string> 
   return [...(await inventory.allClients())].filter((c) => !inside || inside.has(c.ip)).sort((a, b) => a.id - b.id);
 }
 
-/** Counts by CPU model, memory size, disk model and size, and firmware type, by center or by room. */
+/**
+ * Counts by CPU model, memory size, disk model and size, and firmware type, by center or by
+ * room. Clients with the same hardware profile (`hardware_id`: the same components) count the
+ * same, so the components of one client per profile are read and parsed, not of every one.
+ */
 export async function hardwareReport(
   inventory: Inventory,
   hardware: HardwareInventory,
@@ -101,18 +105,20 @@ export async function hardwareReport(
   inside: ReadonlySet<string> | undefined,
 ): Promise<HardwareReport> {
   const clients = await visibleClients(inventory, inside);
+  const representative = new Map<number, number>();
+  for (const c of clients) if (c.hardwareId > 0 && !representative.has(c.hardwareId)) representative.set(c.hardwareId, c.id);
   const components = new Map<number, { type: string; description: string }[]>();
-  for (const row of await hardware.components(Object.values(typeOf))) {
+  for (const row of await hardware.components(Object.values(typeOf), [...representative.values()])) {
     const list = components.get(row.clientId) ?? [];
     list.push(row);
     components.set(row.clientId, list);
   }
+  const profiles = new Map([...representative].map(([profile, clientId]) => [profile, valuesOf(components.get(clientId) ?? [])]));
   const labels = new Map((await inventory.fleetLabels()).map((l) => [l.ip, l]));
   const groups = new Map<number, { group: HardwareGroup; tally: Tally }>();
   const total = new Tally();
   for (const client of clients) {
-    const reported = components.get(client.id);
-    const values = reported ? valuesOf(reported) : undefined;
+    const values = profiles.get(client.hardwareId);
     total.add(values);
     const id = by === 'center' ? client.room.centerId : client.room.id;
     let entry = groups.get(id);
