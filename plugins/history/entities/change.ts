@@ -39,6 +39,6 @@ export const HistoryChangeEntity = new EntitySchema<HistoryChange>({
     partition: { type: 'integer', fieldName: 'part_number', default: 0 },
     before: { type: 'text', nullable: true },
     after: { type: 'text', nullable: true },
-    alerts: { type: 'string', length: 255, default: '' },
+    alerts: { type: 'text' },
   },
 });
