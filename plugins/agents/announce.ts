@@ -19,6 +19,18 @@ declare module 'ogserve' {
   interface InternalEventMap {
     /** An agent another instance holds was seen idle (just connected, or done with a command): queued work may follow. */
     'agent.idle': { client: string };
+    /**
+     * A hardware inventory was stored (committed): the components it replaced and the new
+     * ones, each `{type, description}` with the 3-letter type code, in the agent's order.
+     */
+    'client.hardware.reported': {
+      client: string;
+      clientId: number;
+      before: { type: string; description: string }[];
+      after: { type: string; description: string }[];
+    };
+    /** A partition's software inventory was stored: the lines it replaced and the new ones (the OS line first). */
+    'client.software.reported': { client: string; clientId: number; disk: number; partition: number; before: string[]; after: string[] };
   }
 }
 

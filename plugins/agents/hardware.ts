@@ -83,23 +83,30 @@ export function readHardware(body: unknown): { type: string; description: string
 
 /**
  * Replace a client's stored components and set its hardware profile (its `hardware_id`,
- * shared by every client with the same components), in one transaction.
+ * shared by every client with the same components), in one transaction. Resolves with the
+ * components it replaced, for the `client.hardware.reported` event.
  */
 export async function storeHardware(
   db: Database,
   inventory: Inventory,
   clientId: number,
   items: { type: string; description: string }[],
-): Promise<void> {
+): Promise<{ type: string; description: string }[]> {
   const profile = await hardwareProfileId(db, items);
-  await db.transactional(async (em) => {
+  return db.transactional(async (em) => {
     await inventory.setHardwareProfile(em, clientId, profile);
+    const before = await execute<{ type: string; description: string }>(
+      em,
+      'select type, description from client_hardware where client_id = ? order by position',
+      [clientId],
+    );
     await execute(em, 'delete from client_hardware where client_id = ?', [clientId]);
     if (items.length > 0)
       await em.insertMany<HardwareItem>(
         HardwareItemEntity,
         items.map((item, position) => ({ client: inventory.clientRef(em, clientId), ...item, position })),
       );
+    return before.map((row) => ({ type: row.type, description: row.description }));
   });
 }
 
@@ -114,4 +121,41 @@ export async function storedHardware(
   );
   const typeNames: Readonly<Record<string, string>> = hardwareTypeNames[names];
   return rows.map((r) => ({ description: r.description, type: typeNames[r.type] ?? r.type }));
+}
+
+/** The components the agents reported, for plugins that read them (a fleet report). */
+export class HardwareInventory {
+  constructor(
+    private readonly db: Database,
+    /** `agents.hardware_type_names`: how GET /hardware names the types. */
+    readonly names: HardwareTypeNames = 'reference',
+  ) {}
+
+  /** What GET /hardware calls a type code (the reference's Spanish description, or English). */
+  typeName(code: string): string {
+    return (hardwareTypeNames[this.names] as Readonly<Record<string, string>>)[code] ?? code;
+  }
+
+  /**
+   * The stored components of these type codes (`cpu`, `mem`...) of these clients, each with
+   * its client's id, in report order.
+   */
+  async components(
+    types: readonly string[],
+    clientIds: readonly number[],
+  ): Promise<{ clientId: number; type: string; description: string }[]> {
+    const found: { clientId: number; type: string; description: string }[] = [];
+    if (types.length === 0) return found;
+    const marks = (n: number) => Array(n).fill('?').join(', ');
+    for (let i = 0; i < clientIds.length; i += 500) {
+      const ids = clientIds.slice(i, i + 500);
+      const rows = await this.db.query<{ client_id: number; type: string; description: string }>(
+        `select client_id, type, description from client_hardware where client_id in (${marks(ids.length)}) and type in (${marks(types.length)})
+         order by client_id, position`,
+        [...ids, ...types],
+      );
+      for (const r of rows) found.push({ clientId: Number(r.client_id), type: r.type, description: r.description });
+    }
+    return found;
+  }
 }

@@ -10,14 +10,15 @@ import { agentMetrics } from './metrics';
 import { agentRoutes } from './routes';
 import { defineAgentCommands } from './own-commands';
 import { SoftwareInventory } from './software';
+import { HardwareInventory } from './hardware';
 
 export { AgentLink } from './link';
 export { AgentCommands, type AgentCommand, dispatchEach, paramsOf, sendCommand, withClients } from './commands';
 export { SoftwareInventory } from './software';
 export { DispatchAnswer } from './schemas';
 export { ImageName, isImageName } from './image-name';
-/** The hardware component types an agent reports (the reference's 3-letter codes). */
-export { hardwareTypes } from './hardware';
+/** The hardware component types an agent reports (the reference's 3-letter codes), and what GET /hardware calls them. */
+export { hardwareTypes, hardwareTypeNames, HardwareInventory, type HardwareTypeNames } from './hardware';
 export {
   writeProfiles,
   writeReports,
@@ -98,11 +99,12 @@ export default definePlugin({
     const link = new AgentLink({ ...ctx.config, port: Number(ctx.config.port) }, inventory, ctx.log, ctx.events, ctx.cluster);
     ctx.provide(AgentLink, link);
     agentMetrics(ctx, link);
-    ctx.provide(SoftwareInventory, new SoftwareInventory(ctx.db, inventory));
+    ctx.provide(SoftwareInventory, new SoftwareInventory(ctx.db, inventory, ctx.events));
+    ctx.provide(HardwareInventory, new HardwareInventory(ctx.db, ctx.config.hardware_type_names));
 
     const commands = new AgentCommands(link);
     ctx.provide(AgentCommands, commands);
-    const own = defineAgentCommands(commands, link, inventory, ctx.db);
+    const own = defineAgentCommands(commands, link, inventory, ctx.db, ctx.events);
 
     agentRoutes(ctx, link, inventory, own, ctx.config.hardware_type_names);
     ctx.onStart(() => link.start(ctx.listen));

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { type Database, Number16 } from 'ogserve';
+import { type Database, Number16, type PluginEvents } from 'ogserve';
 import type { Inventory } from '../inventory';
 import type { AgentCommands } from './commands';
 import { AnswerError, readConfiguration } from './configuration';
@@ -29,7 +29,7 @@ const Setup = Type.Object({
  * session and partitioning. Their answers (configuration, hardware, software) are stored
  * here; the REST routes and the scheduler send them through the registry.
  */
-export function defineAgentCommands(commands: AgentCommands, link: AgentLink, inventory: Inventory, db: Database) {
+export function defineAgentCommands(commands: AgentCommands, link: AgentLink, inventory: Inventory, db: Database, events: PluginEvents) {
   // The configuration answer (refresh, setup): the agent kind of Linux/Windows agents,
   // or the disks and partitions of a live agent, stored in one transaction.
   const storeConfiguration = async (client: { id: number; ip: string }, body: unknown) => {
@@ -75,7 +75,11 @@ export function defineAgentCommands(commands: AgentCommands, link: AgentLink, in
       path: 'hardware',
       params: none,
       request: () => ({ method: 'GET', path: 'hardware' }),
-      stored: (client, answer) => storeHardware(db, inventory, client.id, readHardware(answer.body)),
+      stored: async (client, answer) => {
+        const after = readHardware(answer.body);
+        const before = await storeHardware(db, inventory, client.id, after);
+        await events.tell('client.hardware.reported', { client: client.ip, clientId: client.id, before, after });
+      },
     }),
     software: commands.define({
       name: 'software',
@@ -87,7 +91,8 @@ export function defineAgentCommands(commands: AgentCommands, link: AgentLink, in
         const disk = Number((request.body as { disk?: unknown } | undefined)?.disk);
         if (!Number.isInteger(disk) || disk < 0) throw new AnswerError('a software answer to a request naming no disk');
         const { partition, lines } = readSoftware(answer.body);
-        await storeSoftware(db, inventory, client.id, disk, partition, lines);
+        const before = await storeSoftware(db, inventory, client.id, disk, partition, lines);
+        await events.tell('client.software.reported', { client: client.ip, clientId: client.id, disk, partition, before, after: lines });
       },
     }),
     session: commands.define({

@@ -1,4 +1,4 @@
-import { execute, type Database } from 'ogserve';
+import { execute, type Database, type PluginEvents } from 'ogserve';
 import { answerLines } from './answer-lines';
 import { AnswerError } from './configuration';
 import type { Inventory } from '../inventory';
@@ -43,6 +43,7 @@ export class SoftwareInventory {
   constructor(
     private readonly db: Database,
     private readonly inventory: Inventory,
+    private readonly events?: PluginEvents,
   ) {}
 
   /**
@@ -50,13 +51,33 @@ export class SoftwareInventory {
    * throws AnswerError before writing when it is unusable.
    */
   async store(clientId: number, disk: number, partition: number, text: string): Promise<void> {
-    await storeSoftware(this.db, this.inventory, clientId, disk, partition, softwareLines(text));
+    const after = softwareLines(text);
+    const before = await storeSoftware(this.db, this.inventory, clientId, disk, partition, after);
+    const client = await this.inventory.clientById(clientId);
+    if (client && this.events)
+      await this.events.tell('client.software.reported', { client: client.ip, clientId, disk, partition, before, after });
+  }
+
+  /**
+   * Every stored package line (the OS lines left out) that contains `text`, in any case, with
+   * its client and partition: what a fleet report of one package reads.
+   */
+  async containing(text: string): Promise<{ clientId: number; disk: number; partition: number; name: string }[]> {
+    const pattern = `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
+    // LIKE ignores the case of ASCII letters on SQLite and on MariaDB's and MySQL's default collations.
+    const like = this.db.type === 'postgresql' ? 'ilike' : 'like';
+    const rows = await this.db.query<{ client_id: number; disk: number; part_number: number; name: string }>(
+      `select client_id, disk, part_number, name from client_software where position > 0 and name ${like} ? escape '!'`,
+      [pattern],
+    );
+    return rows.map((r) => ({ clientId: Number(r.client_id), disk: Number(r.disk), partition: Number(r.part_number), name: r.name }));
   }
 }
 
 /**
  * Replace the stored software list of one partition and set the partition's software
  * profile (the id shared by every partition with the same packages), in one transaction.
+ * Resolves with the lines it replaced (the OS line first), for `client.software.reported`.
  */
 export async function storeSoftware(
   db: Database,
@@ -65,10 +86,15 @@ export async function storeSoftware(
   disk: number,
   partition: number,
   lines: string[],
-): Promise<void> {
+): Promise<string[]> {
   const profile = await softwareProfileId(db, lines);
-  await db.transactional(async (em) => {
+  return db.transactional(async (em) => {
     await inventory.setPartitionSoftware(em, clientId, disk, partition, profile);
+    const before = await execute<{ name: string }>(
+      em,
+      'select name from client_software where client_id = ? and disk = ? and part_number = ? order by position',
+      [clientId, disk, partition],
+    );
     await execute(em, 'delete from client_software where client_id = ? and disk = ? and part_number = ?', [clientId, disk, partition]);
     if (lines.length > 0) {
       await em.insertMany<SoftwareItem>(
@@ -76,6 +102,7 @@ export async function storeSoftware(
         lines.map((name, position) => ({ client: inventory.clientRef(em, clientId), disk, partition, position, name })),
       );
     }
+    return before.map((row) => row.name);
   });
 }
 

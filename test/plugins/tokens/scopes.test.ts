@@ -68,6 +68,9 @@ const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'GET /image/restrict': 'open',
   'GET /repositories': 'open',
   'GET /server': 'open',
+  'GET /client/history': 'filtered',
+  'GET /reports/hardware': 'filtered',
+  'GET /reports/software': 'filtered',
 };
 
 interface Site {

@@ -128,3 +128,17 @@ export async function api<T = Record<string, unknown>>(
 
 export const get = <T>(path: string, body?: unknown) => api<T>('GET', path, body);
 export const post = <T = Record<string, unknown>>(path: string, body?: unknown) => api<T>('POST', path, body);
+
+/** Save what a GET answers (a CSV report) as a file, fetched as the signed-in caller. */
+export async function download(path: string, filename: string): Promise<void> {
+  const { headers, credentials } = signed(current, 'GET');
+  const response = await fetch(path, { headers, credentials });
+  if (!response.ok) {
+    const parsed = (await response.json().catch(() => ({}))) as { error?: string; message?: string; field?: string };
+    throw new ApiError(response.status, parsed.error ?? 'error', parsed.message ?? response.statusText, parsed.field);
+  }
+  const url = URL.createObjectURL(await response.blob());
+  const link = Object.assign(document.createElement('a'), { href: url, download: filename });
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}

@@ -13,6 +13,7 @@ import { useStore } from './store';
 import type { VersionInfo } from './types';
 import { Audit } from './views/Audit';
 import { Client } from './views/Client';
+import { HardwareReport, SoftwareReport } from './views/Reports';
 import { Images } from './views/Images';
 import { LanguageSwitch } from './views/LanguageSwitch';
 import { Live } from './views/Live';
@@ -90,6 +91,8 @@ function Shell(props: { info: VersionInfo }) {
     ['live', t('nav.live'), enabled(info, 'live')],
     ['repositories', t('nav.repositories'), enabled(info, 'inventory')],
     ['scheduler', t('nav.scheduler'), enabled(info, 'scheduler')],
+    ['hardware', t('nav.hardware'), enabled(info, 'history')],
+    ['software', t('nav.software'), enabled(info, 'history')],
     ['audit', t('nav.audit'), enabled(info, 'audit')],
     ['users', t('nav.users'), managesUsers(info, who)],
     ['server', t('nav.server'), true],
@@ -137,7 +140,7 @@ function Shell(props: { info: VersionInfo }) {
         {page === 'fleet' && enabled(info, 'inventory') ? (
           <Fleet />
         ) : page === 'client' && rest[0] ? (
-          <Client ip={rest[0]} key={rest[0]} />
+          <Client ip={rest[0]} tab={rest[1]} key={rest[0]} />
         ) : page === 'images' && enabled(info, 'images') ? (
           <Images />
         ) : page === 'live' && enabled(info, 'live') ? (
@@ -146,6 +149,10 @@ function Shell(props: { info: VersionInfo }) {
           <Repositories />
         ) : page === 'scheduler' && enabled(info, 'scheduler') ? (
           <Scheduler />
+        ) : page === 'hardware' && enabled(info, 'history') ? (
+          <HardwareReport />
+        ) : page === 'software' && enabled(info, 'history') ? (
+          <SoftwareReport />
         ) : page === 'audit' && enabled(info, 'audit') ? (
           <Audit />
         ) : page === 'users' && managesUsers(info, who) ? (

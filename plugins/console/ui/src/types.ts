@@ -70,6 +70,9 @@ export type { LiveEntry as LiveImage } from '../../../live/live-names';
 
 export type { AuditView as AuditEntry } from '../../../audit/query';
 
+export type { HistoryEntry } from '../../../history/query';
+export type { HardwareReport, SoftwareReport } from '../../../history/reports';
+
 /** Who the caller is: GET /auth/me, and (without permissions) the answer of POST /auth/login. */
 export interface Me {
   /** As the audit log names them: `api_token`, a token's name, or `ana@local`. */

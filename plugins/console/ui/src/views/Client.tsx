@@ -11,6 +11,7 @@ import { go, href } from '../router';
 import { useStore } from '../store';
 import type { Partition, Repository } from '../types';
 import { useAsync } from '../useAsync';
+import { ClientHistory } from './History';
 
 interface ClientInfo {
   id: number;
@@ -34,8 +35,11 @@ interface ClientInfo {
 
 const textFields = ['name', 'ip', 'mac', 'serial_number', 'netmask', 'netiface', 'netdriver', 'livedir'] as const;
 
-/** Everything about one client: its record (editable), disks, hardware, software, boot files, last results. */
-export function Client(props: { ip: string }) {
+/**
+ * Everything about one client: its record (editable), disks, hardware, software, boot files,
+ * last results; and, with the history plugin, a History tab (#/client/<ip>/history).
+ */
+export function Client(props: { ip: string; tab?: string }) {
   const info = useServer();
   const record = useAsync(() => get<ClientInfo>('/client/info', { client: [props.ip] }), [props.ip]);
   const { states } = useStore(fleet);
@@ -49,6 +53,28 @@ export function Client(props: { ip: string }) {
         {record.value?.name ?? props.ip} <StateBadge state={listing?.state} />
       </h1>
       <ErrorNote error={record.error} />
+      {enabled(info, 'history') && (
+        <nav class="tabs" aria-label={t('client.pages')}>
+          <a href={href('client', props.ip)} aria-current={props.tab !== 'history' ? 'page' : undefined}>
+            {t('client.details')}
+          </a>
+          <a href={href('client', props.ip, 'history')} aria-current={props.tab === 'history' ? 'page' : undefined}>
+            {t('history.title')}
+          </a>
+        </nav>
+      )}
+      {props.tab === 'history' && enabled(info, 'history') ? <ClientHistory ip={props.ip} /> : <Details {...props} record={record} />}
+    </div>
+  );
+}
+
+function Details(props: { ip: string; record: ReturnType<typeof useAsync<ClientInfo>> }) {
+  const info = useServer();
+  const { record } = props;
+  const { states } = useStore(fleet);
+  const listing = states.get(props.ip);
+  return (
+    <>
       {record.value && <ClientForm key={record.value.id} record={record.value} onSaved={record.reload} />}
       {enabled(info, 'agents') && (
         <section aria-labelledby="last-results">
@@ -63,7 +89,7 @@ export function Client(props: { ip: string }) {
       <Disks ip={props.ip} />
       {enabled(info, 'pxe-modes') && <BootFiles ip={props.ip} />}
       {enabled(info, 'agents') && <Hardware ip={props.ip} />}
-    </div>
+    </>
   );
 }
 

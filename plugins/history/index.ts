@@ -1,0 +1,119 @@
+import { Type } from '@sinclair/typebox';
+import { type Clock, SystemClock, Counter, definePlugin } from 'ogserve';
+import { HardwareInventory, SoftwareInventory } from '../agents';
+import { Inventory } from '../inventory';
+import type { HardwareChange, SoftwareChange } from './diff';
+import { HistoryChangeEntity } from './entities/change';
+import { pruneChanges } from './prune';
+import { HistoryRecorder } from './recorder';
+import { type Alert, AlertRule, AlertRules, defaultRules } from './rules';
+import { historyRoutes } from './routes';
+
+declare module 'ogserve' {
+  interface EventMap {
+    /** A client's hardware differs from its previous report: the differences, and the alerts they raised. */
+    'client.hardware.changed': {
+      client: string;
+      name: string;
+      time: string;
+      changes: (HardwareChange & { type_name: string; alerts: string[] })[];
+      alerts: Alert[];
+    };
+    /** A partition's software differs from its previous report. */
+    'client.software.changed': {
+      client: string;
+      name: string;
+      time: string;
+      disk: number;
+      partition: number;
+      changes: (SoftwareChange & { alerts: string[] })[];
+      alerts: Alert[];
+    };
+  }
+}
+
+export type { Alert, AlertRule } from './rules';
+export type { HistoryEntry } from './query';
+export type { HardwareReport, SoftwareReport } from './reports';
+
+/** The history's source of time (when a change happened, retention): tests register a ManualClock under it. */
+export const HistoryClock = Symbol('HistoryClock');
+
+const hourMs = 60 * 60 * 1000;
+
+/**
+ * What changed on each PC: every hardware and software inventory the agents store is
+ * compared with the one before it, and only the differences are kept (GET /client/history),
+ * announced (`client.hardware.changed`, `client.software.changed`, with the alerts the
+ * configured rules raise) and counted. Fleet reports count the inventories as they are now
+ * (GET /reports/hardware, GET /reports/software), in JSON or CSV.
+ */
+export default definePlugin({
+  name: 'history',
+  requires: ['inventory', 'agents'],
+  schemaVersion: 1,
+  entities: [HistoryChangeEntity],
+  config: Type.Object(
+    {
+      /** Changes older than this many days are deleted (0: kept for ever). */
+      retention_days: Type.Integer({ minimum: 0, maximum: 36500, default: 365 }),
+      /** What counts as an alert. */
+      alerts: Type.Array(AlertRule, { default: defaultRules }),
+    },
+    { additionalProperties: false },
+  ),
+  register(ctx) {
+    const inventory = ctx.use(Inventory);
+    const hardware = ctx.use(HardwareInventory);
+    const software = ctx.use(SoftwareInventory);
+    const clock = ctx.service<Clock>(HistoryClock, () => new SystemClock());
+    const counters = {
+      changes: new Counter({
+        name: 'ogserve_history_changes_total',
+        help: 'Differences found between inventories of a client, by kind (hardware, software) and change',
+        labelNames: ['kind', 'change'] as const,
+        registers: [ctx.metrics],
+      }),
+      alerts: new Counter({
+        name: 'ogserve_history_alerts_total',
+        help: 'Inventory reports that met an alert rule, by rule',
+        labelNames: ['rule'] as const,
+        registers: [ctx.metrics],
+      }),
+    };
+    const recorder = new HistoryRecorder(ctx.db, inventory, hardware, ctx.events, new AlertRules(ctx.config.alerts), clock, counters);
+    ctx.events.on('client.hardware.reported', (report) => recorder.hardware(report), 'keep the hardware history');
+    ctx.events.on('client.software.reported', (report) => recorder.software(report), 'keep the software history');
+
+    historyRoutes(ctx, inventory, hardware, software);
+
+    // Retention: of several instances, one prunes, at start and every hour of the history's clock.
+    if (ctx.config.retention_days === 0) return;
+    let cancel: (() => void) | undefined;
+    let pruning = false;
+    const prune = async (): Promise<void> => {
+      const removed = await pruneChanges(ctx.db, ctx.config.retention_days, clock.now());
+      if (removed > 0) ctx.log.info({ removed }, `history changes older than ${ctx.config.retention_days} days deleted`);
+    };
+    const hourly = (): void => {
+      cancel = clock.setTimer(clock.now() + hourMs, async () => {
+        await prune().catch((error: unknown) => ctx.log.error({ err: error }, 'history changes not pruned'));
+        if (pruning) hourly();
+      });
+    };
+    const stop = (): void => {
+      pruning = false;
+      cancel?.();
+    };
+    ctx.cluster.elected(
+      'history-prune',
+      async () => {
+        pruning = true;
+        await prune();
+        if (pruning) hourly();
+      },
+      stop,
+    );
+    ctx.onStop(stop);
+  },
+});

@@ -1,0 +1,135 @@
+import type { Clock, Database, PluginEvents, Counter } from 'ogserve';
+import type { HardwareInventory } from '../agents';
+import type { Inventory } from '../inventory';
+import { type Component, hardwareChanges, softwareChanges } from './diff';
+import { type HistoryChange, HistoryChangeEntity } from './entities/change';
+import type { AlertRules } from './rules';
+
+/** The metrics the recorder counts. */
+export interface HistoryCounters {
+  changes: Counter<'kind' | 'change'>;
+  alerts: Counter<'rule'>;
+}
+
+function same(a: readonly unknown[], b: readonly unknown[], key: (x: unknown) => string = String): boolean {
+  return a.length === b.length && a.every((x, i) => key(x) === key(b[i]));
+}
+
+/**
+ * Hears each inventory the agents plugin stores, with what it replaced, and keeps the
+ * differences: one row per change, none when nothing changed. Then announces them
+ * (`client.hardware.changed`, `client.software.changed`) with the alerts they raised.
+ */
+export class HistoryRecorder {
+  constructor(
+    private readonly db: Database,
+    private readonly inventory: Inventory,
+    private readonly hardwareNames: Pick<HardwareInventory, 'typeName'>,
+    private readonly events: PluginEvents,
+    private readonly rules: AlertRules,
+    private readonly clock: Clock,
+    private readonly counters: HistoryCounters,
+  ) {}
+
+  /**
+   * A hardware report against the one before it. The first report of a client (nothing
+   * stored before) is its starting point, not a change.
+   */
+  async hardware(report: { client: string; clientId: number; before: Component[]; after: Component[] }): Promise<void> {
+    const { before, after } = report;
+    if (before.length === 0 || same(before, after, (c) => `${(c as Component).type}=${(c as Component).description}`)) return;
+    const changes = hardwareChanges(before, after);
+    if (changes.length === 0) return;
+    const { alerts, marks } = this.rules.hardware(before, after, changes);
+    const at = this.clock.now();
+    await this.write(
+      report.clientId,
+      changes.map((c, i) => ({
+        at,
+        kind: 'hardware',
+        change: c.change,
+        item: c.type,
+        disk: 0,
+        partition: 0,
+        before: c.before,
+        after: c.after,
+        alerts: marks[i]!,
+      })),
+    );
+    for (const c of changes) this.counters.changes.inc({ kind: 'hardware', change: c.change });
+    for (const a of alerts) this.counters.alerts.inc({ rule: a.rule });
+    const client = await this.inventory.clientById(report.clientId);
+    void this.events.emit('client.hardware.changed', {
+      client: report.client,
+      name: client?.name ?? '',
+      time: new Date(at).toISOString(),
+      changes: changes.map((c, i) => ({ ...c, type_name: this.hardwareNames.typeName(c.type), alerts: marks[i]! })),
+      alerts,
+    });
+  }
+
+  /** A partition's software report against the one before it (the first one is a starting point). */
+  async software(report: {
+    client: string;
+    clientId: number;
+    disk: number;
+    partition: number;
+    before: string[];
+    after: string[];
+  }): Promise<void> {
+    const { before, after, disk, partition } = report;
+    if (before.length === 0 || same(before, after)) return;
+    const changes = softwareChanges(before, after);
+    if (changes.length === 0) return;
+    const { alerts, marks } = this.rules.software(changes);
+    const at = this.clock.now();
+    await this.write(
+      report.clientId,
+      changes.map((c, i) => ({
+        at,
+        kind: 'software',
+        change: c.change,
+        item: c.package,
+        disk,
+        partition,
+        before: c.before,
+        after: c.after,
+        alerts: marks[i]!,
+      })),
+    );
+    for (const c of changes) this.counters.changes.inc({ kind: 'software', change: c.change });
+    for (const a of alerts) this.counters.alerts.inc({ rule: a.rule });
+    const client = await this.inventory.clientById(report.clientId);
+    void this.events.emit('client.software.changed', {
+      client: report.client,
+      name: client?.name ?? '',
+      time: new Date(at).toISOString(),
+      disk,
+      partition,
+      changes: changes.map((c, i) => ({ ...c, alerts: marks[i]! })),
+      alerts,
+    });
+  }
+
+  private async write(
+    clientId: number,
+    rows: {
+      at: number;
+      kind: string;
+      change: string;
+      item: string;
+      disk: number;
+      partition: number;
+      before: string | null;
+      after: string | null;
+      alerts: string[];
+    }[],
+  ): Promise<void> {
+    await this.db.transactional(async (em) => {
+      await em.insertMany<HistoryChange>(
+        HistoryChangeEntity,
+        rows.map((r) => ({ ...r, client: this.inventory.clientRef(em, clientId), at: String(r.at), alerts: r.alerts.join(',') })),
+      );
+    });
+  }
+}
