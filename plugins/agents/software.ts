@@ -63,11 +63,12 @@ export class SoftwareInventory {
    * its client and partition: what a fleet report of one package reads.
    */
   async containing(text: string): Promise<{ clientId: number; disk: number; partition: number; name: string }[]> {
-    const pattern = `%${text.replace(/[!%_]/g, (c) => `!${c}`)}%`;
-    // LIKE ignores the case of ASCII letters on SQLite and on MariaDB's and MySQL's default collations.
-    const like = this.db.type === 'postgresql' ? 'ilike' : 'like';
+    const pattern = `%${text.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`)}%`;
+    // SQLite's LIKE ignores the case of ASCII letters, PostgreSQL's ILIKE any case; MariaDB's
+    // and MySQL's LIKE follows the column's collation, which may be binary: lower() it there.
+    const match = { postgresql: 'name ilike ?', sqlite: 'name like ?' }[this.db.type as string] ?? 'lower(name) like ?';
     const rows = await this.db.query<{ client_id: number; disk: number; part_number: number; name: string }>(
-      `select client_id, disk, part_number, name from client_software where position > 0 and name ${like} ? escape '!'`,
+      `select client_id, disk, part_number, name from client_software where position > 0 and ${match} escape '!'`,
       [pattern],
     );
     return rows.map((r) => ({ clientId: Number(r.client_id), disk: Number(r.disk), partition: Number(r.part_number), name: r.name }));
