@@ -151,6 +151,10 @@ export class PluginServices {
           `${subject}: parameter ${i + 1} of '${target.name}' has no known type (an import cycle?): give it @inject(Token)`,
         );
       if (token === null) return;
+      if (token === Object || token === Function)
+        throw new StartupError(
+          `${subject}: parameter ${i + 1} of '${target.name}' has no type a container can resolve (an interface, or a type-only import): give it @inject(Token)`,
+        );
       const owner = this.owners.get(token);
       const refusal = owner && owner !== plugin ? this.refusal(plugin, token) : undefined;
       if (refusal) throw new StartupError(`${subject}: it ${refusal}`);
