@@ -95,12 +95,12 @@ export default definePlugin({
   ),
   register(ctx) {
     const inventory = ctx.use(Inventory);
-    const link = new AgentLink({ ...ctx.config, port: Number(ctx.config.port) }, inventory, ctx.log, ctx.events, ctx.cluster);
+    const link = ctx.make(AgentLink);
     ctx.provide(AgentLink, link);
     agentMetrics(ctx, link);
-    ctx.provide(SoftwareInventory, new SoftwareInventory(ctx.db, inventory));
+    ctx.provide(SoftwareInventory, ctx.make(SoftwareInventory));
 
-    const commands = new AgentCommands(link);
+    const commands = ctx.make(AgentCommands);
     ctx.provide(AgentCommands, commands);
     const own = defineAgentCommands(commands, link, inventory, ctx.db);
 

@@ -1,7 +1,7 @@
-import { execute, type Database } from 'ogserve';
+import { Database, execute, inject, injectable } from 'ogserve';
 import { answerLines } from './answer-lines';
 import { AnswerError } from './configuration';
-import type { Inventory } from '../inventory';
+import { Inventory } from '../inventory';
 import { type SoftwareItem, SoftwareItemEntity } from './entities/software';
 import { softwareProfileId } from './profiles';
 
@@ -39,10 +39,11 @@ export function softwareLines(text: string): string[] {
  * The software lists the agents reported, per client partition, for plugins whose agent
  * answers carry one too (an image create answer lists the software of the imaged partition).
  */
+@injectable()
 export class SoftwareInventory {
   constructor(
-    private readonly db: Database,
-    private readonly inventory: Inventory,
+    @inject(Database) private readonly db: Database,
+    @inject(Inventory) private readonly inventory: Inventory,
   ) {}
 
   /**
