@@ -104,14 +104,19 @@ export class PluginServices {
   /**
    * Make `target` once in the plugin's container (a second call answers the same), its
    * constructor taking what is registered there. A parameter nothing answers stops the start
-   * with one line naming the plugin, the class and the missing service.
+   * with one line naming the plugin, the class and the missing service. Another plugin's
+   * service is that plugin's instance (refused as `use` refuses), and a class the containers
+   * the app was given register is theirs: neither is made again.
    */
   make<T>(plugin: string, target: Injectable<T>): T {
     const scope = this.scopes.get(plugin);
     if (!scope) throw new Error(`plugin '${plugin}' has no container`);
+    const owner = this.owners.get(target);
+    if (owner && owner !== plugin) return this.use(plugin, target);
     const subject = `plugin '${plugin}' cannot make '${target.name}'`;
+    if (scope.container.isRegistered(target, true)) return scope.container.resolve(target);
     this.check(plugin, scope.container, target, subject);
-    if (!scope.container.isRegistered(target)) scope.container.registerSingleton(target);
+    scope.container.registerSingleton(target);
     try {
       return scope.container.resolve(target);
     } catch (error) {

@@ -75,7 +75,8 @@ export interface PluginContext<C = unknown> {
    * same instance, and classes made later receive it): its constructor takes what the
    * container holds. A parameter nothing there answers stops the start with one line naming
    * the plugin, the class and the service ("plugin 'x' cannot make 'Foo': it uses service
-   * 'Bar', which no enabled plugin provides").
+   * 'Bar', which no enabled plugin provides"). A class another plugin provides is its instance
+   * (as `use`), and one the containers the app was given register is theirs, as for `service`.
    */
   make<T>(target: Injectable<T>): T;
   /**

@@ -257,6 +257,7 @@ function injectedPlugin(name: string, requires: string[], tokens: string): strin
            inventory: greeter.other === ctx.use(Inventory),
            clients: (await greeter.other.clientByIp('10.9.9.9')) ?? 'none',
            once: ctx.make(Greeter) === greeter,
+           provided: ctx.make(Inventory) === ctx.use(Inventory),
          }));
        },
      });`;
@@ -269,8 +270,8 @@ test("ctx.make: a class receives its config, its logger and a required plugin's 
       async (s) => {
         assert.deepEqual(
           (await s.get('/greeter')).body,
-          { greeting: 'hola', log: true, inventory: true, clients: 'none', once: true },
-          "the config section, the plugin's logger and the inventory, made once",
+          { greeting: 'hola', log: true, inventory: true, clients: 'none', once: true, provided: true },
+          "the config section, the plugin's logger and the inventory, made once; ctx.make(Inventory) is the inventory plugin's",
         );
       },
       { config: { plugins: ['inventory', plugin], greeter: { greeting: 'hola' } } },
