@@ -2,13 +2,13 @@ import 'reflect-metadata';
 import type dgram from 'node:dgram';
 import net from 'node:net';
 import type { DestinationStream } from 'pino';
-import { container as rootContainer, type DependencyContainer, type InjectionToken } from 'tsyringe';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { resolveApiToken } from './api-token';
 import { Cluster } from './cluster';
 import { Config, type CoreSettings } from './config';
 import { openDatabase, type Database } from './database';
-import { StartupError } from './errors';
 import { EventBus } from './events';
+import { PluginServices } from './injection';
 import { healthRoutes } from './health';
 import { Permissions } from './access';
 import { ServiceMetrics } from './metrics';
@@ -77,6 +77,7 @@ export class App {
     this.events = new EventBus(log);
     this.hooks = new RequestHooks(log);
     this.cluster = new Cluster(log);
+    this.services = new PluginServices(container);
     this.metrics.countListenerFailures(this.events);
     this.metrics.countClusterSendFailures(this.cluster);
   }
@@ -225,18 +226,20 @@ export class App {
     await this.db?.close();
   }
 
-  private readonly owners = new Map<InjectionToken<unknown>, string>();
   private readonly hooks: RequestHooks;
+  /** What plugins export, and each plugin's own container. */
+  private readonly services: PluginServices;
 
   private contextFor(definition: PluginDefinition, section: unknown): PluginContext<unknown> {
-    const allowed = new Set([definition.name, ...(definition.requires ?? [])]);
-    const tokenName = (token: InjectionToken<unknown>): string => (typeof token === 'function' ? token.name : String(token));
     const log = this.log.child({ plugin: definition.name });
-    const container = this.container.createChildContainer();
+    const events = this.events.forPlugin(definition.name);
+    const cluster = this.cluster.forPlugin(definition.name);
+    const values = { config: section, settings: this.settings, db: this.database, log, events, cluster, metrics: this.metrics.registry };
+    const { services } = this;
+    const container = services.containerFor(definition.name, definition.requires ?? [], values);
     return {
       name: definition.name,
-      config: section,
-      settings: this.settings,
+      ...values,
       router: this.routes.registrarFor(definition.name),
       routes: this.routes.routes,
       plugins: this.plugins,
@@ -245,30 +248,10 @@ export class App {
         if (!container.isRegistered(token, true)) container.registerInstance(token, makeDefault());
         return container.resolve(token);
       },
-      db: this.database,
-      log,
-      events: this.events.forPlugin(definition.name),
-      cluster: this.cluster.forPlugin(definition.name),
-      metrics: this.metrics.registry,
+      make: (target) => services.make(definition.name, target),
       listen: (server, spec) => this.openListener(server, log, spec),
-      provide: (token, value) => {
-        const owner = this.owners.get(token);
-        if (owner)
-          throw new StartupError(`service '${tokenName(token)}' of plugin '${definition.name}' is already provided by plugin '${owner}'`);
-        this.owners.set(token, definition.name);
-        this.container.registerInstance(token, value);
-      },
-      use: (token) => {
-        const owner = this.owners.get(token);
-        if (!owner)
-          throw new StartupError(`plugin '${definition.name}' uses service '${tokenName(token)}', which no enabled plugin provides`);
-        if (!allowed.has(owner)) {
-          throw new StartupError(
-            `plugin '${definition.name}' uses service '${tokenName(token)}' of plugin '${owner}' without listing '${owner}' in requires`,
-          );
-        }
-        return this.container.resolve(token);
-      },
+      provide: (token, value) => services.provide(definition.name, token, value),
+      use: (token) => services.use(definition.name, token),
       hooks: this.hooks.forPlugin(definition.name),
       files: (prefix, dir, options) => this.statics.add(definition.name, prefix, dir, options),
       onStart: (fn) => this.startHooks.push(fn),

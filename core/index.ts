@@ -10,12 +10,24 @@ export type { Answered, Arriving, PluginHooks, RequestIdentifier } from './http/
 export { clientsNamed } from './http/clients-named';
 export type { Access, AccessScope, Credential, CredentialPart, KeyLookup, Permission, PermissionDeclaration, Role } from './access';
 export { isRole, roleNames, scopeOf } from './access';
-export { execute, insertInChunks, type Database } from './database';
+export { execute, insertInChunks, Database } from './database';
 export type { ClusterBackend, ClusterEvents, ClusterMessage, PluginCluster } from './cluster';
 export type { Migration, MigrationContext } from './migrations';
 export type { Logger } from './log';
 export { isIpv4, isHostIpv4, isMac, isNetmask, normalizeMac, ipv4ToInt, intToIpv4, isDecimalInt, MAX_INT } from './formats';
 export { App, type AppOptions } from './app';
+export type { CoreSettings } from './config';
+export {
+  CoreConfig,
+  MetricsRegistry,
+  PluginClusterView,
+  PluginConfig,
+  PluginEventBus,
+  PluginLog,
+  injectableWith,
+  type Injectable,
+} from './injection';
+export { inject, injectable, type InjectionToken } from 'tsyringe';
 export { SystemClock, ManualClock, type Clock } from './clock';
 export { IntLike, Number16, Port, Ipv4, HostIpv4, Mac, Netmask, IpList, OneClient, Name, Text, toInt } from './schema-types';
 export { PreparedJson, stringifyAscii } from './http/json';

@@ -9,6 +9,7 @@ import type { Database } from './database';
 import type { PluginEvents } from './events';
 import type { Registry } from './metrics';
 import type { Listening, ListenSpec } from './listen';
+import type { Injectable } from './injection';
 import type { Logger } from './log';
 import type { Migration, MigrationContext } from './migrations';
 import type { PluginHooks } from './http/hooks';
@@ -63,8 +64,23 @@ export interface PluginContext<C = unknown> {
   readonly plugins: readonly PluginDefinition[];
   /** Every route of every plugin and of core, as registered so far (read it once all are: from onStart or a handler). */
   readonly routes: readonly Readonly<Route>[];
-  /** The plugin's own child container: what it registers here stays local. */
+  /**
+   * The plugin's own child container: what it registers here stays local. It holds what
+   * `make` gives constructors: `Database`, the tokens of core/injection (`PluginConfig`,
+   * `PluginLog`, `PluginEventBus`, `PluginClusterView`, `CoreConfig`, `MetricsRegistry`),
+   * the services of the plugins in `requires` (any other plugin's refuses, naming both), what
+   * `service` registered and the classes the plugin made.
+   */
   readonly container: DependencyContainer;
+  /**
+   * Make an `@injectable()` class once in the plugin's container (a second call answers the
+   * same instance, and classes made later receive it): its constructor takes what the
+   * container holds. A parameter nothing there answers stops the start with one line naming
+   * the plugin, the class and the service ("plugin 'x' cannot make 'Foo': it uses service
+   * 'Bar', which no enabled plugin provides"). A class another plugin provides is its instance
+   * (as `use`), and one the containers the app was given register is theirs, as for `service`.
+   */
+  make<T>(target: Injectable<T>): T;
   /**
    * A service the plugin uses that an embedder or a test may replace (a clock, a sender):
    * what is registered for `token` in the containers the app was given wins; otherwise
@@ -90,7 +106,7 @@ export interface PluginContext<C = unknown> {
    * failure as it is answered).
    */
   readonly hooks: PluginHooks;
-  /** Export a service for the plugins that declare this one in `requires`. */
+  /** Export a service for the plugins that declare this one in `requires` (`ctx.provide(Foo, ctx.make(Foo))`). */
   provide<T>(token: InjectionToken<T>, value: T): void;
   /** Resolve a service exported by this plugin or by one it requires. */
   use<T>(token: InjectionToken<T>): T;

@@ -1,6 +1,6 @@
 import { type Static, type TArray, type TObject, type TString, Type } from '@sinclair/typebox';
-import { StartupError, IpList } from 'ogserve';
-import type { AnswerHandler, AgentLink } from './link';
+import { StartupError, IpList, inject, injectable } from 'ogserve';
+import { type AnswerHandler, AgentLink } from './link';
 import type { AgentRequest, Dispatch } from './types';
 
 /**
@@ -37,10 +37,11 @@ export interface AgentCommand<P extends TObject = TObject> {
 }
 
 /** The agent commands of every enabled plugin, by name. */
+@injectable()
 export class AgentCommands {
   private readonly byName = new Map<string, AgentCommand>();
 
-  constructor(private readonly link: Pick<AgentLink, 'onAnswer' | 'answeredByDisconnect'>) {}
+  constructor(@inject(AgentLink) private readonly link: Pick<AgentLink, 'onAnswer' | 'answeredByDisconnect'>) {}
 
   define<P extends TObject>(command: AgentCommand<P>): AgentCommand<P> {
     if (this.byName.has(command.name)) throw new StartupError(`agent command '${command.name}' is defined twice`);

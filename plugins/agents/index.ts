@@ -96,13 +96,13 @@ export default definePlugin({
   ),
   register(ctx) {
     const inventory = ctx.use(Inventory);
-    const link = new AgentLink({ ...ctx.config, port: Number(ctx.config.port) }, inventory, ctx.log, ctx.events, ctx.cluster);
+    const link = ctx.make(AgentLink);
     ctx.provide(AgentLink, link);
     agentMetrics(ctx, link);
-    ctx.provide(SoftwareInventory, new SoftwareInventory(ctx.db, inventory, ctx.events));
+    ctx.provide(SoftwareInventory, ctx.make(SoftwareInventory));
     ctx.provide(HardwareInventory, new HardwareInventory(ctx.db, ctx.config.hardware_type_names));
 
-    const commands = new AgentCommands(link);
+    const commands = ctx.make(AgentCommands);
     ctx.provide(AgentCommands, commands);
     const own = defineAgentCommands(commands, link, inventory, ctx.db, ctx.events);
 

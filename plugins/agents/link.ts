@@ -1,7 +1,20 @@
 import net, { type Server, type Socket } from 'node:net';
-import { type PluginCluster, type PluginEvents, type Logger, PreparedJson, stringifyAscii, type PluginContext } from 'ogserve';
+import {
+  inject,
+  injectable,
+  type Logger,
+  PluginClusterView,
+  PluginConfig,
+  PluginEventBus,
+  PluginLog,
+  type PluginCluster,
+  type PluginContext,
+  type PluginEvents,
+  PreparedJson,
+  stringifyAscii,
+} from 'ogserve';
 import { QuietCollector } from './quiet-collector';
-import type { ClientView, Inventory } from '../inventory';
+import { type ClientView, Inventory } from '../inventory';
 import { LinkAnnouncer } from './announce';
 import { logCommandFailure } from './command-failures';
 import { AnswerParsing } from './answer-parsing';
@@ -60,6 +73,7 @@ const quietBeforeCollectionMs = 5000;
  * the states shown by GET /clients, and the service other plugins send commands through.
  * It knows no domain: plugins register what they store from each answer.
  */
+@injectable()
 export class AgentLink {
   private readonly connections = new Map<string, AgentConnection>();
   private readonly handlers = new Map<string, AnswerHandler[]>();
@@ -85,14 +99,18 @@ export class AgentLink {
   /** Gives back the memory of many closed connections once the link goes quiet (a lab switched off). */
   private readonly departures: QuietCollector;
   private readonly parsing: AnswerParsing;
+  private readonly settings: AgentLinkSettings;
 
   constructor(
-    private readonly settings: AgentLinkSettings,
-    inventory: Inventory,
-    private readonly log: Logger,
-    events: PluginEvents,
-    private readonly cluster: PluginCluster,
+    /** The `agents` section: `port` may be written as digits in a string. */
+    @inject(PluginConfig) config: Omit<AgentLinkSettings, 'port'> & { port: number | string },
+    @inject(Inventory) inventory: Inventory,
+    @inject(PluginLog) private readonly log: Logger,
+    @inject(PluginEventBus) events: PluginEvents,
+    @inject(PluginClusterView) private readonly cluster: PluginCluster,
   ) {
+    const settings = { ...config, port: Number(config.port) };
+    this.settings = settings;
     this.announce = new LinkAnnouncer(events, log, (path) => this.endedByDisconnect.has(path));
     this.remote = new RemoteAgents(
       cluster,

@@ -1,7 +1,7 @@
-import { execute, type Database, type PluginEvents } from 'ogserve';
+import { Database, execute, inject, injectable, PluginEventBus, type PluginEvents } from 'ogserve';
 import { answerLines } from './answer-lines';
 import { AnswerError } from './configuration';
-import type { Inventory } from '../inventory';
+import { Inventory } from '../inventory';
 import { type SoftwareItem, SoftwareItemEntity } from './entities/software';
 import { softwareProfileId } from './profiles';
 
@@ -39,11 +39,12 @@ export function softwareLines(text: string): string[] {
  * The software lists the agents reported, per client partition, for plugins whose agent
  * answers carry one too (an image create answer lists the software of the imaged partition).
  */
+@injectable()
 export class SoftwareInventory {
   constructor(
-    private readonly db: Database,
-    private readonly inventory: Inventory,
-    private readonly events?: PluginEvents,
+    @inject(Database) private readonly db: Database,
+    @inject(Inventory) private readonly inventory: Inventory,
+    @inject(PluginEventBus) private readonly events: PluginEvents,
   ) {}
 
   /**
@@ -54,7 +55,7 @@ export class SoftwareInventory {
     const after = softwareLines(text);
     const before = await storeSoftware(this.db, this.inventory, clientId, disk, partition, after);
     const client = await this.inventory.clientById(clientId);
-    if (client && this.events)
+    if (client)
       await this.events.tell('client.software.reported', { client: client.ip, clientId, disk, partition, before, after });
   }
 

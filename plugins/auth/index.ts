@@ -17,14 +17,14 @@ import { PendingSignIns } from './pending-sign-ins';
 import { PasswordHasher } from './passwords';
 import { type LiveSession, SessionStore } from './sessions';
 import { SignIn } from './sign-in';
+import { AuthClock } from './clock';
 import { SignInThrottle } from './sign-in-throttle';
 import { userRoutes } from './user-routes';
 import { UserStore } from './users';
 
 export { UserStore, type UserView } from './users';
 
-/** The plugin's source of time (session lifetimes, sign-in delays): tests register a ManualClock under it. */
-export const AuthClock = Symbol('AuthClock');
+export { AuthClock } from './clock';
 
 /** Methods that change nothing: a cookie alone is enough for them. */
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -45,8 +45,8 @@ export default definePlugin({
     const { config } = ctx;
     const clock = ctx.service<Clock>(AuthClock, () => new SystemClock());
     const now = () => clock.now();
-    const lifetimes = { idleMs: config.session_idle_min * 60_000, absoluteMs: config.session_absolute_h * 3_600_000 };
-    const sessions = new SessionStore(ctx.db, lifetimes, now);
+    const sessions = ctx.make(SessionStore);
+    const { lifetimes } = sessions;
     const tokens = ctx.use(TokenStore);
     const endAccess = async (username: string, alsoTokens: boolean) => {
       await sessions.endUser(username);
@@ -64,7 +64,7 @@ export default definePlugin({
       now,
     );
     ctx.provide(UserStore, users);
-    const throttle = new SignInThrottle(config.free_failures, config.max_delay_s, ctx.log, now);
+    const throttle = ctx.make(SignInThrottle);
     const ldap = config.ldap;
     const signIn = new SignIn(
       users,
@@ -95,7 +95,7 @@ export default definePlugin({
     authRoutes(ctx, { signIn, sessions, lifetimes, credentialOf: credentialFor, sessionOf: (req) => sessionByRequest.get(req) });
     userRoutes(ctx, users);
     ownTokenRoutes(ctx, tokens, (req) => sessionByRequest.get(req), config.token_max_days);
-    const pending = new PendingSignIns(ctx.db, now);
+    const pending = ctx.make(PendingSignIns);
     const names = config.oidc.map((provider) => provider.name);
     const twice = names.find((name, i) => names.indexOf(name) !== i);
     if (twice) throw new StartupError(`auth.oidc: two providers are named '${twice}'`);

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Database } from 'ogserve';
+import { type Clock, Database, inject, injectable } from 'ogserve';
+import { AuthClock } from './clock';
 import { PendingSignInEntity } from './entities/pending-sign-in';
 
 /** How long a person has at the provider before the sign-in must start again. */
@@ -19,11 +20,16 @@ const random = (): string => randomBytes(32).toString('base64url');
  * Sign-ins waiting for an OpenID provider's answer, by the secret of the browser's cookie:
  * only the browser that began a sign-in can finish it, once.
  */
+@injectable()
 export class PendingSignIns {
+  private readonly now: () => number;
+
   constructor(
-    private readonly db: Database,
-    private readonly now: () => number,
-  ) {}
+    @inject(Database) private readonly db: Database,
+    @inject(AuthClock) clock: Clock,
+  ) {
+    this.now = () => clock.now();
+  }
 
   /** A new one; `secret` goes in the browser's cookie. PKCE's verifier is 43 characters of randomness, as RFC 7636 asks. */
   async begin(provider: string): Promise<{ secret: string; pending: Pending }> {

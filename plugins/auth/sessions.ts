@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type Database, isRole } from 'ogserve';
+import { type Clock, Database, inject, injectable, isRole, PluginConfig } from 'ogserve';
+import { AuthClock } from './clock';
 import { SessionEntity, type Session } from './entities/session';
 import type { Grant } from './grant';
 
@@ -35,15 +36,23 @@ const hashOf = (secret: string): string => createHash('sha256').update(secret).d
  * the cluster), and a memory entry is checked against its row every few seconds anyway.
  * Last-seen times are written in batches.
  */
+@injectable()
 export class SessionStore {
   private readonly live = new Map<string, LiveSession & { checkedAt: number }>();
   private readonly seen = new Map<string, number>();
 
   constructor(
-    private readonly db: Database,
-    private readonly lifetimes: SessionLifetimes,
-    private readonly now: () => number = Date.now,
-  ) {}
+    @inject(Database) private readonly db: Database,
+    @inject(PluginConfig) config: { session_idle_min: number; session_absolute_h: number },
+    @inject(AuthClock) clock: Clock,
+  ) {
+    this.lifetimes = { idleMs: config.session_idle_min * 60_000, absoluteMs: config.session_absolute_h * 3_600_000 };
+    this.now = () => clock.now();
+  }
+
+  /** How long a session lives unused, and at most (`session_idle_min`, `session_absolute_h`). */
+  readonly lifetimes: SessionLifetimes;
+  private readonly now: () => number;
 
   /** A new session; the secret goes in the cookie and is kept nowhere. */
   async open(username: string, provider: string, grants: Grant[]): Promise<{ secret: string; session: LiveSession }> {

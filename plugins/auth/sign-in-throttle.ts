@@ -1,4 +1,5 @@
-import type { Logger } from 'ogserve';
+import { type Clock, inject, injectable, type Logger, PluginConfig, PluginLog } from 'ogserve';
+import { AuthClock } from './clock';
 
 /** Failures within this window count together; an entry is forgotten once it has passed. */
 const windowMs = 15 * 60_000;
@@ -19,15 +20,23 @@ interface Failures {
  * (the right password, the directory down) is taken back. The first slowed attempt of a
  * window is logged once.
  */
+@injectable()
 export class SignInThrottle {
   private readonly failures = new Map<string, Failures>();
 
+  private readonly free: number;
+  private readonly maxDelayS: number;
+  private readonly now: () => number;
+
   constructor(
-    private readonly free: number,
-    private readonly maxDelayS: number,
-    private readonly log: Logger,
-    private readonly now: () => number = Date.now,
-  ) {}
+    @inject(PluginConfig) config: { free_failures: number; max_delay_s: number },
+    @inject(PluginLog) private readonly log: Logger,
+    @inject(AuthClock) clock: Clock,
+  ) {
+    this.free = config.free_failures;
+    this.maxDelayS = config.max_delay_s;
+    this.now = () => clock.now();
+  }
 
   /** Seconds before this user or this address may try again; 0 when both may now. */
   retryAfter(username: string, address: string): number {

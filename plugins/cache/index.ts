@@ -22,7 +22,7 @@ export default definePlugin({
   register(ctx) {
     const inventory = ctx.use(Inventory);
     const link = ctx.use(AgentLink);
-    const store = new CacheStore(ctx.db, inventory, (clientId) => ctx.cluster.broadcast('cache.replaced', clientId));
+    const store = ctx.make(CacheStore);
     ctx.cluster.onReconnect(() => store.forgetAll());
     ctx.cluster.on<number>(
       'cache.replaced',

@@ -1,5 +1,5 @@
-import { execute, type Database } from 'ogserve';
-import type { Inventory } from '../inventory';
+import { Database, execute, inject, injectable, PluginClusterView, type PluginCluster } from 'ogserve';
+import { Inventory } from '../inventory';
 import type { CachedImage } from './answer';
 import { type CacheEntry, CacheEntryEntity } from './entities/cache-entry';
 
@@ -9,14 +9,15 @@ import { type CacheEntry, CacheEntryEntity } from './entities/cache-entry';
  * after each replacement commits (this store is the only writer of its table; on another
  * instance, its own store, which tells this one through `elsewhere`).
  */
+@injectable()
 export class CacheStore {
   private loaded?: Promise<Map<number, CachedImage[]>>;
 
   constructor(
-    private readonly db: Database,
-    private readonly inventory: Pick<Inventory, 'clientRef'>,
-    /** Told of each client whose contents this store replaced (the other instances read them again). */
-    private readonly replaced: (clientId: number) => void = () => undefined,
+    @inject(Database) private readonly db: Database,
+    @inject(Inventory) private readonly inventory: Pick<Inventory, 'clientRef'>,
+    /** Told of each client whose contents this store replaced (`cache.replaced`: the other instances read them again). */
+    @inject(PluginClusterView) private readonly cluster: Pick<PluginCluster, 'broadcast'>,
   ) {}
 
   /** What other instances wrote may have been missed: read everything again on next use. */
@@ -58,7 +59,7 @@ export class CacheStore {
         );
     });
     (await this.all()).set(clientId, sorted);
-    this.replaced(clientId);
+    this.cluster.broadcast('cache.replaced', clientId);
   }
 
   /** Clients deleted: their rows went with them (foreign key cascade). */

@@ -1,7 +1,9 @@
 import type { ServerResponse } from 'node:http';
+import { inject, injectable, PluginConfig } from 'ogserve';
 import { EventLog, type FleetEvent } from './event-log';
 import type { EventFilter } from './filter';
 import type { Reader } from './reader';
+import type { EventsSettings } from './schemas';
 import { type StallLimits, Subscriber, sseFrame } from './subscriber';
 
 export interface HubSettings {
@@ -23,6 +25,7 @@ export interface HubFigures {
  * is written to each subscriber whose filter takes it, and handed to in-process listeners
  * (webhooks, audit). Publishing never waits on a reader.
  */
+@injectable()
 export class EventHub {
   private readonly log: EventLog;
   private readonly subscribers = new Set<Subscriber>();
@@ -40,8 +43,20 @@ export class EventHub {
   private flushScheduled = false;
   readonly figures: HubFigures = { published: 0, stalled: 0 };
 
-  constructor(private readonly settings: HubSettings) {
-    this.log = new EventLog(settings.bufferSize);
+  private readonly settings: HubSettings;
+
+  constructor(@inject(PluginConfig) config: EventsSettings) {
+    this.settings = {
+      bufferSize: config.buffer_size,
+      maxSubscribers: config.max_subscribers,
+      flushMs: config.flush_ms,
+      stall: {
+        softBytes: config.subscriber_buffer_bytes,
+        stallMs: config.subscriber_stall_s * 1000,
+        hardBytes: config.subscriber_buffer_bytes * 16,
+      },
+    };
+    this.log = new EventLog(this.settings.bufferSize);
   }
 
   /** Stream an event; `toListeners` false for one another instance already gave its webhooks. */

@@ -30,17 +30,8 @@ export default definePlugin({
   register(ctx) {
     const { config } = ctx;
     const inventory = ctx.use(Inventory);
-    const hub = new EventHub({
-      bufferSize: config.buffer_size,
-      maxSubscribers: config.max_subscribers,
-      flushMs: config.flush_ms,
-      stall: {
-        softBytes: config.subscriber_buffer_bytes,
-        stallMs: config.subscriber_stall_s * 1000,
-        hardBytes: config.subscriber_buffer_bytes * 16,
-      },
-    });
-    const tickets = new Tickets(config.ticket_ttl_s * 1000);
+    const hub = ctx.make(EventHub);
+    const tickets = ctx.make(Tickets);
     const webhooks = config.webhooks.map(
       (hook) =>
         new WebhookSender(

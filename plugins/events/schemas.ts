@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 
 export const Webhook = Type.Object(
   {
@@ -50,3 +50,6 @@ export const StreamQuery = Type.Object({
   room: Type.Optional(Type.String()),
   ticket: Type.Optional(Type.String()),
 });
+
+/** The validated `events` config section. */
+export type EventsSettings = Static<typeof EventsConfig>;

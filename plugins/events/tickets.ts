@@ -1,19 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import type { Access } from 'ogserve';
+import { type Access, inject, injectable, PluginConfig } from 'ogserve';
 
 /**
  * Single-use, short-lived tickets that stand for the API key in GET /events?ticket=: a
  * browser's EventSource cannot send an Authorization header, and the key must not travel
  * in a URL (it would land in proxy and server logs).
  */
+@injectable()
 export class Tickets {
   /** Each ticket's expiry and the access of the key that took it (a limited token stays limited). */
   private readonly issued = new Map<string, { expires: number; access: Access }>();
 
-  constructor(
-    private readonly ttlMs: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+  private readonly ttlMs: number;
+  private readonly now: () => number = Date.now;
+
+  constructor(@inject(PluginConfig) config: { ticket_ttl_s: number }) {
+    this.ttlMs = config.ticket_ttl_s * 1000;
+  }
 
   issue(access: Access): { ticket: string; expires_in: number } {
     this.prune();

@@ -1,13 +1,13 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
-import { ErrorCode, badRequest, toInt } from 'ogserve';
+import { ErrorCode, badRequest, inject, injectable, toInt } from 'ogserve';
 import type { AgentCommands, AgentRequest, AnswerHandler } from '../agents';
-import { type ClientView, type Inventory, type RepositoryView, repositoryAddressFor } from '../inventory';
+import { type ClientView, Inventory, type RepositoryView, repositoryAddressFor } from '../inventory';
 import type { Image } from './entities/image';
 import { requireImage, requireRepository } from './routes/lookups';
 import { ImageCreateParams, ImageRestoreParams, restoreTypes } from './schemas';
-import type { ImageRunLog } from './run-log';
-import type { ImageStore } from './store';
+import { ImageRunLog } from './run-log';
+import { ImageStore } from './store';
 
 export type CreateParams = Static<typeof ImageCreateParams>;
 export type RestoreParams = Static<typeof ImageRestoreParams>;
@@ -22,11 +22,12 @@ export interface PreparedCreate {
  * image_create and image_restore, as POST /image/create and /image/restore and queued
  * steps send them: the same params, the same checks, the same request for a client.
  */
+@injectable()
 export class ImageCommands {
   constructor(
-    private readonly store: ImageStore,
-    private readonly inventory: Inventory,
-    private readonly runs: ImageRunLog,
+    @inject(ImageStore) private readonly store: ImageStore,
+    @inject(Inventory) private readonly inventory: Inventory,
+    @inject(ImageRunLog) private readonly runs: ImageRunLog,
   ) {}
 
   define(commands: AgentCommands, stored: { create: AnswerHandler; restore: AnswerHandler }) {

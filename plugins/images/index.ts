@@ -33,14 +33,14 @@ export default definePlugin({
   register(ctx) {
     const inventory = ctx.use(Inventory);
     const link = ctx.use(AgentLink);
-    const store = new ImageStore(ctx.db);
-    const pending = new PendingCreates();
+    const store = ctx.make(ImageStore);
+    const pending = ctx.make(PendingCreates);
     ctx.provide(ImageStore, store);
     const software = ctx.use(SoftwareInventory);
     const directory = ctx.settings.repository.directory;
-    const runs = new ImageRunLog(ctx.log);
+    const runs = ctx.make(ImageRunLog);
     runs.listen(ctx.events);
-    const commands = new ImageCommands(store, inventory, runs);
+    const commands = ctx.make(ImageCommands);
     commands.define(ctx.use(AgentCommands), {
       create: captureHandler(store, inventory, software, pending, directory, (image) => {
         runs.stored(image.client, image.image);

@@ -1,4 +1,4 @@
-import type { PluginEvents, Logger } from 'ogserve';
+import { inject, injectable, type PluginEvents, type Logger, PluginLog } from 'ogserve';
 
 type Kind = 'create' | 'restore';
 
@@ -19,10 +19,11 @@ const paths: Record<string, Kind> = { 'image/create': 'create', 'image/restore':
  * command ended comes from the agent link's command events; what it was about is noted
  * here when its request is made (by a REST call or a queued step alike).
  */
+@injectable()
 export class ImageRunLog {
   private readonly runs = new Map<string, Run>();
 
-  constructor(private readonly log: Logger) {}
+  constructor(@inject(PluginLog) private readonly log: Logger) {}
 
   /** A create or restore request was made for `ip`. */
   requested(ip: string, run: Run): void {

@@ -1,5 +1,5 @@
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
-import { execute, type Database } from 'ogserve';
+import { Database, execute, inject, injectable } from 'ogserve';
 import { ImageEntity, MONOLITHIC, type Image } from './entities/image';
 import { ImageScopeEntity } from './entities/image-scope';
 
@@ -50,10 +50,11 @@ export type ImageChanges = Partial<Pick<Image, 'description' | 'centerId' | 'gro
  * The images table: every multi-row change is one transaction. Every write goes through
  * here, so the list consoles poll is kept in memory and dropped after each write.
  */
+@injectable()
 export class ImageStore {
   private listed?: Promise<ImageRow[]>;
 
-  constructor(private readonly db: Database) {}
+  constructor(@inject(Database) private readonly db: Database) {}
 
   /** Every image, by id. */
   list(): Promise<ImageRow[]> {

@@ -90,9 +90,9 @@ export default definePlugin({
     { additionalProperties: false },
   ),
   register(ctx) {
-    const inventory = new Inventory(ctx.db, ctx.events, ctx.cluster);
+    const inventory = ctx.make(Inventory);
     ctx.provide(Inventory, inventory);
-    const scopes = new ScopeCache(ctx.db, inventory, ctx.config.scopes_cache_ms);
+    const scopes = ctx.make(ScopeCache);
     // Another instance wrote: what it changed is read again here, at once.
     ctx.cluster.on<InventoryChange>('inventory.changed', (change) => {
       inventory.apply(change, true);

@@ -1,6 +1,6 @@
-import { type Database, PreparedJson } from 'ogserve';
+import { Database, inject, injectable, PluginConfig, PreparedJson } from 'ogserve';
 import { readComputers, readGroups, type ScopeGroups, ScopeWriter } from './scopes';
-import type { Inventory } from './service';
+import { Inventory } from './service';
 
 /**
  * GET /scopes is what consoles poll and it reads every row of five tables. The answer is
@@ -11,6 +11,7 @@ import type { Inventory } from './service';
  * centers, folders and rooms read for the last build. After the age passed, everything is
  * read from the tables, where another process's writes are.
  */
+@injectable()
 export class ScopeCache {
   private cached?: { body: PreparedJson; at: number };
   private building?: Promise<PreparedJson>;
@@ -20,11 +21,16 @@ export class ScopeCache {
   private groups?: ScopeGroups;
   private readonly writer = new ScopeWriter();
 
+  /** How long an answer may be served when nothing was written through this server (`scopes_cache_ms`). */
+  private readonly maxAgeMs: number;
+
   constructor(
-    private readonly db: Database,
-    private readonly inventory: Inventory,
-    private readonly maxAgeMs: number,
-  ) {}
+    @inject(Database) private readonly db: Database,
+    @inject(Inventory) private readonly inventory: Inventory,
+    @inject(PluginConfig) config: { scopes_cache_ms: number },
+  ) {
+    this.maxAgeMs = config.scopes_cache_ms;
+  }
 
   /** Call after a write through this server committed; `clientsOnly` when it wrote clients and nothing of the tree above them. */
   invalidate(clientsOnly = false): void {

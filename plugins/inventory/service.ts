@@ -1,6 +1,18 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
-import { execute, type Database, type PluginCluster, type PluginEvents, type Logger, ErrorCode, badRequest } from 'ogserve';
+import {
+  execute,
+  Database,
+  inject,
+  injectable,
+  PluginClusterView,
+  PluginEventBus,
+  type PluginCluster,
+  type PluginEvents,
+  type Logger,
+  ErrorCode,
+  badRequest,
+} from 'ogserve';
 import './client-events';
 import { ClientIndex, type ClientPatch } from './client-index';
 import { type Center, CenterEntity } from './entities/center';
@@ -68,6 +80,7 @@ export interface InventoryChange {
  * store what agents report about their disks. What happens to clients is told on the event
  * bus (`client.saved`, `client.removed`, `clients.removed`, hook `client.check`).
  */
+@injectable()
 export class Inventory {
   private readonly diskWriter: DiskSetupWriter;
   private readonly index: ClientIndex;
@@ -76,9 +89,9 @@ export class Inventory {
   private disksToTell?: Set<number>;
 
   constructor(
-    private readonly db: Database,
-    private readonly events: PluginEvents,
-    private readonly cluster: Pick<PluginCluster, 'broadcast'>,
+    @inject(Database) private readonly db: Database,
+    @inject(PluginEventBus) private readonly events: PluginEvents,
+    @inject(PluginClusterView) private readonly cluster: Pick<PluginCluster, 'broadcast'>,
   ) {
     this.diskWriter = new DiskSetupWriter(db);
     this.index = new ClientIndex(db);

@@ -1,6 +1,6 @@
 import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Database, Logger } from 'ogserve';
+import { Database, inject, injectable, type Logger, PluginConfig, PluginLog } from 'ogserve';
 import { LIVE_PREFIX, liveDirectoryPattern, parseLiveName, type LiveEntry } from './live-names';
 
 export interface LiveList {
@@ -17,13 +17,20 @@ const fields = ['distribution', 'kernel', 'architecture', 'revision', 'directory
  * added through POST /live/add, in that order, each directory once. Read on every call: the
  * site installs images with its own tools.
  */
+@injectable()
 export class LiveCatalog {
+  private readonly directory: string;
+  private readonly infoFile: string;
+
   constructor(
-    private readonly directory: string,
-    private readonly infoFile: string,
-    private readonly db: Database,
-    private readonly log: Logger,
-  ) {}
+    /** `directory`, and `info_file` (default: <directory>/ogliveinfo.json). */
+    @inject(PluginConfig) config: { directory: string; info_file?: string },
+    @inject(Database) private readonly db: Database,
+    @inject(PluginLog) private readonly log: Logger,
+  ) {
+    this.directory = config.directory;
+    this.infoFile = config.info_file ?? path.join(config.directory, 'ogliveinfo.json');
+  }
 
   async list(): Promise<LiveList> {
     const info = await this.readInfoFile();

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { definePlugin } from 'ogserve';
 import { Inventory } from '../inventory';
@@ -22,8 +21,6 @@ export default definePlugin({
     { additionalProperties: false },
   ),
   register(ctx) {
-    const { config } = ctx;
-    const catalog = new LiveCatalog(config.directory, config.info_file ?? path.join(config.directory, 'ogliveinfo.json'), ctx.db, ctx.log);
-    liveRoutes(ctx, catalog, ctx.use(Inventory), ctx.use(BootFiles));
+    liveRoutes(ctx, ctx.make(LiveCatalog), ctx.use(Inventory), ctx.use(BootFiles));
   },
 });

@@ -1,5 +1,6 @@
-import type { ClientView, Inventory } from '../inventory';
-import type { BootFiles } from './service';
+import { inject, injectable } from 'ogserve';
+import { type ClientView, Inventory } from '../inventory';
+import { BootFiles } from './service';
 
 interface Waiter {
   resolve: () => void;
@@ -13,13 +14,14 @@ interface Waiter {
  * one change each. A lone save is written at once. Each save's promise settles once its batch
  * is written, or with the batch's failure (a mode without a template is logged, not a failure).
  */
+@injectable()
 export class SavedClientFiles {
   private waiting = new Map<number, Waiter[]>();
   private draining = false;
 
   constructor(
-    private readonly bootFiles: BootFiles,
-    private readonly inventory: Pick<Inventory, 'clientById'>,
+    @inject(BootFiles) private readonly bootFiles: BootFiles,
+    @inject(Inventory) private readonly inventory: Pick<Inventory, 'clientById'>,
   ) {}
 
   /** Write the files of the client with this id as it is stored when its batch runs (none if it is gone by then). */

@@ -1,13 +1,29 @@
 import { access, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ErrorCode, HttpError, type Logger } from 'ogserve';
-import type { ClientView, Inventory } from '../inventory';
+import { Counter } from 'prom-client';
+import {
+  type ChosenAddress,
+  CoreConfig,
+  type CoreSettings,
+  ErrorCode,
+  HttpError,
+  inject,
+  injectable,
+  type Logger,
+  MetricsRegistry,
+  PluginConfig,
+  PluginLog,
+  type Registry,
+} from 'ogserve';
+import { type ClientView, Inventory } from '../inventory';
 import { removeFile, removeFilesWhere, removeStaleTempFiles, syncDirectory, writeAtomic } from './atomic-file';
 import { bootParameters, paramValue } from './boot-params';
 import { biosFileName, macOfBootFile, uefiFileName } from './file-names';
 import { changedAnything, compareFile, describeReconciliation, noReconciliation, type Reconciliation } from './reconciliation';
-import { type Catalog, FIRMWARES, type Firmware, type RenderInput, type Renderer, type Templates } from './templates';
+import type { PxeModesSettings } from './schemas';
+import { serverAddress } from './server-address';
+import { type Catalog, FIRMWARES, type Firmware, type RenderInput, type Renderer, Templates } from './templates';
 
 export interface BootFilesSettings {
   biosDir: string;
@@ -34,6 +50,7 @@ export type BootFileChange = { write: ClientView[]; mode: string } | { remove: C
  * Per-client boot files of both firmware kinds. Other plugins (live) rewrite a client's
  * files through this service after changing what goes into them.
  */
+@injectable()
 export class BootFiles {
   /** The end of the chain of boot-file changes: each runs after the previous one ends. */
   private tail: Promise<unknown> = Promise.resolve();
@@ -41,13 +58,38 @@ export class BootFiles {
   onChange: (change: BootFileChange) => void = () => undefined;
 
   constructor(
-    private readonly settings: BootFilesSettings,
-    private readonly templates: Templates,
-    private readonly inventory: Inventory,
-    private readonly log: Logger,
-    /** Told how many files each write put in place (the boot-file metrics). */
-    private readonly written: (files: number) => void = () => undefined,
-  ) {}
+    @inject(PluginConfig) config: PxeModesSettings,
+    @inject(CoreConfig) core: CoreSettings,
+    @inject(Templates) private readonly templates: Templates,
+    @inject(Inventory) private readonly inventory: Inventory,
+    @inject(PluginLog) private readonly log: Logger,
+    @inject(MetricsRegistry) registry: Registry,
+  ) {
+    this.server = serverAddress(config.server_ip, core.rest.ip);
+    this.settings = {
+      biosDir: config.bios_dir,
+      uefiDir: config.uefi_dir,
+      serverIp: this.server.address,
+      lang: config.lang || process.env.LANG || '',
+      vga: config.vga,
+    };
+    this.filesWritten = new Counter({
+      name: 'ogserve_boot_files_written_total',
+      help: 'Boot files (BIOS and UEFI) written',
+      registers: [registry],
+    });
+  }
+
+  /** The address boot parameters name, and how it was chosen. */
+  readonly server: ChosenAddress;
+  private readonly settings: BootFilesSettings;
+  /** Boot files written (the boot-file metrics). */
+  private readonly filesWritten: Counter;
+
+  /** Told how many files each write put in place. */
+  private written(files: number): void {
+    this.filesWritten.inc(files);
+  }
 
   /**
    * Run a change of boot files (and of the records they follow) alone. Files are written

@@ -1,7 +1,9 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import ejs from 'ejs';
+import { inject, injectable, PluginConfig } from 'ogserve';
 import type { ClientView } from '../inventory';
+import type { PxeModesSettings } from './schemas';
 import { withoutLivedir } from './boot-params';
 
 export type Firmware = 'bios' | 'uefi';
@@ -43,11 +45,16 @@ const modeName = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/;
  * templates without a restart. The mode list is rescanned when a folder's mtime changes (a
  * file added, removed or renamed); compiled ejs is kept until its file changes.
  */
+@injectable()
 export class Templates {
   private readonly compiled = new Map<string, { stamp: string; render: (vars: object) => string }>();
   private scanned?: { stamp: string; catalog: Catalog };
 
-  constructor(private readonly dir: string) {}
+  private readonly dir: string;
+
+  constructor(@inject(PluginConfig) config: Pick<PxeModesSettings, 'templates_dir'>) {
+    this.dir = config.templates_dir;
+  }
 
   async catalog(): Promise<Catalog> {
     const stamp = (

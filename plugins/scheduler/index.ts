@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { definePlugin } from 'ogserve';
-import { AgentCommands, AgentLink } from '../agents';
+import { AgentLink } from '../agents';
 import { Inventory } from '../inventory';
-import { Waker } from '../wol';
 import { SchedulerClock, SystemClock, type Clock } from './clock';
 import { ActionEntity } from './entities/action';
 import { ProcedureEntity, ProcedureStepEntity } from './entities/procedure';
@@ -50,21 +49,10 @@ export default definePlugin({
   ),
   register(ctx) {
     // Tests register a ManualClock under SchedulerClock before starting a server.
-    const clock = ctx.service<Clock>(SchedulerClock, () => new SystemClock());
+    ctx.service<Clock>(SchedulerClock, () => new SystemClock());
     const link = ctx.use(AgentLink);
     const inventory = ctx.use(Inventory);
-    const scheduler = new Scheduler(
-      ctx.db,
-      link,
-      ctx.use(AgentCommands),
-      inventory,
-      ctx.use(Waker),
-      clock,
-      { pendingTimeoutMs: ctx.config.pending_timeout_s * 1000, retryMs: ctx.config.retry_interval_s * 1000 },
-      ctx.log,
-      (fired) => void ctx.events.emit('schedule.fired', fired),
-      ctx.cluster,
-    );
+    const scheduler = ctx.make(Scheduler);
     ctx.provide(Scheduler, scheduler);
     // A connecting agent is sent GET /refresh first; its queued commands follow the answer.
     ctx.events.on('agent.connected', ({ client }) => void setImmediate(() => scheduler.queue.connected(client)));

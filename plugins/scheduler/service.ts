@@ -1,15 +1,28 @@
-import { type PluginCluster, type Database, ErrorCode, badRequest, type Logger } from 'ogserve';
-import type { AgentCommands, AgentLink } from '../agents';
-import type { ClientView, Inventory } from '../inventory';
-import type { Waker } from '../wol';
+import {
+  type PluginCluster,
+  Database,
+  ErrorCode,
+  badRequest,
+  inject,
+  injectable,
+  type Logger,
+  PluginClusterView,
+  PluginConfig,
+  PluginEventBus,
+  PluginLog,
+  type PluginEvents,
+} from 'ogserve';
+import { AgentCommands, AgentLink } from '../agents';
+import { type ClientView, Inventory } from '../inventory';
+import { Waker } from '../wol';
 import { nextOccurrence, readYears, requireSomeTime, whenAt, type When } from './calendar';
-import type { Clock } from './clock';
+import { type Clock, SchedulerClock } from './clock';
 import { StepCommands, oneClientMessage } from './commands';
 import { ActionEntity, type Action } from './entities/action';
 import { ScheduleEntity, type Schedule, type ScheduleKind } from './entities/schedule';
 import { TaskEntity } from './entities/task';
 import { Expander, Session } from './expander';
-import { CommandQueue, type QueueTimings } from './queue';
+import { CommandQueue } from './queue';
 import type { WhenRequest } from './schemas';
 import { Timeline, type TimelineEntry } from './timeline';
 import { WakeSteps } from './wake-steps';
@@ -124,6 +137,13 @@ export interface ScheduleFired {
  * per-client queue of commands they produce. Exported for tests and for plugins that
  * want to queue work (through `expander`).
  */
+/** The validated `scheduler` config section. */
+export interface SchedulerSettings {
+  pending_timeout_s: number;
+  retry_interval_s: number;
+}
+
+@injectable()
 export class Scheduler {
   /** The commands a step may queue: the enabled plugins' agent commands and `wol`. */
   readonly steps: StepCommands;
@@ -132,17 +152,18 @@ export class Scheduler {
   readonly timeline: Timeline;
 
   constructor(
-    private readonly db: Database,
-    link: AgentLink,
-    agentCommands: AgentCommands,
-    inventory: Inventory,
-    waker: Pick<Waker, 'wake'>,
-    readonly clock: Clock,
-    timings: QueueTimings,
-    private readonly log: Logger,
-    private readonly announce: (fired: ScheduleFired) => void,
-    private readonly cluster: Pick<PluginCluster, 'broadcast'>,
+    @inject(Database) private readonly db: Database,
+    @inject(AgentLink) link: AgentLink,
+    @inject(AgentCommands) agentCommands: AgentCommands,
+    @inject(Inventory) inventory: Inventory,
+    @inject(Waker) waker: Pick<Waker, 'wake'>,
+    @inject(SchedulerClock) readonly clock: Clock,
+    @inject(PluginConfig) config: SchedulerSettings,
+    @inject(PluginLog) private readonly log: Logger,
+    @inject(PluginEventBus) private readonly events: Pick<PluginEvents, 'emit'>,
+    @inject(PluginClusterView) private readonly cluster: Pick<PluginCluster, 'broadcast'>,
   ) {
+    const timings = { pendingTimeoutMs: config.pending_timeout_s * 1000, retryMs: config.retry_interval_s * 1000 };
     this.steps = new StepCommands(agentCommands);
     this.queue = new CommandQueue(db, link, this.steps, clock, timings, log, (ip) => this.changed(ip));
     this.expander = new Expander(db, inventory, this.queue, this.steps, new WakeSteps(db, waker, clock, log), clock, log);
@@ -360,7 +381,7 @@ export class Scheduler {
 
   private async fire(entry: TimelineEntry): Promise<void> {
     this.log.info({ schedule: entry.id, kind: entry.kind, target: entry.target }, 'schedule fired');
-    this.announce({ schedule: entry.id, kind: entry.kind, target: entry.target });
+    void this.events.emit('schedule.fired', { schedule: entry.id, kind: entry.kind, target: entry.target });
     if (entry.kind === 'task') await this.expander.runTask(entry.target, { scheduleId: entry.id });
     else await this.expander.runSession(entry.target, { scheduleId: entry.id });
   }

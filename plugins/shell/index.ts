@@ -15,7 +15,7 @@ export default definePlugin({
   config: ShellConfig,
   register(ctx) {
     const link = ctx.use(AgentLink);
-    const results = new ShellResults(ctx.config.max_output_bytes);
+    const results = ctx.make(ShellResults);
 
     // Scripts are run by the agent only: the server never runs request text.
     const run = ctx.use(AgentCommands).define({

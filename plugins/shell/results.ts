@@ -1,3 +1,5 @@
+import { inject, injectable, PluginConfig } from 'ogserve';
+
 /** What GET/POST /shell/output shows for one client. */
 export interface ShellResult {
   /** The command string as the REST caller sent it. */
@@ -16,12 +18,17 @@ export interface ShellResult {
  * of the older one: a client shows nothing while its newest command runs, and nothing if
  * that command fails without output.
  */
+@injectable()
 export class ShellResults {
   private readonly results = new Map<string, ShellResult>();
   /** Clients with a command on its way, with the command as sent. */
   private readonly running = new Map<string, string>();
 
-  constructor(private readonly maxOutputBytes: number) {}
+  private readonly maxOutputBytes: number;
+
+  constructor(@inject(PluginConfig) config: { max_output_bytes: number }) {
+    this.maxOutputBytes = config.max_output_bytes;
+  }
 
   started(ip: string, cmd: string): void {
     this.results.delete(ip);

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import { definePlugin } from 'ogserve';
-import { Inventory } from '../inventory';
 import { TokenEntity } from './entities/token';
 import { tokenRoutes } from './routes';
 import { TokenStore } from './store';
@@ -27,16 +26,7 @@ export default definePlugin({
     { additionalProperties: false },
   ),
   register(ctx) {
-    const inventory = ctx.use(Inventory);
-    const store = new TokenStore(
-      ctx.db,
-      {
-        check: async (centers, rooms) => void (await inventory.scopeOf(centers, rooms)),
-        make: (centers, rooms) => inventory.fleetScope(centers, rooms),
-      },
-      Date.now,
-      () => ctx.cluster.broadcast('tokens.changed', null),
-    );
+    const store = ctx.make(TokenStore);
     // A token revoked through another instance stops working here at once.
     const reread = () => void store.changedElsewhere().catch((error: unknown) => ctx.log.error({ err: error }, 'tokens not read again'));
     ctx.cluster.on('tokens.changed', reread);

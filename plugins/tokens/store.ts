@@ -1,5 +1,18 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type AccessScope, type Credential, type Role, isRole, type Database, ErrorCode, badRequest } from 'ogserve';
+import {
+  type AccessScope,
+  type Credential,
+  type Role,
+  isRole,
+  Database,
+  ErrorCode,
+  badRequest,
+  inject,
+  injectable,
+  PluginClusterView,
+  type PluginCluster,
+} from 'ogserve';
+import { Inventory } from '../inventory';
 import { TokenEntity } from './entities/token';
 
 /** A token as GET /tokens and `ogserve token list` show it: never its secret or hash. */
@@ -57,19 +70,29 @@ const isoOf = (ms: string | number | null): string | null => (ms === null ? null
  * `ogserve token` on the same database is seen within a second. Last-use times are written
  * in batches.
  */
+@injectable()
 export class TokenStore {
   private byHash = new Map<string, Known>();
   private readAt = 0;
   private reading?: Promise<void>;
   private readonly used = new Map<string, number>();
 
+  private readonly scopes: ScopeMaker;
+  private readonly now: () => number = Date.now;
+  /** Told after each create and revoke (`tokens.changed`: the other instances read the table again at once). */
+  private readonly changed: () => void;
+
   constructor(
-    private readonly db: Database,
-    private readonly scopes: ScopeMaker,
-    private readonly now: () => number = Date.now,
-    /** Told after each create and revoke (the other instances read the table again at once). */
-    private readonly changed: () => void = () => undefined,
-  ) {}
+    @inject(Database) private readonly db: Database,
+    @inject(Inventory) inventory: Pick<Inventory, 'scopeOf' | 'fleetScope'>,
+    @inject(PluginClusterView) cluster: Pick<PluginCluster, 'broadcast'>,
+  ) {
+    this.scopes = {
+      check: async (centers, rooms) => void (await inventory.scopeOf(centers, rooms)),
+      make: (centers, rooms) => inventory.fleetScope(centers, rooms),
+    };
+    this.changed = () => cluster.broadcast('tokens.changed', null);
+  }
 
   /** Another instance created or revoked a token: read the table again now. */
   changedElsewhere(): Promise<void> {

@@ -1,8 +1,10 @@
-import { SystemClock, type Clock } from 'ogserve';
+import { SystemClock, type Clock, inject, injectable, PluginConfig } from 'ogserve';
+import { WolClock } from './clock';
+import type { WolSettings } from './schemas';
 
 /**
  * Clients woken but not yet connected (state WOL_SENT), by IP, oldest first. Each entry
- * lives `lifetimeMs` on `clock` unless released earlier (its agent connected, or the client
+ * lives `pending_timeout_s` on `clock` unless released earlier (its agent connected, or the client
  * was removed).
  *
  * One timer serves every entry: a POST /wol marks thousands at once, and a timer each made
@@ -10,16 +12,21 @@ import { SystemClock, type Clock } from 'ogserve';
  * and arms for the next. Marking again or releasing does not move it: it may fire with
  * nothing due and then simply re-arms.
  */
+@injectable()
 export class PendingWakes {
   /** Each entry's expiry (ms on `clock`), by IP, in marking order. */
   private readonly expiries = new Map<string, number>();
   /** The armed timer: when it fires, and its cancel function. */
   private timer: { at: number; cancel: () => void } | undefined;
 
+  private readonly lifetimeMs: number;
+
   constructor(
-    private readonly lifetimeMs: number,
-    private readonly clock: Clock = new SystemClock(),
-  ) {}
+    @inject(PluginConfig) config: Pick<WolSettings, 'pending_timeout_s'>,
+    @inject(WolClock) private readonly clock: Clock = new SystemClock(),
+  ) {
+    this.lifetimeMs = config.pending_timeout_s * 1000;
+  }
 
   /** Add an entry, or restart the lifetime of an existing one (it keeps its place). */
   mark(ip: string): void {

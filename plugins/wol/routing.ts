@@ -1,13 +1,23 @@
-import { type PluginCluster, ipv4ToInt, isIpv4, type Logger } from 'ogserve';
+import {
+  inject,
+  injectable,
+  ipv4ToInt,
+  isIpv4,
+  type Logger,
+  PluginClusterView,
+  PluginConfig,
+  PluginLog,
+  type PluginCluster,
+  StartupError,
+} from 'ogserve';
+import { LocalSender } from './local-sender';
+import type { WolSettings } from './schemas';
 import type { Datagram } from './sender';
 
 /** A datagram, with the client it wakes (its address decides which instance sends it). */
 export interface ClientDatagram extends Datagram {
   client: string;
 }
-
-/** Sends datagrams from this instance's socket; resolves with each one's error, in order. */
-export type LocalSend = (datagrams: Datagram[], port: number) => Promise<(Error | undefined)[]>;
 
 interface Network {
   base: number;
@@ -35,16 +45,25 @@ export function parseNetwork(text: string): Network | undefined {
  * that does. Alone, this instance sends everything. The instances tell each other their
  * networks as they join.
  */
+@injectable()
 export class WakeRouting {
   /** Other instances' networks, by instance. */
   private readonly networks = new Map<string, Network[]>();
+  /** This instance's networks (`wol.networks`). */
+  private readonly own: Network[];
 
   constructor(
-    private readonly cluster: PluginCluster,
-    private readonly own: Network[],
-    private readonly sendHere: LocalSend,
-    private readonly log: Logger,
+    @inject(PluginClusterView) private readonly cluster: PluginCluster,
+    @inject(PluginConfig) config: Pick<WolSettings, 'networks'>,
+    @inject(LocalSender) private readonly local: LocalSender,
+    @inject(PluginLog) private readonly log: Logger,
   ) {
+    const own = config.networks.map((text, i) => {
+      const network = parseNetwork(text);
+      if (!network) throw new StartupError(`wol.networks[${i}]: '${text}' is not an IPv4 network like 10.1.0.0/16`);
+      return network;
+    });
+    this.own = own;
     const announce = (to: string) =>
       void cluster
         .send(
@@ -67,16 +86,18 @@ export class WakeRouting {
     cluster.on<Forwarded>(
       'wol.send',
       ({ port, datagrams }) =>
-        void this.sendHere(
-          datagrams.map(([address, hex]) => ({ address, packet: Buffer.from(hex, 'hex') })),
-          port,
-        ).catch((error: unknown) => log.error({ err: error }, 'magic packets asked by another instance not sent')),
+        void this.local
+          .sendAll(
+            datagrams.map(([address, hex]) => ({ address, packet: Buffer.from(hex, 'hex') })),
+            port,
+          )
+          .catch((error: unknown) => log.error({ err: error }, 'magic packets asked by another instance not sent')),
     );
   }
 
   /** Send each datagram from the instance that reaches its client; an instance that cannot be reached fails its datagrams. */
   async sendAll(datagrams: ClientDatagram[], port: number): Promise<(Error | undefined)[]> {
-    if (!this.cluster.shared) return this.sendHere(datagrams, port);
+    if (!this.cluster.shared) return this.local.sendAll(datagrams, port);
     const here: number[] = [];
     const away = new Map<string, number[]>();
     for (const [i, datagram] of datagrams.entries()) {
@@ -91,7 +112,7 @@ export class WakeRouting {
       if (sender === '*') here.push(i);
     }
     const results: (Error | undefined)[] = new Array(datagrams.length).fill(undefined);
-    const local = await this.sendHere(
+    const local = await this.local.sendAll(
       here.map((i) => datagrams[i]!),
       port,
     );

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 
 /**
  * POST /wol. `clients` takes any strings: a malformed address is skipped and reported,
@@ -31,6 +31,9 @@ export const WolConfig = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** The validated `wol` config section. */
+export type WolSettings = Static<typeof WolConfig>;
 
 const Addresses = Type.Array(Type.String());
 

@@ -1,10 +1,21 @@
-import { isIpv4, isNetmask } from 'ogserve';
-import type { AgentLink } from '../agents';
-import type { ClientView, Inventory } from '../inventory';
+import {
+  inject,
+  injectable,
+  isIpv4,
+  isNetmask,
+  PluginClusterView,
+  PluginConfig,
+  PluginEventBus,
+  type PluginCluster,
+  type PluginEvents,
+} from 'ogserve';
+import { AgentLink } from '../agents';
+import { type ClientView, Inventory } from '../inventory';
 import { destinations, sharedBroadcasts, type WakeType } from './addresses';
 import { magicPacket } from './magic-packet';
-import type { PendingWakes } from './pending';
-import type { ClientDatagram } from './routing';
+import { PendingWakes } from './pending';
+import { type ClientDatagram, WakeRouting } from './routing';
+import type { WolSettings } from './schemas';
 
 /** Where the datagrams go out: this instance's socket, or the instance that reaches each client. */
 export interface DatagramSender {
@@ -42,16 +53,24 @@ export interface WakeSettings {
  * woken clients WOL_SENT. A client already WOL_SENT is sent its packet again (a second
  * request usually means the first packet was lost) and its lifetime restarts.
  */
+@injectable()
 export class Waker {
+  private readonly settings: WakeSettings;
+
   constructor(
-    private readonly clients: Pick<Inventory, 'clientsByIps'>,
-    private readonly agents: Pick<AgentLink, 'isConnected'>,
-    private readonly pending: PendingWakes,
-    private readonly settings: WakeSettings,
-    private readonly socket: () => DatagramSender,
+    @inject(Inventory) private readonly clients: Pick<Inventory, 'clientsByIps'>,
+    @inject(AgentLink) private readonly agents: Pick<AgentLink, 'isConnected'>,
+    @inject(PendingWakes) private readonly pending: PendingWakes,
+    @inject(PluginConfig) config: Pick<WolSettings, 'port' | 'interface' | 'limited_broadcast'>,
+    /** This instance's socket, or the instance that reaches each client. */
+    @inject(WakeRouting) private readonly socket: DatagramSender,
     /** Told of every wake that sent packets (and how many left): the `wol.sent` event. */
-    private readonly announce: (sent: string[], type: WakeType, packets: number) => void = () => undefined,
-  ) {}
+    @inject(PluginEventBus) private readonly events?: Pick<PluginEvents, 'emit'>,
+    /** Every instance's GET /clients shows the woken WOL_SENT. */
+    @inject(PluginClusterView) private readonly cluster?: Pick<PluginCluster, 'broadcast'>,
+  ) {
+    this.settings = { port: config.port, interfaceName: config.interface || undefined, limitedBroadcast: config.limited_broadcast };
+  }
 
   async wake(addresses: string[], type: WakeType): Promise<WakeReport> {
     const report: WakeReport = { sent: [], skipped: { malformed: [], not_found: [], connected: [], invalid_record: [], send_failed: [] } };
@@ -84,7 +103,7 @@ export class Waker {
     }
     first.push(datagrams.length);
 
-    const errors = datagrams.length > 0 ? await this.socket().sendAll(datagrams, this.settings.port) : [];
+    const errors = datagrams.length > 0 ? await this.socket.sendAll(datagrams, this.settings.port) : [];
     let packets = 0;
     for (let k = 0; k < targets.length; k++) {
       const ip = targets[k]!;
@@ -101,7 +120,10 @@ export class Waker {
         report.sent.push(ip);
       } else report.skipped.connected.push(ip);
     }
-    if (report.sent.length > 0) this.announce(report.sent, type, packets);
+    if (report.sent.length > 0) {
+      void this.events?.emit('wol.sent', { clients: report.sent, type, packets });
+      this.cluster?.broadcast('wol.pending', report.sent);
+    }
     return report;
   }
 }

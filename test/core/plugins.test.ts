@@ -236,6 +236,81 @@ test('a plugin using a service it did not require is refused', async () => {
   }
 });
 
+/** A third-party plugin whose class takes `tokens` through its constructor (JavaScript: no decorators). */
+function injectedPlugin(name: string, requires: string[], tokens: string): string {
+  return `const { definePlugin, injectableWith, PluginConfig, PluginLog, Type } = require('ogserve');
+     const { Inventory } = require('ogserve/plugins/inventory');
+     const { AgentLink } = require('ogserve/plugins/agents');
+     class Greeter {
+       constructor(config, log, other) { this.config = config; this.log = log; this.other = other; }
+     }
+     injectableWith(Greeter, [${tokens}]);
+     module.exports = definePlugin({
+       name: '${name}',
+       requires: ${JSON.stringify(requires)},
+       config: Type.Object({ greeting: Type.String({ default: 'hi' }) }, { additionalProperties: false }),
+       register(ctx) {
+         const greeter = ctx.make(Greeter);
+         ctx.router.get('/greeter', { permission: 'read' }, async () => ({
+           greeting: greeter.config.greeting,
+           log: greeter.log === ctx.log,
+           inventory: greeter.other === ctx.use(Inventory),
+           clients: (await greeter.other.clientByIp('10.9.9.9')) ?? 'none',
+           once: ctx.make(Greeter) === greeter,
+           provided: ctx.make(Inventory) === ctx.use(Inventory),
+         }));
+       },
+     });`;
+}
+
+test("ctx.make: a class receives its config, its logger and a required plugin's service through its constructor", () =>
+  inTempDir('ogserve-make-', async (dir) => {
+    const plugin = writePlugin(dir, 'greeter.js', injectedPlugin('greeter', ['inventory'], 'PluginConfig, PluginLog, Inventory'));
+    await withServer(
+      async (s) => {
+        assert.deepEqual(
+          (await s.get('/greeter')).body,
+          { greeting: 'hola', log: true, inventory: true, clients: 'none', once: true, provided: true },
+          "the config section, the plugin's logger and the inventory, made once; ctx.make(Inventory) is the inventory plugin's",
+        );
+      },
+      { config: { plugins: ['inventory', plugin], greeter: { greeting: 'hola' } } },
+    );
+  }));
+
+test('ctx.make: a class that takes a service of a plugin not in requires, or of no enabled plugin, stops the start naming both sides', () =>
+  inTempDir('ogserve-make-refused-', async (dir) => {
+    const sneaky = writePlugin(dir, 'sneaky.js', injectedPlugin('sneaky', [], 'PluginConfig, PluginLog, Inventory'));
+    let message = await startupError({ plugins: ['inventory', sneaky] });
+    assert.match(
+      message,
+      /plugin 'sneaky' cannot make 'Greeter': it uses service 'Inventory' of plugin 'inventory' without listing 'inventory' in requires/,
+      message,
+    );
+    const lonely = writePlugin(dir, 'lonely.js', injectedPlugin('lonely', ['inventory'], 'PluginConfig, PluginLog, AgentLink'));
+    message = await startupError({ plugins: ['inventory', lonely] });
+    assert.match(message, /plugin 'lonely' cannot make 'Greeter': it uses service 'AgentLink', which no enabled plugin provides/, message);
+    const wrong = writePlugin(dir, 'wrong.js', injectedPlugin('wrong', ['inventory'], "PluginConfig, PluginLog, Symbol('Nowhere')"));
+    message = await startupError({ plugins: ['inventory', wrong] });
+    assert.match(message, /plugin 'wrong' cannot make 'Greeter': it uses service 'Nowhere', which no enabled plugin provides/, message);
+  }));
+
+test("a plugin's container resolves a service of a plugin it does not require only to refuse it", () =>
+  inTempDir('ogserve-container-', async (dir) => {
+    const sneaky = writePlugin(
+      dir,
+      'sneaky.js',
+      `const { Inventory } = require('ogserve/plugins/inventory');
+       module.exports = { name: 'sneaky', register(ctx) { ctx.container.resolve(Inventory); } };`,
+    );
+    const message = await startupError({ plugins: ['inventory', sneaky] });
+    assert.match(
+      message,
+      /plugin 'sneaky' uses service 'Inventory' of plugin 'inventory' without listing 'inventory' in requires/,
+      message,
+    );
+  }));
+
 test('two plugins claiming one route are refused, naming both', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-route-'));
   try {

@@ -14,7 +14,7 @@ const until = async (condition: () => boolean, timeoutMs = 5000): Promise<void> 
 /** A PendingWakes of 60 s on a manual clock, cleared after `fn`. */
 async function onManualClock(fn: (pending: PendingWakes, clock: ManualClock) => Promise<void>): Promise<void> {
   const clock = new ManualClock(1_000_000);
-  const pending = new PendingWakes(60_000, clock);
+  const pending = new PendingWakes({ pending_timeout_s: 60 }, clock);
   try {
     await fn(pending, clock);
   } finally {
@@ -23,7 +23,7 @@ async function onManualClock(fn: (pending: PendingWakes, clock: ManualClock) => 
 }
 
 test('entries are listed oldest first and released on demand', () => {
-  const pending = new PendingWakes(60_000);
+  const pending = new PendingWakes({ pending_timeout_s: 60 });
   try {
     pending.mark('127.0.0.3');
     pending.mark('127.0.0.1');
@@ -39,7 +39,7 @@ test('entries are listed oldest first and released on demand', () => {
 });
 
 test('an entry expires after its lifetime; marking again restarts it', async () => {
-  const pending = new PendingWakes(1000);
+  const pending = new PendingWakes({ pending_timeout_s: 1 });
   try {
     pending.mark('127.0.0.1');
     pending.mark('127.0.0.2');
@@ -139,7 +139,7 @@ test('releasing the entry the timer is armed for leaves the others their expiry;
 
 test('clear drops every entry and its timer', () => {
   const clock = new ManualClock(1_000_000);
-  const pending = new PendingWakes(60_000, clock);
+  const pending = new PendingWakes({ pending_timeout_s: 60 }, clock);
   pending.mark('127.0.0.1');
   pending.mark('127.0.0.2');
   pending.clear();
@@ -180,7 +180,7 @@ class SettableClock implements Clock {
 
 test('an entry marked after the clock was set back expires at its own time, before the older one', async () => {
   const clock = new SettableClock(1_000_000);
-  const pending = new PendingWakes(60_000, clock);
+  const pending = new PendingWakes({ pending_timeout_s: 60 }, clock);
   try {
     pending.mark('127.0.0.1');
     await clock.set(990_000);

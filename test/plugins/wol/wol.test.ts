@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { ManualClock } from '../../../core/clock';
+import type { PluginEvents } from '../../../core/events';
 import { Inventory } from '../../../plugins/inventory';
 import { PendingWakes } from '../../../plugins/wol/pending';
 import type { ClientDatagram } from '../../../plugins/wol/routing';
@@ -283,9 +284,15 @@ test('records that would wake through 255.255.255.255 are skipped as invalid_rec
       return datagrams.map(() => undefined);
     },
   } as unknown as WakeSocket;
-  const pending = new PendingWakes(60_000);
+  const pending = new PendingWakes({ pending_timeout_s: 60 });
   const waker = (limitedBroadcast: boolean) =>
-    new Waker(x.s.app.container.resolve(Inventory), x.link, pending, { port: x.port, limitedBroadcast }, () => recorder);
+    new Waker(
+      x.s.app.container.resolve(Inventory),
+      x.link,
+      pending,
+      { port: x.port, interface: '', limited_broadcast: limitedBroadcast },
+      recorder,
+    );
   try {
     // Records imported from the reference, bypassing the REST validation.
     const db = x.s.app.database;
@@ -333,9 +340,15 @@ test('clients whose packets the kernel refuses are reported as send_failed and g
   const x = await wolSite({ count: 2 });
   const socket = await WakeSocket.open();
   await socket.close(); // every send on a closed socket fails
-  const pending = new PendingWakes(60_000);
+  const pending = new PendingWakes({ pending_timeout_s: 60 });
   try {
-    const waker = new Waker(x.s.app.container.resolve(Inventory), x.link, pending, { port: x.port, limitedBroadcast: false }, () => socket);
+    const waker = new Waker(
+      x.s.app.container.resolve(Inventory),
+      x.link,
+      pending,
+      { port: x.port, interface: '', limited_broadcast: false },
+      socket,
+    );
     const report = await waker.wake(x.ips, 'broadcast');
     assert.deepEqual(report, { sent: [], skipped: { ...noSkips, send_failed: x.ips } }, 'reported as failed');
     assert.deepEqual([...pending.ips()], [], 'no WOL_SENT entry');
@@ -363,15 +376,21 @@ test('a client is woken when any of its packets left, and wol.sent counts every 
       }),
   };
   const announced: [string[], string, number][] = [];
-  const pending = new PendingWakes(60_000);
+  const pending = new PendingWakes({ pending_timeout_s: 60 });
   try {
     const waker = new Waker(
       x.s.app.container.resolve(Inventory),
       x.link,
       pending,
-      { port: x.port, limitedBroadcast: true },
-      () => recorder,
-      (clients, type, packets) => announced.push([clients, type, packets]),
+      { port: x.port, interface: '', limited_broadcast: true },
+      recorder,
+      {
+        emit: async (_name, sent) => {
+          const { clients, type, packets } = sent as { clients: string[]; type: string; packets: number };
+          announced.push([clients, type, packets]);
+          return [];
+        },
+      } as Pick<PluginEvents, 'emit'>,
     );
     const report = await waker.wake(x.ips, 'broadcast');
     assert.equal(sent.length, 8, 'two datagrams per client');
