@@ -108,7 +108,7 @@ export async function writeBackup(site: SiteFiles, file: string, say: (line: str
       await writer.header(header);
       for (const spec of source.specs) {
         await writer.begin({ part: 'table', name: spec.table, plugin: spec.plugin, columns: spec.columns.map((c) => c.name) });
-        for await (const row of snapshot.rows(spec)) await writer.row(row);
+        for await (const page of snapshot.pages(spec)) await writer.rows(page);
       }
       say(`tables read from one snapshot: ${source.specs.length}`);
     });

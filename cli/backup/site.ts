@@ -89,7 +89,8 @@ export async function openSource(database: CoreSettings['database'], definitions
 /** What a snapshot reads: the schema versions and each table's rows, page by page, as they were when it began. */
 export interface Snapshot {
   versions(): Promise<Map<string, number>>;
-  rows(spec: TableSpec, pageSize?: number): AsyncGenerator<unknown[]>;
+  /** The rows of a table in id order, a page at a time. */
+  pages(spec: TableSpec, pageSize?: number): AsyncGenerator<unknown[][]>;
   count(table: string): Promise<number>;
 }
 
@@ -112,7 +113,7 @@ export async function inSnapshot<T>(source: Source, type: CoreSettings['database
         const rows = (await trx('ogserve_schema').select('component', 'version')) as { component: string; version: number }[];
         return new Map(rows.map((r) => [r.component, Number(r.version)]));
       },
-      async *rows(spec, pageSize = 1000) {
+      async *pages(spec, pageSize = 2000) {
         const select = spec.columns.map((c) =>
           c.codec === 'bigint' ? trx.raw(`cast(?? as ${textType}) as ??`, [c.name, c.name]) : trx.ref(c.name),
         );
@@ -122,7 +123,7 @@ export async function inSnapshot<T>(source: Source, type: CoreSettings['database
           const query = trx(spec.table).select(select).orderBy('id').limit(pageSize);
           if (last !== -Infinity) query.where('id', '>', last);
           const page = (await query) as Record<string, unknown>[];
-          for (const row of page) yield spec.columns.map((c) => decode(c.codec, row[c.name]));
+          yield page.map((row) => spec.columns.map((c) => decode(c.codec, row[c.name])));
           if (page.length < pageSize) return;
           last = Number(page.at(-1)!.id);
           if (idAt < 0) return;

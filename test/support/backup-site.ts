@@ -126,7 +126,7 @@ export async function readTables(site: BackupSite): Promise<Tables> {
       const tables: Tables = new Map();
       for (const spec of source.specs) {
         const rows: unknown[][] = [];
-        for await (const row of snapshot.rows(spec, 333)) rows.push(row);
+        for await (const page of snapshot.pages(spec, 333)) rows.push(...page);
         tables.set(spec.table, rows);
       }
       return tables;
