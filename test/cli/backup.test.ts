@@ -1,12 +1,15 @@
 // Engine-independent: runs once, on SQLite.
 // (Each test here makes and drops its own databases on the engines it names, whatever OGSERVE_TEST_DB is.)
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'uvu';
 import { type BackupSite, fillSite, makeSite, readSiteFiles, readTables, writeSiteFiles, withSiteApp } from '../support/backup-site';
 import { ogserve } from '../support/process';
-import { removeTestStore } from '../support/server';
-import type { TestEngine } from '../support/test-db';
+import { bootFolderDifferences, readBootFolders } from '../support/boot-files';
+import { addCenter, addClient, addRoom, macFor } from '../support/fixtures';
+import { makeTestDir, removeTestStore, startServer } from '../support/server';
+import { type TestEngine, testDatabaseSection } from '../support/test-db';
 
 async function removeSites(...sites: BackupSite[]): Promise<void> {
   for (const site of sites) await removeTestStore(site.dir, site.engine);
@@ -66,7 +69,6 @@ test('a truncated, a tampered and a foreign file are refused with one line, and 
     writeSiteFiles(source);
     const file = `${source.dir}/site.backup`;
     assert.equal((await ogserve(['backup', '--to', file, ...source.args])).code, 0);
-    const { readFileSync, writeFileSync } = await import('node:fs');
     const { gunzipSync, gzipSync } = await import('node:zlib');
     const whole = readFileSync(file);
     const truncated = `${source.dir}/truncated.backup`;
@@ -122,6 +124,48 @@ test('a target that holds data is refused without --force and replaced with it; 
     assertSameTables(await readTables(target), written, 'replaced');
   } finally {
     await removeSites(source, target);
+  }
+});
+
+test('a site backed up while its server serves, restored onto PostgreSQL, serves the same inventory and boot files', async () => {
+  const dir = makeTestDir();
+  const targetDir = makeTestDir();
+  try {
+    const s = await startServer({ dir, engine: 'sqlite' });
+    let scopes: unknown;
+    const file = path.join(dir, 'site.backup');
+    try {
+      const center = await addCenter(s, 'Ciencias');
+      const room = await addRoom(s, center, 'Aula 1');
+      for (let i = 1; i <= 5; i++) await addClient(s, room, `10.0.0.${i}`, macFor(0x0a0000000000 + i), { boot: i % 2 ? 'pxe' : '10' });
+      scopes = (await s.get('/scopes')).body;
+      const run = await ogserve(['backup', '--to', file, '--config', path.join(dir, 'config.json'), '--state-dir', dir]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, /, 10 boot files to /, 'each client has a BIOS and a UEFI file');
+    } finally {
+      await s.close();
+    }
+    // The target's config: the server's own, on PostgreSQL, with its folders in its own directory.
+    const config = JSON.parse(readFileSync(path.join(dir, 'config.json'), 'utf8')) as Record<string, Record<string, unknown>>;
+    config.database = testDatabaseSection(targetDir, 'postgresql');
+    config['pxe-modes'] = { bios_dir: path.join(targetDir, 'tftpboot', 'menu.lst'), uefi_dir: path.join(targetDir, 'tftpboot', 'grub') };
+    config.live = { directory: path.join(targetDir, 'tftpboot') };
+    config.repository = { directory: path.join(targetDir, 'images') };
+    writeFileSync(path.join(targetDir, 'config.json'), JSON.stringify(config));
+    const restored = await ogserve(['restore', '--from', file, '--config', path.join(targetDir, 'config.json'), '--state-dir', targetDir]);
+    assert.equal(restored.code, 0, restored.stderr);
+    const expected = readBootFolders(dir);
+    assert.deepEqual(bootFolderDifferences(readBootFolders(targetDir), expected), [], 'the boot files, byte for byte');
+    const t = await startServer({ dir: targetDir, engine: 'postgresql' });
+    try {
+      assert.deepEqual((await t.get('/scopes')).body, scopes, 'the same tree, ids and all');
+      assert.deepEqual(bootFolderDifferences(readBootFolders(targetDir), expected), [], 'the server found them right');
+    } finally {
+      await t.close();
+    }
+  } finally {
+    await removeTestStore(dir, 'sqlite');
+    await removeTestStore(targetDir, 'postgresql');
   }
 });
 
