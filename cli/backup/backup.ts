@@ -38,6 +38,8 @@ export async function runBackup(args: string[]): Promise<number> {
     file = path.join(toDir, datedName(new Date()));
   } else {
     file = to!;
+    if (!existsSync(path.dirname(path.resolve(file))))
+      throw new StartupError(`${path.dirname(file)}: no such folder to write the backup in`);
     if (existsSync(file)) throw new StartupError(`${file} exists: a backup never overwrites a file (remove it, or name another)`);
   }
   const manifest = await writeBackup(site, file, (line) => process.stderr.write(`${line}\n`));

@@ -205,6 +205,7 @@ export async function readBackup(
   file: string,
   onHeader: (header: Header) => void,
   onItem?: (item: Item) => Promise<void> | void,
+  onPart?: (header: PartHeader) => void,
 ): Promise<Manifest> {
   const whole = createHash('sha256');
   let header: Header | undefined;
@@ -257,6 +258,7 @@ export async function readBackup(
     close();
     whole.update(bytes);
     current = { header: control as PartHeader, hash: createHash('sha256'), count: 0 };
+    onPart?.(current.header);
     if (onItem) await onItem({ kind: 'part', header: current.header });
   }
   if (!header) throw new BackupRefused(`${file} is not an ogserve backup (it is empty)`);

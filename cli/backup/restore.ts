@@ -26,7 +26,8 @@ export async function runRestore(args: string[]): Promise<number> {
   if (configTo && existsSync(configTo) && !force)
     throw new StartupError(`${configTo} exists: --config-to never overwrites a file without --force`);
   // The whole file is read and checked before anything is opened for writing.
-  const manifest = await verify(from);
+  const columns = new Map<string, string[]>();
+  const manifest = await verify(from, columns);
   const site = await siteFiles(options.values['--config'], options.values['--state-dir']);
   refuseMismatch(from, manifest, site);
   const { database } = site.config.core;
@@ -51,11 +52,12 @@ export async function runRestore(args: string[]): Promise<number> {
   try {
     const knex = (app.database.orm.em.getConnection() as AbstractSqlConnection).getKnex();
     const specs = tableSpecs(app.database.orm, app.plugins);
-    refuseColumns(from, manifest, specs);
+    refuseColumns(from, manifest, specs, columns);
     await restoreRows(from, knex, database.type, specs, site, configTo, renames);
   } catch (error) {
     for (const [temp] of renames) rmSync(temp, { force: true });
-    throw error;
+    if (error instanceof StartupError) throw error;
+    throw new StartupError(`restoring into ${describe(database)} failed, nothing was restored: ${(error as Error).message}`);
   } finally {
     await app.close();
   }
@@ -69,9 +71,16 @@ export async function runRestore(args: string[]): Promise<number> {
   return 0;
 }
 
-async function verify(file: string): Promise<Manifest> {
+async function verify(file: string, columns: Map<string, string[]>): Promise<Manifest> {
   try {
-    return await readBackup(file, () => undefined);
+    return await readBackup(
+      file,
+      () => undefined,
+      undefined,
+      (part) => {
+        if (part.part === 'table') columns.set(part.name, part.columns);
+      },
+    );
   } catch (error) {
     if (error instanceof BackupRefused) throw new StartupError(`${error.message}; nothing was restored`);
     throw error;
@@ -94,11 +103,20 @@ function refuseMismatch(file: string, manifest: Manifest, site: SiteFiles): void
   }
 }
 
-function refuseColumns(file: string, manifest: Manifest, specs: TableSpec[]): void {
-  const tables = new Set(specs.map((s) => s.table));
+function refuseColumns(file: string, manifest: Manifest, specs: TableSpec[], columns: Map<string, string[]>): void {
+  const tables = new Map(specs.map((s) => [s.table, s]));
   for (const part of manifest.parts) {
-    if (part.part === 'table' && !tables.has(part.name))
+    const spec = tables.get(part.name);
+    if (part.part === 'table' && !spec)
       throw new StartupError(`${file} holds table ${part.name}, which the target's plugins do not have; nothing was restored`);
+    if (part.part === 'table') {
+      const want = spec!.columns.map((c) => c.name).sort();
+      const have = [...(columns.get(part.name) ?? [])].sort();
+      if (want.join() !== have.join())
+        throw new StartupError(
+          `${file} holds table ${part.name} with columns ${have.join(', ')}, the target's has ${want.join(', ')}; nothing was restored`,
+        );
+    }
     if (part.part === 'file') safeJoin(file, '/', part.name.replace(/^(bios|uefi)\//, ''));
   }
 }
@@ -172,12 +190,15 @@ async function restoreRows(
         output = undefined;
       }
     };
+    let announcedFiles = false;
     const startFile = (header: PartHeader, final: string, mode: number) => {
       mkdirSync(path.dirname(final), { recursive: true });
       const temp = path.join(path.dirname(final), `.${path.basename(final)}.restore.tmp`);
       output = { fd: openSync(temp, 'w', mode), temp };
       renames.push([temp, final]);
-      process.stdout.write(`restoring ${header.part} ${header.name}\n`);
+      if (header.part !== 'file') process.stdout.write(`restoring ${header.part}\n`);
+      else if (!announcedFiles) process.stdout.write('restoring boot files\n');
+      if (header.part === 'file') announcedFiles = true;
     };
     await readBackup(
       file,

@@ -70,6 +70,10 @@ test('a truncated, a tampered and a foreign file are refused with one line, and 
     const file = `${source.dir}/site.backup`;
     assert.equal((await ogserve(['backup', '--to', file, ...source.args])).code, 0);
     const { gunzipSync, gzipSync } = await import('node:zlib');
+    const checked = await ogserve(['restore', '--from', file, '--check', ...target.args]);
+    assert.equal(checked.code, 0, checked.stderr);
+    assert.match(checked.stdout, /: a whole backup of sqlite \(ogserve .*\), \d+ rows; it fits sqlite /);
+    assert.ok(!existsSync(`${target.dir}/ogserve.sqlite`), '--check writes nothing');
     const whole = readFileSync(file);
     const truncated = `${source.dir}/truncated.backup`;
     writeFileSync(truncated, whole.subarray(0, Math.floor(whole.length / 2)));
