@@ -26,7 +26,10 @@ function site(clients: number): Record<string, number> {
 
 /** A tenth of the site first: peak memory that stays put between the two says the commands stream. */
 export default async function bench(): Promise<BenchRow[]> {
-  return [...(await measure(1_000)), ...(await measure(10_000))];
+  const sizes = (process.env.BACKUP_BENCH_CLIENTS ?? '1000,10000').split(',').map(Number);
+  const rows: BenchRow[] = [];
+  for (const clients of sizes) rows.push(...(await measure(clients)));
+  return rows;
 }
 
 async function measure(clients: number): Promise<BenchRow[]> {
@@ -69,7 +72,8 @@ async function measure(clients: number): Promise<BenchRow[]> {
 /** Run `ogserve <args>` as a child: seconds to its exit and its peak resident memory in MiB. */
 async function timed(args: string[]): Promise<{ seconds: number; peakMiB: number }> {
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, ['-r', path.join(__dirname, 'support', 'peak-memory.js'), mainScript, ...args], {
+  const heap = process.env.BACKUP_BENCH_HEAP_MB ? [`--max-old-space-size=${process.env.BACKUP_BENCH_HEAP_MB}`] : [];
+  const child = spawn(process.execPath, [...heap, '-r', path.join(__dirname, 'support', 'peak-memory.js'), mainScript, ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

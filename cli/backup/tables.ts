@@ -14,6 +14,8 @@ export interface Column {
   nullable: boolean;
   /** The most characters a string column holds. */
   length?: number;
+  /** A 16-bit integer. */
+  small: boolean;
 }
 
 /** One plugin table as a backup reads and a restore writes it. */
@@ -82,6 +84,7 @@ export function tableSpecs(orm: MikroORM, definitions: PluginDefinition[]): Tabl
           references: target?.tableName,
           nullable: prop.nullable === true,
           length: typeof prop.length === 'number' ? prop.length : undefined,
+          small: /^smallint/i.test(String(prop.type ?? '')),
         });
     }
     specs.set(meta.tableName, { table: meta.tableName, plugin, columns, parents: [...parents] });

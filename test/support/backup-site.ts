@@ -82,7 +82,7 @@ export async function fillSite(site: BackupSite, rows = 4, big: Record<string, n
               if (column.nullable && i % 3 === 0) return null;
               switch (column.codec) {
                 case 'int':
-                  return i;
+                  return column.small ? i % 32_000 : i;
                 case 'bigint':
                   return String(2n ** 53n + BigInt(i) * 1000n + 7n);
                 case 'bool':
