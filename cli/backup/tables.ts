@@ -83,7 +83,7 @@ export function tableSpecs(orm: MikroORM, definitions: PluginDefinition[]): Tabl
           selfRef,
           references: target?.tableName,
           nullable: prop.nullable === true,
-          length: typeof prop.length === 'number' ? prop.length : undefined,
+          length: typeof prop.length === 'number' && prop.length > 0 ? prop.length : undefined,
           small: /^smallint/i.test(String(prop.type ?? '')),
         });
     }
