@@ -1,3 +1,4 @@
+import { backup, restore } from './backup/command';
 import type { Command } from './command';
 import { importOpengnsys } from './import-opengnsys/command';
 import { serve } from './serve';
@@ -6,6 +7,6 @@ import { user } from './user';
 import { waitReady } from './wait-ready';
 
 /** Every subcommand of `ogserve`, in the order `--help` lists them. */
-export const commands: Command[] = [serve, importOpengnsys, token, user, waitReady];
+export const commands: Command[] = [serve, importOpengnsys, backup, restore, token, user, waitReady];
 
 export const defaultCommand = serve;
