@@ -55,8 +55,7 @@ export class SoftwareInventory {
     const after = softwareLines(text);
     const before = await storeSoftware(this.db, this.inventory, clientId, disk, partition, after);
     const client = await this.inventory.clientById(clientId);
-    if (client)
-      await this.events.tell('client.software.reported', { client: client.ip, clientId, disk, partition, before, after });
+    if (client) await this.events.tell('client.software.reported', { client: client.ip, clientId, disk, partition, before, after });
   }
 
   /**
