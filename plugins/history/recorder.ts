@@ -113,17 +113,7 @@ export class HistoryRecorder {
 
   private async write(
     clientId: number,
-    rows: {
-      at: number;
-      kind: string;
-      change: string;
-      item: string;
-      disk: number;
-      partition: number;
-      before: string | null;
-      after: string | null;
-      alerts: string[];
-    }[],
+    rows: (Omit<HistoryChange, 'id' | 'client' | 'at' | 'alerts'> & { at: number; alerts: string[] })[],
   ): Promise<void> {
     await this.db.transactional(async (em) => {
       await em.insertMany<HistoryChange>(

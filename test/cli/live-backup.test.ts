@@ -10,18 +10,11 @@ import { readBackup } from '../../cli/backup/format';
 import { type BackupSite, fillSite, makeSite, readTables, withSiteApp } from '../support/backup-site';
 import { mainScript, ogserve, runNode } from '../support/process';
 import { removeTestStore } from '../support/server';
-import { type TestEngine, testDatabaseSection } from '../support/test-db';
+import { type DatabaseSection, type TestEngine, testDatabaseSection } from '../support/test-db';
 
 /** `n` connections of their own to the site's database, each writing a center and its three rooms per transaction until stopped. */
 async function startWriters(site: BackupSite, n: number) {
-  const section = testDatabaseSection(site.dir, site.engine) as {
-    path: string;
-    name: string;
-    ip: string;
-    port: number;
-    user: string;
-    pass: string;
-  };
+  const section = testDatabaseSection(site.dir, site.engine) as DatabaseSection;
   const driver = (await import(`@mikro-orm/${site.engine}`)) as { MikroORM: typeof MikroORM };
   const orm = await driver.MikroORM.init({
     entities: [],

@@ -96,17 +96,20 @@ export interface SideConnection {
   close(): Promise<void>;
 }
 
+/** A test database's config section, every engine's keys typed (those of the others are absent). */
+export interface DatabaseSection extends Record<string, unknown> {
+  type: TestEngine;
+  path: string;
+  name: string;
+  ip: string;
+  port: number;
+  user: string;
+  pass: string;
+}
+
 /** Connect to the database of `dir`, or to the server's maintenance database with `admin`. */
 export async function connectSide(dir: string, admin = false, engine: TestEngine = testEngine): Promise<SideConnection> {
-  const section = testDatabaseSection(dir, engine) as {
-    type: TestEngine;
-    path: string;
-    name: string;
-    ip: string;
-    port: number;
-    user: string;
-    pass: string;
-  };
+  const section = testDatabaseSection(dir, engine) as DatabaseSection;
   const driver = (await import(`@mikro-orm/${engine}`)) as { MikroORM: typeof MikroORM };
   const dbName = engine === 'sqlite' ? section.path : !admin ? section.name : engine === 'postgresql' ? 'postgres' : 'information_schema';
   const orm = await driver.MikroORM.init({
