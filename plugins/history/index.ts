@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { type Clock, SystemClock, Counter, definePlugin } from 'ogserve';
+import { type Clock, SystemClock, definePlugin } from 'ogserve';
 import { HardwareInventory, SoftwareInventory } from '../agents';
 import { Inventory } from '../inventory';
 import type { HardwareChange, SoftwareChange } from './diff';
 import { HistoryChangeEntity } from './entities/change';
 import { pruneChanges } from './prune';
 import { HistoryRecorder } from './recorder';
-import { type Alert, AlertRule, AlertRules, defaultRules } from './rules';
+import { HistoryClock } from './clock';
+import { type Alert, AlertRule, defaultRules } from './rules';
 import { historyRoutes } from './routes';
 
 declare module 'ogserve' {
@@ -36,8 +37,7 @@ export type { Alert, AlertRule } from './rules';
 export type { HistoryEntry } from './query';
 export type { HardwareReport, SoftwareReport } from './reports';
 
-/** The history's source of time (when a change happened, retention): tests register a ManualClock under it. */
-export const HistoryClock = Symbol('HistoryClock');
+export { HistoryClock } from './clock';
 
 const hourMs = 60 * 60 * 1000;
 
@@ -67,21 +67,7 @@ export default definePlugin({
     const hardware = ctx.use(HardwareInventory);
     const software = ctx.use(SoftwareInventory);
     const clock = ctx.service<Clock>(HistoryClock, () => new SystemClock());
-    const counters = {
-      changes: new Counter({
-        name: 'ogserve_history_changes_total',
-        help: 'Differences found between inventories of a client, by kind (hardware, software) and change',
-        labelNames: ['kind', 'change'] as const,
-        registers: [ctx.metrics],
-      }),
-      alerts: new Counter({
-        name: 'ogserve_history_alerts_total',
-        help: 'Inventory reports that met an alert rule, by rule',
-        labelNames: ['rule'] as const,
-        registers: [ctx.metrics],
-      }),
-    };
-    const recorder = new HistoryRecorder(ctx.db, inventory, hardware, ctx.events, new AlertRules(ctx.config.alerts), clock, counters);
+    const recorder = ctx.make(HistoryRecorder);
     ctx.events.on('client.hardware.reported', (report) => recorder.hardware(report), 'keep the hardware history');
     ctx.events.on('client.software.reported', (report) => recorder.software(report), 'keep the software history');
 

@@ -1,14 +1,42 @@
-import type { Clock, Database, PluginEvents, Counter } from 'ogserve';
-import type { HardwareInventory } from '../agents';
-import type { Inventory } from '../inventory';
+import {
+  type Clock,
+  Counter,
+  Database,
+  inject,
+  injectable,
+  MetricsRegistry,
+  PluginConfig,
+  PluginEventBus,
+  type PluginEvents,
+  type Registry,
+} from 'ogserve';
+import { HardwareInventory } from '../agents';
+import { Inventory } from '../inventory';
+import { HistoryClock } from './clock';
 import { type Component, hardwareChanges, softwareChanges } from './diff';
 import { type HistoryChange, HistoryChangeEntity } from './entities/change';
-import type { AlertRules } from './rules';
+import { type AlertRule, AlertRules } from './rules';
 
 /** The metrics the recorder counts. */
-export interface HistoryCounters {
-  changes: Counter<'kind' | 'change'>;
-  alerts: Counter<'rule'>;
+@injectable()
+export class HistoryCounters {
+  readonly changes: Counter<'kind' | 'change'>;
+  readonly alerts: Counter<'rule'>;
+
+  constructor(@inject(MetricsRegistry) registry: Registry) {
+    this.changes = new Counter({
+      name: 'ogserve_history_changes_total',
+      help: 'Differences found between inventories of a client, by kind (hardware, software) and change',
+      labelNames: ['kind', 'change'] as const,
+      registers: [registry],
+    });
+    this.alerts = new Counter({
+      name: 'ogserve_history_alerts_total',
+      help: 'Inventory reports that met an alert rule, by rule',
+      labelNames: ['rule'] as const,
+      registers: [registry],
+    });
+  }
 }
 
 function same(a: readonly unknown[], b: readonly unknown[], key: (x: unknown) => string = String): boolean {
@@ -20,16 +48,21 @@ function same(a: readonly unknown[], b: readonly unknown[], key: (x: unknown) =>
  * differences: one row per change, none when nothing changed. Then announces them
  * (`client.hardware.changed`, `client.software.changed`) with the alerts they raised.
  */
+@injectable()
 export class HistoryRecorder {
+  private readonly rules: AlertRules;
+
   constructor(
-    private readonly db: Database,
-    private readonly inventory: Inventory,
-    private readonly hardwareNames: Pick<HardwareInventory, 'typeName'>,
-    private readonly events: PluginEvents,
-    private readonly rules: AlertRules,
-    private readonly clock: Clock,
-    private readonly counters: HistoryCounters,
-  ) {}
+    @inject(Database) private readonly db: Database,
+    @inject(Inventory) private readonly inventory: Inventory,
+    @inject(HardwareInventory) private readonly hardwareNames: Pick<HardwareInventory, 'typeName'>,
+    @inject(PluginEventBus) private readonly events: PluginEvents,
+    @inject(PluginConfig) config: { alerts: readonly AlertRule[] },
+    @inject(HistoryClock) private readonly clock: Clock,
+    @inject(HistoryCounters) private readonly counters: HistoryCounters,
+  ) {
+    this.rules = new AlertRules(config.alerts);
+  }
 
   /**
    * A hardware report against the one before it. The first report of a client (nothing
