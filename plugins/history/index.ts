@@ -5,7 +5,7 @@ import { Inventory } from '../inventory';
 import type { HardwareChange, SoftwareChange } from './diff';
 import { HistoryChangeEntity } from './entities/change';
 import { pruneChanges } from './prune';
-import { HistoryRecorder } from './recorder';
+import { HistoryCounters, HistoryRecorder } from './recorder';
 import { HistoryClock } from './clock';
 import { type Alert, AlertRule, defaultRules } from './rules';
 import { historyRoutes } from './routes';
@@ -67,6 +67,7 @@ export default definePlugin({
     const hardware = ctx.use(HardwareInventory);
     const software = ctx.use(SoftwareInventory);
     const clock = ctx.service<Clock>(HistoryClock, () => new SystemClock());
+    ctx.make(HistoryCounters);
     const recorder = ctx.make(HistoryRecorder);
     ctx.events.on('client.hardware.reported', (report) => recorder.hardware(report), 'keep the hardware history');
     ctx.events.on('client.software.reported', (report) => recorder.software(report), 'keep the software history');

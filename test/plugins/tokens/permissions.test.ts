@@ -56,6 +56,7 @@ const expected: Record<string, Permission | 'public'> = {
   'DELETE /server': 'admin',
   'GET /clients': 'read',
   'GET /cluster': 'read',
+  'GET /console-views': 'read',
   'POST /clients': 'operate',
   'POST /poweroff': 'operate',
   'POST /reboot': 'operate',

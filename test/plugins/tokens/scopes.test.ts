@@ -30,6 +30,7 @@ const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'GET /client/addresses': 'filtered',
   'GET /clients': 'filtered',
   'GET /cluster': 'open',
+  'GET /console-views': 'open',
   'POST /clients': 'clients',
   'POST /poweroff': 'clients',
   'POST /reboot': 'clients',
