@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { Page } from 'playwright-core';
 import { test } from 'uvu';
-import { type TestBrowser, launchBrowser, screenshot } from '../support/browser';
+import { type TestBrowser, launchBrowser, screenshot, seriousViolations } from '../support/browser';
 import { type FakeAgent, eventually } from '../support/fake-agent';
 import { consolePlugins, consoleSite, signIn } from './site';
 
@@ -13,17 +12,6 @@ test.before(async () => {
 test.after(async () => {
   await browser.close();
 });
-
-const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-/** axe-core's serious and critical findings on the page as it is now. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
-  const violations = (await page.evaluate(() =>
-    (window as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe.run().then((r) => r.violations),
-  )) as { id: string; impact: string | null; help: string }[];
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
-}
 
 const bank = (slot: string) => `mem=Kingston 9905678-031.A00G 8GiB 2400MHz (${slot})`;
 const hardware = (...lines: string[]) =>

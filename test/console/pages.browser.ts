@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import type { Page } from 'playwright-core';
 import { test } from 'uvu';
-import { type TestBrowser, launchBrowser, screenshot } from '../support/browser';
+import { type TestBrowser, launchBrowser, screenshot, seriousViolations } from '../support/browser';
 import { eventually } from '../support/fake-agent';
 import { clientRow, consoleSite, groupRow, signIn } from './site';
 
@@ -13,26 +11,6 @@ test.before(async () => {
 test.after(async () => {
   await browser.close();
 });
-
-const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[] }[];
-}
-
-/** axe-core's serious and critical findings on the page as it is now. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
-  const violations = (await page.evaluate(() =>
-    (window as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } }).axe.run().then((r) => r.violations),
-  )) as Violation[];
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
-}
 
 test('every view passes axe-core without a serious or critical violation (a screenshot of each is kept)', async () => {
   const site = await consoleSite(3);
