@@ -95,9 +95,9 @@ export class App {
     const config = new Config(options.configFile, options.overrides, { env: options.env, stateDir: options.stateDir });
     const log = createLogger(config.core.log.level, options.logStream, config.core.log.format);
     const definitions = orderPlugins(await importPlugins(config.core.plugins, config.baseDirOf('plugins')));
-    config.checkSections([...definitions.map((d) => d.name), ...bundledPluginNames()]);
+    config.checkSections([...definitions.map((d) => d.section ?? d.name), ...bundledPluginNames()]);
     config.refuseEnabledWhileOff(bundledPluginNames().filter((name) => !definitions.some((d) => d.name === name)));
-    const sections = new Map(definitions.map((d) => [d.name, d.config ? config.section(d.name, d.config) : {}]));
+    const sections = new Map(definitions.map((d) => [d.name, d.config ? config.section(d.section ?? d.name, d.config) : {}]));
     logStart(
       log,
       config,
@@ -243,7 +243,6 @@ export class App {
       router: this.routes.registrarFor(definition.name),
       routes: this.routes.routes,
       plugins: this.plugins,
-      container,
       service: (token, makeDefault) => {
         if (!container.isRegistered(token, true)) container.registerInstance(token, makeDefault());
         return container.resolve(token);

@@ -62,7 +62,6 @@ export const CoreSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
-    repository: Type.Object({ directory: Type.String({ default: 'images', path: true }) }, { additionalProperties: false, default: {} }),
     log: Type.Object(
       {
         level: Type.Union(

@@ -59,6 +59,8 @@ export class Config {
   readonly envVariables: string[] = [];
   /** Every data path (a `path: true` key) of the sections validated so far, resolved: `pxe-modes.bios_dir` -> `/srv/tftp/menu.lst`. */
   readonly dataPaths = new Map<string, string>();
+  /** The sections config/default.json has: known even when the plugin reading one is off. */
+  private readonly shippedSections: string[];
   /** The database is MySQL/MariaDB because the section has the reference's keys and no `type`. */
   databaseTypeInferred = false;
 
@@ -69,7 +71,9 @@ export class Config {
   ) {
     const env = environment.env ?? process.env;
     this.stateDir = stateDirectory(env, environment.stateDir);
-    this.merge(this.raw, readJson(defaultConfigFile).value, fromDefaults, '');
+    const shipped = readJson(defaultConfigFile).value;
+    this.shippedSections = Object.keys(shipped);
+    this.merge(this.raw, shipped, fromDefaults, '');
     if (file) {
       const { value, lines } = readJson(file);
       this.merge(this.raw, value, { kind: 'file', file: path.resolve(file), dir: path.dirname(path.resolve(file)), lines }, '');
@@ -94,7 +98,7 @@ export class Config {
    * plugins are known; environment variables naming a plugin's section apply here.
    */
   checkSections(pluginNames: Iterable<string>): void {
-    const known = [...new Set([...Object.keys(CoreSchema.properties), ...pluginNames])];
+    const known = [...new Set([...Object.keys(CoreSchema.properties), ...this.shippedSections, ...pluginNames])];
     for (const pending of this.applyEnv(this.pendingEnv, known)) {
       throw this.error(pending.segments[0]!, { key: '', problem: `not a known section (${describeKnown(known)})` }, pending.variable);
     }
@@ -129,7 +133,7 @@ export class Config {
     const result = compile(CoreSchema)(core);
     if (!result.ok) throw this.error('', describeConfigProblem(CoreSchema, result.errors));
     const settings = core as CoreSettings;
-    for (const section of ['rest', 'database', 'repository'] as const) {
+    for (const section of ['rest', 'database'] as const) {
       this.resolvePaths(section, CoreSchema.properties[section] as TObject, settings[section] as unknown as Json);
     }
     settings.rest.port = Number(settings.rest.port);

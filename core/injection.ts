@@ -19,7 +19,7 @@ export const PluginEventBus: InjectionToken<PluginEvents> = Symbol('PluginEventB
 export const PluginClusterView: InjectionToken<PluginCluster> = Symbol('PluginClusterView');
 /** The plugin's validated config section (`ctx.config`); type the parameter with `Static<typeof schema>`. */
 export const PluginConfig: InjectionToken<unknown> = Symbol('PluginConfig');
-/** Core settings (`ctx.settings`: rest, database, repository). */
+/** Core settings (`ctx.settings`: rest, database, log, plugins). */
 export const CoreConfig: InjectionToken<CoreSettings> = Symbol('CoreConfig');
 /** The Prometheus registry GET /metrics serves (`ctx.metrics`). */
 export const MetricsRegistry: InjectionToken<Registry> = Symbol('MetricsRegistry');

@@ -1,7 +1,7 @@
 import type dgram from 'node:dgram';
 import type net from 'node:net';
 import type { TObject, Static } from '@sinclair/typebox';
-import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import type { InjectionToken } from 'tsyringe';
 import type { PermissionDeclaration } from './access';
 import type { CoreSettings } from './config';
 import type { PluginCluster } from './cluster';
@@ -21,13 +21,18 @@ import type { StaticOptions } from './http/static';
  * This is the whole contract third-party plugins rely on; keep it small.
  */
 export interface PluginDefinition<C extends TObject = TObject> {
-  /** Unique name; also the name of its config section (`config.<name>`). */
+  /** Unique name; also the name of its config section (`config.<name>`) unless `section` says another. */
   name: string;
+  /**
+   * The config section it reads, when not its name: a plugin that took a section over from
+   * core keeps the name sites already write (images reads `repository`).
+   */
+  section?: string;
   /** Plugins whose services this one uses; they are registered first. */
   requires?: string[];
   /** MikroORM entity schemas this plugin owns. */
   entities?: unknown[];
-  /** TypeBox schema of `config.<name>`, with defaults; validated at startup. */
+  /** TypeBox schema of its config section, with defaults; validated at startup. */
   config?: C;
   /** Version of this plugin's tables (default 1); startup refuses a database that is newer. */
   schemaVersion?: number;
@@ -54,7 +59,7 @@ export interface PluginContext<C = unknown> {
   readonly name: string;
   /** This plugin's validated config section. */
   readonly config: C;
-  /** Core settings (rest, database, repository). */
+  /** Core settings (rest, database, log, plugins). */
   readonly settings: CoreSettings;
   readonly router: RouteRegistrar;
   /**
@@ -65,17 +70,11 @@ export interface PluginContext<C = unknown> {
   /** Every route of every plugin and of core, as registered so far (read it once all are: from onStart or a handler). */
   readonly routes: readonly Readonly<Route>[];
   /**
-   * The plugin's own child container: what it registers here stays local. It holds what
-   * `make` gives constructors: `Database`, the tokens of core/injection (`PluginConfig`,
-   * `PluginLog`, `PluginEventBus`, `PluginClusterView`, `CoreConfig`, `MetricsRegistry`),
-   * the services of the plugins in `requires` (any other plugin's refuses, naming both), what
-   * `service` registered and the classes the plugin made.
-   */
-  readonly container: DependencyContainer;
-  /**
-   * Make an `@injectable()` class once in the plugin's container (a second call answers the
-   * same instance, and classes made later receive it): its constructor takes what the
-   * container holds. A parameter nothing there answers stops the start with one line naming
+   * Make an `@injectable()` class once in the plugin's own child container (a second call
+   * answers the same instance, and classes made later receive it): its constructor takes what
+   * that container holds: `Database`, the tokens of core/injection (`PluginConfig`,
+   * `PluginLog`, `PluginEventBus`, `PluginClusterView`, `CoreConfig`, `MetricsRegistry`), the
+   * services of the plugins in `requires`, what `service` registered and the classes made so far. A parameter nothing there answers stops the start with one line naming
    * the plugin, the class and the service ("plugin 'x' cannot make 'Foo': it uses service
    * 'Bar', which no enabled plugin provides"). A class another plugin provides is its instance
    * (as `use`), and one the containers the app was given register is theirs, as for `service`.

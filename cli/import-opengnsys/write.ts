@@ -1,5 +1,5 @@
 import { writeProfiles, writeReports } from '../../plugins/agents';
-import { writeImages } from '../../plugins/images';
+import { ImagesConfig, writeImages } from '../../plugins/images';
 import { Inventory, writeInventory } from '../../plugins/inventory';
 import { BootFiles } from '../../plugins/pxe-modes';
 import { writeScheduler } from '../../plugins/scheduler';
@@ -45,7 +45,7 @@ export async function writeImport(target: Target, plan: ImportPlan, say: (line: 
       await writeImages(
         db,
         em,
-        app.settings.repository.directory,
+        app.config.section('repository', ImagesConfig).directory,
         plan.images.map((image) => ({ ...image, softwareId: software(image.softwareId) })),
       );
     }

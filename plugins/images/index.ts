@@ -21,15 +21,25 @@ export { ImageEntity, MONOLITHIC } from './entities/image';
 export { ImageCreateParams } from './schemas';
 
 /**
+ * Its config section, `repository`: the name the reference's ogserver.json and sites' files
+ * already give it. Image files live in `directory` (relative: in the state directory).
+ */
+export const ImagesConfig = Type.Object(
+  { directory: Type.String({ default: 'images', path: true }) },
+  { additionalProperties: false, default: {} },
+);
+
+/**
  * Disk images: their records, the repository directory's files, and image creation and
- * restoration relayed to the agents. Image files live in `repository.directory`.
+ * restoration relayed to the agents.
  */
 export default definePlugin({
   name: 'images',
+  section: 'repository',
   requires: ['inventory', 'agents'],
   schemaVersion: 1,
   entities: [ImageEntity, ImageScopeEntity],
-  config: Type.Object({}, { additionalProperties: false }),
+  config: ImagesConfig,
   register(ctx) {
     const inventory = ctx.use(Inventory);
     const link = ctx.use(AgentLink);
@@ -37,7 +47,7 @@ export default definePlugin({
     const pending = ctx.make(PendingCreates);
     ctx.provide(ImageStore, store);
     const software = ctx.use(SoftwareInventory);
-    const directory = ctx.settings.repository.directory;
+    const { directory } = ctx.config;
     const runs = ctx.make(ImageRunLog);
     runs.listen(ctx.events);
     const commands = ctx.make(ImageCommands);
@@ -48,9 +58,9 @@ export default definePlugin({
       }),
       restore: restoreHandler(store, inventory, (image) => void ctx.events.emit('image.restored', image)),
     });
-    listRoutes(ctx, store, inventory);
+    listRoutes(ctx, store, inventory, directory);
     createRoutes(ctx, commands, link, pending);
-    recordRoutes(ctx, store, inventory);
+    recordRoutes(ctx, store, inventory, directory);
     restoreRoutes(ctx, commands, inventory, link);
   },
 });

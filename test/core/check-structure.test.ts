@@ -14,12 +14,36 @@ function check(root?: string): { status: number | null; output: string } {
   return { status: run.status, output: run.stdout + run.stderr };
 }
 
-test('npm run check:structure holds on this checkout: every import between plugins, and from cli/ and core/, goes through an entry point; no core file over 300 lines', () => {
+test('npm run check:structure holds on this checkout: every import through an entry point, no core file over 300 lines, no domain word in core, core under its ceiling', () => {
   const { status, output } = check();
   assert.equal(status, 0, output);
   assert.match(output, /every one through an entry point/);
-  assert.match(output, /core lines of code: \d+ in \d+ files/);
+  assert.match(output, /core lines of code: \d+ in \d+ files \(at most \d+: holds\)/);
   assert.match(output, /core files over 300 lines: none\n/);
+  assert.match(output, /domain words in core's code: none \(holds\)/);
+});
+
+test('a domain word in core, or core over its ceiling, fails the run and is named', () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'ogserve-structure-'));
+  try {
+    mkdirSync(path.join(root, 'plugins', 'a'), { recursive: true });
+    mkdirSync(path.join(root, 'core'), { recursive: true });
+    writeFileSync(path.join(root, 'plugins', 'a', 'index.ts'), 'export const a = 1;\n');
+    writeFileSync(path.join(root, 'core', 'ok.ts'), '// a comment may say image\nexport const ok = 1;\n');
+    let { status, output } = check(root);
+    assert.equal(status, 0, output);
+    writeFileSync(path.join(root, 'core', 'wake.ts'), "export const room = 'wol';\n");
+    ({ status, output } = check(root));
+    assert.equal(status, 1, output);
+    assert.match(output, /domain words in core's code: core\/wake\.ts \(2\) \(not met\)/);
+    rmSync(path.join(root, 'core', 'wake.ts'));
+    for (let i = 0; i < 14; i++) writeFileSync(path.join(root, 'core', `f${i}.ts`), 'export const x = 1;\n'.repeat(280));
+    ({ status, output } = check(root));
+    assert.equal(status, 1, output);
+    assert.match(output, /core lines of code: 3921 in 15 files \(at most \d+: not met\)/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
 
 test('it names each import past an entry point (from a plugin, cli/ and core/), each plugin file importing core files rather than ogserve, and each core file over 300 lines, and only those', () => {

@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import { App } from '../../core/app';
 import { Config, packageRoot } from '../../core/config';
 import agentsPlugin from '../../plugins/agents';
+import imagesPlugin from '../../plugins/images';
 import livePlugin from '../../plugins/live';
 import wolPlugin from '../../plugins/wol';
 import { send, TOKEN } from '../support/server';
@@ -86,6 +87,7 @@ test("plugin sections: a dash in the plugin's name is an underscore in the varia
           OGSERVE_WOL__LIMITED_BROADCAST: 'true',
           OGSERVE_PLUGINS: 'inventory, agents, pxe-modes, wol',
           OGSERVE_LIVE__DIRECTORY: 'relative/tftp',
+          OGSERVE_REPOSITORY__DIRECTORY: '/srv/images',
         },
       },
     );
@@ -98,6 +100,8 @@ test("plugin sections: a dash in the plugin's name is an underscore in the varia
       path.resolve('relative/tftp'),
       'a relative path from the environment: the working directory',
     );
+    assert.equal(imagesPlugin.section, 'repository', 'images reads the section the reference named');
+    assert.equal(config.section('repository', imagesPlugin.config!).directory, '/srv/images', "the images plugin's section");
   }));
 
 test("a third-party plugin's section, known only once the plugin is loaded", async () => {

@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import { App } from '../../core/app';
 import { Config, packageRoot } from '../../core/config';
 import { AgentLink } from '../../plugins/agents';
+import images from '../../plugins/images';
 import pxeModes from '../../plugins/pxe-modes';
 import { freePort } from '../support/child-server';
 import { startServer } from '../support/server';
@@ -103,7 +104,7 @@ test('relative paths resolve against the directory of the file that set them', (
     writeFileSync(file, JSON.stringify({ database: { path: 'data/og.sqlite' }, repository: { directory: '/srv/images' } }));
     const config = new Config(file, {}, { env: {} });
     assert.equal(config.core.database.path, path.join(dir, 'data/og.sqlite'), 'relative to the site file');
-    assert.equal(config.core.repository.directory, '/srv/images', 'absolute kept');
+    assert.equal(config.section('repository', images.config!).directory, '/srv/images', 'absolute kept');
     assert.equal(
       config.core.rest.api_token_file,
       path.join(packageRoot, 'var', 'api-token'),
@@ -131,7 +132,7 @@ test('the state directory: --state-dir, else OGSERVE_STATE_DIR, else systemd STA
     const installed = new Config(file, {}, { env: { STATE_DIRECTORY: '/var/lib/ogserve' } });
     assert.equal(installed.core.database.path, '/var/lib/ogserve/ogserve.sqlite', 'the default database');
     assert.equal(installed.core.rest.api_token_file, '/var/lib/ogserve/api-token', 'the default key file');
-    assert.equal(installed.core.repository.directory, '/var/lib/ogserve/images', 'the default image folder');
+    assert.equal(installed.section('repository', images.config!).directory, '/var/lib/ogserve/images', 'the default image folder');
     const pxe = installed.section('pxe-modes', pxeModes.config!);
     assert.equal(pxe.bios_dir, '/var/lib/ogserve/tftpboot/menu.lst', "a plugin's data path, in a section the site file set");
     assert.equal(
@@ -169,7 +170,7 @@ test('an unknown top-level section is refused at startup, listing the known ones
   const message = await configError({ mystery: {} });
   assert.match(
     message,
-    /^config: mystery: not a known section \(known: rest, database, repository, log, plugins, inventory, agents, .*\) \(FILE, line 5\)$/,
+    /^config: mystery: not a known section \(known: rest, database, log, plugins, repository, inventory, agents, .*\) \(FILE, line 5\)$/,
   );
   const known = /\(known: ([^)]*)\)/.exec(message)![1]!.split(', ');
   assert.deepEqual(
@@ -178,6 +179,11 @@ test('an unknown top-level section is refused at startup, listing the known ones
     'no name twice (an enabled bundled plugin is also a bundled one)',
   );
   assert.ok(known.includes('scheduler'), 'a disabled bundled plugin is known');
+});
+
+test("a section config/default.json ships is known while the plugin reading it is off (images reads 'repository')", async () => {
+  assert.equal(await configError({ plugins: ['inventory'], repository: { directory: '/srv/images' } }), '', 'images off');
+  assert.match(await configError({ repository: { directory: 7 } }), /^config: repository\.directory: /, 'images on: its schema checks it');
 });
 
 /** The message of a site file holding exactly `text`, with its path written FILE. */

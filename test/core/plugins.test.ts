@@ -295,13 +295,13 @@ test('ctx.make: a class that takes a service of a plugin not in requires, or of 
     assert.match(message, /plugin 'wrong' cannot make 'Greeter': it uses service 'Nowhere', which no enabled plugin provides/, message);
   }));
 
-test("a plugin's container resolves a service of a plugin it does not require only to refuse it", () =>
+test('a plugin uses a service of a plugin it does not require only to be refused, naming both', () =>
   inTempDir('ogserve-container-', async (dir) => {
     const sneaky = writePlugin(
       dir,
       'sneaky.js',
       `const { Inventory } = require('ogserve/plugins/inventory');
-       module.exports = { name: 'sneaky', register(ctx) { ctx.container.resolve(Inventory); } };`,
+       module.exports = { name: 'sneaky', register(ctx) { ctx.use(Inventory); } };`,
     );
     const message = await startupError({ plugins: ['inventory', sneaky] });
     assert.match(

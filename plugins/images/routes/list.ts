@@ -30,8 +30,7 @@ function imageJson(i: ImageRow, repoIp: string): Record<string, unknown> {
  * `repo_id` is what the record stores. The serialised list is reused until the images
  * or their repositories' addresses change: consoles poll this.
  */
-export function listRoutes(ctx: PluginContext, store: ImageStore, inventory: Inventory): void {
-  const directory = ctx.settings.repository.directory;
+export function listRoutes(ctx: PluginContext, store: ImageStore, inventory: Inventory, directory: string): void {
   let rendered: { rows: ImageRow[]; addresses: string; text: string } | undefined;
 
   ctx.router.get(

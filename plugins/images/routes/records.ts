@@ -6,9 +6,8 @@ import type { ImageChanges, ImageStore } from '../store';
 import { requireImage, requireRepository } from './lookups';
 
 /** POST /image/update, POST /image/delete and GET/POST /image/restrict: the image records themselves. */
-export function recordRoutes(ctx: PluginContext, store: ImageStore, inventory: Inventory): void {
+export function recordRoutes(ctx: PluginContext, store: ImageStore, inventory: Inventory, directory: string): void {
   const { router, log } = ctx;
-  const directory = ctx.settings.repository.directory;
 
   router.post(
     '/image/update',

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { ImagesConfig } from '../../../plugins/images';
 import { type Lab, addresses, startLab } from '../../support/lab';
 
 export interface ImageSite extends Lab {
@@ -27,7 +28,7 @@ export async function imageSite(count = 1, config: Record<string, unknown> = {})
   return {
     ...lab,
     repository,
-    directory: lab.s.app.config.core.repository.directory,
+    directory: lab.s.app.config.section('repository', ImagesConfig).directory,
     async images() {
       const r = await lab.s.get('/images');
       assert.equal(r.status, 200, `GET /images: ${r.text}`);
