@@ -18,7 +18,7 @@ export async function configuredDataPaths(
 ): Promise<Map<string, string>> {
   const config = new Config(configFile, {}, { env, stateDir });
   for (const definition of await importPlugins(config.core.plugins, config.baseDirOf('plugins'))) {
-    if (definition.config) config.section(definition.name, definition.config);
+    if (definition.config) config.section(definition.section ?? definition.name, definition.config);
   }
   const paths = new Map(config.dataPaths);
   // The SQLite file's path means nothing when the database is on a server.

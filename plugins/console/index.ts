@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { StartupError, definePlugin } from 'ogserve';
+import { allowedRoutes } from './allowed';
 import { consoleViews } from './views';
 
 export type { ConsoleView } from './views';
@@ -21,5 +22,6 @@ export default definePlugin({
       throw new StartupError(`console: ${publicDir} holds no built console; run npm run build`);
     ctx.files('/console', publicDir, { home: true, immutable: hashedAssets });
     consoleViews(ctx);
+    allowedRoutes(ctx);
   },
 });

@@ -355,7 +355,12 @@ test('every other action on a selection reaches the agent and shows the outcome,
 
     const second = await site.connect(site.ips[1]!);
     await clientRow(page, site.ips[1]!).locator('input[type=checkbox]').check();
-    await act('poweroff', 'Power off');
+    // The rebooted PC is off now: the dialog names it and asks before sending.
+    await clientRow(page, ip).locator('.state-off').waitFor();
+    await act('poweroff', 'Power off', async () => {
+      await dialog.locator('[data-at-risk=off]', { hasText: ip }).waitFor();
+      await dialog.getByLabel('Send to them anyway').check();
+    });
     await second.waitFor('poweroff');
     await run('Power off').locator(`tr[data-ip="${site.ips[1]}"] .outcome-sent`).waitFor();
     await screenshot(page, 'actions');

@@ -57,6 +57,7 @@ const expected: Record<string, Permission | 'public'> = {
   'GET /clients': 'read',
   'GET /cluster': 'read',
   'GET /console-views': 'read',
+  'GET /console-access': 'read',
   'POST /clients': 'operate',
   'POST /poweroff': 'operate',
   'POST /reboot': 'operate',

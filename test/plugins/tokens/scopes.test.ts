@@ -31,6 +31,7 @@ const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'GET /clients': 'filtered',
   'GET /cluster': 'open',
   'GET /console-views': 'open',
+  'GET /console-access': 'open',
   'POST /clients': 'clients',
   'POST /poweroff': 'clients',
   'POST /reboot': 'clients',

@@ -15,10 +15,13 @@ export function managesUsers(info: VersionInfo | null, who: Me | null): boolean 
 async function open(info: VersionInfo): Promise<void> {
   const who = enabled(info, 'auth') ? await api<Me>('GET', '/auth/me') : null;
   if (who?.csrf) session.useCookie(who.csrf);
-  const { views } = await api<{ views: ({ plugin: string } & ConsoleViewInfo)[] }>('GET', '/console-views');
+  const [{ views }, { routes }] = await Promise.all([
+    api<{ views: ({ plugin: string } & ConsoleViewInfo)[] }>('GET', '/console-views'),
+    api<{ routes: string[] }>('GET', '/console-access'),
+  ]);
   const viewOf = (name: string) => views.find((view) => view.plugin === name);
   me.set(who);
-  server.set({ ...info, plugins: info.plugins.map(({ name }) => ({ name, console: viewOf(name) })) });
+  server.set({ ...info, plugins: info.plugins.map(({ name }) => ({ name, console: viewOf(name) })), allowed: new Set(routes) });
 }
 
 /** Credentials kept but not yet working are forgotten, so that a reload does not try them again. */

@@ -176,6 +176,11 @@ export const en = {
   'action.move': 'Move',
   'action.delete': 'Delete',
   'confirm.poweroff': 'Power off {count} clients? Users on them lose unsaved work.',
+  'risk.title': 'Some of these PCs are not ready for this.',
+  'risk.session': 'In a user session ({count})',
+  'risk.off': 'Switched off ({count})',
+  'risk.more': 'and {count} more',
+  'risk.accept': 'Send to them anyway',
   'confirm.reboot': 'Reboot {count} clients? Users on them lose unsaved work.',
 
   'wake.type': 'Packets go to',
@@ -574,6 +579,11 @@ export const es: Messages = {
   'action.move': 'Mover',
   'action.delete': 'Eliminar',
   'confirm.poweroff': '¿Apagar {count} equipos? Sus usuarios perderán el trabajo sin guardar.',
+  'risk.title': 'Algunos de estos equipos no están listos para esto.',
+  'risk.session': 'Con una sesión de usuario ({count})',
+  'risk.off': 'Apagados ({count})',
+  'risk.more': 'y {count} más',
+  'risk.accept': 'Enviar también a ellos',
   'confirm.reboot': '¿Reiniciar {count} equipos? Sus usuarios perderán el trabajo sin guardar.',
 
   'wake.type': 'Los paquetes van a',

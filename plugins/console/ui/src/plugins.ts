@@ -8,6 +8,11 @@ export function useServer(): VersionInfo | null {
   return useStore(server);
 }
 
+/** Whether the caller may call every route named (`POST /wol`): the console offers only what will not be refused. */
+export function may(info: VersionInfo | null, ...routes: string[]): boolean {
+  return !!info?.allowed && routes.every((route) => info.allowed!.has(route));
+}
+
 /** Whether every named plugin is enabled: the console offers only what the server serves. */
 export function enabled(info: VersionInfo | null, ...names: string[]): boolean {
   return !!info && names.every((name) => info.plugins.some((p) => p.name === name));

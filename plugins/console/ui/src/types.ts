@@ -25,6 +25,8 @@ export interface VersionInfo {
   schema: Record<string, number>;
   /** The enabled plugins; `console` added from GET /console-views. */
   plugins: { name: string; console?: ConsoleViewInfo }[];
+  /** The routes the caller may call (`POST /wol`), from GET /console-access. */
+  allowed?: ReadonlySet<string>;
 }
 
 export interface Partition {

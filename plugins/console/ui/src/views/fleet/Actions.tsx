@@ -2,7 +2,7 @@ import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog';
 import { type MessageKey, t } from '../../i18n';
-import { enabled, useServer } from '../../plugins';
+import { enabled, may, useServer } from '../../plugins';
 import { CacheForm } from './CacheForm';
 import {
   BootModeForm,
@@ -24,6 +24,8 @@ interface ActionSpec {
   label: MessageKey;
   /** Plugins that serve it: the button shows only when they are enabled. */
   plugins: string[];
+  /** The route its form sends (`POST /wol`): the button shows only to a caller who may call it. */
+  route: string;
   /** Needs exactly one client (image creation). */
   single?: boolean;
   danger?: boolean;
@@ -32,9 +34,10 @@ interface ActionSpec {
 }
 
 const actions: ActionSpec[] = [
-  { key: 'wake', label: 'action.wake', plugins: ['wol'], form: (p) => <WakeForm {...p} /> },
+  { key: 'wake', route: 'POST /wol', label: 'action.wake', plugins: ['wol'], form: (p) => <WakeForm {...p} /> },
   {
     key: 'poweroff',
+    route: 'POST /poweroff',
     label: 'action.poweroff',
     plugins: ['agents'],
     danger: true,
@@ -50,6 +53,7 @@ const actions: ActionSpec[] = [
   },
   {
     key: 'reboot',
+    route: 'POST /reboot',
     label: 'action.reboot',
     plugins: ['agents'],
     danger: true,
@@ -65,37 +69,70 @@ const actions: ActionSpec[] = [
   },
   {
     key: 'refresh',
+    route: 'POST /refresh',
     label: 'action.refresh',
     plugins: ['agents'],
     form: (p) => <SimpleForm {...p} path="/refresh" title={t('action.refresh')} watch="command" />,
   },
-  { key: 'boot', label: 'action.boot', plugins: ['pxe-modes'], form: (p) => <BootModeForm {...p} /> },
-  { key: 'live', label: 'action.live', plugins: ['live'], form: (p) => <LiveForm {...p} /> },
-  { key: 'setup', label: 'action.setup', plugins: ['agents'], danger: true, wide: true, form: (p) => <SetupForm {...p} /> },
-  { key: 'create-image', label: 'action.createImage', plugins: ['images'], single: true, form: (p) => <CreateImageForm {...p} /> },
-  { key: 'restore-image', label: 'action.restoreImage', plugins: ['images'], danger: true, form: (p) => <RestoreImageForm {...p} /> },
-  { key: 'shell', label: 'action.shell', plugins: ['shell'], form: (p) => <ShellForm {...p} /> },
-  { key: 'cache', label: 'action.cache', plugins: ['cache'], wide: true, form: (p) => <CacheForm {...p} /> },
+  { key: 'boot', route: 'POST /mode', label: 'action.boot', plugins: ['pxe-modes'], form: (p) => <BootModeForm {...p} /> },
+  { key: 'live', route: 'POST /live/set', label: 'action.live', plugins: ['live'], form: (p) => <LiveForm {...p} /> },
+  {
+    key: 'setup',
+    route: 'POST /setup',
+    label: 'action.setup',
+    plugins: ['agents'],
+    danger: true,
+    wide: true,
+    form: (p) => <SetupForm {...p} />,
+  },
+  {
+    key: 'create-image',
+    route: 'POST /image/create',
+    label: 'action.createImage',
+    plugins: ['images'],
+    single: true,
+    form: (p) => <CreateImageForm {...p} />,
+  },
+  {
+    key: 'restore-image',
+    route: 'POST /image/restore',
+    label: 'action.restoreImage',
+    plugins: ['images'],
+    danger: true,
+    form: (p) => <RestoreImageForm {...p} />,
+  },
+  { key: 'shell', route: 'POST /shell/run', label: 'action.shell', plugins: ['shell'], form: (p) => <ShellForm {...p} /> },
+  { key: 'cache', route: 'POST /cache/delete', label: 'action.cache', plugins: ['cache'], wide: true, form: (p) => <CacheForm {...p} /> },
   {
     key: 'session',
+    route: 'POST /session',
     label: 'action.session',
     plugins: ['agents'],
     form: (p) => <DiskPartitionForm {...p} path="/session" title={t('action.session')} />,
   },
   {
     key: 'hardware',
+    route: 'POST /hardware',
     label: 'action.hardware',
     plugins: ['agents'],
     form: (p) => <SimpleForm {...p} path="/hardware" title={t('action.hardware')} watch="command" />,
   },
   {
     key: 'software',
+    route: 'POST /software',
     label: 'action.software',
     plugins: ['agents'],
     form: (p) => <DiskPartitionForm {...p} path="/software" title={t('action.software')} />,
   },
-  { key: 'move', label: 'action.move', plugins: ['inventory'], form: (p) => <MoveForm {...p} /> },
-  { key: 'delete', label: 'action.delete', plugins: ['inventory'], danger: true, form: (p) => <DeleteClientsForm {...p} /> },
+  { key: 'move', route: 'POST /client/move', label: 'action.move', plugins: ['inventory'], form: (p) => <MoveForm {...p} /> },
+  {
+    key: 'delete',
+    route: 'POST /client/delete',
+    label: 'action.delete',
+    plugins: ['inventory'],
+    danger: true,
+    form: (p) => <DeleteClientsForm {...p} />,
+  },
 ];
 
 /** The buttons for what can be done to the selected clients, each opening its form. */
@@ -103,7 +140,7 @@ export function ActionBar(props: { clients: string[] }) {
   const info = useServer();
   const [open, setOpen] = useState<ActionSpec | null>(null);
   const count = props.clients.length;
-  const offered = actions.filter((a) => enabled(info, ...a.plugins));
+  const offered = actions.filter((a) => enabled(info, ...a.plugins) && may(info, a.route));
   return (
     <div class="actions" role="toolbar" aria-label={t('actions.toolbar')}>
       {offered.map((action) => (

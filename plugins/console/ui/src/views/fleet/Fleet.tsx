@@ -8,13 +8,15 @@ import { countStates, parseQuery, shownClients, type TreeNode, visibleRows } fro
 import { t } from '../../i18n';
 import { useStore } from '../../store';
 import { ActionBar } from './Actions';
-import { CenterForm, NodeDialog } from './NodeDialogs';
+import { may, useServer } from '../../plugins';
+import { CenterForm, NodeDialog, offersNodeMenu } from './NodeDialogs';
 import { RunsPanel } from './RunsPanel';
 import { TreeList } from './TreeList';
 
 /** The fleet: the scope tree with live states, search, selection, and what to do with the selection. */
 export function Fleet() {
   const state = useStore(fleet);
+  const info = useServer();
   const { model, states, macs, selection, collapsed } = state;
   const [menu, setMenu] = useState<TreeNode | null>(null);
   const [addingCenter, setAddingCenter] = useState(false);
@@ -59,9 +61,11 @@ export function Fleet() {
         <span class="live" data-live={state.live}>
           {state.live === 'events' ? t('fleet.liveEvents') : t('fleet.livePoll')}
         </span>
-        <button type="button" onClick={() => setAddingCenter(true)}>
-          {t('fleet.addCenter')}
-        </button>
+        {may(info, 'POST /center/add') && (
+          <button type="button" onClick={() => setAddingCenter(true)}>
+            {t('fleet.addCenter')}
+          </button>
+        )}
       </div>
       <ul class="legend" aria-label={t('fleet.legend')}>
         {stateNames.map((name) => (
@@ -94,6 +98,7 @@ export function Fleet() {
           onToggle={toggle}
           onSelect={select}
           onMenu={setMenu}
+          offersMenu={(node) => offersNodeMenu(info, node)}
         />
       ) : (
         <p class="loading">{t('loading')}</p>

@@ -6,7 +6,8 @@ import { Checkbox, Field } from '../../components/Field';
 import { loadTree } from '../../fleet/fleet';
 import type { TreeNode } from '../../fleet/tree';
 import { t } from '../../i18n';
-import { enabled, useServer } from '../../plugins';
+import { enabled, may, useServer } from '../../plugins';
+import type { VersionInfo } from '../../types';
 import { useAsync } from '../../useAsync';
 import { parseDhcpHosts } from './dhcpd';
 
@@ -28,18 +29,21 @@ export function NodeDialog(props: { node: TreeNode; onClose(): void }) {
     props.onClose();
   };
   const title = `${t(`kind.${node.type}`)} ${node.name}`;
-  const choices: [Panel, string][] = [
-    ['edit', node.type === 'folder' ? t('node.rename') : t('node.edit')],
-    ...(holdsRooms ? ([['add-room', t('node.addRoom')]] as [Panel, string][]) : []),
-    ['add-folder', t('node.addFolder')],
-    ...(holdsClients
-      ? ([
-          ['add-client', t('node.addClient')],
-          ['import', t('node.import')],
-        ] as [Panel, string][])
-      : []),
-    ['delete', t('node.delete')],
-  ];
+  const info = useServer();
+  const choices = (
+    [
+      ['edit', node.type === 'folder' ? t('node.rename') : t('node.edit')],
+      ...(holdsRooms ? ([['add-room', t('node.addRoom')]] as [Panel, string][]) : []),
+      ['add-folder', t('node.addFolder')],
+      ...(holdsClients
+        ? ([
+            ['add-client', t('node.addClient')],
+            ['import', t('node.import')],
+          ] as [Panel, string][])
+        : []),
+      ['delete', t('node.delete')],
+    ] as [Panel, string][]
+  ).filter(([key]) => may(info, nodeRoute(node, key)));
   return (
     <Dialog title={title} onClose={props.onClose} wide={panel === 'import'}>
       {panel === 'menu' ? (
@@ -73,6 +77,29 @@ export function NodeDialog(props: { node: TreeNode; onClose(): void }) {
       )}
     </Dialog>
   );
+}
+
+/** The route a choice of the node menu sends, which the caller must be allowed. */
+export function nodeRoute(node: TreeNode, panel: Panel): string {
+  const kind = node.type === 'center' ? 'center' : node.type === 'room' ? 'room' : 'folder';
+  switch (panel) {
+    case 'add-room':
+      return 'POST /room/add';
+    case 'add-folder':
+      return 'POST /folder/add';
+    case 'add-client':
+    case 'import':
+      return 'POST /client/add';
+    case 'delete':
+      return `POST /${kind}/delete`;
+    default:
+      return `POST /${kind}/update`;
+  }
+}
+
+/** Whether the caller may do anything from a node's menu: otherwise the tree offers no menu. */
+export function offersNodeMenu(info: VersionInfo | null, node: TreeNode): boolean {
+  return (['edit', 'add-room', 'add-folder', 'add-client', 'delete'] as Panel[]).some((panel) => may(info, nodeRoute(node, panel)));
 }
 
 /** The submit half of the inventory forms: sends, then reloads the tree; a refusal shows next to its field. */

@@ -20,6 +20,8 @@ export interface TreeListProps {
   onToggle(node: TreeNode): void;
   onSelect(node: TreeNode, selected: boolean): void;
   onMenu(node: TreeNode): void;
+  /** Whether a node's menu would offer anything the caller may do. */
+  offersMenu(node: TreeNode): boolean;
 }
 
 /**
@@ -129,9 +131,11 @@ function Row(props: TreeListProps & { node: TreeNode; top: number }) {
           {counts.busy > 0 && ` · ${t('fleet.busyCount', { busy: counts.busy })}`}
         </span>
       )}
-      <button type="button" class="menu" aria-label={t('fleet.menu', { name: node.name })} onClick={() => props.onMenu(node)}>
-        ⋯
-      </button>
+      {props.offersMenu(node) && (
+        <button type="button" class="menu" aria-label={t('fleet.menu', { name: node.name })} onClick={() => props.onMenu(node)}>
+          ⋯
+        </button>
+      )}
     </li>
   );
 }

@@ -7,6 +7,7 @@ import { addRun, type Watch } from '../../fleet/runs';
 import { t } from '../../i18n';
 import type { Image, LiveImage, Outcome, Partition, Repository } from '../../types';
 import { useAsync } from '../../useAsync';
+import { useAtRisk } from './AtRisk';
 
 export interface FormProps {
   clients: string[];
@@ -52,6 +53,7 @@ function Buttons(props: { busy: boolean; label: string; danger?: boolean; disabl
 /** Power off, reboot, refresh, hardware inventory: nothing to ask but a confirmation for the first two. */
 export function SimpleForm(props: FormProps & { path: string; title: string; watch: Watch; confirm?: string }) {
   const { error, busy, submit } = useSubmit(props);
+  const risk = useAtRisk(props.confirm ? props.clients : []);
   return (
     <form
       onSubmit={(e) => {
@@ -60,8 +62,9 @@ export function SimpleForm(props: FormProps & { path: string; title: string; wat
       }}
     >
       {props.confirm && <p>{props.confirm}</p>}
+      {risk.note}
       <ErrorNote error={error} />
-      <Buttons busy={busy} label={props.title} danger={!!props.confirm} />
+      <Buttons busy={busy} label={props.title} danger={!!props.confirm} disabled={!risk.ready} />
     </form>
   );
 }
@@ -166,6 +169,7 @@ export function SetupForm(props: FormProps) {
   ]);
   const [understood, setUnderstood] = useState(false);
   const { error, busy, submit } = useSubmit(props);
+  const risk = useAtRisk(props.clients);
   const change = (i: number, patch: Partial<SetupRow>) => setRows(rows.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   const kib = (gib: string) => String(Math.round(Number(gib) * 1024 * 1024) || 0);
   const send = () => {
@@ -271,7 +275,8 @@ export function SetupForm(props: FormProps) {
         onChange={setUnderstood}
       />
       <ErrorNote error={error} />
-      <Buttons busy={busy} label={t('action.setup')} danger disabled={!understood || rows.length === 0} />
+      {risk.note}
+      <Buttons busy={busy} label={t('action.setup')} danger disabled={!understood || rows.length === 0 || !risk.ready} />
     </form>
   );
 }
@@ -288,6 +293,8 @@ export function CreateImageForm(props: FormProps) {
   const ip = props.clients[0]!;
   const partitions = usePartitions(ip);
   const repositories = useAsync(() => get<{ repositories: Repository[] }>('/repositories'));
+  // The image goes to the PC's own repository unless another is chosen.
+  const own = useAsync(() => get<{ repo_id: number }>('/client/info', { client: [ip] }), [ip]);
   const [choice, setChoice] = useState('');
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -296,7 +303,8 @@ export function CreateImageForm(props: FormProps) {
   const list = partitions.value ?? [];
   const selected = list.find((p) => `${p.disk}:${p.partition}` === choice) ?? list[0];
   const repos = repositories.value?.repositories ?? [];
-  const repo = repository || String(repos[0]?.id ?? '');
+  const ownRepo = repos.find((r) => r.id === own.value?.repo_id);
+  const repo = repository || String((ownRepo ?? repos[0])?.id ?? '');
   const send = () =>
     relayed('/image/create', {
       clients: [ip],
@@ -352,6 +360,7 @@ export function RestoreImageForm(props: FormProps) {
   const [type, setType] = useState('UNICAST');
   const [understood, setUnderstood] = useState(false);
   const { error, busy, submit } = useSubmit(props);
+  const risk = useAtRisk(props.clients);
   const list = images.value?.images ?? [];
   const chosen = list.find((i) => String(i.id) === image) ?? list[0];
   return (
@@ -390,8 +399,9 @@ export function RestoreImageForm(props: FormProps) {
         checked={understood}
         onChange={setUnderstood}
       />
+      {risk.note}
       <ErrorNote error={error && !['id', 'disk', 'partition', 'type'].includes(error.field ?? '') ? error : null} />
-      <Buttons busy={busy} label={t('action.restoreImage')} danger disabled={!chosen || !understood} />
+      <Buttons busy={busy} label={t('action.restoreImage')} danger disabled={!chosen || !understood || !risk.ready} />
     </form>
   );
 }
