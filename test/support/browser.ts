@@ -8,8 +8,8 @@ export const screenshotDir = path.resolve(__dirname, '../../../var/test-output/c
 
 export interface TestBrowser {
   browser: Browser;
-  /** A fresh context (own storage), as a new user would open the console. */
-  page(options?: { locale?: string }): Promise<Page>;
+  /** A fresh context (own storage), as a new user would open the console: 1280x900 and light unless told. */
+  page(options?: { locale?: string; width?: number; dark?: boolean }): Promise<Page>;
   close(): Promise<void>;
 }
 
@@ -36,7 +36,11 @@ export async function launchBrowser(): Promise<TestBrowser> {
   return {
     browser,
     async page(options = {}) {
-      const context = await browser.newContext({ locale: options.locale ?? 'en-US', viewport: { width: 1280, height: 900 } });
+      const context = await browser.newContext({
+        locale: options.locale ?? 'en-US',
+        viewport: { width: options.width ?? 1280, height: 900 },
+        colorScheme: options.dark ? 'dark' : 'light',
+      });
       contexts.push(context);
       return context.newPage();
     },

@@ -63,7 +63,7 @@ export function Audit() {
       </form>
       {entries && entries.length === 0 && <p class="hint">{t('audit.none')}</p>}
       {entries && entries.length > 0 && (
-        <table class="grid">
+        <table class="grid" tabIndex={0}>
           <thead>
             <tr>
               <th scope="col">{t('audit.time')}</th>

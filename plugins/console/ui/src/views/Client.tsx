@@ -234,7 +234,7 @@ function Disks(props: { ip: string }) {
       {list.length === 0 ? (
         <p class="hint">{t('client.noDisks')}</p>
       ) : (
-        <table class="grid">
+        <table class="grid" tabIndex={0}>
           <thead>
             <tr>
               <th scope="col">{t('setup.disk')}</th>

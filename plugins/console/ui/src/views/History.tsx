@@ -79,7 +79,7 @@ export function ClientHistory(props: { ip: string }) {
       </form>
       {changes && changes.length === 0 && <p class="hint">{t('history.none')}</p>}
       {changes && changes.length > 0 && (
-        <table class="grid">
+        <table class="grid" tabIndex={0}>
           <thead>
             <tr>
               <th scope="col">{t('audit.time')}</th>

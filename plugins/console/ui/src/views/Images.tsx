@@ -21,7 +21,7 @@ export function Images() {
       <h1 id="images-title">{t('nav.images')}</h1>
       {disk && <p>{t('images.disk', { free: humanBytes(disk.free), total: humanBytes(disk.total) })}</p>}
       <ErrorNote error={images.error ?? error} />
-      <table class="grid">
+      <table class="grid" tabIndex={0}>
         <thead>
           <tr>
             <th scope="col">{t('field.name')}</th>

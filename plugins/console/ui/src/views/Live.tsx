@@ -26,7 +26,7 @@ export function Live() {
     <section aria-labelledby="live-title">
       <h1 id="live-title">{t('nav.live')}</h1>
       <ErrorNote error={live.error ?? deleteError} />
-      <table class="grid">
+      <table class="grid" tabIndex={0}>
         <thead>
           <tr>
             {fieldNames.map((f) => (

@@ -41,7 +41,7 @@ export function HardwareReport() {
       {groups
         .filter((g) => g.reported > 0)
         .map((g) => (
-          <table class="grid report" key={g.id} data-group={g.id}>
+          <table class="grid report" tabIndex={0} key={g.id} data-group={g.id}>
             <caption>
               {g.name}
               {'center' in g && g.center ? ` (${g.center})` : ''} · {t('reports.reported', { reported: g.reported, clients: g.clients })}
@@ -118,7 +118,7 @@ export function SoftwareReport() {
       {report && report.packages.length > 0 && (
         <>
           <p>{t('reports.pcs', { count: report.clients })}</p>
-          <table class="grid">
+          <table class="grid" tabIndex={0}>
             <thead>
               <tr>
                 <th scope="col">{t('reports.package')}</th>

@@ -36,7 +36,7 @@ export function Repositories() {
     <section aria-labelledby="repos-title">
       <h1 id="repos-title">{t('nav.repositories')}</h1>
       <ErrorNote error={repositories.error} />
-      <table class="grid">
+      <table class="grid" tabIndex={0}>
         <thead>
           <tr>
             <th scope="col">#</th>
@@ -122,7 +122,7 @@ export function Repositories() {
 
       <h2>{t('repos.servers')}</h2>
       <ErrorNote error={servers.error} />
-      <table class="grid">
+      <table class="grid" tabIndex={0}>
         <thead>
           <tr>
             <th scope="col">#</th>

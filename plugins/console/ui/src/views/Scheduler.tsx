@@ -117,7 +117,7 @@ export function Scheduler() {
       <h1 id="scheduler-title">{t('nav.scheduler')}</h1>
       <h2>{t('scheduler.schedules')}</h2>
       <ErrorNote error={schedules.error} />
-      <table class="grid">
+      <table class="grid" tabIndex={0}>
         <thead>
           <tr>
             <th scope="col">#</th>

@@ -37,7 +37,7 @@ function CatalogueTable(props: {
   return (
     <>
       <h2>{props.title}</h2>
-      <table class="grid">
+      <table class="grid" tabIndex={0}>
         <thead>
           <tr>
             <th scope="col">#</th>

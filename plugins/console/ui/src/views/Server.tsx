@@ -50,7 +50,7 @@ export function Server() {
       {info && (
         <>
           <h2>{t('server.plugins')}</h2>
-          <table class="grid">
+          <table class="grid" tabIndex={0}>
             <thead>
               <tr>
                 <th scope="col">{t('server.plugin')}</th>

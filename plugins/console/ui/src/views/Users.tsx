@@ -39,7 +39,7 @@ export function Users() {
       <p role="status" class="saved">
         {status}
       </p>
-      <table class="grid">
+      <table class="grid" tabIndex={0}>
         <thead>
           <tr>
             <th scope="col">{t('users.username')}</th>

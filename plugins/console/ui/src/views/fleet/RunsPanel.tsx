@@ -24,7 +24,7 @@ export function RunsPanel() {
                 </span>
               ))}
             </summary>
-            <table class="grid">
+            <table class="grid" tabIndex={0}>
               <thead>
                 <tr>
                   <th scope="col">{t('client.ip')}</th>
