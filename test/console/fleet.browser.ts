@@ -191,12 +191,12 @@ test("a shell command on two clients shows each client's own output and exit cod
     await run.locator(`tr[data-ip="${site.ips[1]}"] pre.output`, { hasText: 'second failed' }).waitFor();
     assert.match(
       (await run.locator(`tr[data-ip="${site.ips[0]}"] .result`).textContent()) ?? '',
-      /success \(exit code 0\)/,
+      /Success \(exit code 0\)/,
       'first result',
     );
     assert.match(
       (await run.locator(`tr[data-ip="${site.ips[1]}"] .result`).textContent()) ?? '',
-      /failure \(exit code 3\)/,
+      /Failure \(exit code 3\)/,
       'second result',
     );
     assert.equal((await first.waitFor('shell/run')).body.run, 'echo hi', 'the command reached the agent');

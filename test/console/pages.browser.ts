@@ -146,7 +146,9 @@ test('the Spanish UI follows the browser language and the header switches it', a
     await page.getByLabel('Usuario', { exact: true }).waitFor();
     await signIn(page, site.url);
     await page.getByRole('link', { name: 'Equipos' }).waitFor();
-    await clientRow(page, site.ips[0]!).locator('.state', { hasText: 'apagado' }).waitFor();
+    // Labels and states begin with a capital, as Spanish writes them alone.
+    await clientRow(page, site.ips[0]!).locator('.state', { hasText: 'Apagado' }).waitFor();
+    assert.equal(await groupRow(page, 'Lab 1').locator('.kind').innerText(), 'Aula', "the room's kind");
     await page.getByRole('button', { name: 'Encender' }).waitFor();
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'es', 'the page says its language');
     await screenshot(page, 'fleet-es');

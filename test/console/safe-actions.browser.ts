@@ -28,6 +28,7 @@ test('an operator is offered only what an operator may do: no delete, move, rest
     for (const action of ['wake', 'delete', 'move', 'restore-image', 'setup', 'shell'])
       assert.ok(admin.includes(action), `admin: ${action}`);
     assert.equal(await groupRow(page, 'Lab 1').locator('button.menu').count(), 1, 'admin: the room has its menu');
+    assert.equal(await groupRow(page, 'Lab 1').locator('.kind').innerText(), 'Room', 'a label begins with a capital');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signIn(page, site.url, made.body.secret);
