@@ -1,3 +1,4 @@
+import { saveBlob } from './csv';
 /** Calls to the ogserve REST API as the signed-in caller (an API key, or a person's session cookie), and the errors they answer. */
 
 export class ApiError extends Error {
@@ -137,8 +138,5 @@ export async function download(path: string, filename: string): Promise<void> {
     const parsed = (await response.json().catch(() => ({}))) as { error?: string; message?: string; field?: string };
     throw new ApiError(response.status, parsed.error ?? 'error', parsed.message ?? response.statusText, parsed.field);
   }
-  const url = URL.createObjectURL(await response.blob());
-  const link = Object.assign(document.createElement('a'), { href: url, download: filename });
-  link.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  saveBlob(await response.blob(), filename);
 }

@@ -1,7 +1,7 @@
 import { get } from '../api';
 import { Store } from '../store';
 import type { ClientListing, ScopeNode } from '../types';
-import { buildTree, type TreeModel } from './tree';
+import { buildTree, type Filters, type TreeModel } from './tree';
 
 /** What the fleet view shows: the tree, every client's live state, MACs for search, the selection. */
 export interface Fleet {
@@ -11,6 +11,8 @@ export interface Fleet {
   selection: Set<string>;
   collapsed: Set<string>;
   query: string;
+  /** The states and the last result clients must have to be shown (empty: any). */
+  filters: Filters;
   /** How live updates arrive. */
   live: 'events' | 'poll';
   error: string;
@@ -23,6 +25,7 @@ export const fleet = new Store<Fleet>({
   selection: new Set(),
   collapsed: new Set(),
   query: '',
+  filters: { states: new Set(), result: '' },
   live: 'poll',
   error: '',
 });

@@ -1,5 +1,6 @@
 import { bareMac } from '../format';
-import type { ScopeNode } from '../types';
+import type { ClientListing, ScopeNode } from '../types';
+import { stateOf } from './states';
 
 /** One node of the scope tree, linked both ways, with what the list needs precomputed. */
 export interface TreeNode {
@@ -54,22 +55,42 @@ export function buildTree(scope: ScopeNode[]): TreeModel {
   return { roots: scope.map((s) => make(s, 0)), byKey, byIp };
 }
 
-/** What search compares: lower-cased text, and the bare hex digits when it could be part of a MAC. */
+/**
+ * What the fleet is narrowed to: lower-cased text and the bare hex digits when it could be
+ * part of a MAC (empty: any), and the live states and last result a client must have (empty:
+ * any).
+ */
 export interface Query {
   text: string;
   mac: string;
+  states: ReadonlySet<string>;
+  result: string;
 }
 
-export function parseQuery(input: string): Query | null {
+export interface Filters {
+  /** State names as the legend shows them (stateNames). */
+  states: ReadonlySet<string>;
+  /** `success`, `failure`, or '' for any. */
+  result: string;
+}
+
+export function parseQuery(input: string, filters: Filters = { states: new Set(), result: '' }): Query | null {
   const text = input.trim().toLowerCase();
-  if (!text) return null;
+  if (!text && filters.states.size === 0 && !filters.result) return null;
   const mac = /^[0-9a-f:.-]+$/.test(text) ? bareMac(text) : '';
-  return { text, mac: mac.length >= 4 ? mac : '' };
+  return { text, mac: mac.length >= 4 ? mac : '', states: filters.states, result: filters.result };
 }
 
-function clientMatches(node: TreeNode, query: Query, macs: Map<string, string>): boolean {
+function textMatches(node: TreeNode, query: Query, macs: Map<string, string>): boolean {
   if (node.text.includes(query.text)) return true;
   return query.mac !== '' && (macs.get(node.ip ?? '') ?? '').includes(query.mac);
+}
+
+/** Whether a client's live state and last result are among those asked for. */
+function liveMatches(node: TreeNode, query: Query, live: Map<string, ClientListing>): boolean {
+  const listing = live.get(node.ip ?? '');
+  if (query.states.size > 0 && !query.states.has(stateOf(listing?.state))) return false;
+  return !query.result || listing?.last_cmd.result === query.result;
 }
 
 /**
@@ -77,7 +98,13 @@ function clientMatches(node: TreeNode, query: Query, macs: Map<string, string>):
  * expanded. With one: matching clients and the path to them (collapsed or not), and
  * everything under a center, room or folder whose own name matches.
  */
-export function visibleRows(model: TreeModel, collapsed: Set<string>, query: Query | null, macs: Map<string, string>): TreeNode[] {
+export function visibleRows(
+  model: TreeModel,
+  collapsed: Set<string>,
+  query: Query | null,
+  macs: Map<string, string>,
+  live: Map<string, ClientListing> = new Map(),
+): TreeNode[] {
   const rows: TreeNode[] = [];
   if (!query) {
     const walk = (node: TreeNode) => {
@@ -87,25 +114,20 @@ export function visibleRows(model: TreeModel, collapsed: Set<string>, query: Que
     for (const root of model.roots) walk(root);
     return rows;
   }
-  const everything = (node: TreeNode) => {
-    rows.push(node);
-    for (const child of node.children) everything(child);
-  };
-  const filter = (node: TreeNode): void => {
-    if (node.type !== 'computer' && node.text.includes(query.text)) {
-      everything(node);
-      return;
-    }
+  // A center, room or folder whose name matches the text brings every client beneath that
+  // has the asked state and result; a group is drawn only with something under it.
+  const filter = (node: TreeNode, named: boolean): void => {
     if (node.type === 'computer') {
-      if (clientMatches(node, query, macs)) rows.push(node);
+      if ((named || textMatches(node, query, macs)) && liveMatches(node, query, live)) rows.push(node);
       return;
     }
     const at = rows.length;
     rows.push(node);
-    for (const child of node.children) filter(child);
-    if (rows.length === at + 1) rows.pop();
+    const nameMatches = named || (query.text !== '' && node.text.includes(query.text));
+    for (const child of node.children) filter(child, nameMatches);
+    if (rows.length === at + 1 && !(nameMatches && query.states.size === 0 && !query.result)) rows.pop();
   };
-  for (const root of model.roots) filter(root);
+  for (const root of model.roots) filter(root, false);
   return rows;
 }
 

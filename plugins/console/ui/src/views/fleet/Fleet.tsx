@@ -10,6 +10,7 @@ import { useStore } from '../../store';
 import { ActionBar } from './Actions';
 import { may, useServer } from '../../plugins';
 import { CenterForm, NodeDialog, offersNodeMenu } from './NodeDialogs';
+import { exportFleet } from './export';
 import { RunsPanel } from './RunsPanel';
 import { TreeList } from './TreeList';
 
@@ -20,8 +21,18 @@ export function Fleet() {
   const { model, states, macs, selection, collapsed } = state;
   const [menu, setMenu] = useState<TreeNode | null>(null);
   const [addingCenter, setAddingCenter] = useState(false);
-  const query = useMemo(() => parseQuery(state.query), [state.query]);
-  const rows = useMemo(() => (model ? visibleRows(model, collapsed, query, macs) : []), [model, collapsed, query, macs]);
+  const query = useMemo(() => parseQuery(state.query, state.filters), [state.query, state.filters]);
+  // States change every few seconds: they narrow the rows only while a state or result filter is on.
+  const live = query && (query.states.size > 0 || query.result) ? states : undefined;
+  const rows = useMemo(() => (model ? visibleRows(model, collapsed, query, macs, live) : []), [model, collapsed, query, macs, live]);
+  const matching = useMemo(() => rows.filter((r) => r.type === 'computer').map((r) => r.ip!), [rows]);
+  const { filters } = state;
+  const toggleState = (name: string) => {
+    const next = new Set(filters.states);
+    if (next.has(name)) next.delete(name);
+    else next.add(name);
+    patchFleet({ filters: { ...filters, states: next } });
+  };
   const counts = useMemo(() => (model ? countStates(model, states) : new Map()), [model, states]);
   const selected = useMemo(() => [...selection], [selection]);
 
@@ -54,9 +65,7 @@ export function Fleet() {
           />
         </label>
         <span id="match-count" class="hint" aria-live="polite">
-          {query
-            ? t('fleet.matches', { count: rows.filter((r) => r.type === 'computer').length })
-            : t('fleet.clients', { count: model?.byIp.size ?? 0 })}
+          {query ? t('fleet.matches', { count: matching.length }) : t('fleet.clients', { count: model?.byIp.size ?? 0 })}
         </span>
         <span class="live" data-live={state.live}>
           {state.live === 'events' ? t('fleet.liveEvents') : t('fleet.livePoll')}
@@ -67,13 +76,39 @@ export function Fleet() {
           </button>
         )}
       </div>
-      <ul class="legend" aria-label={t('fleet.legend')}>
-        {stateNames.map((name) => (
-          <li key={name}>
-            <StateBadge state={name} />
-          </li>
-        ))}
-      </ul>
+      <div class="filters">
+        <ul class="legend" aria-label={t('fleet.legend')}>
+          {stateNames.map((name) => (
+            <li key={name}>
+              <button
+                type="button"
+                class="state-filter"
+                aria-pressed={filters.states.has(name)}
+                title={t('fleet.filterState')}
+                onClick={() => toggleState(name)}
+              >
+                <StateBadge state={name} />
+              </button>
+            </li>
+          ))}
+        </ul>
+        <label class="result-filter">
+          {t('fleet.lastResult')}{' '}
+          <select value={filters.result} onInput={(e) => patchFleet({ filters: { ...filters, result: e.currentTarget.value } })}>
+            <option value="">{t('fleet.anyResult')}</option>
+            <option value="success">{t('result.success')}</option>
+            <option value="failure">{t('result.failure')}</option>
+          </select>
+        </label>
+        {query && matching.length > 0 && (
+          <button type="button" onClick={() => setSelection(new Set([...selection, ...matching]))}>
+            {t('fleet.selectMatches', { count: matching.length })}
+          </button>
+        )}
+        <button type="button" onClick={() => exportFleet(query ? matching : [...(model?.byIp.keys() ?? [])], model, states, macs)}>
+          {t('fleet.exportCsv')}
+        </button>
+      </div>
       <ErrorNote error={state.error ? new Error(state.error) : null} />
       <div class="selection-bar">
         <span aria-live="polite" class="selected-count">

@@ -53,17 +53,53 @@ export function TreeList(props: TreeListProps) {
   const last = Math.min(props.rows.length, Math.ceil((top + height) / rowHeight) + overscan);
   const shown = props.rows.slice(first, last);
 
+  // The keyboard moves along the rows as along a list: the arrows from a row's checkbox to
+  // the one above or below (scrolling it into view, drawn or not yet), Home and End to the
+  // ends, Left and Right fold and unfold a center, room or folder. Space ticks, as always.
+  const [focusAt, setFocusAt] = useState<number | null>(null);
+  useEffect(() => {
+    if (focusAt === null) return;
+    const box = scroller.current?.querySelector<HTMLInputElement>(`li[data-index="${focusAt}"] input[type=checkbox]`);
+    if (box) {
+      box.focus();
+      setFocusAt(null);
+    }
+  });
+  const onKeyDown = (e: KeyboardEvent) => {
+    const row = (e.target as HTMLElement).closest<HTMLElement>('li[data-index]');
+    if (!row || (e.target as HTMLElement).tagName !== 'INPUT') return;
+    const at = Number(row.dataset.index);
+    const node = props.rows[at]!;
+    const to = { ArrowDown: at + 1, ArrowUp: at - 1, Home: 0, End: props.rows.length - 1 }[e.key];
+    if (to !== undefined) {
+      e.preventDefault();
+      const target = Math.max(0, Math.min(props.rows.length - 1, to));
+      const element = scroller.current!;
+      if (target * rowHeight < element.scrollTop) element.scrollTop = target * rowHeight;
+      else if ((target + 1) * rowHeight > element.scrollTop + element.clientHeight)
+        element.scrollTop = (target + 1) * rowHeight - element.clientHeight;
+      setFocusAt(target);
+    } else if ((e.key === 'ArrowLeft' || e.key === 'ArrowRight') && node.children.length > 0 && !props.filtered) {
+      const open = !props.collapsed.has(node.key);
+      if (open === (e.key === 'ArrowLeft')) {
+        e.preventDefault();
+        props.onToggle(node);
+      }
+    }
+  };
+
   return (
     <section
       class="tree"
       ref={scroller}
+      onKeyDown={onKeyDown}
       onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
       aria-label={t('fleet.tree')}
       data-rows={props.rows.length}
     >
       <ul style={{ height: `${props.rows.length * rowHeight}px` }} aria-label={t('fleet.tree')}>
         {shown.map((node, i) => (
-          <Row key={node.key} node={node} top={(first + i) * rowHeight} {...props} />
+          <Row key={node.key} node={node} index={first + i} top={(first + i) * rowHeight} {...props} />
         ))}
       </ul>
       {props.rows.length === 0 && <p class="empty">{props.filtered ? t('fleet.noMatch') : t('fleet.empty')}</p>}
@@ -71,7 +107,7 @@ export function TreeList(props: TreeListProps) {
   );
 }
 
-function Row(props: TreeListProps & { node: TreeNode; top: number }) {
+function Row(props: TreeListProps & { node: TreeNode; index: number; top: number }) {
   const { node, selection } = props;
   const style = { transform: `translateY(${props.top}px)`, paddingLeft: `${0.5 + node.depth * 1.25}rem` };
   if (node.type === 'computer') {
@@ -79,7 +115,7 @@ function Row(props: TreeListProps & { node: TreeNode; top: number }) {
     const listing = props.states.get(ip);
     const mac = props.macs.get(ip);
     return (
-      <li class="row computer" style={style} data-ip={ip}>
+      <li class="row computer" style={style} data-ip={ip} data-index={props.index}>
         <span class="twisty" />
         <input
           type="checkbox"
@@ -104,7 +140,7 @@ function Row(props: TreeListProps & { node: TreeNode; top: number }) {
   const counts = props.counts.get(node.key);
   const open = props.filtered || !props.collapsed.has(node.key);
   return (
-    <li class={`row group ${node.type}`} style={style} data-key={node.key}>
+    <li class={`row group ${node.type}`} style={style} data-key={node.key} data-index={props.index}>
       <button
         type="button"
         class="twisty"

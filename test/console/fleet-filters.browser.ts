@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'uvu';
+import { type TestBrowser, launchBrowser, screenshot } from '../support/browser';
+import { eventually } from '../support/fake-agent';
+import { macFor } from '../support/fixtures';
+import { bulkClients, clientRow, consoleSite, groupRow, signIn } from './site';
+
+let browser: TestBrowser;
+test.before(async () => {
+  browser = await launchBrowser();
+});
+test.after(async () => {
+  await browser.close();
+});
+
+test('the fleet narrows to clients by state and last result, selects every one shown, and exports what it shows as CSV', async () => {
+  const site = await consoleSite(3);
+  try {
+    const [live, off, windows] = site.ips as [string, string, string];
+    await site.connect(live);
+    const failing = await site.connect(windows, { mode: 'windows' });
+    failing.on('hardware', { status: 500 });
+    assert.equal((await site.s.post('/refresh', { clients: [live] })).status, 200);
+    assert.equal((await site.s.post('/hardware', { clients: [windows] })).status, 200);
+    const resultOf = async (ip: string) =>
+      ((await site.s.get('/clients')).body.clients as { addr: string; last_cmd: { result: string } }[]).find((c) => c.addr === ip)?.last_cmd
+        .result;
+    await eventually(async () => (await resultOf(live)) === 'success', 'the refresh answered');
+    await eventually(async () => (await resultOf(windows)) === 'failure', 'the hardware inventory failed');
+
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await clientRow(page, windows).locator('.state-WIN').waitFor();
+    const shown = () => page.locator('li.row.computer').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-ip')));
+
+    await page.getByRole('button', { name: 'ogLive' }).click();
+    await page.getByRole('button', { name: 'Windows', exact: true }).click();
+    await eventually(async () => (await shown()).join() === [live, windows].join(), 'ogLive and Windows only');
+    assert.equal(await page.getByRole('button', { name: 'ogLive' }).getAttribute('aria-pressed'), 'true', 'the chip says it is on');
+    await page.getByLabel('Last result').selectOption('success');
+    await eventually(async () => (await shown()).join() === live, 'and a successful last command');
+    await page.getByRole('button', { name: 'Select the 1 shown' }).click();
+    await page.locator('.selected-count', { hasText: '1 selected' }).waitFor();
+    await screenshot(page, 'fleet-filtered');
+
+    await page.getByLabel('Last result').selectOption('');
+    await page.getByRole('button', { name: 'ogLive' }).click();
+    await page.getByRole('button', { name: 'Windows', exact: true }).click();
+    await page.getByRole('button', { name: 'Off', exact: true }).click();
+    await eventually(async () => (await shown()).join() === off, 'the one switched off');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    assert.equal(download.suggestedFilename(), 'fleet.csv');
+    const csv = readFileSync((await download.path())!, 'utf8');
+    const mac = macFor(2).match(/../g)!.join(':');
+    assert.equal(
+      csv,
+      `name,ip,mac,center,room,folder,state,last_result\r\npc02,${off},${mac},School,Lab 1,,off,\r\n`,
+      'what the tree shows, with where each client is',
+    );
+  } finally {
+    await site.close();
+  }
+});
+
+test('the keyboard moves along the tree: arrows between rows (scrolling to rows not drawn yet), Home and End, Left and Right fold and unfold, Space ticks', async () => {
+  const site = await consoleSite(3);
+  try {
+    await bulkClients(site, 300);
+    const page = await browser.page();
+    await signIn(page, site.url);
+    const focusedRow = () =>
+      page.evaluate(() => {
+        const row = document.activeElement?.closest('li');
+        return row?.getAttribute('data-ip') ?? row?.querySelector('.name')?.textContent ?? '';
+      });
+    await groupRow(page, 'Lab 1').locator('input[type=checkbox]').focus();
+    await page.keyboard.press('ArrowDown');
+    await eventually(async () => (await focusedRow()) === site.ips[0], 'down: the first client of the room');
+    await page.keyboard.press('Space');
+    await page.locator('.selected-count', { hasText: '1 selected' }).waitFor();
+    await page.keyboard.press('ArrowUp');
+    await eventually(async () => (await focusedRow()) === 'Lab 1', 'up: the room again');
+    await page.keyboard.press('ArrowLeft');
+    await eventually(async () => (await clientRow(page, site.ips[0]!).count()) === 0, 'left folds the room');
+    assert.equal(await focusedRow(), 'Lab 1', 'the focus stays on the room');
+    await page.keyboard.press('ArrowRight');
+    await clientRow(page, site.ips[0]!).waitFor();
+    await page.keyboard.press('End');
+    await eventually(async () => (await focusedRow()) === '10.0.5.19', 'End: the last client, far below what was drawn');
+    await page.keyboard.press('Home');
+    await eventually(async () => (await focusedRow()) === 'School', 'Home: the first row');
+  } finally {
+    await site.close();
+  }
+});
+
+test.run();
