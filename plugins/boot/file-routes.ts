@@ -1,0 +1,43 @@
+import { ErrorCode, HttpError, type PluginContext, queryOf } from 'ogserve';
+import type { Inventory } from '../inventory';
+import { allowList } from './allow-list';
+import { stageOfFile } from './events';
+import { BootFileServer, type Transfer } from './files';
+import { macFrom } from './mac';
+import type { BootSettings } from './schemas';
+import { paramsOf } from './script-routes';
+
+/**
+ * GET /boot/files/<path>: kernels, initrds and root images for PCs (public: a PC holds no
+ * key). `dirs`: `live.directory`, then `boot.extra_dir` when set.
+ */
+export function fileRoutes(ctx: PluginContext<BootSettings>, inventory: Inventory, dirs: string[]): BootFileServer {
+  const allowed = allowList(ctx.config.allow);
+  const files = new BootFileServer(dirs, ctx.config.max_transfers, (transfer) => {
+    announce(transfer).catch((error: Error) => ctx.log.warn({ err: error }, `boot stage not announced: ${error.message}`));
+  });
+
+  // The PC a transfer is for: the MAC its script put in the URL, else its source address.
+  async function announce(transfer: Transfer): Promise<void> {
+    const stage = stageOfFile(transfer.file);
+    if (!stage || (transfer.status !== 200 && transfer.status !== 206)) return;
+    const mac = macFrom(queryOf(transfer.req).get('mac'));
+    const address = (transfer.req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    const client = mac ? await inventory.clientByMac(mac) : await inventory.clientByIp(address);
+    if (!client) return;
+    const { bytes, ms, cutShort } = transfer;
+    void ctx.events.emit('boot.stage', { client: client.ip, stage, bytes, ms, cut_short: cutShort });
+  }
+
+  const spec = {
+    public: true,
+    bodyPolicy: 'ignored',
+    responseType: 'application/octet-stream',
+    summary: 'A boot file (kernel, initrd, root image) for PCs',
+  } as const;
+  ctx.router.get('/boot/files/*', spec, async (rc) => {
+    if (!allowed(rc.address)) throw new HttpError(403, ErrorCode.forbidden, `boot files are not served to ${rc.address} (boot.allow)`);
+    await files.send(rc.req, rc.res, paramsOf(rc.req).wild ?? '');
+  });
+  return files;
+}
