@@ -1,11 +1,10 @@
-import { ErrorCode, HttpError, type PluginContext, queryOf } from 'ogserve';
+import { ErrorCode, HttpError, type PluginContext } from 'ogserve';
 import type { Inventory } from '../inventory';
 import { allowList } from './allow-list';
 import { stageOfFile } from './events';
 import { BootFileServer, type Transfer } from './files';
 import { macFrom } from './mac';
 import type { BootSettings } from './schemas';
-import { paramsOf } from './script-routes';
 
 /**
  * GET /boot/files/<path>: kernels, initrds and root images for PCs (public: a PC holds no
@@ -21,7 +20,7 @@ export function fileRoutes(ctx: PluginContext<BootSettings>, inventory: Inventor
   async function announce(transfer: Transfer): Promise<void> {
     const stage = stageOfFile(transfer.file);
     if (!stage || (transfer.status !== 200 && transfer.status !== 206)) return;
-    const mac = macFrom(queryOf(transfer.req).get('mac'));
+    const mac = macFrom(transfer.query.get('mac'));
     const address = (transfer.req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
     const client = mac ? await inventory.clientByMac(mac) : await inventory.clientByIp(address);
     if (!client) return;
@@ -35,9 +34,12 @@ export function fileRoutes(ctx: PluginContext<BootSettings>, inventory: Inventor
     responseType: 'application/octet-stream',
     summary: 'A boot file (kernel, initrd, root image) for PCs',
   } as const;
-  ctx.router.get('/boot/files/*', spec, async (rc) => {
+  const prefix = '/boot/files/';
+  ctx.router.get(`${prefix}*`, spec, async (rc) => {
     if (!allowed(rc.address)) throw new HttpError(403, ErrorCode.forbidden, `boot files are not served to ${rc.address} (boot.allow)`);
-    await files.send(rc.req, rc.res, paramsOf(rc.req).wild ?? '');
+    // The whole rest of the path, as sent (polka's `*` parameter holds one segment only).
+    const pathname = (rc.req.url ?? '').split('?', 1)[0]!;
+    await files.send(rc.req, rc.res, pathname.slice(prefix.length));
   });
   return files;
 }

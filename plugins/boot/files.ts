@@ -20,6 +20,8 @@ export interface Transfer {
   req: IncomingMessage;
   /** The path under /boot/files/. */
   file: string;
+  /** The query the PC sent (its script puts `mac=` there). */
+  query: URLSearchParams;
   status: number;
   bytes: number;
   ms: number;
@@ -60,14 +62,14 @@ export class BootFileServer {
     }
     this.active++;
     const started = performance.now();
-    const sentBefore = req.socket.bytesWritten;
+    const sent = countBody(res);
+    const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
     res.once('close', () => {
       this.active--;
-      const cutShort = !res.writableFinished;
-      const declared = Number(res.getHeader('Content-Length') ?? 0);
-      const bytes = cutShort ? Math.max(0, req.socket.bytesWritten - sentBefore) : res.statusCode === 304 ? 0 : declared;
-      this.ended({ req, file, status: res.statusCode, bytes, ms: Math.round(performance.now() - started), cutShort });
+      const ms = Math.round(performance.now() - started);
+      this.ended({ req, file, query, status: res.statusCode, bytes: sent(), ms, cutShort: !res.writableFinished });
     });
+    // What sirv looks up: the checked path, without the query.
     req.url = `/${file}`;
     // sirv answers at once (its lookups are synchronous), or says the file went meanwhile.
     await new Promise<void>((resolve, reject) => {
@@ -85,6 +87,20 @@ export class BootFileServer {
     }
     return undefined;
   }
+}
+
+/**
+ * The body bytes written to `res`: sirv pipes the file into it, and gives its headers to
+ * writeHead, so neither getHeader nor the socket's count says what the body was.
+ */
+function countBody(res: ServerResponse): () => number {
+  let bytes = 0;
+  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : (chunk as Uint8Array).length;
+    return write(chunk, ...rest);
+  }) as ServerResponse['write'];
+  return () => bytes;
 }
 
 /** The decoded path under /boot/files/, every segment plain; a 400 otherwise. */
