@@ -10,18 +10,14 @@ import type { BootSettings } from './schemas';
  * GET /boot/files/<path>: kernels, initrds and root images for PCs (public: a PC holds no
  * key). `dirs`: `live.directory`, then `boot.extra_dir` when set.
  */
-export function fileRoutes(ctx: PluginContext<BootSettings>, inventory: Inventory, dirs: string[]): BootFileServer {
+export function fileRoutes(ctx: PluginContext<BootSettings>, inventory: Inventory, dirs: string[]): void {
   const allowed = allowList(ctx.config.allow);
-  const files = new BootFileServer(dirs, ctx.config.max_transfers, (transfer) => {
-    announce(transfer).catch((error: Error) => ctx.log.warn({ err: error }, `boot stage not announced: ${error.message}`));
-  });
+  const files = new BootFileServer(dirs, ctx.config.max_transfers, ctx.log);
 
   // The PC a transfer is for: the MAC its script put in the URL, else its source address.
-  async function announce(transfer: Transfer): Promise<void> {
+  async function announce(transfer: Transfer, mac: string | undefined, address: string): Promise<void> {
     const stage = stageOfFile(transfer.file);
     if (!stage || (transfer.status !== 200 && transfer.status !== 206)) return;
-    const mac = macFrom(transfer.query.get('mac'));
-    const address = (transfer.req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
     const client = mac ? await inventory.clientByMac(mac) : await inventory.clientByIp(address);
     if (!client) return;
     const { bytes, ms, cutShort } = transfer;
@@ -36,10 +32,14 @@ export function fileRoutes(ctx: PluginContext<BootSettings>, inventory: Inventor
   } as const;
   const prefix = '/boot/files/';
   ctx.router.get(`${prefix}*`, spec, async (rc) => {
-    if (!allowed(rc.address)) throw new HttpError(403, ErrorCode.forbidden, `boot files are not served to ${rc.address} (boot.allow)`);
+    const { address } = rc;
+    if (!allowed(address)) throw new HttpError(403, ErrorCode.forbidden, `boot files are not served to ${address} (boot.allow)`);
+    // Read before the file is sent: sirv is handed the checked path, without the query.
+    const mac = macFrom(rc.query.get('mac'));
     // The whole rest of the path, as sent (polka's `*` parameter holds one segment only).
     const pathname = (rc.req.url ?? '').split('?', 1)[0]!;
-    await files.send(rc.req, rc.res, pathname.slice(prefix.length));
+    await files.send(rc.req, rc.res, pathname.slice(prefix.length), (transfer) =>
+      announce(transfer, mac, address).catch((error: Error) => ctx.log.warn({ err: error }, `boot stage not announced: ${error.message}`)),
+    );
   });
-  return files;
 }

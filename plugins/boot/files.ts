@@ -1,9 +1,10 @@
-import { realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, realpath, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import sirv from 'sirv';
-import { ErrorCode, HttpError } from 'ogserve';
+import { ErrorCode, HttpError, type Logger } from 'ogserve';
 
 /**
  * One segment of a boot file's path: the characters ogLive, kernel and GRUB file names use.
@@ -17,11 +18,8 @@ const retryAfterS = 5;
 
 /** A transfer once its answer ended or was cut off. */
 export interface Transfer {
-  req: IncomingMessage;
   /** The path under /boot/files/. */
   file: string;
-  /** The query the PC sent (its script puts `mac=` there). */
-  query: URLSearchParams;
   status: number;
   bytes: number;
   ms: number;
@@ -40,19 +38,17 @@ export class BootFileServer {
   constructor(
     dirs: readonly string[],
     private readonly maxTransfers: number,
-    private readonly ended: (transfer: Transfer) => void,
+    private readonly log: Logger,
   ) {
     // dev: files are looked up when asked (ogLive images come and go), not listed once at start.
     this.roots = dirs.map((dir) => ({ dir: path.resolve(dir), serve: sirv(dir, { dev: true, etag: true, extensions: [] }) }));
   }
 
-  /** Transfers under way. */
-  get inFlight(): number {
-    return this.active;
-  }
-
-  /** Answer `raw` (the path after /boot/files/, as the request wrote it); an HttpError when it is not served. */
-  async send(req: IncomingMessage, res: ServerResponse, raw: string): Promise<void> {
+  /**
+   * Answer `raw` (the path after /boot/files/, as the request wrote it); an HttpError when it
+   * is not served. `ended` hears of the transfer once its answer ended or was cut off.
+   */
+  async send(req: IncomingMessage, res: ServerResponse, raw: string, ended: (transfer: Transfer) => void): Promise<void> {
     const file = relativePath(raw);
     const root = await this.rootHolding(file);
     if (!root) throw new HttpError(404, ErrorCode.notFound, `no boot file at ${file}`);
@@ -63,12 +59,19 @@ export class BootFileServer {
     this.active++;
     const started = performance.now();
     const sent = countBody(res);
-    const query = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
     res.once('close', () => {
       this.active--;
       const ms = Math.round(performance.now() - started);
-      this.ended({ req, file, query, status: res.statusCode, bytes: sent(), ms, cutShort: !res.writableFinished });
+      ended({ file, status: res.statusCode, bytes: sent(), ms, cutShort: !res.writableFinished });
     });
+    // sirv pipes a file stream it gives no error handler: a file gone or unreadable between
+    // the checks and its opening would be an uncaught error. It cuts this answer instead.
+    res.once('pipe', (source: NodeJS.ReadableStream) =>
+      source.once('error', (error: Error) => {
+        this.log.warn({ err: error, file }, `boot file transfer failed: ${error.message}`);
+        res.destroy();
+      }),
+    );
     // What sirv looks up: the checked path, without the query.
     req.url = `/${file}`;
     // sirv answers at once (its lookups are synchronous), or says the file went meanwhile.
@@ -78,12 +81,16 @@ export class BootFileServer {
     });
   }
 
-  /** The first folder holding `file` as a regular file whose real path stays inside it. */
+  /** The first folder holding `file` as a readable regular file whose real path stays inside it. */
   private async rootHolding(file: string): Promise<{ serve: ReturnType<typeof sirv> } | undefined> {
     for (const root of this.roots) {
       const [real, realRoot] = await Promise.all([realpath(path.join(root.dir, file)), realpath(root.dir)].map((p) => p.catch(() => null)));
       if (!real || !realRoot || !real.startsWith(realRoot + path.sep)) continue;
-      if ((await stat(real).catch(() => null))?.isFile()) return root;
+      const readable = await access(real, constants.R_OK).then(
+        () => true,
+        () => false,
+      );
+      if (readable && (await stat(real).catch(() => null))?.isFile()) return root;
     }
     return undefined;
   }
