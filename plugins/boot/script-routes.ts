@@ -38,7 +38,14 @@ export function scriptRoutes(
     const vars: ScriptVariables = client
       ? { ...(await bootFiles.templateVariables(client)), ...common }
       : { mode, params: '', oglivedir: defaultLivedir, server_ip: bootFiles.server.address, repo_ip: '', client: null, ...common };
-    const script = await templates.render(mode, vars);
+    let script: string | undefined;
+    try {
+      script = await templates.render(mode, vars);
+    } catch (error) {
+      // A site's template with a mistake: the PC says so and goes on, as for a missing one.
+      rc.log.error({ err: error, mode }, `iPXE template of mode '${mode}' failed: ${(error as Error).message}`);
+      return scriptReply(messageScript(`the iPXE script of boot mode '${mode}' failed; ask the administrator`));
+    }
     if (script === undefined) {
       // A 200, so iPXE runs it: the PC says why it does not boot, then goes on to its next boot device.
       rc.log.warn({ mode, mac }, 'no iPXE template for this boot mode');

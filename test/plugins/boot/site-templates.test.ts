@@ -46,6 +46,15 @@ test('a mode without an iPXE template: a 200 script that says so on the screen a
   assert.equal((await pcGet(s.port, '/boot/ipxe/aa-bb-cc-dd-ee-01', { from: '127.0.0.3' })).text, '#!ipxe\nexit\n');
 });
 
+test('a template that fails (a mistake in a site template) is a 200 script saying so, logged', async () => {
+  assert.equal((await s.post('/mode', { clients: ['192.168.1.10'], mode: 'ogLive' })).status, 200);
+  writeFileSync(path.join(site, 'ogLive.ejs'), '#!ipxe\n<%- no_such_variable %>\n');
+  const r = await pcGet(s.port, '/boot/ipxe?mac=aabbccddee01', { from: '127.0.0.6' });
+  assert.equal(r.status, 200);
+  assert.equal(r.text, "#!ipxe\necho ogserve: the iPXE script of boot mode 'ogLive' failed; ask the administrator\nsleep 10\nexit\n");
+  assert.ok(s.logs.some((l) => l.level === 'error' && l.msg.startsWith("iPXE template of mode 'ogLive' failed")));
+});
+
 test('scripts per source address are limited: past boot.scripts_per_minute a 429 #!ipxe script with Retry-After; other addresses go on', async () => {
   for (let i = 0; i < 3; i++) assert.equal((await pcGet(s.port, '/boot/ipxe?mac=aabbccddee01', { from: '127.0.0.4' })).status, 200);
   const refused = await pcGet(s.port, '/boot/ipxe?mac=aabbccddee01', { from: '127.0.0.4' });
