@@ -17,7 +17,7 @@ export class Reply {
     readonly headers: Readonly<Record<string, string>> = {},
   ) {}
 
-  /** `status` and `headers` for a refusal whose body a machine runs (a boot loader's script). */
+  /** `status` and `headers`: a refusal whose body a machine runs as it is (a script), not JSON. */
   static text(body: string, type: string, options: { uncapped?: boolean; status?: number; headers?: Record<string, string> } = {}): Reply {
     return new Reply(type, body, options.uncapped ?? false, options.status, options.headers);
   }

@@ -69,7 +69,7 @@ export function createRestServer(options: RestOptions): http.Server {
   const token = Buffer.from(options.token);
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
-  // A public path may hold parameters (`/boot/ipxe/:mac`, `/boot/files/*`): matched as polka routes it.
+  // A public path may hold parameters (`/things/:id`, `/files/*`): matched as polka routes it.
   const publicRoutes = routes.filter((r) => r.public).map((r) => ({ method: r.method, path: pathPattern(r.path) }));
   const credentials = new Map<string, (req: IncomingMessage) => Access | undefined>(
     routes.flatMap((r) => (r.credential ? [[`${r.method} ${r.path}`, r.credential] as const] : [])),
