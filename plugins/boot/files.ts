@@ -58,11 +58,13 @@ export class BootFileServer {
     }
     this.active++;
     const started = performance.now();
-    const sent = countBody(res);
+    const body = watchBody(res);
     res.once('close', () => {
       this.active--;
       const ms = Math.round(performance.now() - started);
-      ended({ file, status: res.statusCode, bytes: sent(), ms, cutShort: !res.writableFinished });
+      // Cut short: fewer bytes than the answer declared. Not whether the answer ended: a PC
+      // may close the connection on its last byte, before the file stream says it is done.
+      ended({ file, status: res.statusCode, bytes: body.sent, ms, cutShort: body.sent < body.declared });
     });
     // sirv pipes a file stream it gives no error handler: a file gone or unreadable between
     // the checks and its opening would be an uncaught error. It cuts this answer instead.
@@ -97,17 +99,24 @@ export class BootFileServer {
 }
 
 /**
- * The body bytes written to `res`: sirv pipes the file into it, and gives its headers to
- * writeHead, so neither getHeader nor the socket's count says what the body was.
+ * The body bytes written to `res` and the length its head declared: sirv gives its headers to
+ * writeHead and pipes the file into the answer, so neither getHeader nor the socket's count
+ * says what the body was.
  */
-function countBody(res: ServerResponse): () => number {
-  let bytes = 0;
+function watchBody(res: ServerResponse): { sent: number; declared: number } {
+  const body = { sent: 0, declared: 0 };
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((...args: unknown[]) => {
+    const headers = args.find((a): a is Record<string, unknown> => typeof a === 'object' && a !== null && !Array.isArray(a));
+    body.declared = Number(headers?.['Content-Length'] ?? 0);
+    return writeHead(...args);
+  }) as ServerResponse['writeHead'];
   const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
   res.write = ((chunk: unknown, ...rest: unknown[]) => {
-    bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : (chunk as Uint8Array).length;
+    body.sent += typeof chunk === 'string' ? Buffer.byteLength(chunk) : (chunk as Uint8Array).length;
     return write(chunk, ...rest);
   }) as ServerResponse['write'];
-  return () => bytes;
+  return body;
 }
 
 /** The decoded path under /boot/files/, every segment plain; a 400 otherwise. */
