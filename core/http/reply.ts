@@ -17,8 +17,9 @@ export class Reply {
     readonly headers: Readonly<Record<string, string>> = {},
   ) {}
 
-  static text(body: string, type: string, options: { uncapped?: boolean } = {}): Reply {
-    return new Reply(type, body, options.uncapped ?? false);
+  /** `status` and `headers`: a refusal whose body a machine runs as it is (a script), not JSON. */
+  static text(body: string, type: string, options: { uncapped?: boolean; status?: number; headers?: Record<string, string> } = {}): Reply {
+    return new Reply(type, body, options.uncapped ?? false, options.status, options.headers);
   }
 
   /** JSON escaped as every answer is; `uncapped` for answers that grow with the fleet. */

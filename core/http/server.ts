@@ -69,7 +69,8 @@ export function createRestServer(options: RestOptions): http.Server {
   const token = Buffer.from(options.token);
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
-  const publicRoutes = new Set(routes.filter((r) => r.public).map((r) => `${r.method} ${r.path}`));
+  // A public path may hold parameters (`/things/:id`, `/files/*`): matched as polka routes it.
+  const publicRoutes = routes.filter((r) => r.public).map((r) => ({ method: r.method, path: pathPattern(r.path) }));
   const credentials = new Map<string, (req: IncomingMessage) => Access | undefined>(
     routes.flatMap((r) => (r.credential ? [[`${r.method} ${r.path}`, r.credential] as const] : [])),
   );
@@ -125,7 +126,7 @@ export function createRestServer(options: RestOptions): http.Server {
   app.use((req: IncomingMessage & { path?: string }, res: ServerResponse, next: () => void) => {
     const supplied = keyOf(req.headers.authorization);
     const endpoint = `${req.method} ${req.path}`;
-    if (publicRoutes.has(endpoint)) return next();
+    if (publicRoutes.some((r) => r.method === req.method && r.path.test(req.path ?? ''))) return next();
     const standIn = supplied === undefined ? credentials.get(endpoint)?.(req) : undefined;
     if (standIn) {
       accessByRequest.set(req, standIn);
@@ -213,6 +214,12 @@ export function createRestServer(options: RestOptions): http.Server {
   server.requestTimeout = 10_000;
   server.keepAliveTimeout = 5_000;
   return server;
+}
+
+/** A route's path as polka matches it: `:name` is one segment, `*` the rest. */
+function pathPattern(route: string): RegExp {
+  const literal = route.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${literal.replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.+')}/?$`);
 }
 
 /** A request a page's script made (fetch, XMLHttpRequest), as browsers mark them; never the reference's clients. */

@@ -19,7 +19,8 @@ const fields = ['distribution', 'kernel', 'architecture', 'revision', 'directory
  */
 @injectable()
 export class LiveCatalog {
-  private readonly directory: string;
+  /** `live.directory`: the boot plugin serves its files over HTTP. */
+  readonly directory: string;
   private readonly infoFile: string;
 
   constructor(

@@ -6,6 +6,8 @@ import { LiveCatalog } from './catalog';
 import { LiveImageEntity } from './entities/live-image';
 import { liveRoutes } from './routes';
 
+export { LiveCatalog } from './catalog';
+
 export default definePlugin({
   name: 'live',
   requires: ['inventory', 'pxe-modes'],
@@ -21,6 +23,8 @@ export default definePlugin({
     { additionalProperties: false },
   ),
   register(ctx) {
-    liveRoutes(ctx, ctx.make(LiveCatalog), ctx.use(Inventory), ctx.use(BootFiles));
+    const catalog = ctx.make(LiveCatalog);
+    ctx.provide(LiveCatalog, catalog);
+    liveRoutes(ctx, catalog, ctx.use(Inventory), ctx.use(BootFiles));
   },
 });

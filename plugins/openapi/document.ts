@@ -23,6 +23,20 @@ function plain(schema: TSchema): unknown {
 }
 
 /**
+ * A route's path in OpenAPI's templating: polka's `:mac` is `{mac}`, and its `*` (the rest of
+ * the path) `{path}`, each a parameter in the path.
+ */
+function templated(route: string): { path: string; parameters: object[] } {
+  const names: string[] = [];
+  const path = route.replace(/:([A-Za-z0-9_]+)|\*/g, (_, param: string | undefined) => {
+    const name = param ?? 'path';
+    names.push(name);
+    return `{${name}}`;
+  });
+  return { path, parameters: names.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })) };
+}
+
+/**
  * The OpenAPI 3.1 document of the routes registered (core's and every enabled plugin's,
  * third-party ones included): request schemas as the service validates them, the answer
  * each route declares, the errors it can give and how to authenticate. Made from the route
@@ -51,7 +65,9 @@ export function openApiDocument(routes: readonly Route[], version: string): obje
     if (route.summary) operation.summary = route.summary;
     if (hasBody)
       operation.requestBody = { required: route.policy === 'required', content: { 'application/json': { schema: plain(route.body!) } } };
-    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation };
+    const { path, parameters } = templated(route.path);
+    if (parameters.length > 0) operation.parameters = parameters;
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: operation };
   }
   return {
     openapi: '3.1.0',

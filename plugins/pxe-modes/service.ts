@@ -23,7 +23,16 @@ import { biosFileName, macOfBootFile, uefiFileName } from './file-names';
 import { changedAnything, compareFile, describeReconciliation, noReconciliation, type Reconciliation } from './reconciliation';
 import type { PxeModesSettings } from './schemas';
 import { serverAddress } from './server-address';
-import { type Catalog, FIRMWARES, type Firmware, type RenderInput, type Renderer, Templates } from './templates';
+import {
+  type Catalog,
+  FIRMWARES,
+  type Firmware,
+  type RenderInput,
+  type Renderer,
+  type TemplateVariables,
+  Templates,
+  templateVariables,
+} from './templates';
 
 export interface BootFilesSettings {
   biosDir: string;
@@ -317,6 +326,15 @@ export class BootFiles {
         return render ? writeAtomic(this.directory(firmware), name, render(input)) : removeFile(this.directory(firmware), name);
       }),
     );
+  }
+
+  /**
+   * What the client's boot-file templates get for its current mode (its boot parameters,
+   * live directory...), for boot scripts of another kind (the boot plugin's iPXE scripts),
+   * which must start the PC as its boot files would.
+   */
+  async templateVariables(client: ClientView): Promise<TemplateVariables> {
+    return templateVariables(this.renderInput(client, client.boot, await this.repoIps()(client.repositoryId)));
   }
 
   /** What a template gets for one client: the same for a write and for a comparison. */

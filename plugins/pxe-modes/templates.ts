@@ -34,6 +34,27 @@ export interface RenderInput {
 
 export type Renderer = (input: RenderInput) => string;
 
+/** The variables an ejs template sees (templates/pxe/README.md); the boot plugin's iPXE templates see them too. */
+export interface TemplateVariables {
+  mode: string;
+  params: string;
+  oglivedir: string;
+  server_ip: string;
+  repo_ip: string;
+  client: ClientView;
+}
+
+export function templateVariables(input: RenderInput): TemplateVariables {
+  return {
+    mode: input.mode,
+    params: input.data.trim(),
+    oglivedir: input.oglivedir,
+    server_ip: input.serverIp,
+    repo_ip: input.repoIp,
+    client: input.client,
+  };
+}
+
 /**
  * Mode names are template file names, so they are checked before they are offered: what
  * GET /mode lists is safe to store in the client's `boot` column and to show.
@@ -89,15 +110,7 @@ export class Templates {
       this.compiled.set(template.file, (entry = { stamp, render }));
     }
     const { render } = entry;
-    return (input) =>
-      render({
-        mode: input.mode,
-        params: input.data.trim(),
-        oglivedir: input.oglivedir,
-        server_ip: input.serverIp,
-        repo_ip: input.repoIp,
-        client: input.client,
-      });
+    return (input) => render(templateVariables(input));
   }
 
   /** Regular files of one firmware folder, by mode name; `<mode>.ejs` wins over a plain `<mode>`. */

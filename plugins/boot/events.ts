@@ -1,0 +1,21 @@
+/** What the boot plugin announces on the event bus. */
+declare module 'ogserve' {
+  interface EventMap {
+    /**
+     * A step of a PC's network boot: its iPXE script served, or a kernel, initrd or root image
+     * transfer ended (`bytes` sent, `ms` it took, `cut_short` when the PC closed it early).
+     */
+    'boot.stage': { client: string; stage: BootStage; bytes?: number; ms?: number; cut_short?: boolean };
+  }
+}
+
+export type BootStage = 'script' | 'kernel' | 'initrd' | 'root';
+
+/** The stage a served file stands for, by the names ogLive gives them; undefined for other files. */
+export function stageOfFile(name: string): BootStage | undefined {
+  const base = name.slice(name.lastIndexOf('/') + 1).toLowerCase();
+  if (/vmlinuz|^linux|kernel/.test(base)) return 'kernel';
+  if (/initrd|initramfs/.test(base)) return 'initrd';
+  if (/\.(sqfs|squashfs)$/.test(base)) return 'root';
+  return undefined;
+}

@@ -1,0 +1,45 @@
+import { ErrorCode, HttpError, type PluginContext } from 'ogserve';
+import type { Inventory } from '../inventory';
+import { allowList } from './allow-list';
+import { stageOfFile } from './events';
+import { BootFileServer, type Transfer } from './files';
+import { macFrom } from './mac';
+import type { BootSettings } from './schemas';
+
+/**
+ * GET /boot/files/<path>: kernels, initrds and root images for PCs (public: a PC holds no
+ * key). `dirs`: `live.directory`, then `boot.extra_dir` when set.
+ */
+export function fileRoutes(ctx: PluginContext<BootSettings>, inventory: Inventory, dirs: string[]): void {
+  const allowed = allowList(ctx.config.allow);
+  const files = new BootFileServer(dirs, ctx.config.max_transfers, ctx.log);
+
+  // The PC a transfer is for: the MAC its script put in the URL, else its source address.
+  async function announce(transfer: Transfer, mac: string | undefined, address: string): Promise<void> {
+    const stage = stageOfFile(transfer.file);
+    if (!stage || (transfer.status !== 200 && transfer.status !== 206)) return;
+    const client = mac ? await inventory.clientByMac(mac) : await inventory.clientByIp(address);
+    if (!client) return;
+    const { bytes, ms, cutShort } = transfer;
+    void ctx.events.emit('boot.stage', { client: client.ip, stage, bytes, ms, cut_short: cutShort });
+  }
+
+  const spec = {
+    public: true,
+    bodyPolicy: 'ignored',
+    responseType: 'application/octet-stream',
+    summary: 'A boot file (kernel, initrd, root image) for PCs',
+  } as const;
+  const prefix = '/boot/files/';
+  ctx.router.get(`${prefix}*`, spec, async (rc) => {
+    const { address } = rc;
+    if (!allowed(address)) throw new HttpError(403, ErrorCode.forbidden, `boot files are not served to ${address} (boot.allow)`);
+    // Read before the file is sent: sirv is handed the checked path, without the query.
+    const mac = macFrom(rc.query.get('mac'));
+    // The whole rest of the path, as sent (polka's `*` parameter holds one segment only).
+    const pathname = (rc.req.url ?? '').split('?', 1)[0]!;
+    await files.send(rc.req, rc.res, pathname.slice(prefix.length), (transfer) =>
+      announce(transfer, mac, address).catch((error: Error) => ctx.log.warn({ err: error }, `boot stage not announced: ${error.message}`)),
+    );
+  });
+}

@@ -1,0 +1,40 @@
+import path from 'node:path';
+import { definePlugin } from 'ogserve';
+import { Inventory } from '../inventory';
+import { LiveCatalog } from '../live';
+import { BootFiles } from '../pxe-modes';
+import { fileRoutes } from './file-routes';
+import { publicUrl } from './public-url';
+import { BootConfig } from './schemas';
+import { scriptRoutes } from './script-routes';
+import { IpxeTemplates } from './templates';
+
+export type { BootStage } from './events';
+
+export default definePlugin({
+  name: 'boot',
+  requires: ['inventory', 'pxe-modes', 'live'],
+  config: BootConfig,
+  register(ctx) {
+    const { config } = ctx;
+    const inventory = ctx.use(Inventory);
+    const bootFiles = ctx.use(BootFiles);
+    const templates = new IpxeTemplates(config.templates_dir);
+    const url = publicUrl(config.public_url, ctx.settings.rest);
+    scriptRoutes(ctx, { inventory, bootFiles, templates, filesUrl: `${url}/boot/files` });
+    const dirs = [ctx.use(LiveCatalog).directory, ...(config.extra_dir ? [config.extra_dir] : [])];
+    fileRoutes(ctx, inventory, dirs);
+
+    // Every mode GET /mode offers should boot over iPXE too: one without a template is said at start.
+    ctx.onStart(async () => {
+      const missing: string[] = [];
+      for (const mode of await bootFiles.modes()) if (!(await templates.has(mode))) missing.push(mode);
+      if (missing.length > 0)
+        ctx.log.warn(
+          { modes: missing, templates_dir: config.templates_dir },
+          'boot modes without an iPXE template: their PCs get a script saying so',
+        );
+      ctx.log.info({ public_url: url, files: dirs.map((d) => path.resolve(d)) }, 'iPXE scripts and boot files served');
+    });
+  },
+});

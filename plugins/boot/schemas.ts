@@ -1,0 +1,30 @@
+import { type Static, Type } from '@sinclair/typebox';
+
+/** A mode name as pxe-modes offers them: safe to join into a template file name. */
+export const modeName = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/;
+
+/** The `boot` config section. */
+export const BootConfig = Type.Object(
+  {
+    /** iPXE templates, one `<mode>.ejs` per mode; bundled ones unless a site file sets it. */
+    templates_dir: Type.String({ default: 'templates/ipxe', path: 'install' }),
+    /** The iPXE template a MAC the inventory does not know gets (a mode name, or `local`). */
+    unknown_client: Type.String({ default: 'local', pattern: modeName.source, expected: 'a mode name such as local or ogLive' }),
+    /** How PCs reach this server (http://10.0.2.100); '' = http://<rest address>:<rest.port>. */
+    public_url: Type.Union([Type.String({ pattern: '^https?://[^/\\s?#]+(/[^\\s?#]*)?$' }), Type.Literal('')], {
+      default: '',
+      expected: 'an http:// or https:// URL without query, or empty for the REST address',
+    }),
+    /** A site's folder of other boot files (GRUB images...), served after `live.directory`. */
+    extra_dir: Type.Optional(Type.String({ path: true })),
+    /** File transfers at once; beyond, 503 with Retry-After (iPXE tries again). */
+    max_transfers: Type.Integer({ default: 100, minimum: 1 }),
+    /** Networks (CIDR, or single addresses) files are served to; empty = every address. */
+    allow: Type.Array(Type.String({ minLength: 1 }), { default: [], maxItems: 256 }),
+    /** Scripts one source address may fetch per minute (0 = no limit). */
+    scripts_per_minute: Type.Integer({ default: 60, minimum: 0 }),
+  },
+  { additionalProperties: false },
+);
+
+export type BootSettings = Static<typeof BootConfig>;
