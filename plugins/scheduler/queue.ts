@@ -1,8 +1,11 @@
 import type { Database, Logger } from 'ogserve';
-import { AgentLinkError, type AgentLink, type Dispatch } from '../agents';
+import { AgentLinkError, type AgentLink, type Asker, type Dispatch, dispatchEach } from '../agents';
 import type { Clock } from './clock';
 import type { StepCommands } from './commands';
 import { ActionEntity, type ActionResult } from './entities/action';
+
+/** Who asks for what the queue sends, as dispatch observers (the jobs plugin) see it. */
+const scheduler: Asker = { name: 'scheduler', source: 'scheduler' };
 
 export interface QueuedAction {
   id: number;
@@ -196,7 +199,8 @@ export class CommandQueue {
       // Marked sent before it leaves: if this instance dies meanwhile, the one that runs the
       // queue next fails it rather than sending it a second time.
       await this.db.fork().nativeUpdate(ActionEntity, { id: next.id }, { state: 'sent' });
-      const dispatch = await this.link.dispatch([ip], request);
+      const params = JSON.parse(row.params) as Record<string, unknown>;
+      const dispatch = await dispatchEach(this.link, [ip], () => request, { kind: request.path, params, asker: scheduler });
       const answer = dispatch.answers.get(ip);
       if (!answer) {
         // Busy or gone: retried on its next answer or by the sweep.
