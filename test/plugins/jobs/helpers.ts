@@ -17,28 +17,31 @@ export interface JobsSite extends Lab {
   clock: ManualClock;
   roomA: number;
   roomB: number;
+  /** The addresses of each room. */
+  inA: string[];
+  inB: string[];
 }
 
-/** A server with rooms A and B of one center, the jobs' clock a ManualClock at `start`. */
-export async function jobsSite(config: Record<string, unknown> = {}): Promise<JobsSite> {
+/** A server with rooms A and B of one center (`roomA`, `roomB` unless given), the jobs' clock a ManualClock at `start`. */
+export async function jobsSite(config: Record<string, unknown> = {}, inA = roomA, inB = roomB): Promise<JobsSite> {
   const clock = new ManualClock(start);
   const services = container.createChildContainer();
   services.register(JobsClock, { useValue: clock });
   const ids = { roomA: 0, roomB: 0 };
   const lab = await startLab({
-    ips: [...roomA, ...roomB],
+    ips: [...inA, ...inB],
     server: { container: services, config },
     populate: async (s) => {
       const center = await addCenter(s, 'Center');
       ids.roomA = await addRoom(s, center, 'A', '255.0.0.0');
       ids.roomB = await addRoom(s, center, 'B', '255.0.0.0');
       let n = 0;
-      for (const ip of roomA) await addClient(s, ids.roomA, ip, macFor(++n));
-      for (const ip of roomB) await addClient(s, ids.roomB, ip, macFor(++n));
+      for (const ip of inA) await addClient(s, ids.roomA, ip, macFor(++n));
+      for (const ip of inB) await addClient(s, ids.roomB, ip, macFor(++n));
       return { center, room: ids.roomA };
     },
   });
-  return { ...lab, clock, ...ids };
+  return { ...lab, clock, ...ids, inA, inB };
 }
 
 /** GET /jobs/:id once `done` says it is as the test expects. */
