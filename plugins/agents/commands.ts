@@ -97,7 +97,7 @@ export async function sendCommand<P extends TObject>(
  * Sends each client the request made for it; clients whose requests are alike share one
  * dispatch (a repository's address differs by network). Outcomes come in the order asked.
  * With `origin`, the whole is one command to the dispatch observers (one job), whose id
- * the result carries.
+ * the result's `job` resolves with.
  */
 export async function dispatchEach(
   link: Pick<AgentLink, 'dispatch' | 'observers'>,
@@ -120,11 +120,12 @@ export async function dispatchEach(
     for (const [ip, answer] of dispatch.answers) answers.set(ip, answer);
   }
   const dispatch: Dispatch = { outcomes: [...new Set(ips)].map((ip) => outcomes.get(ip)!), answers };
-  const job = origin ? await link.observers.observed(origin, dispatch) : undefined;
-  return job === undefined ? dispatch : { ...dispatch, job };
+  // Not awaited: the caller sets up what it does with the answers first.
+  return origin ? { ...dispatch, job: link.observers.observed(origin, dispatch) } : dispatch;
 }
 
 /** A command's REST answer: who was sent it, who was busy, who is not connected, and its job when one was made. */
-export function dispatchAnswer(dispatch: Dispatch): { clients: Dispatch['outcomes']; job?: number } {
-  return dispatch.job === undefined ? { clients: dispatch.outcomes } : { clients: dispatch.outcomes, job: dispatch.job };
+export async function dispatchAnswer(dispatch: Dispatch): Promise<{ clients: Dispatch['outcomes']; job?: number }> {
+  const job = await dispatch.job;
+  return job === undefined ? { clients: dispatch.outcomes } : { clients: dispatch.outcomes, job };
 }

@@ -81,7 +81,7 @@ export class AgentLink {
   /** Paths the agent answers by closing its connection (stop). */
   private readonly endedByDisconnect = new Set<string>();
   /** Who follows the commands sent on the command path (the jobs plugin). */
-  readonly observers = new DispatchObservers((path) => this.endedByDisconnect.has(path));
+  readonly observers: DispatchObservers;
   private readonly listings: (() => Iterable<ClientListing>)[] = [];
   private readonly owner: ConnectionOwner;
   private readonly lookups: LookupBatch;
@@ -114,6 +114,7 @@ export class AgentLink {
   ) {
     const settings = { ...config, port: Number(config.port) };
     this.settings = settings;
+    this.observers = new DispatchObservers((path) => this.endedByDisconnect.has(path), log);
     this.announce = new LinkAnnouncer(events, log, (path) => this.endedByDisconnect.has(path));
     this.remote = new RemoteAgents(
       cluster,

@@ -1,4 +1,4 @@
-import type { Access } from 'ogserve';
+import type { Access, Logger } from 'ogserve';
 import type { Dispatch } from './types';
 
 /** Who asked for a command: a key, token or person (their access name and source), or a plugin's own work ('scheduler'). */
@@ -29,8 +29,9 @@ export interface ObservedDispatch extends DispatchOrigin, Dispatch {
 
 /**
  * Hears each command sent on the command path (`sendCommand`, `dispatchEach`) and may answer
- * an id that the caller's answer then carries (`job`, the jobs plugin's). It must not throw:
- * the command is already on its way, and the caller's answer says so.
+ * an id that the caller's answer then carries (`job`, the jobs plugin's). It is called as the
+ * dispatch returns, and the caller goes on at once (what it sets up for the answers is not
+ * delayed); only its REST answer waits for the id. A failure is logged and gives no id.
  */
 export type DispatchObserver = (dispatch: ObservedDispatch) => Promise<number | undefined>;
 
@@ -41,17 +42,26 @@ export type DispatchObserver = (dispatch: ObservedDispatch) => Promise<number | 
 export class DispatchObservers {
   private readonly observers: DispatchObserver[] = [];
 
-  constructor(private readonly endsWithDisconnect: (path: string) => boolean) {}
+  constructor(
+    private readonly endsWithDisconnect: (path: string) => boolean,
+    private readonly log: Logger,
+  ) {}
 
   observe(observer: DispatchObserver): void {
     this.observers.push(observer);
   }
 
-  /** Tell every observer; the first id one answers. */
+  /** Tell every observer; resolves with the first id one answers, and never rejects (callers may not wait for it). */
   async observed(origin: DispatchOrigin, dispatch: Dispatch): Promise<number | undefined> {
     let id: number | undefined;
     const seen = { ...origin, ...dispatch, endsWithDisconnect: this.endsWithDisconnect(origin.kind) };
-    for (const observer of this.observers) id ??= await observer(seen);
+    for (const observer of this.observers) {
+      try {
+        id ??= await observer(seen);
+      } catch (error) {
+        this.log.error({ err: error, command: origin.kind }, 'a dispatch observer failed');
+      }
+    }
     return id;
   }
 }
