@@ -5,6 +5,7 @@ import { JobsClock } from './clock';
 import type { JobState } from './entities/job-client';
 import { JobClientEntity } from './entities/job-client';
 import { JobEntity } from './entities/job';
+import { endLeftovers } from './leftovers';
 import { pruneJobs } from './prune';
 import { JobRecorder } from './recorder';
 import { jobRoutes } from './routes';
@@ -51,6 +52,11 @@ export default definePlugin({
     const clock = ctx.service<Clock>(JobsClock, () => new SystemClock());
     const recorder = ctx.make(JobRecorder);
     ctx.use(AgentLink).observers.observe((dispatch) => recorder.observe(dispatch));
+    ctx.onStart(async () => {
+      if (ctx.cluster.shared) return;
+      const ended = await endLeftovers(ctx.db, clock.now());
+      if (ended > 0) ctx.log.warn({ ended }, `${ended} job client(s) sent before the last stop marked failed: no answer can come now`);
+    });
     ctx.onStop(() => recorder.stop());
 
     jobRoutes(ctx);

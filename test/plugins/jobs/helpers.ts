@@ -22,15 +22,20 @@ export interface JobsSite extends Lab {
   inB: string[];
 }
 
-/** A server with rooms A and B of one center (`roomA`, `roomB` unless given), the jobs' clock a ManualClock at `start`. */
-export async function jobsSite(config: Record<string, unknown> = {}, inA = roomA, inB = roomB): Promise<JobsSite> {
+/**
+ * A server with rooms A and B of one center (`roomA`, `roomB` unless given), the jobs' clock a
+ * ManualClock at `start`; in `dir` (a restart test's, which then owns it) when given.
+ */
+export async function jobsSite(config: Record<string, unknown> = {}, inA = roomA, inB = roomB, dir?: string): Promise<JobsSite> {
   const clock = new ManualClock(start);
   const services = container.createChildContainer();
   services.register(JobsClock, { useValue: clock });
   const ids = { roomA: 0, roomB: 0 };
   const lab = await startLab({
     ips: [...inA, ...inB],
-    server: { container: services, config },
+    server: { container: services, config, dir },
+    // As in production: the service stops while its agents are still connected.
+    serverFirst: true,
     populate: async (s) => {
       const center = await addCenter(s, 'Center');
       ids.roomA = await addRoom(s, center, 'A', '255.0.0.0');
