@@ -138,10 +138,7 @@ export class JobRecorder {
   private ended(job: LiveJob, ip: string, ending: Ending): void {
     if (this.stopped || !job.running.delete(ip)) return;
     const last = job.running.size === 0;
-    if (last) {
-      job.cancelTimeout?.();
-      this.live.delete(job);
-    }
+    if (last) job.cancelTimeout?.();
     const at = this.clock.now();
     job.writing = job.writing
       .then(async () => {
@@ -151,6 +148,10 @@ export class JobRecorder {
         await this.db.fork().nativeUpdate(JobEntity, { id: job.id }, { finishedAt: at });
         void this.events.emit('job.finished', { job: job.id, kind: job.kind, clients: job.clients });
       })
-      .catch((error: unknown) => this.log.error({ err: error, job: job.id, client: ip }, 'job state not written'));
+      .catch((error: unknown) => this.log.error({ err: error, job: job.id, client: ip }, 'job state not written'))
+      // Kept until its end is written, so that stop() waits for that too.
+      .finally(() => {
+        if (last) this.live.delete(job);
+      });
   }
 }

@@ -82,7 +82,7 @@ test('a job per command: done, failed, skipped (not connected, busy) and timed o
   }
 });
 
-test('a shell run is a job with its params', async () => {
+test('a shell run is a job with its params, shown only to callers who may run scripts', async () => {
   const x = await jobsSite();
   try {
     const ip = roomA[0]!;
@@ -91,6 +91,11 @@ test('a shell run is a job with its params', async () => {
     assert.equal(r.status, 200, r.text);
     const job = await jobOnce(x, r.body.job, (j) => j.finished !== null, 'the shell job ended');
     assert.deepEqual([job.kind, job.params, statesOf(job)[ip]], ['shell/run', { run: 'echo hi' }, 'done']);
+    // The script's text is as sensitive as its output: a reader sees no params.
+    const reader = (await x.s.post('/tokens', { name: 'reader', role: 'reader' })).body.secret as string;
+    const read = (path: string) => send(x.s.port, 'GET', path, undefined, { Authorization: reader });
+    assert.equal((await read(`/jobs/${job.id}`)).body.params, null);
+    assert.equal((await read('/jobs')).body.jobs[0].params, null);
   } finally {
     await x.close();
   }
