@@ -9,7 +9,7 @@ const jobEvents = ['job.created', 'job.client', 'job.finished'];
 
 /**
  * Kinds whose params only callers holding a permission see: a script's text is as sensitive
- * as what it printed (GET /shell/output needs `shell`). Others get `params: null`.
+ * as what it printed (GET /shell/output needs `shell`). Callers without it get `params: null`.
  */
 const paramsNeed: Record<string, string> = { 'shell/run': 'shell' };
 
