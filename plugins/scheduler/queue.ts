@@ -1,5 +1,5 @@
 import type { Database, Logger } from 'ogserve';
-import { AgentLinkError, type AgentLink, type Asker, type Dispatch, dispatchEach } from '../agents';
+import { AgentLinkError, type AgentLink, type Asker, type Dispatch } from '../agents';
 import type { Clock } from './clock';
 import type { StepCommands } from './commands';
 import { ActionEntity, type ActionResult } from './entities/action';
@@ -199,14 +199,15 @@ export class CommandQueue {
       // Marked sent before it leaves: if this instance dies meanwhile, the one that runs the
       // queue next fails it rather than sending it a second time.
       await this.db.fork().nativeUpdate(ActionEntity, { id: next.id }, { state: 'sent' });
-      const params = JSON.parse(row.params) as Record<string, unknown>;
-      const dispatch = await dispatchEach(this.link, [ip], () => request, { kind: request.path, params, asker: scheduler });
+      const dispatch = await this.link.dispatch([ip], request);
       const answer = dispatch.answers.get(ip);
       if (!answer) {
         // Busy or gone: retried on its next answer or by the sweep.
         await this.db.fork().nativeUpdate(ActionEntity, { id: next.id }, { state: 'queued' });
         return;
       }
+      // A job once sent: the tries that found the client busy are retries, not jobs of their own.
+      void this.link.observers.observed({ kind: request.path, params: JSON.parse(row.params) as object, asker: scheduler }, dispatch);
       this.take(ip, next);
       const outcome = await Promise.race([
         answer.then(
