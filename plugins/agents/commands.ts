@@ -1,6 +1,7 @@
 import { type Static, type TArray, type TObject, type TString, Type } from '@sinclair/typebox';
 import { StartupError, IpList, inject, injectable } from 'ogserve';
 import { type AnswerHandler, AgentLink } from './link';
+import type { Asker, DispatchOrigin } from './observers';
 import type { AgentRequest, Dispatch } from './types';
 
 /**
@@ -76,28 +77,33 @@ export function paramsOf<B extends { clients: string[] }>(body: B): Omit<B, 'cli
 
 /**
  * Sends a command to clients: each gets the request made for it, and clients whose
- * requests are alike share one dispatch. Outcomes come in the order asked.
+ * requests are alike share one dispatch. Outcomes come in the order asked; `asker` (a
+ * route's `askerOf(access)`) is told to the dispatch observers, with the command and params.
  */
 export async function sendCommand<P extends TObject>(
-  link: Pick<AgentLink, 'dispatch'>,
+  link: Pick<AgentLink, 'dispatch' | 'observers'>,
   command: AgentCommand<P>,
   params: Static<P>,
   ips: string[],
+  asker?: Asker,
 ): Promise<Dispatch> {
   command.check?.(params);
   const requests = new Map<string, AgentRequest>();
   for (const ip of new Set(ips)) requests.set(ip, await command.request(params, ip));
-  return dispatchEach(link, ips, (ip) => requests.get(ip)!);
+  return dispatchEach(link, ips, (ip) => requests.get(ip)!, { kind: command.path, params, asker });
 }
 
 /**
  * Sends each client the request made for it; clients whose requests are alike share one
  * dispatch (a repository's address differs by network). Outcomes come in the order asked.
+ * With `origin`, the whole is one command to the dispatch observers (one job), whose id
+ * the result's `job` resolves with.
  */
 export async function dispatchEach(
-  link: Pick<AgentLink, 'dispatch'>,
+  link: Pick<AgentLink, 'dispatch' | 'observers'>,
   ips: string[],
   requestFor: (ip: string) => AgentRequest,
+  origin?: DispatchOrigin,
 ): Promise<Dispatch> {
   const groups = new Map<string, { request: AgentRequest; ips: string[] }>();
   for (const ip of new Set(ips)) {
@@ -113,5 +119,13 @@ export async function dispatchEach(
     for (const outcome of dispatch.outcomes) outcomes.set(outcome.addr, outcome);
     for (const [ip, answer] of dispatch.answers) answers.set(ip, answer);
   }
-  return { outcomes: [...new Set(ips)].map((ip) => outcomes.get(ip)!), answers };
+  const dispatch: Dispatch = { outcomes: [...new Set(ips)].map((ip) => outcomes.get(ip)!), answers };
+  // Not awaited: the caller sets up what it does with the answers first.
+  return origin ? { ...dispatch, job: link.observers.observed(origin, dispatch) } : dispatch;
+}
+
+/** A command's REST answer: who was sent it, who was busy, who is not connected, and its job when one was made. */
+export async function dispatchAnswer(dispatch: Dispatch): Promise<{ clients: Dispatch['outcomes']; job?: number }> {
+  const job = await dispatch.job;
+  return job === undefined ? { clients: dispatch.outcomes } : { clients: dispatch.outcomes, job };
 }

@@ -13,7 +13,8 @@ import { SoftwareInventory } from './software';
 import { HardwareInventory } from './hardware';
 
 export { AgentLink } from './link';
-export { AgentCommands, type AgentCommand, dispatchEach, paramsOf, sendCommand, withClients } from './commands';
+export { AgentCommands, type AgentCommand, dispatchAnswer, dispatchEach, paramsOf, sendCommand, withClients } from './commands';
+export { askerOf, type Asker, type DispatchObserver, type DispatchOrigin, type ObservedDispatch } from './observers';
 export { SoftwareInventory } from './software';
 export { DispatchAnswer } from './schemas';
 export { ImageName, isImageName } from './image-name';

@@ -16,6 +16,7 @@ import {
 import { QuietCollector } from './quiet-collector';
 import { type ClientView, Inventory } from '../inventory';
 import { LinkAnnouncer } from './announce';
+import { DispatchObservers } from './observers';
 import { logCommandFailure } from './command-failures';
 import { AnswerParsing } from './answer-parsing';
 import { AgentConnection, type ConnectionOwner, type Pending } from './connection';
@@ -79,6 +80,8 @@ export class AgentLink {
   private readonly handlers = new Map<string, AnswerHandler[]>();
   /** Paths the agent answers by closing its connection (stop). */
   private readonly endedByDisconnect = new Set<string>();
+  /** Who follows the commands sent on the command path (the jobs plugin). */
+  readonly observers: DispatchObservers;
   private readonly listings: (() => Iterable<ClientListing>)[] = [];
   private readonly owner: ConnectionOwner;
   private readonly lookups: LookupBatch;
@@ -111,6 +114,7 @@ export class AgentLink {
   ) {
     const settings = { ...config, port: Number(config.port) };
     this.settings = settings;
+    this.observers = new DispatchObservers((path) => this.endedByDisconnect.has(path), log);
     this.announce = new LinkAnnouncer(events, log, (path) => this.endedByDisconnect.has(path));
     this.remote = new RemoteAgents(
       cluster,

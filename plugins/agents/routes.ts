@@ -2,8 +2,9 @@ import type { Static, TObject } from '@sinclair/typebox';
 import { ErrorCode, badRequest, type PluginContext, toInt } from 'ogserve';
 import type { ClientView, Inventory } from '../inventory';
 import { type HardwareTypeNames, storedHardware } from './hardware';
-import { type AgentCommand, paramsOf, sendCommand, withClients } from './commands';
+import { type AgentCommand, dispatchAnswer, paramsOf, sendCommand, withClients } from './commands';
 import type { AgentLink } from './link';
+import { askerOf } from './observers';
 import type { defineAgentCommands } from './own-commands';
 import {
   ClientQuery,
@@ -48,11 +49,15 @@ export function agentRoutes(
   );
 
   const relay = <P extends TObject>(path: string, command: AgentCommand<P>, permission: 'operate' | 'image') =>
-    router.post(path, { permission, scoped: 'clients', body: withClients(command.params), response: DispatchAnswer }, async ({ body }) => {
-      // Generic over P, TypeScript cannot see `clients` in the composed body.
-      const asked = body as unknown as Static<P> & { clients: string[] };
-      return respond(await sendCommand(link, command, paramsOf(asked), asked.clients));
-    });
+    router.post(
+      path,
+      { permission, scoped: 'clients', body: withClients(command.params), response: DispatchAnswer },
+      async ({ body, access }) => {
+        // Generic over P, TypeScript cannot see `clients` in the composed body.
+        const asked = body as unknown as Static<P> & { clients: string[] };
+        return dispatchAnswer(await sendCommand(link, command, paramsOf(asked), asked.clients, askerOf(access)));
+      },
+    );
   relay('/poweroff', commands.poweroff, 'operate');
   relay('/reboot', commands.reboot, 'operate');
   relay('/stop', commands.stop, 'operate');

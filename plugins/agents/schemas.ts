@@ -17,6 +17,7 @@ export const DispatchAnswer = Type.Object({
   clients: Type.Array(
     Type.Object({ addr: Type.String(), outcome: Type.Union([Type.Literal('sent'), Type.Literal('busy'), Type.Literal('not_connected')]) }),
   ),
+  job: Type.Optional(Type.Integer({ description: 'the job that follows this command (GET /jobs/:id), when the jobs plugin is on' })),
 });
 
 /** GET /clients: the agents connected (and the clients other plugins list, e.g. WOL_SENT), with their state. */

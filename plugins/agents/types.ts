@@ -17,6 +17,8 @@ export interface Dispatch {
   outcomes: { addr: string; outcome: Outcome }[];
   /** The answer of every client the request was sent to; rejects on timeout or disconnect. */
   answers: Map<string, Promise<AgentAnswer>>;
+  /** On the command path: the id a dispatch observer gives it (the jobs plugin's job), once written. */
+  job?: Promise<number | undefined>;
 }
 
 export interface AgentAnswer {

@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { ErrorCode, badRequest, PreparedJson, type PluginContext, toInt } from 'ogserve';
-import { type AgentLink, type Dispatch, DispatchAnswer } from '../agents';
+import { type AgentLink, askerOf, type Asker, DispatchAnswer, dispatchAnswer, dispatchEach, paramsOf } from '../agents';
 import type { ClientView, Inventory } from '../inventory';
 import { repositoryAddressFor } from '../inventory';
 import { cacheListingJson } from './listing';
@@ -32,17 +32,20 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
   router.post(
     '/cache/delete',
     { permission: 'operate', scoped: 'clients', body: CacheDelete, response: DispatchAnswer },
-    async ({ body }) => {
-      const dispatch = await link.dispatch(body.clients, { method: 'POST', path: 'cache/delete', body: { images: body.images } });
-      return { clients: dispatch.outcomes };
+    async ({ body, access }) => {
+      const request = { method: 'POST', path: 'cache/delete', body: { images: body.images } } as const;
+      const origin = { kind: request.path, params: request.body, asker: askerOf(access) };
+      return dispatchAnswer(await dispatchEach(link, body.clients, () => request, origin));
     },
   );
 
-  router.post('/cache/fetch', { permission: 'operate', scoped: 'clients', body: CacheFetch, response: DispatchAnswer }, async ({ body }) =>
-    fetchIntoCaches(body),
+  router.post(
+    '/cache/fetch',
+    { permission: 'operate', scoped: 'clients', body: CacheFetch, response: DispatchAnswer },
+    async ({ body, access }) => fetchIntoCaches(body, askerOf(access)),
   );
 
-  async function fetchIntoCaches(body: Static<typeof CacheFetch>): Promise<{ clients: Dispatch['outcomes'] }> {
+  async function fetchIntoCaches(body: Static<typeof CacheFetch>, asker: Asker | undefined): Promise<ReturnType<typeof dispatchAnswer>> {
     const named =
       body.repository_id !== undefined
         ? await inventory.repository(toInt(body.repository_id))
@@ -52,7 +55,7 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
     if (body.repository_id !== undefined && !named)
       throw badRequest(ErrorCode.unknownId, `no repository with id ${body.repository_id}`, 'repository_id');
     const clients = new Map((await inventory.clientsByIps(body.clients)).map((c) => [c.ip, c]));
-    const byAddress = new Map<string, string[]>();
+    const addressOf = new Map<string, string>();
     for (const ip of new Set(body.clients)) {
       const address = await addressFor(clients.get(ip), named?.addresses, body.repository);
       if (!address)
@@ -61,14 +64,12 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
           `'repository_id' is required: client ${ip} has no repository with an address`,
           'repository_id',
         );
-      byAddress.set(address, [...(byAddress.get(address) ?? []), ip]);
+      addressOf.set(ip, address);
     }
-    const outcomes = new Map<string, Dispatch['outcomes'][number]>();
-    for (const [address, ips] of byAddress) {
-      const dispatch = await link.dispatch(ips, { method: 'POST', path: 'cache/fetch', body: { name: body.image, repository: address } });
-      for (const outcome of dispatch.outcomes) outcomes.set(outcome.addr, outcome);
-    }
-    return { clients: [...new Set(body.clients)].map((ip) => outcomes.get(ip)!) };
+    // Clients of one repository address share a request; all of them are one job.
+    const requestFor = (ip: string) =>
+      ({ method: 'POST', path: 'cache/fetch', body: { name: body.image, repository: addressOf.get(ip)! } }) as const;
+    return dispatchAnswer(await dispatchEach(link, body.clients, requestFor, { kind: 'cache/fetch', params: paramsOf(body), asker }));
   }
 
   /** The named repository's address for this client; without one, the client's own repository's. */

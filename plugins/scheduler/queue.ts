@@ -1,8 +1,11 @@
 import type { Database, Logger } from 'ogserve';
-import { AgentLinkError, type AgentLink, type Dispatch } from '../agents';
+import { AgentLinkError, type AgentLink, type Asker, type Dispatch } from '../agents';
 import type { Clock } from './clock';
 import type { StepCommands } from './commands';
 import { ActionEntity, type ActionResult } from './entities/action';
+
+/** Who asks for what the queue sends, as dispatch observers (the jobs plugin) see it. */
+const scheduler: Asker = { name: 'scheduler', source: 'scheduler' };
 
 export interface QueuedAction {
   id: number;
@@ -203,6 +206,8 @@ export class CommandQueue {
         await this.db.fork().nativeUpdate(ActionEntity, { id: next.id }, { state: 'queued' });
         return;
       }
+      // A job once sent: the tries that found the client busy are retries, not jobs of their own.
+      void this.link.observers.observed({ kind: request.path, params: JSON.parse(row.params) as object, asker: scheduler }, dispatch);
       this.take(ip, next);
       const outcome = await Promise.race([
         answer.then(

@@ -1,5 +1,5 @@
 import { definePlugin } from 'ogserve';
-import { AgentCommands, AgentLink, DispatchAnswer, paramsOf, sendCommand, withClients } from '../agents';
+import { AgentCommands, AgentLink, askerOf, DispatchAnswer, dispatchAnswer, paramsOf, sendCommand, withClients } from '../agents';
 import { readShellAnswer } from './answer';
 import { type ShellResult, ShellResults } from './results';
 import { ScriptList, ShellConfig, ShellOutputAnswer, ShellOutputQuery, ShellParams } from './schemas';
@@ -39,15 +39,15 @@ export default definePlugin({
     ctx.cluster.on<string>('shell.started', (ip) => results.forget(ip));
 
     const spec = { permission: 'shell', scoped: 'clients', body: withClients(ShellParams), response: DispatchAnswer } as const;
-    ctx.router.post('/shell/run', spec, async ({ body }) => {
-      const dispatch = await sendCommand(link, run, paramsOf(body), body.clients);
+    ctx.router.post('/shell/run', spec, async ({ body, access }) => {
+      const dispatch = await sendCommand(link, run, paramsOf(body), body.clients, askerOf(access));
       for (const [ip, answer] of dispatch.answers) {
         results.started(ip, body.run);
         tellOthers('shell.started', ip);
         const done = () => results.finished(ip);
         answer.then(done, done);
       }
-      return { clients: dispatch.outcomes };
+      return dispatchAnswer(dispatch);
     });
 
     const output = ({ body }: { body: { clients: string[] } }) => ({ clients: results.view(body.clients) });

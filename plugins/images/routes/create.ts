@@ -1,5 +1,5 @@
 import { ErrorCode, badRequest, type PluginContext, toInt, IpList } from 'ogserve';
-import { type AgentLink, DispatchAnswer, paramsOf, withClients } from '../../agents';
+import { type AgentLink, askerOf, DispatchAnswer, dispatchAnswer, dispatchEach, paramsOf, withClients } from '../../agents';
 import type { ImageCommands } from '../commands';
 import type { PendingCreates } from '../pending';
 import { ImageCreateParams } from '../schemas';
@@ -17,14 +17,14 @@ export function createRoutes(ctx: PluginContext, commands: ImageCommands, link: 
     response: DispatchAnswer,
     summary: "Create or refresh an image from one client's partition",
   } as const;
-  ctx.router.post('/image/create', spec, async ({ body, em }) => {
+  ctx.router.post('/image/create', spec, async ({ body, em, access }) => {
     if (new Set(body.clients).size > 1) throw badRequest(ErrorCode.invalidField, 'an image is created from one client', 'clients');
     const ip = body.clients[0]!;
     // Two agents writing one image file at once would corrupt it.
     const busyWith = pending.creating(body.name);
     if (busyWith !== undefined) throw badRequest(ErrorCode.conflict, `image '${body.name}' is being created from ${busyWith}`, 'name');
     const { request, repository } = await commands.prepareCreate(em, paramsOf(body), ip);
-    const dispatch = await link.dispatch([ip], request);
+    const dispatch = await dispatchEach(link, [ip], () => request, { kind: request.path, params: paramsOf(body), asker: askerOf(access) });
     const answer = dispatch.answers.get(ip);
     if (answer) {
       pending.track(
@@ -39,6 +39,6 @@ export function createRoutes(ctx: PluginContext, commands: ImageCommands, link: 
         answer,
       );
     }
-    return { clients: dispatch.outcomes };
+    return dispatchAnswer(dispatch);
   });
 }

@@ -1,5 +1,5 @@
 import { type PluginContext, IpList } from 'ogserve';
-import { type AgentLink, DispatchAnswer, dispatchEach, paramsOf, withClients } from '../../agents';
+import { type AgentLink, askerOf, DispatchAnswer, dispatchAnswer, dispatchEach, paramsOf, withClients } from '../../agents';
 import type { Inventory } from '../../inventory';
 import type { ImageCommands } from '../commands';
 import { ImageRestoreParams } from '../schemas';
@@ -18,14 +18,15 @@ export function restoreRoutes(ctx: PluginContext, commands: ImageCommands, inven
     response: DispatchAnswer,
     summary: "Restore an image onto clients' partition",
   } as const;
-  ctx.router.post('/image/restore', spec, async ({ body, em }) => {
+  ctx.router.post('/image/restore', spec, async ({ body, em, access }) => {
     const params = paramsOf(body);
     commands.restoreType(params);
     const ips = [...new Set(body.clients)];
     const image = await commands.restoredImage(em, params, ips);
     const clients = new Map((await inventory.clientsByIps(ips)).map((c) => [c.ip, c]));
     const addresses = await commands.restoreAddresses(image);
-    const dispatch = await dispatchEach(link, ips, (ip) => commands.restoreRequest(image, params, addresses, clients.get(ip)));
-    return { clients: dispatch.outcomes };
+    const origin = { kind: 'image/restore', params, asker: askerOf(access) };
+    const dispatch = await dispatchEach(link, ips, (ip) => commands.restoreRequest(image, params, addresses, clients.get(ip)), origin);
+    return dispatchAnswer(dispatch);
   });
 }

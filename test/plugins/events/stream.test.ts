@@ -11,11 +11,12 @@ import { startLab } from '../../support/lab';
 import { send, startServer, TOKEN, type TestServer } from '../../support/server';
 import { UdpReceiver } from '../../support/udp-receiver';
 
-// Without the audit plugin: its entries are events too, a flush interval after each request,
-// and the counts here are of the fleet's own events (test/plugins/audit has those).
+// Without the audit and jobs plugins: their entries and jobs are events too (the audit's a
+// flush interval after each request), and the counts here are of the fleet's own events
+// (test/plugins/audit and test/plugins/jobs have those).
 const defaultPlugins = (
   JSON.parse(readFileSync(path.join(__dirname, '../../../../config/default.json'), 'utf8')) as { plugins: string[] }
-).plugins.filter((name) => name !== 'audit');
+).plugins.filter((name) => name !== 'audit' && name !== 'jobs');
 
 /** A center with one room of three clients at 127.0.0.11-13; the WoL port is the test's receiver. */
 async function lab(config: Record<string, unknown> = {}) {

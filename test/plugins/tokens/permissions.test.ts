@@ -106,6 +106,8 @@ const expected: Record<string, Permission | 'public'> = {
   'GET /client/history': 'read',
   'GET /reports/hardware': 'read',
   'GET /reports/software': 'read',
+  'GET /jobs': 'read',
+  'GET /jobs/:id': 'read',
   'POST /auth/login': 'public',
   'GET /auth/providers': 'public',
   'GET /boot/ipxe': 'public',

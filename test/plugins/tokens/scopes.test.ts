@@ -73,6 +73,8 @@ const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'GET /client/history': 'filtered',
   'GET /reports/hardware': 'filtered',
   'GET /reports/software': 'filtered',
+  'GET /jobs': 'filtered',
+  'GET /jobs/:id': 'filtered',
 };
 
 interface Site {

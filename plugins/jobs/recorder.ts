@@ -1,0 +1,157 @@
+import {
+  type Clock,
+  Database,
+  inject,
+  injectable,
+  insertInChunks,
+  type Logger,
+  PluginConfig,
+  PluginEventBus,
+  type PluginEvents,
+  PluginLog,
+} from 'ogserve';
+import type { ObservedDispatch } from '../agents';
+import { Inventory } from '../inventory';
+import { JobsClock } from './clock';
+import { type JobClient, JobClientEntity } from './entities/job-client';
+import { JobEntity } from './entities/job';
+import { type Ending, answered, timedOut, unanswered } from './outcome';
+
+export interface JobsTimeouts {
+  /** Seconds a command of each kind (agent path) may run; others get `default_timeout_s`. */
+  timeouts_s: Record<string, number>;
+  /** 0: no timeout of the jobs' own; the agents' command_timeout_s still ends a silent client. */
+  default_timeout_s: number;
+}
+
+/** A job whose clients have not all ended, in memory on the instance that sent it. */
+interface LiveJob {
+  id: number;
+  kind: string;
+  clients: string[];
+  running: Set<string>;
+  /** Writes of this job, one after the other: its end is written (and told) after its clients'. */
+  writing: Promise<void>;
+  cancelTimeout?: () => void;
+}
+
+/**
+ * Makes each command sent on the command path a job (the agents plugin's dispatch
+ * observer): its row and one per client, written before the caller answers, so the answer
+ * carries the job's id. Then follows each sent client to its end (answered, failed, timed
+ * out by the link or by the job's own timeout), writing and announcing every change.
+ */
+@injectable()
+export class JobRecorder {
+  private readonly live = new Set<LiveJob>();
+  private stopped = false;
+
+  constructor(
+    @inject(Database) private readonly db: Database,
+    @inject(Inventory) private readonly inventory: Inventory,
+    @inject(PluginEventBus) private readonly events: PluginEvents,
+    @inject(PluginConfig) private readonly timeouts: JobsTimeouts,
+    @inject(JobsClock) private readonly clock: Clock,
+    @inject(PluginLog) private readonly log: Logger,
+  ) {}
+
+  /** The observer: the job's id, or undefined when it could not be written (the command went all the same). */
+  async observe(dispatch: ObservedDispatch): Promise<number | undefined> {
+    if (this.stopped) return undefined;
+    try {
+      return await this.record(dispatch);
+    } catch (error) {
+      this.log.error({ err: error, kind: dispatch.kind }, 'job not recorded');
+      return undefined;
+    }
+  }
+
+  /** Stop following: clients still running stay `sent` in the table. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const job of this.live) job.cancelTimeout?.();
+    await Promise.all([...this.live].map((job) => job.writing));
+    this.live.clear();
+  }
+
+  private async record(dispatch: ObservedDispatch): Promise<number> {
+    const now = this.clock.now();
+    const ips = dispatch.outcomes.map((o) => o.addr);
+    const rooms = new Map((await this.inventory.clientsByIps(ips)).map((c) => [c.ip, c.room.id]));
+    const rows = dispatch.outcomes.map(({ addr, outcome }) => {
+      const sent = outcome === 'sent';
+      return {
+        ip: addr,
+        room: rooms.get(addr) ?? 0,
+        state: sent ? ('sent' as const) : ('skipped' as const),
+        reason: sent ? '' : outcome,
+        status: null,
+        outcome: sent ? '' : outcome === 'busy' ? 'the client was busy' : 'the client is not connected',
+        sentAt: sent ? now : null,
+        endedAt: sent ? null : now,
+      };
+    });
+    const running = new Set(rows.filter((r) => r.state === 'sent').map((r) => r.ip));
+    const id = await this.db.transactional(async (em) => {
+      const jobId = (await em.insert(JobEntity, {
+        kind: dispatch.kind,
+        who: dispatch.asker?.name ?? '',
+        source: dispatch.asker?.source ?? '',
+        params: JSON.stringify(dispatch.params),
+        createdAt: now,
+        finishedAt: running.size === 0 ? now : null,
+      })) as number;
+      await insertInChunks<JobClient>(
+        em,
+        JobClientEntity,
+        rows.map((r) => ({ ...r, jobId }) as JobClient),
+      );
+      return jobId;
+    });
+    const who = dispatch.asker?.name ?? null;
+    void this.events.emit('job.created', { job: id, kind: dispatch.kind, who, source: dispatch.asker?.source ?? null, clients: ips });
+    for (const r of rows)
+      void this.events.emit('job.client', { job: id, kind: dispatch.kind, client: r.ip, state: r.state, status: null, outcome: r.outcome });
+    if (running.size === 0) {
+      void this.events.emit('job.finished', { job: id, kind: dispatch.kind, clients: ips });
+      return id;
+    }
+    const job: LiveJob = { id, kind: dispatch.kind, clients: ips, running, writing: Promise.resolve() };
+    this.live.add(job);
+    for (const [ip, answer] of dispatch.answers) {
+      answer.then(
+        (a) => this.ended(job, ip, answered(a)),
+        (error: unknown) => this.ended(job, ip, unanswered(error, dispatch.endsWithDisconnect)),
+      );
+    }
+    const seconds = this.timeouts.timeouts_s[dispatch.kind] ?? this.timeouts.default_timeout_s;
+    if (seconds > 0) {
+      job.cancelTimeout = this.clock.setTimer(now + seconds * 1000, async () => {
+        for (const ip of [...job.running]) this.ended(job, ip, timedOut(seconds));
+        await job.writing;
+      });
+    }
+    return id;
+  }
+
+  /** A client's end: written, told, and the job's end once it was the last. A client already ended is left as it is. */
+  private ended(job: LiveJob, ip: string, ending: Ending): void {
+    if (this.stopped || !job.running.delete(ip)) return;
+    const last = job.running.size === 0;
+    if (last) job.cancelTimeout?.();
+    const at = this.clock.now();
+    job.writing = job.writing
+      .then(async () => {
+        await this.db.fork().nativeUpdate(JobClientEntity, { jobId: job.id, ip }, { ...ending, endedAt: at });
+        void this.events.emit('job.client', { job: job.id, kind: job.kind, client: ip, ...ending });
+        if (!last) return;
+        await this.db.fork().nativeUpdate(JobEntity, { id: job.id }, { finishedAt: at });
+        void this.events.emit('job.finished', { job: job.id, kind: job.kind, clients: job.clients });
+      })
+      .catch((error: unknown) => this.log.error({ err: error, job: job.id, client: ip }, 'job state not written'))
+      // Kept until its end is written, so that stop() waits for that too.
+      .finally(() => {
+        if (last) this.live.delete(job);
+      });
+  }
+}

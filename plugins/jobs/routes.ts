@@ -1,0 +1,59 @@
+import type { IncomingMessage } from 'node:http';
+import { type Access, ErrorCode, HttpError, type PluginContext } from 'ogserve';
+import { type JobSummary, findJob, findJobs } from './listing';
+import { parseJobsQuery, positive } from './query';
+import { JobDetail, JobsPage } from './schemas';
+
+/** What the job events carry is what these routes answer: the event stream sends them to the same readers. */
+const jobEvents = ['job.created', 'job.client', 'job.finished'];
+
+/**
+ * Kinds whose params only callers holding a permission see: a script's text is as sensitive
+ * as what it printed (GET /shell/output needs `shell`). Callers without it get `params: null`.
+ */
+const paramsNeed: Record<string, string> = { 'shell/run': 'shell' };
+
+/** A job as `access` may see it. */
+function shown<J extends JobSummary>(job: J, access: Access | undefined): J {
+  const needs = paramsNeed[job.kind];
+  return needs === undefined || access?.permissions.has(needs) ? job : { ...job, params: null };
+}
+
+/** GET /jobs and GET /jobs/:id: a limited caller sees only the jobs touching its clients, and only those clients. */
+export function jobRoutes(ctx: PluginContext<unknown>): void {
+  ctx.router.get(
+    '/jobs',
+    {
+      permission: 'read',
+      scoped: 'filtered',
+      bodyPolicy: 'forbidden',
+      response: JobsPage,
+      events: jobEvents,
+      summary: 'Commands sent to agents, newest first: ?state=&kind=&client=&room=&who=&before=&limit=',
+    },
+    async ({ query, access }) => {
+      const page = await findJobs(ctx.db, parseJobsQuery(query), await access?.scope?.addresses());
+      return { ...page, jobs: page.jobs.map((job) => shown(job, access)) };
+    },
+  );
+
+  ctx.router.get(
+    '/jobs/:id',
+    {
+      permission: 'read',
+      scoped: 'filtered',
+      bodyPolicy: 'forbidden',
+      response: JobDetail,
+      events: jobEvents,
+      summary: "One job: who asked what, and each client's state with its result",
+    },
+    async ({ req, access }) => {
+      const raw = (req as IncomingMessage & { params?: Record<string, string> }).params?.id ?? '';
+      const id = positive(raw, 'id');
+      const job = await findJob(ctx.db, id, await access?.scope?.addresses());
+      // A job touching none of a limited caller's clients is, to it, no job at all.
+      if (!job) throw new HttpError(404, ErrorCode.notFound, `no job with id ${id}`);
+      return shown(job, access);
+    },
+  );
+}
