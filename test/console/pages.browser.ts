@@ -52,6 +52,7 @@ async function everyView(page: Page, check: (view: string) => Promise<void>): Pr
       ['Live images', 'h1#live-title', 'live'],
       ['Repositories', 'tr[data-repository=main]', 'repositories'],
       ['Scheduler', 'h1#scheduler-title', 'scheduler'],
+      ['Jobs', 'h1#jobs-title', 'jobs'],
       ['Audit log', 'tr[data-audit="1"]', 'audit'],
       ['Users', 'form.add-user', 'users'],
       ['Server', 'tr[data-plugin=console]', 'server'],

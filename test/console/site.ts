@@ -31,6 +31,7 @@ export const consolePlugins = [
   'tokens',
   'auth',
   'console',
+  'jobs',
   helloPlugin,
 ];
 

@@ -12,6 +12,8 @@ import './styles.css';
 import { useStore } from './store';
 import type { VersionInfo } from './types';
 import { Audit } from './views/Audit';
+import { Job } from './views/Job';
+import { Jobs } from './views/Jobs';
 import { Client } from './views/Client';
 import { HardwareReport, SoftwareReport } from './views/Reports';
 import { Images } from './views/Images';
@@ -93,11 +95,12 @@ function Shell(props: { info: VersionInfo }) {
     ['scheduler', t('nav.scheduler'), enabled(info, 'scheduler')],
     ['hardware', t('nav.hardware'), enabled(info, 'history')],
     ['software', t('nav.software'), enabled(info, 'history')],
+    ['jobs', t('nav.jobs'), enabled(info, 'jobs')],
     ['audit', t('nav.audit'), enabled(info, 'audit')],
     ['users', t('nav.users'), managesUsers(info, who)],
     ['server', t('nav.server'), true],
   ];
-  const current = page === 'plugin' ? `plugin/${rest[0]}` : page === 'client' ? 'fleet' : page;
+  const current = page === 'plugin' ? `plugin/${rest[0]}` : page === 'client' ? 'fleet' : page === 'job' ? 'jobs' : page;
   const view = page === 'plugin' ? views.find((p) => p.name === rest[0]) : undefined;
   return (
     <>
@@ -153,6 +156,10 @@ function Shell(props: { info: VersionInfo }) {
           <HardwareReport />
         ) : page === 'software' && enabled(info, 'history') ? (
           <SoftwareReport />
+        ) : page === 'jobs' && enabled(info, 'jobs') ? (
+          <Jobs />
+        ) : page === 'job' && rest[0] && enabled(info, 'jobs') ? (
+          <Job id={rest[0]} key={rest[0]} />
         ) : page === 'audit' && enabled(info, 'audit') ? (
           <Audit />
         ) : page === 'users' && managesUsers(info, who) ? (

@@ -1,5 +1,9 @@
 /** Shapes of the API answers the console reads. */
 
+import type { Static } from '@sinclair/typebox';
+import type { JobState } from '../../../jobs/entities/job-client';
+import type { JobDetail as JobDetailAnswer, JobsPage } from '../../../jobs/schemas';
+
 export type { ScopeNode } from '../../../inventory/scopes';
 
 export interface ClientListing {
@@ -96,3 +100,9 @@ export interface SignInWays {
   password: boolean;
   providers: { name: string; label: string }[];
 }
+
+/** GET /jobs and GET /jobs/<id> (the jobs plugin's answers). */
+export type JobSummary = Static<typeof JobsPage>['jobs'][number];
+export type JobDetail = Static<typeof JobDetailAnswer>;
+/** A job's PC states, in the order the console shows them (the jobs plugin's, checked against its type). */
+export const jobStateNames = ['sent', 'done', 'failed', 'timed_out', 'skipped'] as const satisfies readonly JobState[];

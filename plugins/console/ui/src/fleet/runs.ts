@@ -29,6 +29,8 @@ export interface Run {
   started: number;
   watch: Watch;
   rows: RunRow[];
+  /** The job the server keeps of it (the jobs plugin): its page outlives this panel and a reload. */
+  job?: number;
 }
 
 export const runs = new Store<Run[]>([]);
@@ -37,12 +39,13 @@ const keep = 10;
 
 const waits = (row: RunRow) => row.outcome === 'sent' && row.result === undefined;
 
-export function addRun(title: string, outcomes: { addr: string; outcome: string }[], watch: Watch): Run {
+export function addRun(title: string, outcomes: { addr: string; outcome: string }[], watch: Watch, job?: number): Run {
   const run: Run = {
     id: ++nextRun,
     title,
     started: Date.now(),
     watch,
+    job,
     rows: outcomes.map((o) => ({ ip: o.addr, outcome: o.outcome, updates: 0 })),
   };
   runs.set([run, ...runs.value].slice(0, keep));

@@ -4,6 +4,7 @@ import { ErrorNote } from '../components/ErrorNote';
 import { Field } from '../components/Field';
 import { t } from '../i18n';
 import type { AuditEntry } from '../types';
+import { TableScroll } from '../components/TableScroll';
 
 const filterNames = ['token', 'client', 'path'] as const;
 type Filters = Record<(typeof filterNames)[number], string>;
@@ -63,34 +64,36 @@ export function Audit() {
       </form>
       {entries && entries.length === 0 && <p class="hint">{t('audit.none')}</p>}
       {entries && entries.length > 0 && (
-        <table class="grid" tabIndex={0}>
-          <thead>
-            <tr>
-              <th scope="col">{t('audit.time')}</th>
-              <th scope="col">{labels.token}</th>
-              <th scope="col">{t('audit.address')}</th>
-              <th scope="col">{t('audit.request')}</th>
-              <th scope="col">{t('audit.clients')}</th>
-              <th scope="col">{t('audit.status')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map((entry) => (
-              <tr key={entry.id} data-audit={entry.id}>
-                <td>{new Date(entry.time).toLocaleString()}</td>
-                <td>{entry.token}</td>
-                <td>{entry.address}</td>
-                <td>
-                  {entry.method} {entry.path}
-                </td>
-                <td title={entry.clients.join(', ')}>
-                  {entry.clients.length > 3 ? t('audit.clientCount', { count: entry.clients.length }) : entry.clients.join(', ')}
-                </td>
-                <td>{entry.status ?? t('audit.aborted')}</td>
+        <TableScroll>
+          <table class="grid">
+            <thead>
+              <tr>
+                <th scope="col">{t('audit.time')}</th>
+                <th scope="col">{labels.token}</th>
+                <th scope="col">{t('audit.address')}</th>
+                <th scope="col">{t('audit.request')}</th>
+                <th scope="col">{t('audit.clients')}</th>
+                <th scope="col">{t('audit.status')}</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {entries.map((entry) => (
+                <tr key={entry.id} data-audit={entry.id}>
+                  <td>{new Date(entry.time).toLocaleString()}</td>
+                  <td>{entry.token}</td>
+                  <td>{entry.address}</td>
+                  <td>
+                    {entry.method} {entry.path}
+                  </td>
+                  <td title={entry.clients.join(', ')}>
+                    {entry.clients.length > 3 ? t('audit.clientCount', { count: entry.clients.length }) : entry.clients.join(', ')}
+                  </td>
+                  <td>{entry.status ?? t('audit.aborted')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
       {next !== null && (
         <div class="buttons">

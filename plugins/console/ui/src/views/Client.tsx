@@ -12,6 +12,7 @@ import { useStore } from '../store';
 import type { Partition, Repository } from '../types';
 import { useAsync } from '../useAsync';
 import { ClientHistory } from './History';
+import { TableScroll } from '../components/TableScroll';
 
 interface ClientInfo {
   id: number;
@@ -234,34 +235,36 @@ function Disks(props: { ip: string }) {
       {list.length === 0 ? (
         <p class="hint">{t('client.noDisks')}</p>
       ) : (
-        <table class="grid" tabIndex={0}>
-          <thead>
-            <tr>
-              <th scope="col">{t('setup.disk')}</th>
-              <th scope="col">{t('image.partitionNumber')}</th>
-              <th scope="col">{t('setup.size')}</th>
-              <th scope="col">{t('setup.used')}</th>
-              <th scope="col">{t('setup.filesystem')}</th>
-              <th scope="col">{t('client.os')}</th>
-              <th scope="col">{t('client.software')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {list.map((p) => (
-              <tr key={`${p.disk}:${p.partition}`} class={p.partition === 0 ? 'disk-row' : ''}>
-                <td>{p.disk}</td>
-                <td>{p.partition === 0 ? t('client.wholeDisk', { type: p.disk_type || '' }) : p.partition}</td>
-                <td>{humanBytes(p.size)}</td>
-                <td>{p.partition === 0 ? '' : humanBytes(p.used_size)}</td>
-                <td>{p.filesystem_name}</td>
-                <td>{p.os}</td>
-                <td>
-                  {p.partition > 0 && p.os && enabled(info, 'agents') && <Software ip={props.ip} disk={p.disk} partition={p.partition} />}
-                </td>
+        <TableScroll>
+          <table class="grid">
+            <thead>
+              <tr>
+                <th scope="col">{t('setup.disk')}</th>
+                <th scope="col">{t('image.partitionNumber')}</th>
+                <th scope="col">{t('setup.size')}</th>
+                <th scope="col">{t('setup.used')}</th>
+                <th scope="col">{t('setup.filesystem')}</th>
+                <th scope="col">{t('client.os')}</th>
+                <th scope="col">{t('client.software')}</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {list.map((p) => (
+                <tr key={`${p.disk}:${p.partition}`} class={p.partition === 0 ? 'disk-row' : ''}>
+                  <td>{p.disk}</td>
+                  <td>{p.partition === 0 ? t('client.wholeDisk', { type: p.disk_type || '' }) : p.partition}</td>
+                  <td>{humanBytes(p.size)}</td>
+                  <td>{p.partition === 0 ? '' : humanBytes(p.used_size)}</td>
+                  <td>{p.filesystem_name}</td>
+                  <td>{p.os}</td>
+                  <td>
+                    {p.partition > 0 && p.os && enabled(info, 'agents') && <Software ip={props.ip} disk={p.disk} partition={p.partition} />}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
     </section>
   );

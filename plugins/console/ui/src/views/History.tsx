@@ -4,6 +4,7 @@ import { ErrorNote } from '../components/ErrorNote';
 import { Field } from '../components/Field';
 import { t } from '../i18n';
 import type { HistoryEntry } from '../types';
+import { TableScroll } from '../components/TableScroll';
 
 const filterNames = ['kind', 'from', 'to'] as const;
 type Filters = Record<(typeof filterNames)[number], string>;
@@ -79,30 +80,32 @@ export function ClientHistory(props: { ip: string }) {
       </form>
       {changes && changes.length === 0 && <p class="hint">{t('history.none')}</p>}
       {changes && changes.length > 0 && (
-        <table class="grid" tabIndex={0}>
-          <thead>
-            <tr>
-              <th scope="col">{t('audit.time')}</th>
-              <th scope="col">{t('history.what')}</th>
-              <th scope="col">{t('history.change')}</th>
-              <th scope="col">{t('history.before')}</th>
-              <th scope="col">{t('history.after')}</th>
-              <th scope="col">{t('history.alerts')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {changes.map((c) => (
-              <tr key={c.id} data-change={c.id} class={c.alerts.length > 0 ? 'alert' : undefined}>
-                <td>{new Date(c.time).toLocaleString()}</td>
-                <td>{what(c)}</td>
-                <td>{t(`history.change.${c.change}` as 'history.change.added')}</td>
-                <td>{c.before ?? '—'}</td>
-                <td>{c.after ?? '—'}</td>
-                <td>{c.alerts.join(', ')}</td>
+        <TableScroll>
+          <table class="grid">
+            <thead>
+              <tr>
+                <th scope="col">{t('audit.time')}</th>
+                <th scope="col">{t('history.what')}</th>
+                <th scope="col">{t('history.change')}</th>
+                <th scope="col">{t('history.before')}</th>
+                <th scope="col">{t('history.after')}</th>
+                <th scope="col">{t('history.alerts')}</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {changes.map((c) => (
+                <tr key={c.id} data-change={c.id} class={c.alerts.length > 0 ? 'alert' : undefined}>
+                  <td>{new Date(c.time).toLocaleString()}</td>
+                  <td>{what(c)}</td>
+                  <td>{t(`history.change.${c.change}` as 'history.change.added')}</td>
+                  <td>{c.before ?? '—'}</td>
+                  <td>{c.after ?? '—'}</td>
+                  <td>{c.alerts.join(', ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
       {next !== null && (
         <div class="buttons">

@@ -8,6 +8,7 @@ import { t } from '../i18n';
 import { useStore } from '../store';
 import type { Image } from '../types';
 import { useAsync } from '../useAsync';
+import { TableScroll } from '../components/TableScroll';
 
 /** Images: the list with the repository's disk, details, delete, and the centers an image is restricted to. */
 export function Images() {
@@ -21,39 +22,41 @@ export function Images() {
       <h1 id="images-title">{t('nav.images')}</h1>
       {disk && <p>{t('images.disk', { free: humanBytes(disk.free), total: humanBytes(disk.total) })}</p>}
       <ErrorNote error={images.error ?? error} />
-      <table class="grid" tabIndex={0}>
-        <thead>
-          <tr>
-            <th scope="col">{t('field.name')}</th>
-            <th scope="col">{t('image.description')}</th>
-            <th scope="col">{t('setup.size')}</th>
-            <th scope="col">{t('images.modified')}</th>
-            <th scope="col">{t('image.repository')}</th>
-            <th scope="col">
-              <span class="sr-only">{t('actions.toolbar')}</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {(images.value?.images ?? []).map((image) => (
-            <tr key={image.id} data-image={image.name}>
-              <td>{image.name}</td>
-              <td>{image.description}</td>
-              <td>{humanBytes(image.size)}</td>
-              <td>{image.modified}</td>
-              <td>{image.repo_ip}</td>
-              <td class="row-actions">
-                <button type="button" onClick={() => setDetails(image)}>
-                  {t('images.details')}
-                </button>
-                <button type="button" class="danger-outline" onClick={() => setDeleting(image)}>
-                  {t('node.delete')}
-                </button>
-              </td>
+      <TableScroll>
+        <table class="grid">
+          <thead>
+            <tr>
+              <th scope="col">{t('field.name')}</th>
+              <th scope="col">{t('image.description')}</th>
+              <th scope="col">{t('setup.size')}</th>
+              <th scope="col">{t('images.modified')}</th>
+              <th scope="col">{t('image.repository')}</th>
+              <th scope="col">
+                <span class="sr-only">{t('actions.toolbar')}</span>
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {(images.value?.images ?? []).map((image) => (
+              <tr key={image.id} data-image={image.name}>
+                <td>{image.name}</td>
+                <td>{image.description}</td>
+                <td>{humanBytes(image.size)}</td>
+                <td>{image.modified}</td>
+                <td>{image.repo_ip}</td>
+                <td class="row-actions">
+                  <button type="button" onClick={() => setDetails(image)}>
+                    {t('images.details')}
+                  </button>
+                  <button type="button" class="danger-outline" onClick={() => setDeleting(image)}>
+                    {t('node.delete')}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
       {images.value?.images.length === 0 && <p class="hint">{t('images.none')}</p>}
       {details && (
         <Dialog title={details.name} onClose={() => setDetails(null)} wide>

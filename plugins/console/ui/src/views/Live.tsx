@@ -5,6 +5,7 @@ import { Field } from '../components/Field';
 import { t } from '../i18n';
 import type { LiveImage } from '../types';
 import { useAsync } from '../useAsync';
+import { TableScroll } from '../components/TableScroll';
 
 const fieldNames = ['name', 'distribution', 'kernel', 'architecture', 'revision', 'iso'] as const;
 
@@ -26,52 +27,54 @@ export function Live() {
     <section aria-labelledby="live-title">
       <h1 id="live-title">{t('nav.live')}</h1>
       <ErrorNote error={live.error ?? deleteError} />
-      <table class="grid" tabIndex={0}>
-        <thead>
-          <tr>
-            {fieldNames.map((f) => (
-              <th scope="col" key={f}>
-                {labels[f]}
+      <TableScroll>
+        <table class="grid">
+          <thead>
+            <tr>
+              {fieldNames.map((f) => (
+                <th scope="col" key={f}>
+                  {labels[f]}
+                </th>
+              ))}
+              <th scope="col">
+                <span class="sr-only">{t('actions.toolbar')}</span>
               </th>
-            ))}
-            <th scope="col">
-              <span class="sr-only">{t('actions.toolbar')}</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {(live.value?.live ?? []).map((entry, i) => (
-            <tr key={entry.directory} data-live={entry.directory}>
-              <td>
-                {entry.directory} {i === live.value!.default && <span class="tag">{t('live.default')}</span>}
-              </td>
-              <td>{entry.distribution}</td>
-              <td>{entry.kernel}</td>
-              <td>{entry.architecture}</td>
-              <td>{entry.revision}</td>
-              <td>{entry.iso}</td>
-              <td>
-                <button
-                  type="button"
-                  class="danger-outline"
-                  aria-label={`${t('node.delete')} ${entry.directory}`}
-                  onClick={async () => {
-                    setDeleteError(null);
-                    try {
-                      await post('/live/delete', { name: entry.directory });
-                      live.reload();
-                    } catch (e) {
-                      setDeleteError(e);
-                    }
-                  }}
-                >
-                  {t('node.delete')}
-                </button>
-              </td>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {(live.value?.live ?? []).map((entry, i) => (
+              <tr key={entry.directory} data-live={entry.directory}>
+                <td>
+                  {entry.directory} {i === live.value!.default && <span class="tag">{t('live.default')}</span>}
+                </td>
+                <td>{entry.distribution}</td>
+                <td>{entry.kernel}</td>
+                <td>{entry.architecture}</td>
+                <td>{entry.revision}</td>
+                <td>{entry.iso}</td>
+                <td>
+                  <button
+                    type="button"
+                    class="danger-outline"
+                    aria-label={`${t('node.delete')} ${entry.directory}`}
+                    onClick={async () => {
+                      setDeleteError(null);
+                      try {
+                        await post('/live/delete', { name: entry.directory });
+                        live.reload();
+                      } catch (e) {
+                        setDeleteError(e);
+                      }
+                    }}
+                  >
+                    {t('node.delete')}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
       <p class="hint">{t('live.defaultHint')}</p>
       <form
         onSubmit={async (e) => {

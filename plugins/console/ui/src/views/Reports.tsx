@@ -6,6 +6,7 @@ import { t } from '../i18n';
 import { href } from '../router';
 import type { HardwareReport as Hardware, SoftwareReport as Software } from '../types';
 import { useAsync } from '../useAsync';
+import { TableScroll } from '../components/TableScroll';
 
 const categories = ['cpu', 'memory', 'disk', 'firmware'] as const;
 
@@ -41,30 +42,32 @@ export function HardwareReport() {
       {groups
         .filter((g) => g.reported > 0)
         .map((g) => (
-          <table class="grid report" tabIndex={0} key={g.id} data-group={g.id}>
-            <caption>
-              {g.name}
-              {'center' in g && g.center ? ` (${g.center})` : ''} · {t('reports.reported', { reported: g.reported, clients: g.clients })}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('reports.category')}</th>
-                <th scope="col">{t('reports.value')}</th>
-                <th scope="col">{t('reports.count')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {categories.flatMap((category) =>
-                g[category].map((c, i) => (
-                  <tr key={`${category}-${c.value}`}>
-                    <th scope="row">{i === 0 ? value!.names[category] : ''}</th>
-                    <td>{c.value}</td>
-                    <td>{c.count}</td>
-                  </tr>
-                )),
-              )}
-            </tbody>
-          </table>
+          <TableScroll>
+            <table class="grid report" key={g.id} data-group={g.id}>
+              <caption>
+                {g.name}
+                {'center' in g && g.center ? ` (${g.center})` : ''} · {t('reports.reported', { reported: g.reported, clients: g.clients })}
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('reports.category')}</th>
+                  <th scope="col">{t('reports.value')}</th>
+                  <th scope="col">{t('reports.count')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {categories.flatMap((category) =>
+                  g[category].map((c, i) => (
+                    <tr key={`${category}-${c.value}`}>
+                      <th scope="row">{i === 0 ? value!.names[category] : ''}</th>
+                      <td>{c.value}</td>
+                      <td>{c.count}</td>
+                    </tr>
+                  )),
+                )}
+              </tbody>
+            </table>
+          </TableScroll>
         ))}
     </section>
   );
@@ -118,33 +121,35 @@ export function SoftwareReport() {
       {report && report.packages.length > 0 && (
         <>
           <p>{t('reports.pcs', { count: report.clients })}</p>
-          <table class="grid" tabIndex={0}>
-            <thead>
-              <tr>
-                <th scope="col">{t('reports.package')}</th>
-                <th scope="col">{t('reports.version')}</th>
-                <th scope="col">{t('reports.count')}</th>
-                <th scope="col">{t('audit.clients')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {report.packages.map((p) => (
-                <tr key={`${p.name} ${p.version}`} data-package={`${p.name} ${p.version}`}>
-                  <td>{p.name}</td>
-                  <td>{p.version}</td>
-                  <td>{p.count}</td>
-                  <td>
-                    {p.clients.map((c, i) => (
-                      <span key={`${c.ip}-${c.disk}-${c.partition}`}>
-                        {i > 0 ? ', ' : ''}
-                        <a href={href('client', c.ip)}>{c.name}</a>
-                      </span>
-                    ))}
-                  </td>
+          <TableScroll>
+            <table class="grid">
+              <thead>
+                <tr>
+                  <th scope="col">{t('reports.package')}</th>
+                  <th scope="col">{t('reports.version')}</th>
+                  <th scope="col">{t('reports.count')}</th>
+                  <th scope="col">{t('audit.clients')}</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {report.packages.map((p) => (
+                  <tr key={`${p.name} ${p.version}`} data-package={`${p.name} ${p.version}`}>
+                    <td>{p.name}</td>
+                    <td>{p.version}</td>
+                    <td>{p.count}</td>
+                    <td>
+                      {p.clients.map((c, i) => (
+                        <span key={`${c.ip}-${c.disk}-${c.partition}`}>
+                          {i > 0 ? ', ' : ''}
+                          <a href={href('client', c.ip)}>{c.name}</a>
+                        </span>
+                      ))}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         </>
       )}
     </section>

@@ -5,6 +5,7 @@ import { Field } from '../components/Field';
 import { t } from '../i18n';
 import type { Repository } from '../types';
 import { useAsync } from '../useAsync';
+import { TableScroll } from '../components/TableScroll';
 
 /** Addresses typed as a list ("10.0.0.5, 10.1.0.5"): one is sent as a string, several as an array. */
 const addresses = (text: string) => {
@@ -36,47 +37,49 @@ export function Repositories() {
     <section aria-labelledby="repos-title">
       <h1 id="repos-title">{t('nav.repositories')}</h1>
       <ErrorNote error={repositories.error} />
-      <table class="grid" tabIndex={0}>
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">{t('field.name')}</th>
-            <th scope="col">{t('repos.addresses')}</th>
-            <th scope="col">
-              <span class="sr-only">{t('actions.toolbar')}</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {(repositories.value?.repositories ?? []).map((r) => (
-            <tr key={r.id} data-repository={r.name}>
-              <td>{r.id}</td>
-              <td>{r.name}</td>
-              <td>{(r.addresses ?? [r.ip]).join(', ')}</td>
-              <td class="row-actions">
-                <button type="button" onClick={() => setEditing({ id: r.id, name: r.name, ip: (r.addresses ?? [r.ip]).join(', ') })}>
-                  {t('node.edit')}
-                </button>
-                <button
-                  type="button"
-                  class="danger-outline"
-                  onClick={async () => {
-                    setRepoError(null);
-                    try {
-                      await post('/repository/delete', { id: r.id });
-                      repositories.reload();
-                    } catch (e) {
-                      setRepoError(e as Error);
-                    }
-                  }}
-                >
-                  {t('node.delete')}
-                </button>
-              </td>
+      <TableScroll>
+        <table class="grid">
+          <thead>
+            <tr>
+              <th scope="col">#</th>
+              <th scope="col">{t('field.name')}</th>
+              <th scope="col">{t('repos.addresses')}</th>
+              <th scope="col">
+                <span class="sr-only">{t('actions.toolbar')}</span>
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {(repositories.value?.repositories ?? []).map((r) => (
+              <tr key={r.id} data-repository={r.name}>
+                <td>{r.id}</td>
+                <td>{r.name}</td>
+                <td>{(r.addresses ?? [r.ip]).join(', ')}</td>
+                <td class="row-actions">
+                  <button type="button" onClick={() => setEditing({ id: r.id, name: r.name, ip: (r.addresses ?? [r.ip]).join(', ') })}>
+                    {t('node.edit')}
+                  </button>
+                  <button
+                    type="button"
+                    class="danger-outline"
+                    onClick={async () => {
+                      setRepoError(null);
+                      try {
+                        await post('/repository/delete', { id: r.id });
+                        repositories.reload();
+                      } catch (e) {
+                        setRepoError(e as Error);
+                      }
+                    }}
+                  >
+                    {t('node.delete')}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -122,44 +125,46 @@ export function Repositories() {
 
       <h2>{t('repos.servers')}</h2>
       <ErrorNote error={servers.error} />
-      <table class="grid" tabIndex={0}>
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">{t('client.ip')}</th>
-            <th scope="col">{t('repos.port')}</th>
-            <th scope="col">
-              <span class="sr-only">{t('actions.toolbar')}</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {(servers.value?.servers ?? []).map((s) => (
-            <tr key={s.id} data-server={s.ip}>
-              <td>{s.id}</td>
-              <td>{s.ip}</td>
-              <td>{s.port}</td>
-              <td>
-                <button
-                  type="button"
-                  class="danger-outline"
-                  onClick={async () => {
-                    setServerError(null);
-                    try {
-                      await api('DELETE', '/server', { id: s.id });
-                      servers.reload();
-                    } catch (e) {
-                      setServerError(e as Error);
-                    }
-                  }}
-                >
-                  {t('node.delete')}
-                </button>
-              </td>
+      <TableScroll>
+        <table class="grid">
+          <thead>
+            <tr>
+              <th scope="col">#</th>
+              <th scope="col">{t('client.ip')}</th>
+              <th scope="col">{t('repos.port')}</th>
+              <th scope="col">
+                <span class="sr-only">{t('actions.toolbar')}</span>
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {(servers.value?.servers ?? []).map((s) => (
+              <tr key={s.id} data-server={s.ip}>
+                <td>{s.id}</td>
+                <td>{s.ip}</td>
+                <td>{s.port}</td>
+                <td>
+                  <button
+                    type="button"
+                    class="danger-outline"
+                    onClick={async () => {
+                      setServerError(null);
+                      try {
+                        await api('DELETE', '/server', { id: s.id });
+                        servers.reload();
+                      } catch (e) {
+                        setServerError(e as Error);
+                      }
+                    }}
+                  >
+                    {t('node.delete')}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
       <form
         onSubmit={async (e) => {
           e.preventDefault();

@@ -7,6 +7,7 @@ import { t } from '../i18n';
 import { useStore } from '../store';
 import { useAsync } from '../useAsync';
 import { type Catalogue, SchedulerCatalogue } from './SchedulerCatalogue';
+import { TableScroll } from '../components/TableScroll';
 
 interface Schedule {
   id: number;
@@ -117,43 +118,45 @@ export function Scheduler() {
       <h1 id="scheduler-title">{t('nav.scheduler')}</h1>
       <h2>{t('scheduler.schedules')}</h2>
       <ErrorNote error={schedules.error} />
-      <table class="grid" tabIndex={0}>
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">{t('field.name')}</th>
-            <th scope="col">{t('scheduler.kind')}</th>
-            <th scope="col">{t('scheduler.target')}</th>
-            <th scope="col">{t('scheduler.when')}</th>
-            <th scope="col">
-              <span class="sr-only">{t('actions.toolbar')}</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {(schedules.value?.schedule ?? []).map((row) => (
-            <tr key={row.id} data-schedule={row.id}>
-              <td>{row.id}</td>
-              <td>{row.name}</td>
-              <td>{row.type}</td>
-              <td>{row.task}</td>
-              <td>{describeWhen(row)}</td>
-              <td>
-                <button
-                  type="button"
-                  class="danger-outline"
-                  aria-label={`${t('node.delete')} ${row.name}`}
-                  onClick={async () => {
-                    if (await s.send('/schedule/delete', { id: row.id }, () => t('scheduler.deleted'))) schedules.reload();
-                  }}
-                >
-                  {t('node.delete')}
-                </button>
-              </td>
+      <TableScroll>
+        <table class="grid">
+          <thead>
+            <tr>
+              <th scope="col">#</th>
+              <th scope="col">{t('field.name')}</th>
+              <th scope="col">{t('scheduler.kind')}</th>
+              <th scope="col">{t('scheduler.target')}</th>
+              <th scope="col">{t('scheduler.when')}</th>
+              <th scope="col">
+                <span class="sr-only">{t('actions.toolbar')}</span>
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {(schedules.value?.schedule ?? []).map((row) => (
+              <tr key={row.id} data-schedule={row.id}>
+                <td>{row.id}</td>
+                <td>{row.name}</td>
+                <td>{row.type}</td>
+                <td>{row.task}</td>
+                <td>{describeWhen(row)}</td>
+                <td>
+                  <button
+                    type="button"
+                    class="danger-outline"
+                    aria-label={`${t('node.delete')} ${row.name}`}
+                    onClick={async () => {
+                      if (await s.send('/schedule/delete', { id: row.id }, () => t('scheduler.deleted'))) schedules.reload();
+                    }}
+                  >
+                    {t('node.delete')}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
       <SchedulerCatalogue
         catalogue={catalogue.value}
         error={catalogue.error}

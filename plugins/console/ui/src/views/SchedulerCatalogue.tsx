@@ -1,5 +1,6 @@
 import { ErrorNote } from '../components/ErrorNote';
 import { t } from '../i18n';
+import { TableScroll } from '../components/TableScroll';
 
 type Step = { command: string } | { procedure: number } | { task: number };
 
@@ -37,28 +38,30 @@ function CatalogueTable(props: {
   return (
     <>
       <h2>{props.title}</h2>
-      <table class="grid" tabIndex={0}>
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">{t('field.name')}</th>
-            <th scope="col">{t('kind.center')}</th>
-            {scoped && <th scope="col">{t('scheduler.scopeType')}</th>}
-            <th scope="col">{t('scheduler.stepList')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.rows.map((row) => (
-            <tr key={row.id} {...{ [`data-${props.kind}`]: row.id }}>
-              <td>{row.id}</td>
-              <td>{row.name}</td>
-              <td>{props.centerName(row.center)}</td>
-              {scoped && <td>{row.scope ? `${row.scope.type} ${row.scope.id}` : ''}</td>}
-              <td>{row.steps.map(stepText).join(', ')}</td>
+      <TableScroll>
+        <table class="grid">
+          <thead>
+            <tr>
+              <th scope="col">#</th>
+              <th scope="col">{t('field.name')}</th>
+              <th scope="col">{t('kind.center')}</th>
+              {scoped && <th scope="col">{t('scheduler.scopeType')}</th>}
+              <th scope="col">{t('scheduler.stepList')}</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {props.rows.map((row) => (
+              <tr key={row.id} {...{ [`data-${props.kind}`]: row.id }}>
+                <td>{row.id}</td>
+                <td>{row.name}</td>
+                <td>{props.centerName(row.center)}</td>
+                {scoped && <td>{row.scope ? `${row.scope.type} ${row.scope.id}` : ''}</td>}
+                <td>{row.steps.map(stepText).join(', ')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
     </>
   );
 }

@@ -4,6 +4,7 @@ import { humanBytes, humanDuration } from '../format';
 import { t } from '../i18n';
 import { enabled, useServer } from '../plugins';
 import { useAsync } from '../useAsync';
+import { TableScroll } from '../components/TableScroll';
 
 interface Stats {
   time: { now: number; boot: number; start: number };
@@ -50,22 +51,24 @@ export function Server() {
       {info && (
         <>
           <h2>{t('server.plugins')}</h2>
-          <table class="grid" tabIndex={0}>
-            <thead>
-              <tr>
-                <th scope="col">{t('server.plugin')}</th>
-                <th scope="col">{t('server.schema')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {info.plugins.map((p) => (
-                <tr key={p.name} data-plugin={p.name}>
-                  <td>{p.name}</td>
-                  <td>{info.schema[p.name] ?? ''}</td>
+          <TableScroll>
+            <table class="grid">
+              <thead>
+                <tr>
+                  <th scope="col">{t('server.plugin')}</th>
+                  <th scope="col">{t('server.schema')}</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {info.plugins.map((p) => (
+                  <tr key={p.name} data-plugin={p.name}>
+                    <td>{p.name}</td>
+                    <td>{info.schema[p.name] ?? ''}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         </>
       )}
     </section>

@@ -19,11 +19,13 @@ export interface FormProps {
 function useSubmit(props: FormProps) {
   const [error, setError] = useState<{ field?: string; message: string } | null>(null);
   const [busy, setBusy] = useState(false);
-  async function submit(title: string, watch: Watch, send: () => Promise<Outcome[]>): Promise<void> {
+  async function submit(title: string, watch: Watch, send: () => Promise<Outcome[] | Relayed>): Promise<void> {
     setBusy(true);
     setError(null);
     try {
-      addRun(title, await send(), watch);
+      const sent = await send();
+      if (Array.isArray(sent)) addRun(title, sent, watch);
+      else addRun(title, sent.clients, watch, sent.job);
       props.done();
     } catch (e) {
       setError(e as Error & { field?: string });
@@ -34,7 +36,13 @@ function useSubmit(props: FormProps) {
   return { error, busy, submit };
 }
 
-const relayed = (path: string, body: Record<string, unknown>) => post<{ clients: Outcome[] }>(path, body).then((r) => r.clients);
+/** A command relayed to agents: each client's outcome, and the job that follows it (with the jobs plugin). */
+interface Relayed {
+  clients: Outcome[];
+  job?: number;
+}
+
+const relayed = (path: string, body: Record<string, unknown>) => post<Relayed>(path, body);
 
 /** Endpoints that answer `{unknown: [ip]}`: every other client is done. */
 const withUnknown = (clients: string[], unknown: string[] = []) =>

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'uvu';
+import { type TestBrowser, launchBrowser, screenshot } from '../support/browser';
+import { answerBytes, defaultConfiguration, eventually } from '../support/fake-agent';
+import { consoleSite, groupRow, signIn } from './site';
+
+let browser: TestBrowser;
+test.before(async () => {
+  browser = await launchBrowser();
+});
+test.after(async () => {
+  await browser.close();
+});
+
+test('a command becomes a job: its page shows each PC as it answers, survives a reload, retries the failed PC; the Jobs page lists and filters', async () => {
+  const site = await consoleSite(3);
+  try {
+    const [quick, slow, failing] = site.ips as [string, string, string];
+    await site.connect(quick);
+    const late = await site.connect(slow);
+    const broken = await site.connect(failing);
+    // The slow PC answers once the test writes its answer: the page must show it sent, then done.
+    late.on('refresh', { none: true });
+    broken.on('refresh', { status: 500 });
+
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await groupRow(page, 'Lab 1').locator('input[type=checkbox]').check();
+    await page.locator('[data-action=refresh]').click();
+    await page.locator('dialog').getByRole('button', { name: 'Refresh', exact: true }).click();
+    const link = page.locator('details.run a.job-link');
+    await link.waitFor();
+    const id = (await link.innerText()).replace('Job ', '');
+    await link.click();
+
+    const line = (ip: string) => page.locator(`tr[data-ip="${ip}"]`);
+    await line(quick).and(page.locator('[data-state=done]')).waitFor();
+    await line(failing).and(page.locator('[data-state=failed]')).waitFor();
+    assert.equal(await line(slow).getAttribute('data-state'), 'sent', 'the slow PC is still at work');
+    await page.reload();
+    await page.locator('h1', { hasText: `Job ${id}: refresh` }).waitFor();
+    assert.equal(await line(failing).getAttribute('data-state'), 'failed', 'a reload loses nothing');
+    assert.ok(await page.locator('.job-running').isVisible(), 'running');
+    late.write(answerBytes(200, defaultConfiguration));
+    await line(slow).and(page.locator('[data-state=done]')).waitFor();
+    await page.locator('.job-running').waitFor({ state: 'detached' });
+    await screenshot(page, 'job');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    const csv = readFileSync((await download.path())!, 'utf8').split('\r\n');
+    assert.equal(csv[0], 'client,room,state,reason,status,outcome,sent,ended');
+    assert.deepEqual(
+      csv.slice(1, -1).map((row) => row.split(',').slice(0, 3).join(',')),
+      [quick, slow, failing].map((ip) => `${ip},${site.room},${ip === failing ? 'failed' : 'done'}`).sort(),
+      'a line per PC',
+    );
+
+    await page.getByRole('button', { name: 'Retry the 1 failed' }).click();
+    await page.locator('h1', { hasText: `Job ${Number(id) + 1}: refresh` }).waitFor();
+    await line(failing).and(page.locator('[data-state=done]')).waitFor();
+    assert.equal(await page.locator('tbody tr').count(), 1, 'only the failed PC again');
+
+    await page.getByRole('link', { name: 'Jobs', exact: true }).click();
+    await page.locator(`tr[data-job="${id}"]`).waitFor();
+    assert.equal(await page.locator('tbody tr[data-job]').count(), 2, 'both jobs listed');
+    await page.getByLabel('State').selectOption('failed');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await eventually(async () => (await page.locator('tbody tr[data-job]').count()) === 1, 'the job with a failed PC');
+    assert.equal(await page.locator('tbody tr[data-job]').getAttribute('data-job'), id);
+    await screenshot(page, 'jobs');
+  } finally {
+    await site.close();
+  }
+});
+
+test.run();
