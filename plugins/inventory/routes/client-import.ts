@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { ErrorCode, HttpError, Reply, badRequest, compile, execute, normalizeMac, type PluginContext } from 'ogserve';
 import type { ClientRules, InventoryConfig } from '../client-rules';
 import { type CsvClientRow, csvClientRows } from '../csv-clients';
+import { ImportRefused } from '../import-refusal';
 import { ClientAdd, ClientImport, ClientImported } from '../schemas';
 import type { Inventory } from '../service';
 
@@ -13,24 +14,14 @@ type Accepted = { body: Static<typeof ClientAdd>; mac: string };
 
 const checkAdd = compile(ClientAdd);
 
-/** A refused import: a 400 whose body lists every row, as the 200 would, beside the usual error fields. */
-class ImportRefused extends HttpError {
-  constructor(private readonly answer: Answer) {
-    super(400, ErrorCode.invalidField, `${answer.refused} of ${answer.rows.length} rows refused; nothing was stored`, 'csv');
-  }
-
-  override toJSON() {
-    return { ...super.toJSON(), ...this.answer };
-  }
-}
-
 /**
  * POST /client/import: clients from a CSV file, each row held to POST /client/add's rules
  * (its schema, the `client.check` hooks, the room, unique IP and MAC, references) and to
  * no IP or MAC twice in the file. All rows are stored in one transaction, or none.
  */
 export function clientImportRoute(ctx: PluginContext<InventoryConfig>, inventory: Inventory, rules: ClientRules): void {
-  const { router, db, config, events } = ctx;
+  const { router, db, config, events, settings } = ctx;
+  const refusal = (answer: Answer) => new ImportRefused(answer, settings.rest.max_response_bytes);
 
   /** Every row checked: the answer for each, and the rows that passed, in order. */
   async function checkRows(em: EntityManager, rows: CsvClientRow[]): Promise<{ answers: RowAnswer[]; accepted: Accepted[] }> {
@@ -91,7 +82,7 @@ export function clientImportRoute(ctx: PluginContext<InventoryConfig>, inventory
         return { rows: answers, added: refused > 0 ? 0 : answers.length, refused, dry_run: dryRun };
       };
       const { answers, accepted } = await checkRows(em, rows);
-      if (accepted.length < rows.length) throw new ImportRefused(answer(answers));
+      if (accepted.length < rows.length) throw refusal(answer(answers));
       if (dryRun) return Reply.json(answer(answers), { uncapped: true });
       let ids: number[];
       try {
@@ -100,7 +91,7 @@ export function clientImportRoute(ctx: PluginContext<InventoryConfig>, inventory
         if (!(error instanceof ConstraintViolationException) && !(error instanceof HttpError)) throw error;
         // Written meanwhile: a client took an address, or a reference went. Checked again, the answer names the row.
         const again = await checkRows(db.fork(), rows);
-        if (again.accepted.length < rows.length) throw new ImportRefused(answer(again.answers));
+        if (again.accepted.length < rows.length) throw refusal(answer(again.answers));
         throw error;
       }
       inventory.clientsChanged(ids);

@@ -210,6 +210,27 @@ test('a room by id or by its name when unique; an ambiguous or unknown name is r
   assert.equal((await stored('10.8.0.4')).room, lab);
 });
 
+test('a refusal over rest.max_response_bytes lists the refused rows alone, as many as fit, and says so', async () => {
+  const small = await startServer({ config: { rest: { max_response_bytes: 1024 } } });
+  try {
+    const room = await addRoom(small, await addCenter(small), 'Lab');
+    const rows = Array.from({ length: 10 }, (_, n) => `10.10.0.${n + 1},00:10:00:00:00:${n + 10},${n === 0 ? room : 'A room nobody made'}`);
+    const r = await small.post('/client/import', { csv: ['ip,mac,room', ...rows].join('\n') });
+    assert.equal(r.status, 400, r.text);
+    assert.ok(r.text.length <= 1024, `${r.text.length} bytes`);
+    const listed = r.body.rows.length;
+    assert.ok(listed > 0 && listed < 9, `${listed} rows listed`);
+    assert.deepEqual(
+      r.body.rows.map((row: any) => [row.line, row.ok, row.field]),
+      Array.from({ length: listed }, (_, i) => [i + 3, false, 'room']),
+    );
+    assert.deepEqual([r.body.added, r.body.refused], [0, 9]);
+    assert.equal(r.body.message, `9 of 10 rows refused; nothing was stored; the first ${listed} refused rows are listed`);
+  } finally {
+    await small.close();
+  }
+});
+
 test('a token without the admin permission is refused', async () => {
   const made = await s.post('/tokens', { name: 'csv-operator', role: 'operator' });
   assert.equal(made.status, 200, made.text);
