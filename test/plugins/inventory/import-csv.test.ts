@@ -124,6 +124,35 @@ test('a dry run stores nothing and answers what the import would: the same rows,
   assert.ok(await stored('10.3.0.2'), 'stored by the real run');
 });
 
+test('a client written between the checks and the store: the transaction stores no row, and the answer names the one in the way', async () => {
+  // Row 4's check adds a client at row 3's address, once row 3 passed its own: as another request might.
+  let raced = false;
+  s.app.events.hook('client.check', async ({ ip }) => {
+    if (ip !== '10.11.0.3' || raced) return;
+    raced = true;
+    await addClient(s, lab, '10.11.0.2', '00:11:00:00:ff:02', { name: 'meanwhile' });
+  });
+  const csv = [
+    'ip,mac,room',
+    '10.11.0.1,00:11:00:00:00:01,Lab 1',
+    '10.11.0.2,00:11:00:00:00:02,Lab 1',
+    '10.11.0.3,00:11:00:00:00:03,Lab 1',
+  ];
+  const r = await importCsv(csv.join('\n'));
+  assert.equal(r.status, 400, r.text);
+  assert.deepEqual(
+    r.body.rows.map((row: any) => [row.line, row.ok, row.field ?? null]),
+    [
+      [2, true, null],
+      [3, false, 'ip'],
+      [4, true, null],
+    ],
+  );
+  assert.match(r.body.rows[1].message, /^client 'meanwhile' \(id \d+\) already has ip 10\.11\.0\.2$/);
+  assert.equal(await stored('10.11.0.1'), undefined, 'the row inserted before the refused one was rolled back');
+  assert.equal(await stored('10.11.0.3'), undefined);
+});
+
 test('clashes with stored clients, and every rule of /client/add, refuse a row as /client/add refuses the same fields', async () => {
   await addClient(s, lab, '10.4.0.1', '00:04:00:00:00:01', { name: 'owner' });
   const cases: Record<string, unknown>[] = [
