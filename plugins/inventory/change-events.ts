@@ -25,7 +25,8 @@ const kinds: ReadonlySet<string> = new Set<InventoryKind>(['center', 'room', 'fo
 /**
  * What a successful inventory write changed, read from its route and body: `/room/add`
  * creates a room (its id in the answer), `/client/move` updates the clients it lists,
- * `DELETE /server` deletes one. Undefined for a path that is not an inventory write.
+ * `DELETE /server` deletes one. Undefined for a path that is not an inventory write, and
+ * for `/client/import`.
  */
 export function describeChange(
   method: string,
@@ -34,7 +35,8 @@ export function describeChange(
   result: unknown,
 ): { event: ChangeEvent; change: InventoryChange } | undefined {
   const [, kind, verb = ''] = path.split('/');
-  if (!kind || !kinds.has(kind)) return undefined;
+  // An import's body is a file: the route itself announces the clients it added.
+  if (!kind || !kinds.has(kind) || path === '/client/import') return undefined;
   const event: ChangeEvent =
     method === 'DELETE' || verb === 'delete'
       ? 'inventory.deleted'

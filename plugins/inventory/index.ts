@@ -11,12 +11,14 @@ import { RoomEntity } from './entities/room';
 import { ServerEntity } from './entities/server';
 import { addressRoutes } from './routes/addresses';
 import { centerRoutes } from './routes/centers';
+import { clientImportRoute } from './routes/client-import';
 import { clientRoutes } from './routes/clients';
 import { folderRoutes } from './routes/folders';
 import { repositoryRoutes } from './routes/repositories';
 import { roomRoutes } from './routes/rooms';
 import { serverRoutes } from './routes/servers';
 import { describeChange } from './change-events';
+import { ClientRules } from './client-rules';
 import { invalidating } from './invalidating-router';
 import { ScopeCache } from './scope-cache';
 import { Inventory, type InventoryChange } from './service';
@@ -86,6 +88,8 @@ export default definePlugin({
        * answered and as ogCP reads them (its setup form shows size / 1024 as MB).
        */
       setup_size_unit: Type.Union([Type.Literal('bytes'), Type.Literal('KiB')], { default: 'bytes' }),
+      /** The most rows POST /client/import takes in one file: its rows are checked, and stored, in one request. */
+      import_max_rows: Type.Integer({ default: 5000, minimum: 1 }),
     },
     { additionalProperties: false },
   ),
@@ -124,7 +128,9 @@ export default definePlugin({
     centerRoutes(routes, inventory);
     roomRoutes(routes, inventory);
     folderRoutes(routes, inventory);
-    clientRoutes(routes, inventory);
+    const rules = new ClientRules(ctx.config, ctx.log);
+    clientRoutes(routes, inventory, rules);
+    clientImportRoute(routes, inventory, rules);
     repositoryRoutes(routes);
     serverRoutes(routes);
     addressRoutes(ctx);

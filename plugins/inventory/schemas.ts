@@ -69,6 +69,8 @@ export const ClientsBody = Type.Object({ clients: IpList() });
 export const ClientQuery = Type.Object({ client: IpList({ minItems: 1 }) });
 export const ClientMove = Type.Object({ clients: IpList(), room: IntLike({ minimum: 1 }), folder_id: Type.Optional(IntLike()) });
 export const ClientAssign = Type.Object({ clients: IpList(), id: IntLike() });
+/** A CSV file of clients (the request size cap, rest.max_request_bytes, is the real limit of its length). */
+export const ClientImport = Type.Object({ csv: Text(16 * 1024 * 1024, { multiline: true }), dry_run: Type.Optional(Type.Boolean()) });
 
 const Addresses = () => Type.Union([Ipv4(), Type.Array(Ipv4(), { minItems: 1, maxItems: 16 })]);
 export const RepositoryAdd = Type.Object({ name: Name(100), ip: Addresses() });
@@ -92,6 +94,24 @@ export const Done = Type.Object({});
 const Warnings = Type.Optional(Type.Array(Type.String()));
 export const ClientSaved = Type.Object({ id: Type.Integer({ minimum: 1 }), warnings: Warnings });
 export const ClientUpdated = Type.Object({ warnings: Warnings });
+/** One row of an imported file, by the line it begins on: taken, or refused naming the field at fault. */
+const ImportedRow = Type.Object({
+  line: Type.Integer(),
+  ip: Type.String(),
+  name: Type.String(),
+  ok: Type.Boolean(),
+  error: Type.Optional(Type.String()),
+  field: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+});
+/** POST /client/import's answer; a refused file is a 400 whose body carries the same fields. */
+export const ClientImported = Type.Object({
+  rows: Type.Array(ImportedRow),
+  added: Type.Integer({ minimum: 0 }),
+  refused: Type.Integer({ minimum: 0 }),
+  dry_run: Type.Boolean(),
+  warnings: Warnings,
+});
 
 export const CenterInfo = Type.Object({ id: Type.Integer(), name: Type.String(), comment: Type.String() });
 

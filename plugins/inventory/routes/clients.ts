@@ -1,14 +1,13 @@
 import { ConstraintViolationException, type EntityManager, type EntitySchema } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
 import { ErrorCode, HttpError, badRequest, PreparedJson, stringifyAscii, normalizeMac, type PluginContext, toInt } from 'ogserve';
+import { type ClientRules, computerFolder, type InventoryConfig, optionalRef } from '../client-rules';
 import { clientsWhere, type ClientView } from '../client-view';
-import { ClientEntity, type Client } from '../entities/client';
-import { type ComputerFolder, ComputerFolderEntity } from '../entities/folder';
+import { ClientEntity } from '../entities/client';
 import { RepositoryEntity } from '../entities/repository';
 import { RoomEntity } from '../entities/room';
 import { ServerEntity } from '../entities/server';
 import { filesystemId } from '../filesystems';
-import { parseFolderId } from '../folder-ids';
 import { requireAllKnown, requireRow } from '../lookups';
 import {
   ClientAdd,
@@ -25,122 +24,8 @@ import {
 } from '../schemas';
 import type { Inventory } from '../service';
 
-export interface InventoryConfig {
-  default_boot: string;
-  default_livedir: string;
-  setup_size_unit: 'bytes' | 'KiB';
-}
-
-type ClientFields = Partial<Static<typeof ClientUpdate>>;
-
-/** A computer folder of the given room, or null for `folder_id` 0. */
-async function computerFolder(em: EntityManager, publicId: number | string, roomId: number): Promise<ComputerFolder | null> {
-  const id = toInt(publicId);
-  if (id === 0) return null;
-  const ref = parseFolderId(id, 'folder_id');
-  if (ref.kind !== 'computer')
-    throw badRequest(ErrorCode.invalidField, `folder ${id} is a room folder; clients go in computer folders`, 'folder_id');
-  const folder = await requireRow(em, ComputerFolderEntity, ref.id, 'folder_id');
-  if (folder.room.id !== roomId) throw badRequest(ErrorCode.invalidField, `folder ${id} belongs to another room`, 'folder_id');
-  return folder;
-}
-
-/** The row `value` names, or null for 0 (none). */
-async function optionalRef<T extends { id: number }>(
-  em: EntityManager,
-  entity: EntitySchema<T>,
-  value: number | string,
-  field: string,
-): Promise<T | null> {
-  const id = toInt(value);
-  return id === 0 ? null : requireRow(em, entity, id, field);
-}
-
-export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inventory): void {
-  const { router, db, log, config } = ctx;
-
-  /** Refuse an IP or MAC another client holds; the MAC owner is logged, as the reference does. */
-  async function checkUnique(em: EntityManager, fields: { ip?: string; mac?: string }, selfId?: number): Promise<void> {
-    if (fields.ip !== undefined) {
-      const owner = await em.findOne(ClientEntity, { ip: fields.ip, id: { $ne: selfId ?? 0 } });
-      if (owner) throw badRequest(ErrorCode.duplicate, `client '${owner.name}' (id ${owner.id}) already has ip ${fields.ip}`, 'ip');
-    }
-    if (fields.mac !== undefined) {
-      const owner = await em.findOne(ClientEntity, { mac: fields.mac, id: { $ne: selfId ?? 0 } });
-      if (owner) {
-        log.warn(`MAC ${fields.mac} already belongs to client name=${owner.name} ip=${owner.ip} mac=${owner.mac} room=${owner.room.id}`);
-        throw badRequest(ErrorCode.duplicate, `client '${owner.name}' (ip ${owner.ip}) already has mac ${fields.mac}`, 'mac');
-      }
-    }
-  }
-
-  /** The optional fields a request set that are stored as sent, by entity property. */
-  function plainFields(body: ClientFields): Partial<Client> {
-    const plain = {
-      name: 'name',
-      serial_number: 'serialNumber',
-      netmask: 'netmask',
-      boot: 'boot',
-      netiface: 'netiface',
-      netdriver: 'netdriver',
-      livedir: 'livedir',
-      remote: 'remote',
-      maintenance: 'maintenance',
-    } as const;
-    const fields: Record<string, unknown> = {};
-    for (const [key, property] of Object.entries(plain)) {
-      const value = body[key as keyof typeof plain];
-      if (value !== undefined) fields[property] = value;
-    }
-    if (body.hardware_id !== undefined) fields.hardwareId = toInt(body.hardware_id);
-    return fields as Partial<Client>;
-  }
-
-  /** The references a request set, resolved: a 400 naming the field for one that does not exist. */
-  async function references(em: EntityManager, body: ClientFields, roomId: number): Promise<Partial<Client>> {
-    const refs: Partial<Client> = {};
-    if (body.repo_id !== undefined) refs.repository = await optionalRef(em, RepositoryEntity, body.repo_id, 'repo_id');
-    if (body.server_id !== undefined) refs.server = await optionalRef(em, ServerEntity, body.server_id, 'server_id');
-    if (body.folder_id !== undefined) refs.folder = await computerFolder(em, body.folder_id, roomId);
-    return refs;
-  }
-
-  /** Copy the optional fields a request set onto the entity, resolving references. */
-  async function applyFields(em: EntityManager, client: Client, body: ClientFields, roomId: number): Promise<void> {
-    Object.assign(client, plainFields(body), await references(em, body, roomId));
-  }
-
-  /**
-   * The rules of an added client, checked in the order their refusals are reported: the
-   * room, the IP, the MAC, then the references. Run only once the database refused a row
-   * (constraints catch all of these but the folder's room), to say which rule it broke.
-   */
-  async function explainRefusal(em: EntityManager, body: Static<typeof ClientAdd>, mac: string): Promise<void> {
-    const roomId = toInt(body.room);
-    await requireRow(em, RoomEntity, roomId, 'room');
-    await checkUnique(em, { ip: body.ip, mac });
-    await references(em, body, roomId);
-  }
-
-  /** One statement: the room, repository and server by foreign key, the IP and MAC by unique key. */
-  async function insertClient(em: EntityManager, body: Static<typeof ClientAdd>, mac: string): Promise<number> {
-    const roomId = toInt(body.room);
-    const folder = body.folder_id === undefined ? null : await computerFolder(em, body.folder_id, roomId);
-    const ref = (value: number | string | undefined) => (value === undefined || toInt(value) === 0 ? null : toInt(value));
-    const row = {
-      boot: config.default_boot,
-      livedir: config.default_livedir,
-      ...plainFields(body),
-      ip: body.ip,
-      mac,
-      room: roomId,
-      folder: folder?.id ?? null,
-      repository: ref(body.repo_id),
-      server: ref(body.server_id),
-    };
-    return Number(await em.insert(ClientEntity, row));
-  }
-
+export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inventory, rules: ClientRules): void {
+  const { router, db, config } = ctx;
   // Uniqueness and references are left to the table's constraints (one statement per add);
   // a refused row is explained by the checks in order, so the answer names the same field.
   router.post('/client/add', { permission: 'admin', body: ClientAdd, response: ClientSaved }, async ({ body, log, em }) => {
@@ -148,12 +33,12 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     const mac = normalizeMac(body.mac);
     let id: number;
     try {
-      id = await insertClient(em, body, mac);
+      id = await rules.insertClient(em, body, mac);
     } catch (error) {
       if (!(error instanceof ConstraintViolationException) && !(error instanceof HttpError)) throw error;
-      await explainRefusal(em, body, mac);
+      await rules.explainRefusal(em, body, mac);
       // Nothing refuses it now (the row in the way went meanwhile): one more try.
-      id = await insertClient(em, body, mac);
+      id = await rules.insertClient(em, body, mac);
     }
     inventory.clientsChanged([id]);
     const warnings = await inventory.notifySaved([(await inventory.clientById(id))!], log);
@@ -168,7 +53,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     const mac = body.mac === undefined ? undefined : normalizeMac(body.mac);
     await db.transactional(async (em) => {
       const client = await requireRow(em, ClientEntity, id, 'id');
-      await checkUnique(em, { ip: body.ip, mac }, id);
+      await rules.checkUnique(em, { ip: body.ip, mac }, id);
       const roomId = body.room === undefined ? client.room.id : toInt(body.room);
       if (roomId !== client.room.id) {
         client.room = await requireRow(em, RoomEntity, roomId, 'room');
@@ -176,7 +61,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
       }
       if (body.ip !== undefined) client.ip = body.ip;
       if (mac !== undefined) client.mac = mac;
-      await applyFields(em, client, body, roomId);
+      await rules.applyFields(em, client, body, roomId);
       await em.flush();
     });
     inventory.clientsChanged([id]);
