@@ -96,4 +96,30 @@ test('the keyboard moves along the tree: arrows between rows (scrolling to rows 
   }
 });
 
+test('CSV import: every row is checked first, a refused row named with its field and nothing stored; fixed, every client is added at once', async () => {
+  const site = await consoleSite(0);
+  try {
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await page.getByRole('button', { name: 'Import CSV' }).click();
+    const dialog = page.locator('dialog');
+    const file = ['name;ip;mac;room', 'pc-a;127.0.9.1;00:11:22:33:44:01;Lab 1', 'pc-b;127.0.9.2;not-a-mac;Lab 1', ''].join('\r\n');
+    await dialog.getByLabel('Or paste it here').fill(file);
+    await dialog.getByRole('button', { name: 'Check the rows' }).click();
+    await dialog.locator('caption', { hasText: '1 rows accepted, 1 refused' }).waitFor();
+    assert.match(await dialog.locator('tr[data-line="3"]').innerText(), /mac: /, 'the refused row names its field');
+    await screenshot(page, 'csv-import-refused');
+    assert.equal((await site.s.get('/client/info', { client: ['127.0.9.1'] })).status, 400, 'nothing stored by a check: an unknown client');
+
+    await dialog.getByLabel('Or paste it here').fill(file.replace('not-a-mac', '00:11:22:33:44:02'));
+    await dialog.getByRole('button', { name: 'Check the rows' }).click();
+    await dialog.getByRole('button', { name: 'Add the 2 clients' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await clientRow(page, '127.0.9.2').waitFor();
+    assert.equal((await site.s.get('/client/info', { client: ['127.0.9.1'] })).body.name, 'pc-a');
+  } finally {
+    await site.close();
+  }
+});
+
 test.run();

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import { type TestBrowser, launchBrowser, screenshot } from '../support/browser';
 import { answerBytes, defaultConfiguration, eventually } from '../support/fake-agent';
+import { TOKEN } from '../support/server';
 import { consoleSite, groupRow, signIn } from './site';
 
 let browser: TestBrowser;
@@ -69,6 +70,39 @@ test('a command becomes a job: its page shows each PC as it answers, survives a 
     await eventually(async () => (await page.locator('tbody tr[data-job]').count()) === 1, 'the job with a failed PC');
     assert.equal(await page.locator('tbody tr[data-job]').getAttribute('data-job'), id);
     await screenshot(page, 'jobs');
+  } finally {
+    await site.close();
+  }
+});
+
+test('the dashboard is the landing page: clients by state in each center, each number opening the fleet narrowed to them, and running and failed jobs', async () => {
+  const site = await consoleSite(3);
+  try {
+    const [on, off, broken] = site.ips as [string, string, string];
+    const agent = await site.connect(on);
+    agent.on('hardware', { none: true });
+    assert.equal((await site.s.post('/hardware', { clients: [on] })).status, 200);
+    (await site.connect(broken)).on('refresh', { status: 500 });
+    const failed = await site.s.post('/refresh', { clients: [broken] });
+    assert.equal(failed.status, 200, failed.text);
+
+    const page = await browser.page();
+    await page.goto(`${site.url}/`);
+    await page.getByRole('radio', { name: 'Key or token' }).check();
+    await page.getByLabel('API key').fill(TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('h1', { hasText: 'Dashboard' }).waitFor();
+    const school = page.locator('tr[data-center=School]');
+    await school.locator('[data-count=BSY]', { hasText: '1' }).waitFor();
+    assert.equal(await school.locator('[data-count=off]').innerText(), '1', 'one of School is off');
+    await page.locator('[data-jobs=sent] li', { hasText: 'hardware' }).waitFor();
+    await page.locator('[data-jobs=failed] li', { hasText: 'refresh' }).waitFor();
+    await screenshot(page, 'dashboard');
+
+    await school.locator('[data-count=off]').click();
+    await page.getByRole('button', { name: 'Only School ✕' }).waitFor();
+    const shown = await page.locator('li.row.computer').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-ip')));
+    assert.deepEqual(shown, [off], 'the fleet shows the client of School that is off');
   } finally {
     await site.close();
   }

@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import { type TestBrowser, launchBrowser, screenshot } from '../support/browser';
 import { freePort } from '../support/child-server';
 import { type TestProvider, startOidcProvider } from '../support/oidc-provider';
-import { type ConsoleSite, clientRow, consoleSite, groupRow } from './site';
+import { type ConsoleSite, clientRow, consoleSite, groupRow, openFleet } from './site';
 
 let browser: TestBrowser;
 test.before(async () => {
@@ -64,6 +64,7 @@ test('a person signs in with a campus account: through the provider on another s
     await page.goto(`${site.url}/`);
     await page.getByRole('button', { name: 'Sign in with Campus account' }).click();
     await page.locator('header .who', { hasText: 'jdoe@campus (operator)' }).waitFor();
+    await openFleet(page);
     await screenshot(page, 'signed-in-by-provider');
     assert.equal(await page.locator('header .who').getAttribute('data-who'), 'jdoe@campus');
     assert.equal(new URL(page.url()).pathname, '/console/', 'landed on the console');

@@ -48,6 +48,7 @@ async function everyView(page: Page, check: (view: string) => Promise<void>): Pr
     await page.locator('.client-page table.grid').waitFor();
     await check('client');
     for (const [link, ready, view] of [
+      ['Dashboard', 'h1#dashboard-title', 'dashboard'],
       ['Images', 'h1#images-title', 'images'],
       ['Live images', 'h1#live-title', 'live'],
       ['Repositories', 'tr[data-repository=main]', 'repositories'],
@@ -186,7 +187,7 @@ test("the example plugin's view is listed only while the plugin is enabled, and 
     await signIn(page, plain.url);
     await page.getByRole('link', { name: 'Fleet' }).waitFor();
     const links = await page.locator('header nav a').allTextContents();
-    assert.deepEqual(links, ['Fleet', 'Repositories', 'Server'], 'only the views of enabled plugins');
+    assert.deepEqual(links, ['Dashboard', 'Fleet', 'Repositories', 'Server'], 'only the views of enabled plugins');
     assert.equal(await page.locator('[data-action]').count(), 2, 'only the inventory actions (move, delete)');
   } finally {
     await plain.close();

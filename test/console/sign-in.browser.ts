@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import { addUser, login, passwordOf } from '../plugins/auth/people';
 import { type TestBrowser, launchBrowser, screenshot } from '../support/browser';
 import { send } from '../support/server';
-import { clientRow, consolePlugins, consoleSite, groupRow, signIn, signInAs } from './site';
+import { clientRow, consolePlugins, consoleSite, groupRow, openFleet, signIn, signInAs } from './site';
 import { ManualClock } from '../../core/clock';
 import { AuthClock } from '../../plugins/auth';
 // After the server's imports, which load the reflection tsyringe needs.
@@ -32,6 +32,7 @@ test('a person signs in with a password: the header names them, changes carry th
 
     await signInAs(page, site.url, 'ana', passwordOf('ana'));
     await page.locator('header .who', { hasText: 'ana (admin)' }).waitFor();
+    await openFleet(page);
     const kept = await page.evaluate(() => Object.fromEntries(Object.entries(sessionStorage)));
     assert.deepEqual(kept, { 'ogserve.signin': 'session' }, 'only a marker is kept in the tab, neither the password nor a key');
 
@@ -169,6 +170,7 @@ test('a session follows the event stream: the ticket is taken with the CSRF toke
     });
     await signInAs(page, site.url, 'ana', passwordOf('ana'));
     await page.locator('header .who', { hasText: 'ana (operator)' }).waitFor();
+    await openFleet(page);
     await page.locator('.live', { hasText: /^Live$/ }).waitFor();
     assert.deepEqual(tickets, [200], 'one ticket, granted');
     const row = clientRow(page, site.ips[0]!);

@@ -126,6 +126,13 @@ export async function signIn(page: Page, url: string, key = TOKEN): Promise<void
   await keyField.fill(key);
   await page.getByRole('button', { name: /Sign in|Entrar/ }).click();
   await page.getByRole('button', { name: /Sign out|Cerrar sesión/ }).waitFor();
+  await openFleet(page);
+}
+
+/** From the landing page (the dashboard) to the fleet, where most tests begin. */
+export async function openFleet(page: Page): Promise<void> {
+  await page.getByRole('link', { name: /^(Fleet|Equipos)$/ }).click();
+  await page.locator('section.tree').waitFor();
 }
 
 /** Open the console and sign in with a user name and password (the way offered first). */

@@ -9,6 +9,8 @@ export class ApiError extends Error {
     readonly field?: string,
     /** Seconds to wait before trying again (Retry-After of a 429). */
     readonly retryAfter?: number,
+    /** The whole JSON answer, for refusals that say more than a message (a CSV import's rows). */
+    readonly answer?: unknown,
   ) {
     super(message);
   }
@@ -118,6 +120,7 @@ export async function api<T = Record<string, unknown>>(
     parsed.message ?? response.statusText,
     parsed.field,
     Number.isFinite(wait) ? wait : undefined,
+    parsed,
   );
   // Only the tab's own credentials going stale signs it out, not a key being tried at sign-in.
   if (response.status === 401 && as && as === current) {

@@ -12,6 +12,7 @@ import './styles.css';
 import { useStore } from './store';
 import type { VersionInfo } from './types';
 import { Audit } from './views/Audit';
+import { Dashboard } from './views/Dashboard';
 import { Job } from './views/Job';
 import { Jobs } from './views/Jobs';
 import { Client } from './views/Client';
@@ -85,9 +86,10 @@ function Shell(props: { info: VersionInfo }) {
   const { info } = props;
   const route = useRoute();
   const who = useStore(me);
-  const [page = enabled(info, 'inventory') ? 'fleet' : 'server', ...rest] = route;
+  const [page = enabled(info, 'inventory') ? 'dashboard' : 'server', ...rest] = route;
   const views = info.plugins.filter((p) => p.console);
   const nav: [string, string, boolean][] = [
+    ['dashboard', t('nav.dashboard'), enabled(info, 'inventory')],
     ['fleet', t('nav.fleet'), enabled(info, 'inventory')],
     ['images', t('nav.images'), enabled(info, 'images')],
     ['live', t('nav.live'), enabled(info, 'live')],
@@ -140,7 +142,9 @@ function Shell(props: { info: VersionInfo }) {
         />
       </header>
       <main>
-        {page === 'fleet' && enabled(info, 'inventory') ? (
+        {page === 'dashboard' && enabled(info, 'inventory') ? (
+          <Dashboard />
+        ) : page === 'fleet' && enabled(info, 'inventory') ? (
           <Fleet />
         ) : page === 'client' && rest[0] ? (
           <Client ip={rest[0]} tab={rest[1]} key={rest[0]} />

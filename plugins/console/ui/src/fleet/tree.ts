@@ -65,6 +65,7 @@ export interface Query {
   mac: string;
   states: ReadonlySet<string>;
   result: string;
+  within?: string;
 }
 
 export interface Filters {
@@ -72,13 +73,15 @@ export interface Filters {
   states: ReadonlySet<string>;
   /** `success`, `failure`, or '' for any. */
   result: string;
+  /** The key of a center, room or folder the tree shows alone (the dashboard's links); undefined: all. */
+  within?: string;
 }
 
 export function parseQuery(input: string, filters: Filters = { states: new Set(), result: '' }): Query | null {
   const text = input.trim().toLowerCase();
-  if (!text && filters.states.size === 0 && !filters.result) return null;
+  if (!text && filters.states.size === 0 && !filters.result && !filters.within) return null;
   const mac = /^[0-9a-f:.-]+$/.test(text) ? bareMac(text) : '';
-  return { text, mac: mac.length >= 4 ? mac : '', states: filters.states, result: filters.result };
+  return { text, mac: mac.length >= 4 ? mac : '', states: filters.states, result: filters.result, within: filters.within };
 }
 
 function textMatches(node: TreeNode, query: Query, macs: Map<string, string>): boolean {
@@ -127,7 +130,8 @@ export function visibleRows(
     for (const child of node.children) filter(child, nameMatches);
     if (rows.length === at + 1 && !(nameMatches && query.states.size === 0 && !query.result)) rows.pop();
   };
-  for (const root of model.roots) filter(root, false);
+  const within = query.within === undefined ? undefined : model.byKey.get(query.within);
+  for (const root of within ? [within] : model.roots) filter(root, false);
   return rows;
 }
 

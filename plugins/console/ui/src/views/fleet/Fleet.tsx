@@ -10,6 +10,7 @@ import { useStore } from '../../store';
 import { ActionBar } from './Actions';
 import { may, useServer } from '../../plugins';
 import { CenterForm, NodeDialog, offersNodeMenu } from './NodeDialogs';
+import { CsvImport } from './CsvImport';
 import { exportFleet } from './export';
 import { RunsPanel } from './RunsPanel';
 import { TreeList } from './TreeList';
@@ -21,6 +22,7 @@ export function Fleet() {
   const { model, states, macs, selection, collapsed } = state;
   const [menu, setMenu] = useState<TreeNode | null>(null);
   const [addingCenter, setAddingCenter] = useState(false);
+  const [importing, setImporting] = useState(false);
   const query = useMemo(() => parseQuery(state.query, state.filters), [state.query, state.filters]);
   // States change every few seconds: they narrow the rows only while a state or result filter is on.
   const live = query && (query.states.size > 0 || query.result) ? states : undefined;
@@ -75,6 +77,11 @@ export function Fleet() {
             {t('fleet.addCenter')}
           </button>
         )}
+        {may(info, 'POST /client/import') && (
+          <button type="button" onClick={() => setImporting(true)}>
+            {t('csvImport.title')}
+          </button>
+        )}
       </div>
       <div class="filters">
         <ul class="legend" aria-label={t('fleet.legend')}>
@@ -100,6 +107,11 @@ export function Fleet() {
             <option value="failure">{t('result.failure')}</option>
           </select>
         </label>
+        {filters.within && model?.byKey.get(filters.within) && (
+          <button type="button" class="within" onClick={() => patchFleet({ filters: { ...filters, within: undefined } })}>
+            {t('fleet.within', { name: model.byKey.get(filters.within)!.name })} ✕
+          </button>
+        )}
         {query && matching.length > 0 && (
           <button type="button" onClick={() => setSelection(new Set([...selection, ...matching]))}>
             {t('fleet.selectMatches', { count: matching.length })}
@@ -140,6 +152,11 @@ export function Fleet() {
       )}
       <RunsPanel />
       {menu && <NodeDialog node={menu} onClose={() => setMenu(null)} />}
+      {importing && (
+        <Dialog title={t('csvImport.title')} onClose={() => setImporting(false)} wide>
+          <CsvImport done={() => setImporting(false)} />
+        </Dialog>
+      )}
       {addingCenter && (
         <Dialog title={t('fleet.addCenter')} onClose={() => setAddingCenter(false)}>
           <CenterForm
