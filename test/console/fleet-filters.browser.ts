@@ -122,4 +122,24 @@ test('CSV import: every row is checked first, a refused row named with its field
   }
 });
 
+test('bulk edit: the repository of every selected client at once', async () => {
+  const site = await consoleSite(3);
+  try {
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await groupRow(page, 'Lab 1').locator('input[type=checkbox]').check();
+    await page.locator('[data-action=repository]').click();
+    const dialog = page.locator('dialog');
+    await dialog.locator('select[name=id] option[value="1"]').waitFor({ state: 'attached' });
+    await dialog.locator('select[name=id]').selectOption('1');
+    await dialog.getByRole('button', { name: 'Repository' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    for (const ip of site.ips) {
+      assert.equal((await site.s.get('/client/info', { client: [ip] })).body.repo_id, 1, `${ip} in repository 1`);
+    }
+  } finally {
+    await site.close();
+  }
+});
+
 test.run();

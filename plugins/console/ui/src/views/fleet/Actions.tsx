@@ -12,6 +12,7 @@ import {
   type FormProps,
   LiveForm,
   MoveForm,
+  RepositoryForm,
   RestoreImageForm,
   SetupForm,
   ShellForm,
@@ -123,6 +124,13 @@ const actions: ActionSpec[] = [
     label: 'action.software',
     plugins: ['agents'],
     form: (p) => <DiskPartitionForm {...p} path="/software" title={t('action.software')} />,
+  },
+  {
+    key: 'repository',
+    route: 'POST /client/repo',
+    label: 'action.repository',
+    plugins: ['inventory'],
+    form: (p) => <RepositoryForm {...p} />,
   },
   { key: 'move', route: 'POST /client/move', label: 'action.move', plugins: ['inventory'], form: (p) => <MoveForm {...p} /> },
   {

@@ -547,3 +547,35 @@ export function DeleteClientsForm(props: FormProps) {
     </form>
   );
 }
+
+/** The repository of many clients at once (POST /client/repo): where their images are made and restored from. */
+export function RepositoryForm(props: FormProps) {
+  const repositories = useAsync(() => get<{ repositories: Repository[] }>('/repositories'));
+  const repos = repositories.value?.repositories ?? [];
+  const [repository, setRepository] = useState('');
+  const { error, busy, submit } = useSubmit(props);
+  const chosen = repository || String(repos[0]?.id ?? '');
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        void submit(t('action.repository'), 'none', async () => {
+          await post('/client/repo', { clients: props.clients, id: Number(chosen) });
+          return withUnknown(props.clients);
+        });
+      }}
+    >
+      <ErrorNote error={repositories.error} />
+      <Field
+        label={t('image.repository')}
+        name="id"
+        value={chosen}
+        onInput={setRepository}
+        options={repos.map((r) => ({ value: String(r.id), label: `${r.name} (${r.ip})` }))}
+        error={error}
+      />
+      <ErrorNote error={error && error.field !== 'id' ? error : null} />
+      <Buttons busy={busy} label={t('action.repository')} disabled={!chosen} />
+    </form>
+  );
+}
