@@ -29,6 +29,7 @@ export {
 } from './injection';
 export { inject, injectable, type InjectionToken } from 'tsyringe';
 export { SystemClock, ManualClock, type Clock } from './clock';
+export { electedEvery, type ElectedWork } from './elected-every';
 export { IntLike, Number16, Port, Ipv4, HostIpv4, Mac, Netmask, IpList, OneClient, Name, Text, toInt } from './schema-types';
 export { PreparedJson, stringifyAscii } from './http/json';
 export { compile, type Checker, type Violation } from './validation';

@@ -15,6 +15,8 @@
  *   what later issues needed (HTTPS, strict UTF-8 bodies, config errors with their line)
  *   brought it to 3,734 with nothing in core that a plugin could own without weakening it:
  *   the ceiling holds that, so core grows only by a decision written here.
+ *   Decisions: 3,750 (issue 34's close); 3,780 for electedEvery (one instance's hourly work),
+ *   which audit, history and jobs had each written out (about 20 lines apiece).
  *
  * Usage: node scripts/check-structure.mjs [root]   (root: the checkout, by default this one)
  */
@@ -26,7 +28,7 @@ const pluginsDir = path.join(root, 'plugins');
 const coreDir = path.join(root, 'core');
 const cliDir = path.join(root, 'cli');
 
-const goals = { coreLines: 3750, fileLines: 300 };
+const goals = { coreLines: 3780, fileLines: 300 };
 const domainWords = /\b(images?|shells?|rooms?|centers?|wol)\b/gi;
 
 function sources(dir) {

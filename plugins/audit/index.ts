@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { clientsNamed, Counter, definePlugin } from 'ogserve';
+import { clientsNamed, Counter, definePlugin, electedEvery } from 'ogserve';
 import { AuditEntryEntity } from './entities/entry';
 import { pruneEntries } from './prune';
 import { findEntries, parseAuditQuery } from './query';
@@ -77,14 +77,7 @@ export default definePlugin({
       },
     );
 
-    const prune = async (): Promise<void> => {
-      if (ctx.config.retention_days === 0) return;
-      const removed = await pruneEntries(ctx.db, ctx.config.retention_days, Date.now());
-      if (removed > 0) ctx.log.info({ removed }, `audit entries older than ${ctx.config.retention_days} days deleted`);
-    };
-    const prunedHourly = () => void prune().catch((error: unknown) => ctx.log.error({ err: error }, 'audit entries not pruned'));
     let flushTimer: NodeJS.Timeout | undefined;
-    let pruneTimer: NodeJS.Timeout | undefined;
     ctx.onStart(() => {
       flushTimer = setInterval(() => void recorder.flush(), ctx.config.flush_ms);
       flushTimer.unref();
@@ -93,15 +86,18 @@ export default definePlugin({
       clearInterval(flushTimer);
       await recorder.flush();
     });
-    // Of several instances, one prunes.
-    ctx.cluster.elected(
-      'audit-prune',
-      async () => {
-        await prune();
-        pruneTimer = setInterval(prunedHourly, hourMs);
-        pruneTimer.unref();
+    // Of several instances, one prunes, at start and every hour.
+    if (ctx.config.retention_days === 0) return;
+    const stop = electedEvery(ctx.cluster, {
+      role: 'audit-prune',
+      everyMs: hourMs,
+      log: ctx.log,
+      failed: 'audit entries not pruned',
+      async run() {
+        const removed = await pruneEntries(ctx.db, ctx.config.retention_days, Date.now());
+        if (removed > 0) ctx.log.info({ removed }, `audit entries older than ${ctx.config.retention_days} days deleted`);
       },
-      () => clearInterval(pruneTimer),
-    );
+    });
+    ctx.onStop(stop);
   },
 });

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { type Clock, SystemClock, definePlugin } from 'ogserve';
+import { type Clock, SystemClock, definePlugin, electedEvery } from 'ogserve';
 import { HardwareInventory, SoftwareInventory } from '../agents';
 import { Inventory } from '../inventory';
 import type { HardwareChange, SoftwareChange } from './diff';
@@ -76,31 +76,17 @@ export default definePlugin({
 
     // Retention: of several instances, one prunes, at start and every hour of the history's clock.
     if (ctx.config.retention_days === 0) return;
-    let cancel: (() => void) | undefined;
-    let pruning = false;
-    const prune = async (): Promise<void> => {
-      const removed = await pruneChanges(ctx.db, ctx.config.retention_days, clock.now());
-      if (removed > 0) ctx.log.info({ removed }, `history changes older than ${ctx.config.retention_days} days deleted`);
-    };
-    const hourly = (): void => {
-      cancel = clock.setTimer(clock.now() + hourMs, async () => {
-        await prune().catch((error: unknown) => ctx.log.error({ err: error }, 'history changes not pruned'));
-        if (pruning) hourly();
-      });
-    };
-    const stop = (): void => {
-      pruning = false;
-      cancel?.();
-    };
-    ctx.cluster.elected(
-      'history-prune',
-      async () => {
-        pruning = true;
-        await prune();
-        if (pruning) hourly();
+    const stop = electedEvery(ctx.cluster, {
+      role: 'history-prune',
+      everyMs: hourMs,
+      clock,
+      log: ctx.log,
+      failed: 'history changes not pruned',
+      async run() {
+        const removed = await pruneChanges(ctx.db, ctx.config.retention_days, clock.now());
+        if (removed > 0) ctx.log.info({ removed }, `history changes older than ${ctx.config.retention_days} days deleted`);
       },
-      stop,
-    );
+    });
     ctx.onStop(stop);
   },
 });

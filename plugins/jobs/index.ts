@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { type Clock, SystemClock, definePlugin } from 'ogserve';
+import { type Clock, SystemClock, definePlugin, electedEvery } from 'ogserve';
 import { AgentLink } from '../agents';
 import { JobsClock } from './clock';
 import type { JobState } from './entities/job-client';
@@ -63,31 +63,17 @@ export default definePlugin({
 
     // Retention: of several instances, one prunes, at start and every hour of the jobs' clock.
     if (ctx.config.retention_days === 0) return;
-    let cancel: (() => void) | undefined;
-    let pruning = false;
-    const prune = async (): Promise<void> => {
-      const removed = await pruneJobs(ctx.db, ctx.config.retention_days, clock.now());
-      if (removed > 0) ctx.log.info({ removed }, `jobs older than ${ctx.config.retention_days} days deleted`);
-    };
-    const hourly = (): void => {
-      cancel = clock.setTimer(clock.now() + hourMs, async () => {
-        await prune().catch((error: unknown) => ctx.log.error({ err: error }, 'jobs not pruned'));
-        if (pruning) hourly();
-      });
-    };
-    const stop = (): void => {
-      pruning = false;
-      cancel?.();
-    };
-    ctx.cluster.elected(
-      'jobs-prune',
-      async () => {
-        pruning = true;
-        await prune();
-        if (pruning) hourly();
+    const stop = electedEvery(ctx.cluster, {
+      role: 'jobs-prune',
+      everyMs: hourMs,
+      clock,
+      log: ctx.log,
+      failed: 'jobs not pruned',
+      async run() {
+        const removed = await pruneJobs(ctx.db, ctx.config.retention_days, clock.now());
+        if (removed > 0) ctx.log.info({ removed }, `jobs older than ${ctx.config.retention_days} days deleted`);
       },
-      stop,
-    );
+    });
     ctx.onStop(stop);
   },
 });
