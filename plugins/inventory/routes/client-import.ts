@@ -89,8 +89,10 @@ export function clientImportRoute(ctx: PluginContext<InventoryConfig>, inventory
         ids = await store(accepted);
       } catch (error) {
         if (!(error instanceof ConstraintViolationException) && !(error instanceof HttpError)) throw error;
-        // Written meanwhile: a client took an address, or a reference went. Checked again, the answer names the row.
-        const again = await checkRows(db.fork(), rows);
+        // Written meanwhile: a client took an address, or a reference went. Checked again (with
+        // nothing the request read before kept), the answer names the row.
+        em.clear();
+        const again = await checkRows(em, rows);
         if (again.accepted.length < rows.length) throw refusal(answer(again.answers));
         throw error;
       }
