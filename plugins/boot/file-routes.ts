@@ -4,6 +4,7 @@ import { allowList } from './allow-list';
 import { stageOfFile } from './events';
 import { BootFileServer, type Transfer } from './files';
 import { macFrom } from './mac';
+import { BootMetrics } from './metrics';
 import type { BootSettings } from './schemas';
 
 /**
@@ -13,10 +14,12 @@ import type { BootSettings } from './schemas';
 export function fileRoutes(ctx: PluginContext<BootSettings>, inventory: Inventory, dirs: string[]): void {
   const allowed = allowList(ctx.config.allow);
   const files = new BootFileServer(dirs, ctx.config.max_transfers, ctx.log);
+  const metrics = new BootMetrics(ctx.metrics, () => files.inFlight);
 
   // The PC a transfer is for: the MAC its script put in the URL, else its source address.
   async function announce(transfer: Transfer, mac: string | undefined, address: string): Promise<void> {
     const stage = stageOfFile(transfer.file);
+    metrics.transferred(transfer, stage);
     if (!stage || (transfer.status !== 200 && transfer.status !== 206)) return;
     const client = mac ? await inventory.clientByMac(mac) : await inventory.clientByIp(address);
     if (!client) return;
@@ -33,13 +36,23 @@ export function fileRoutes(ctx: PluginContext<BootSettings>, inventory: Inventor
   const prefix = '/boot/files/';
   ctx.router.get(`${prefix}*`, spec, async (rc) => {
     const { address } = rc;
-    if (!allowed(address)) throw new HttpError(403, ErrorCode.forbidden, `boot files are not served to ${address} (boot.allow)`);
+    if (!allowed(address)) {
+      metrics.refusedFor('not_allowed');
+      throw new HttpError(403, ErrorCode.forbidden, `boot files are not served to ${address} (boot.allow)`);
+    }
     // Read before the file is sent: sirv is handed the checked path, without the query.
     const mac = macFrom(rc.query.get('mac'));
     // The whole rest of the path, as sent (polka's `*` parameter holds one segment only).
     const pathname = (rc.req.url ?? '').split('?', 1)[0]!;
-    await files.send(rc.req, rc.res, pathname.slice(prefix.length), (transfer) =>
-      announce(transfer, mac, address).catch((error: Error) => ctx.log.warn({ err: error }, `boot stage not announced: ${error.message}`)),
-    );
+    await files
+      .send(rc.req, rc.res, pathname.slice(prefix.length), (transfer) =>
+        announce(transfer, mac, address).catch((error: Error) =>
+          ctx.log.warn({ err: error }, `boot stage not announced: ${error.message}`),
+        ),
+      )
+      .catch((error: unknown) => {
+        if (error instanceof HttpError && error.status === 503) metrics.refusedFor('busy');
+        throw error;
+      });
   });
 }

@@ -35,6 +35,11 @@ export class BootFileServer {
   private readonly roots: { dir: string; serve: ReturnType<typeof sirv> }[];
   private active = 0;
 
+  /** Transfers under way (the metric). */
+  get inFlight(): number {
+    return this.active;
+  }
+
   constructor(
     dirs: readonly string[],
     private readonly maxTransfers: number,

@@ -1,20 +1,26 @@
 import path from 'node:path';
-import { definePlugin } from 'ogserve';
+import { type Clock, SystemClock, definePlugin } from 'ogserve';
 import { Inventory } from '../inventory';
 import { LiveCatalog } from '../live';
 import { BootFiles } from '../pxe-modes';
+import { BootClock } from './clock';
+import { BootStageEntity } from './entities/boot-stage';
 import { fileRoutes } from './file-routes';
 import { publicUrl } from './public-url';
 import { BootConfig } from './schemas';
 import { scriptRoutes } from './script-routes';
 import { IpxeTemplates } from './templates';
+import { BootTimeline } from './timeline';
+import { timelineRoutes } from './timeline-routes';
 
 export type { BootStage } from './events';
+export { BootClock } from './clock';
 
 export default definePlugin({
   name: 'boot',
   requires: ['inventory', 'pxe-modes', 'live'],
   config: BootConfig,
+  entities: [BootStageEntity],
   register(ctx) {
     const { config } = ctx;
     const inventory = ctx.use(Inventory);
@@ -24,6 +30,21 @@ export default definePlugin({
     scriptRoutes(ctx, { inventory, bootFiles, templates, filesUrl: `${url}/boot/files` });
     const dirs = [ctx.use(LiveCatalog).directory, ...(config.extra_dir ? [config.extra_dir] : [])];
     fileRoutes(ctx, inventory, dirs);
+
+    // The timeline: each boot's stages from the events above, and the agent coming up after it.
+    const clock = ctx.service<Clock>(BootClock, () => new SystemClock());
+    const timeline = new BootTimeline(ctx.db, inventory, clock, ctx.log, config.timeline_boots);
+    ctx.events.on(
+      'boot.stage',
+      ({ client, stage, bytes, ms, cut_short }) => void timeline.record(client, stage, { bytes, ms, cut_short }),
+      'keep the boot timeline',
+    );
+    ctx.events.on(
+      'client.state',
+      ({ client, old, new: state }) => void timeline.stateChanged(client, old, state),
+      'keep the boot timeline',
+    );
+    timelineRoutes(ctx, inventory);
 
     // Every mode GET /mode offers should boot over iPXE too: one without a template is said at start.
     ctx.onStart(async () => {

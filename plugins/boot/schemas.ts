@@ -23,6 +23,8 @@ export const BootConfig = Type.Object(
     allow: Type.Array(Type.String({ minLength: 1 }), { default: [], maxItems: 256 }),
     /** Scripts one source address may fetch per minute (0 = no limit). */
     scripts_per_minute: Type.Integer({ default: 60, minimum: 0 }),
+    /** Boots kept per PC in its timeline (GET /boot/timeline). */
+    timeline_boots: Type.Integer({ default: 10, minimum: 1, maximum: 100 }),
   },
   { additionalProperties: false },
 );

@@ -105,6 +105,7 @@ const expected: Record<string, Permission | 'public'> = {
   'DELETE /tokens': 'admin',
   'GET /audit': 'admin',
   'GET /client/history': 'read',
+  'GET /boot/timeline': 'read',
   'GET /reports/hardware': 'read',
   'GET /reports/software': 'read',
   'GET /jobs': 'read',

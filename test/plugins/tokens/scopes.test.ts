@@ -71,6 +71,7 @@ const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'GET /repositories': 'open',
   'GET /server': 'open',
   'GET /client/history': 'filtered',
+  'GET /boot/timeline': 'filtered',
   'GET /reports/hardware': 'filtered',
   'GET /reports/software': 'filtered',
   'GET /jobs': 'filtered',

@@ -1,0 +1,103 @@
+import type { EntityManager } from '@mikro-orm/core';
+import type { Clock, Database, Logger } from 'ogserve';
+import type { Inventory } from '../inventory';
+import { BootStageEntity, type BootStageRow } from './entities/boot-stage';
+
+/** A stage as the timeline stores it: the boot's own steps, and the agent coming up. */
+export type TimelineStage = 'script' | 'kernel' | 'initrd' | 'root' | 'agent';
+
+export interface StageFacts {
+  bytes?: number;
+  ms?: number;
+  cut_short?: boolean;
+  /** The state the agent came up in (OPG, LNX...). */
+  state?: string;
+}
+
+/** A boot whose last stage is older than this is over: a stage after it (a file, an agent) starts no boot. */
+const bootGapMs = 30 * 60 * 1000;
+
+/**
+ * Each PC's last network boots as stages with their times: a script served begins a boot; the
+ * files it fetches and its agent coming up are stages of that boot. Only the last `keep` boots
+ * of a PC are kept. A PC's stages are written one after the other, in the order they came.
+ */
+export class BootTimeline {
+  private readonly turns = new Map<number, Promise<void>>();
+  /** Agents just connected and busy with the server's first refresh, by address: when they connected. */
+  private readonly connecting = new Map<string, number>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly inventory: Inventory,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly keep: number,
+  ) {}
+
+  /**
+   * A PC's shown state changed (the agents' `client.state`): its agent coming up is a stage,
+   * with the state it settles in once the server's first refresh is done (BSY until then).
+   */
+  stateChanged(ip: string, old: string, state: string): Promise<void> {
+    if (old === 'OFF' && state === 'BSY') {
+      this.connecting.set(ip, this.clock.now());
+      return Promise.resolve();
+    }
+    const since = this.connecting.get(ip);
+    this.connecting.delete(ip);
+    if ((old !== 'OFF' && since === undefined) || state === 'OFF') return Promise.resolve();
+    return this.record(ip, 'agent', { state }, since);
+  }
+
+  /** Record a stage of the PC at `ip` (now, or at `at`); a failure is logged, never thrown (the boot goes on). */
+  record(ip: string, stage: TimelineStage, facts: StageFacts = {}, at = this.clock.now()): Promise<void> {
+    return this.inventory.clientByIp(ip).then((client) => {
+      if (!client) return;
+      const turn = (this.turns.get(client.id) ?? Promise.resolve())
+        .then(() => this.write(client.id, stage, at, facts))
+        .catch((error: unknown) => this.log.warn({ err: error, client: ip, stage }, 'boot stage not recorded'));
+      this.turns.set(client.id, turn);
+      void turn.finally(() => {
+        if (this.turns.get(client.id) === turn) this.turns.delete(client.id);
+      });
+      return turn;
+    });
+  }
+
+  private async write(clientId: number, stage: TimelineStage, at: number, facts: StageFacts): Promise<void> {
+    await this.db.transactional(async (em) => {
+      const last = await latest(em, clientId);
+      const ongoing = last && at - Number(last.at) <= bootGapMs ? Number(last.boot) : undefined;
+      // Only a script begins a boot: an agent reconnecting long after any boot is no boot stage.
+      if (stage !== 'script' && ongoing === undefined) return;
+      const boot = stage === 'script' ? at : ongoing!;
+      await em.insert(BootStageEntity, {
+        client: this.inventory.clientRef(em, clientId),
+        boot: String(boot),
+        stage,
+        at: String(at),
+        bytes: facts.bytes === undefined ? null : String(facts.bytes),
+        ms: facts.ms ?? null,
+        cutShort: facts.cut_short ?? null,
+        state: facts.state ?? null,
+      });
+      if (stage === 'script') await this.prune(em, clientId);
+    });
+  }
+
+  /** Drop the PC's boots beyond the `keep` newest. */
+  private async prune(em: EntityManager, clientId: number): Promise<void> {
+    const boots = await em.find(
+      BootStageEntity,
+      { client: clientId, stage: 'script' },
+      { fields: ['boot'], orderBy: { boot: 'desc' }, offset: this.keep - 1, limit: 1 },
+    );
+    if (boots[0]) await em.nativeDelete(BootStageEntity, { client: clientId, boot: { $lt: boots[0].boot } });
+  }
+}
+
+async function latest(em: EntityManager, clientId: number): Promise<BootStageRow | null> {
+  const [row] = await em.find(BootStageEntity, { client: clientId }, { orderBy: { id: 'desc' }, limit: 1 });
+  return row ?? null;
+}
