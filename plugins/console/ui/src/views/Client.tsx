@@ -12,6 +12,7 @@ import { useStore } from '../store';
 import type { Partition, Repository } from '../types';
 import { useAsync } from '../useAsync';
 import { ClientHistory } from './History';
+import { LastBoot } from './LastBoot';
 import { TableScroll } from '../components/TableScroll';
 
 interface ClientInfo {
@@ -89,6 +90,7 @@ function Details(props: { ip: string; record: ReturnType<typeof useAsync<ClientI
       )}
       <Disks ip={props.ip} />
       {enabled(info, 'pxe-modes') && <BootFiles ip={props.ip} />}
+      {enabled(info, 'boot') && <LastBoot ip={props.ip} />}
       {enabled(info, 'agents') && <Hardware ip={props.ip} />}
     </>
   );
