@@ -3,18 +3,23 @@ import { definePlugin } from 'ogserve';
 import { Inventory } from '../inventory';
 import { LiveCatalog } from '../live';
 import { BootFiles } from '../pxe-modes';
+import { NextBootEntity } from './entities/next-boot';
 import { fileRoutes } from './file-routes';
+import { oneShotBoots } from './next-routes';
 import { publicUrl } from './public-url';
 import { BootConfig } from './schemas';
 import { scriptRoutes } from './script-routes';
 import { IpxeTemplates } from './templates';
 
 export type { BootStage } from './events';
+export { BootClock } from './clock';
 
 export default definePlugin({
   name: 'boot',
   requires: ['inventory', 'pxe-modes', 'live'],
   config: BootConfig,
+  schemaVersion: 1,
+  entities: [NextBootEntity],
   register(ctx) {
     const { config } = ctx;
     const inventory = ctx.use(Inventory);
@@ -24,6 +29,7 @@ export default definePlugin({
     scriptRoutes(ctx, { inventory, bootFiles, templates, filesUrl: `${url}/boot/files` });
     const dirs = [ctx.use(LiveCatalog).directory, ...(config.extra_dir ? [config.extra_dir] : [])];
     fileRoutes(ctx, inventory, dirs);
+    oneShotBoots(ctx, bootFiles, inventory);
 
     // Every mode GET /mode offers should boot over iPXE too: one without a template is said at start.
     ctx.onStart(async () => {

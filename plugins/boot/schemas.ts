@@ -23,6 +23,8 @@ export const BootConfig = Type.Object(
     allow: Type.Array(Type.String({ minLength: 1 }), { default: [], maxItems: 256 }),
     /** Scripts one source address may fetch per minute (0 = no limit). */
     scripts_per_minute: Type.Integer({ default: 60, minimum: 0 }),
+    /** Seconds a one-shot boot (POST /boot/next) lasts at most when its request names no timeout_s. */
+    next_timeout_s: Type.Integer({ default: 3600, minimum: 1, maximum: 604800 }),
   },
   { additionalProperties: false },
 );
