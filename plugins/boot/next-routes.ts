@@ -19,9 +19,10 @@ export function oneShotBoots(ctx: PluginContext<BootSettings>, bootFiles: BootFi
   const oneShots = new OneShots({ db: ctx.db, inventory, bootFiles, events: ctx.events, cluster: ctx.cluster, clock, log: ctx.log });
   const failed = (ip: string) => (error: Error) =>
     ctx.log.error({ err: error, client: ip }, `one-shot boot of ${ip} not put back: ${error.message}`);
-  ctx.events.on('agent.connected', ({ client }) => oneShots.end(client, 'agent').catch(failed(client)));
+  // Not awaited: the listeners after these (a timeline, the event stream) are not held up by a query.
+  ctx.events.on('agent.connected', ({ client }) => void oneShots.end(client, 'agent').catch(failed(client)));
   ctx.events.on('boot.stage', ({ client, stage }) => {
-    if (stage === 'script') return oneShots.end(client, 'served').catch(failed(client));
+    if (stage === 'script') void oneShots.end(client, 'served').catch(failed(client));
   });
   nextRoutes(ctx, oneShots, bootFiles, inventory);
 }
