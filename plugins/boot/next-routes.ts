@@ -24,6 +24,7 @@ export function oneShotBoots(ctx: PluginContext<BootSettings>, bootFiles: BootFi
   ctx.events.on('boot.stage', ({ client, stage }) => {
     if (stage === 'script') void oneShots.end(client, 'served').catch(failed(client));
   });
+  ctx.events.on('clients.removed', (clients) => oneShots.forget(clients.map((c) => c.ip)), 'forget their one-shot boots');
   nextRoutes(ctx, oneShots, bootFiles, inventory);
 }
 

@@ -95,6 +95,15 @@ export class OneShots {
     });
   }
 
+  /** Removed PCs' one-shots go with them: an address given to another PC later must not get their previous mode. */
+  async forget(ips: string[]): Promise<void> {
+    await this.d.db.fork().nativeDelete(NextBootEntity, { ip: { $in: ips } });
+    for (const ip of ips) {
+      this.timers.get(ip)?.();
+      this.timers.delete(ip);
+    }
+  }
+
   /** On gaining the role (at start, or another holder gone): overdue ones revert now, the rest get timers. */
   private async rearm(): Promise<void> {
     const now = this.d.clock.now();

@@ -21,6 +21,8 @@ interface Site extends Lab {
   roomA: number;
   /** The boot mode the inventory holds for `ip`. */
   mode(ip: string): Promise<string | undefined>;
+  /** The boot.next.* events announced so far, in order. */
+  heard: { name: string; client: string; reason?: string }[];
   pending(): Promise<{ client: string; mode: string; previous: string; revert: string; since: string; until: string }[]>;
 }
 
@@ -45,9 +47,13 @@ async function site(options: { dir?: string; at?: number; restart?: boolean } = 
         },
   });
   const inventory = lab.s.app.container.resolve(Inventory);
+  const heard: Site['heard'] = [];
+  lab.s.app.events.on('test', 'boot.next.set', ({ client }) => void heard.push({ name: 'set', client }));
+  lab.s.app.events.on('test', 'boot.next.reverted', ({ client, reason }) => void heard.push({ name: 'reverted', client, reason }));
   return {
     ...lab,
     clock,
+    heard,
     roomA,
     mode: async (ip) => (await inventory.clientByIp(ip))?.boot,
     pending: async () => {
@@ -80,6 +86,10 @@ test('revert agent: the PC boots the mode until its agent connects, then its pre
     await x.connect(ips[0]!);
     await eventually(async () => (await x.mode(ips[0]!)) === 'pxe', 'the previous mode back');
     assert.deepEqual(await x.pending(), []);
+    assert.deepEqual(x.heard, [
+      { name: 'set', client: ips[0] },
+      { name: 'reverted', client: ips[0], reason: 'agent' },
+    ]);
   } finally {
     await x.close();
   }
@@ -96,6 +106,7 @@ test('revert served: the first script is the one-shot mode, then the previous mo
     assert.match((await pcGet(x.s.port, `/boot/ipxe?mac=${macFor(2)}`)).text, /ogvmlinuz/);
     await eventually(async () => (await x.mode(ips[1]!)) === 'pxe', 'the previous mode back');
     assert.deepEqual(await x.pending(), []);
+    assert.deepEqual(x.heard.at(-1), { name: 'reverted', client: ips[1], reason: 'served' });
   } finally {
     await x.close();
   }
@@ -110,6 +121,7 @@ test('timeout: the previous mode is back when the clock reaches it, not before',
     await x.clock.advance(1_000);
     assert.equal(await x.mode(ips[0]!), 'pxe');
     assert.deepEqual(await x.pending(), []);
+    assert.deepEqual(x.heard.at(-1), { name: 'reverted', client: ips[0], reason: 'timeout' });
   } finally {
     await x.close();
   }
@@ -141,6 +153,19 @@ test('a restart keeps the pending one-shots: an overdue one reverts at start, th
     }
   } finally {
     await removeTestStore(dir);
+  }
+});
+
+test('a removed PC takes its one-shot with it', async () => {
+  const x = await site();
+  try {
+    assert.equal((await x.s.post('/boot/next', { clients: [ips[0], ips[1]], mode: 'ogLive', revert: 'agent' })).status, 200);
+    const removed = await x.s.post('/client/delete', { clients: [ips[0]] });
+    assert.equal(removed.status, 200, removed.text);
+    await eventually(async () => (await x.pending()).length === 1, 'only the other PC pending');
+    assert.deepEqual(x.clock.pendingTimers(), [start + 3600_000], 'its timer cancelled');
+  } finally {
+    await x.close();
   }
 });
 
