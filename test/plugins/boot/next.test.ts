@@ -90,6 +90,10 @@ test('revert agent: the PC boots the mode until its agent connects, then its pre
       { name: 'set', client: ips[0] },
       { name: 'reverted', client: ips[0], reason: 'agent' },
     ]);
+    await eventually(async () => {
+      const audit = await x.s.get('/audit');
+      return audit.body.entries?.some((e: { method: string; path: string }) => e.method === 'POST' && e.path === '/boot/next');
+    }, 'POST /boot/next in the audit log');
   } finally {
     await x.close();
   }
