@@ -1,4 +1,4 @@
 import type { Clock, InjectionToken } from 'ogserve';
 
-/** The boot timeline's clock (when each stage came): a test registers a ManualClock for it. */
+/** The boot plugin's clock (when each timeline stage came, one-shot boots' timeouts): a test registers a ManualClock for it. */
 export const BootClock: InjectionToken<Clock> = Symbol('BootClock');

@@ -5,7 +5,9 @@ import { LiveCatalog } from '../live';
 import { BootFiles } from '../pxe-modes';
 import { BootClock } from './clock';
 import { BootStageEntity } from './entities/boot-stage';
+import { NextBootEntity } from './entities/next-boot';
 import { fileRoutes } from './file-routes';
+import { oneShotBoots } from './next-routes';
 import { publicUrl } from './public-url';
 import { BootConfig } from './schemas';
 import { scriptRoutes } from './script-routes';
@@ -20,7 +22,8 @@ export default definePlugin({
   name: 'boot',
   requires: ['inventory', 'pxe-modes', 'live'],
   config: BootConfig,
-  entities: [BootStageEntity],
+  schemaVersion: 1,
+  entities: [BootStageEntity, NextBootEntity],
   register(ctx) {
     const { config } = ctx;
     const inventory = ctx.use(Inventory);
@@ -30,6 +33,7 @@ export default definePlugin({
     scriptRoutes(ctx, { inventory, bootFiles, templates, filesUrl: `${url}/boot/files` });
     const dirs = [ctx.use(LiveCatalog).directory, ...(config.extra_dir ? [config.extra_dir] : [])];
     fileRoutes(ctx, inventory, dirs);
+    oneShotBoots(ctx, bootFiles, inventory);
 
     // The timeline: each boot's stages from the events above, and the agent coming up after it.
     const clock = ctx.service<Clock>(BootClock, () => new SystemClock());

@@ -25,6 +25,8 @@ export const BootConfig = Type.Object(
     scripts_per_minute: Type.Integer({ default: 60, minimum: 0 }),
     /** Boots kept per PC in its timeline (GET /boot/timeline). */
     timeline_boots: Type.Integer({ default: 10, minimum: 1, maximum: 100 }),
+    /** Seconds a one-shot boot (POST /boot/next) lasts at most when its request names no timeout_s. */
+    next_timeout_s: Type.Integer({ default: 3600, minimum: 1, maximum: 604800 }),
   },
   { additionalProperties: false },
 );

@@ -73,6 +73,8 @@ const expected: Record<string, Permission | 'public'> = {
   'POST /setup': 'image',
   'GET /mode': 'read',
   'POST /mode': 'operate',
+  'GET /boot/next': 'read',
+  'POST /boot/next': 'operate',
   'GET /efi': 'read',
   'GET /live/list': 'read',
   'POST /live/set': 'operate',

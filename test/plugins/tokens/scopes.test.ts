@@ -46,6 +46,8 @@ const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'POST /setup': 'clients',
   'GET /mode': 'open',
   'POST /mode': 'clients',
+  'GET /boot/next': 'filtered',
+  'POST /boot/next': 'clients',
   'GET /efi': 'clients',
   'GET /live/list': 'open',
   'POST /live/set': 'clients',
