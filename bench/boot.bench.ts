@@ -3,10 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { bulkInsert } from '../test/support/bulk';
-import { macFor } from '../test/support/fixtures';
-import { Inventory } from '../plugins/inventory';
 import { makeTestDir, removeTestStore, startServer } from '../test/support/server';
+import { addBenchClients, benchMac } from './support/fleet';
 import { load } from './support/load';
 import { fmt, type BenchRow } from './support/report';
 
@@ -32,20 +30,14 @@ export default async function bootBench(): Promise<BenchRow[]> {
       config: { log: { level: 'warn' }, live: { directory: liveDir }, boot: { scripts_per_minute: 0, max_transfers: 200 } },
     });
     try {
-      const db = s.app.database;
-      await bulkInsert(db, 'centers', ['id', 'name'], [[1, 'C']]);
-      await bulkInsert(db, 'rooms', ['id', 'name', 'center_id', 'netmask'], [[1, 'R', 1, '255.0.0.0']]);
-      await bulkInsert(
-        db,
-        'clients',
-        ['id', 'name', 'ip', 'mac', 'room_id', 'boot'],
-        Array.from({ length: CLIENTS }, (_, i) => [i + 1, `pc-${i}`, ipFor(i + 1), macFor(i + 1), 1, 'ogLive']),
+      await addBenchClients(
+        s,
+        Array.from({ length: CLIENTS }, (_, i) => ipFor(i + 1)),
       );
-      s.app.container.resolve(Inventory).tablesChanged();
       const scripts = await load({
         port: s.port,
         method: 'GET',
-        path: (i) => `/boot/ipxe?mac=${macFor((i % CLIENTS) + 1)}`,
+        path: (i) => `/boot/ipxe?mac=${benchMac(i % CLIENTS)}`,
         connections: 32,
         keepAlive: false,
         requests: 20_000,
