@@ -1,7 +1,7 @@
 import { type Clock, type PluginContext, SystemClock } from 'ogserve';
 import type { Inventory } from '../inventory';
 import { UnknownModeError, type BootFiles } from '../pxe-modes';
-import type { NextBoot } from './entities/next-boot';
+import type { PendingBoot } from './entities/next-boot';
 import { BootClock } from './clock';
 import { OneShots } from './next';
 import type { NextRevert } from './next-events';
@@ -63,7 +63,7 @@ function nextRoutes(ctx: PluginContext<BootSettings>, oneShots: OneShots, bootFi
   );
 }
 
-function listed(row: NextBoot) {
+function listed(row: PendingBoot) {
   return {
     client: row.ip,
     mode: row.mode,

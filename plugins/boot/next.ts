@@ -1,7 +1,7 @@
 import type { Clock, Database, Logger, PluginCluster, PluginEvents } from 'ogserve';
 import type { ClientView, Inventory } from '../inventory';
 import type { BootFiles } from '../pxe-modes';
-import { type NextBoot, NextBootEntity } from './entities/next-boot';
+import { NextBootEntity, type PendingBoot } from './entities/next-boot';
 import './next-events';
 import type { NextRevert, RevertReason } from './next-events';
 
@@ -45,7 +45,7 @@ export class OneShots {
    * rows written first so a stop in between still reverts. A PC already in a one-shot keeps
    * its first `previous`: the mode it had before any of them.
    */
-  async set(clients: ClientView[], mode: string, revert: NextRevert, timeoutS: number): Promise<NextBoot[]> {
+  async set(clients: ClientView[], mode: string, revert: NextRevert, timeoutS: number): Promise<PendingBoot[]> {
     const since = this.d.clock.now();
     const until = since + timeoutS * 1000;
     const rows = await this.d.bootFiles.exclusive(async () => {
@@ -73,7 +73,7 @@ export class OneShots {
   }
 
   /** What is pending, the next to revert first; only `within`'s addresses when given (a limited key). */
-  async pending(within?: ReadonlySet<string>): Promise<NextBoot[]> {
+  async pending(within?: ReadonlySet<string>): Promise<PendingBoot[]> {
     const rows = await this.d.db.fork().find(NextBootEntity, {}, { orderBy: { until: 'asc', ip: 'asc' } });
     return within ? rows.filter((row) => within.has(row.ip)) : rows;
   }
@@ -134,6 +134,6 @@ export class OneShots {
   }
 }
 
-function eventOf(row: NextBoot): { client: string; mode: string; previous: string } {
+function eventOf(row: PendingBoot): { client: string; mode: string; previous: string } {
   return { client: row.ip, mode: row.mode, previous: row.previous };
 }
