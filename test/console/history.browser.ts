@@ -69,7 +69,7 @@ test("a client's History tab shows what changed, newest first, with its alerts; 
     await eventually(async () => (await rows.count()) === 1, 'hardware only');
     await page.getByLabel('From', { exact: true }).fill('yesterday');
     await page.getByRole('button', { name: 'Filter', exact: true }).click();
-    await page.locator('.field.invalid small.error', { hasText: 'is not an ISO 8601 date' }).waitFor();
+    await page.locator('.field.invalid small.error', { hasText: 'From must be a date, such as 2026-03-01' }).waitFor();
 
     await page.getByRole('link', { name: 'Hardware', exact: true }).click();
     const caption = page.locator('table.report caption').first();

@@ -154,6 +154,20 @@ test('the Spanish UI follows the browser language and the header switches it', a
     await page.getByRole('button', { name: 'Encender' }).waitFor();
     assert.equal(await page.evaluate(() => document.documentElement.lang), 'es', 'the page says its language');
     await screenshot(page, 'fleet-es');
+    // A refusal of the API reads as a Spanish sentence about the field, not as the API's English.
+    await groupRow(page, 'Lab 1').locator('button.menu').click();
+    await page.locator('dialog').getByRole('button', { name: 'Añadir equipo' }).click();
+    const dialog = page.locator('dialog');
+    await dialog.getByLabel('Nombre').fill('nuevo');
+    await dialog.getByLabel('Dirección IP').fill('127.0.1.78');
+    await dialog.getByLabel('Dirección MAC').fill('00:11:22:33:44:zz');
+    await dialog.getByRole('button', { name: 'Añadir equipo' }).click();
+    await dialog
+      .locator('.field.invalid small.error', {
+        hasText: '«Dirección MAC» debe ser una dirección MAC de 12 dígitos hexadecimales, como 00:1a:2b:3c:4d:5e.',
+      })
+      .waitFor();
+    await page.keyboard.press('Escape');
     await page.getByLabel('Idioma').selectOption('en');
     await page.getByRole('link', { name: 'Fleet' }).waitFor();
     await page.reload();
@@ -452,7 +466,9 @@ test('the audit log shows what was done, newest first, a page at a time; filters
     await eventually(async () => (await rows.count()) === 36, 'the 35 refreshes of 127.0.1.2 and its client/add');
     await page.getByLabel('Client address').fill('127.0.1');
     await page.getByRole('button', { name: 'Filter', exact: true }).click();
-    await page.locator('.field.invalid small.error', { hasText: 'is not an IPv4 address' }).waitFor();
+    await page
+      .locator('.field.invalid small.error', { hasText: 'Client address must be an IPv4 address, such as 192.168.1.10.' })
+      .waitFor();
     await screenshot(page, 'audit-error');
   } finally {
     await site.close();

@@ -1,7 +1,8 @@
 import { ApiError } from '../api';
 import { t } from '../i18n';
+import { problemSentence } from '../sentences';
 
-/** An API error as a sentence: a 403 says what is not allowed, the rest the server's message. */
+/** An API error as a sentence: a 403 says what is not allowed, a refused field what to type instead. */
 export function ErrorNote(props: { error: unknown }) {
   if (!props.error) return null;
   const error = props.error as Error;
@@ -10,7 +11,9 @@ export function ErrorNote(props: { error: unknown }) {
       ? t('forbidden', { message: error.message })
       : error instanceof ApiError && error.status === 0
         ? t('unreachable', { message: error.message })
-        : error.message;
+        : error instanceof ApiError
+          ? problemSentence(error)
+          : error.message;
   return (
     <p class="error-note" role="alert">
       {text}

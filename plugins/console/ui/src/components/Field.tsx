@@ -1,5 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useMemo } from 'preact/hooks';
+import { problemSentence } from '../sentences';
 
 let nextId = 0;
 
@@ -24,7 +25,7 @@ export interface FieldProps {
 /** A labelled input whose error, when the API names this field, is shown right under it. */
 export function Field(props: FieldProps) {
   const id = useMemo(() => `f-${props.name}-${++nextId}`, [props.name]);
-  const problem = props.error && props.error.field === props.name ? props.error.message : '';
+  const problem = props.error && props.error.field === props.name ? problemSentence(props.error, props.label) : '';
   const common = {
     id,
     name: props.name,

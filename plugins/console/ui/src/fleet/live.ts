@@ -1,4 +1,5 @@
-import { ApiError, get, post, session } from '../api';
+import { ApiError, get } from '../api';
+import { readServerEvents } from '../events';
 import type { ClientListing } from '../types';
 
 export interface LiveSource {
@@ -44,31 +45,25 @@ export function followStates(apply: (clients: ClientListing[]) => void, onMode: 
   }
 
   async function openStream(): Promise<void> {
-    let ticket: string;
-    try {
-      ({ ticket } = await post<{ ticket: string }>('/events/ticket'));
-    } catch {
-      if (!stopped) usePolling();
-      return;
-    }
-    if (stopped || !session.current) return;
     aborter = new AbortController();
     try {
-      const response = await fetch(`/events?ticket=${encodeURIComponent(ticket)}`, {
-        headers: { Accept: 'text/event-stream' },
-        // The ticket stands for the caller, key or session cookie alike (POST /events/ticket sent its CSRF token).
-        credentials: 'omit',
-        signal: aborter.signal,
-      });
-      if (!response.ok || !response.body) throw new Error(`GET /events answered ${response.status}`);
-      source.mode = 'events';
-      onMode('events');
-      clearTimeout(timer);
-      changed();
-      // Read as text rather than through EventSource, so every event type counts, named or not.
-      await readEvents(response.body, changed);
-    } catch {
-      // A broken stream: fall through to polling.
+      await readServerEvents(
+        {},
+        changed,
+        () => {
+          source.mode = 'events';
+          onMode('events');
+          clearTimeout(timer);
+          changed();
+        },
+        aborter.signal,
+      );
+    } catch (error) {
+      // No ticket (a server without the events plugin): polling it is, for good.
+      if (error instanceof ApiError) {
+        if (!stopped) usePolling();
+        return;
+      }
     }
     if (stopped) return;
     usePolling();
@@ -96,23 +91,4 @@ export function followStates(apply: (clients: ClientListing[]) => void, onMode: 
   void fetchStates();
   void openStream();
   return source;
-}
-
-/** Calls `onEvent` for each Server-Sent Event of the stream (blocks ending in a blank line that carry data). */
-async function readEvents(body: ReadableStream<Uint8Array>, onEvent: () => void): Promise<void> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let buffered = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffered += decoder.decode(value, { stream: true }).replace(/\r\n?/g, '\n');
-    let end = buffered.indexOf('\n\n');
-    while (end >= 0) {
-      const block = buffered.slice(0, end);
-      buffered = buffered.slice(end + 2);
-      if (block.split('\n').some((line) => line.startsWith('data:'))) onEvent();
-      end = buffered.indexOf('\n\n');
-    }
-  }
 }

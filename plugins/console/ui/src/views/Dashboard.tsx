@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { get } from '../api';
 import { StateBadge } from '../components/StateBadge';
 import { TableScroll } from '../components/TableScroll';
@@ -11,6 +11,7 @@ import { go, href } from '../router';
 import { useStore } from '../store';
 import type { JobSummary } from '../types';
 import { JobProgress } from './JobProgress';
+import { useJobEvents } from './jobEvents';
 import { jobPollMs } from './Jobs';
 
 /** Open the fleet narrowed to the clients of `within` (a center's key; all when undefined) in `state`. */
@@ -99,23 +100,30 @@ export function Dashboard() {
 /** Jobs running, and the latest with a failed or timed-out PC: each links to its page. */
 function JobLists() {
   const [lists, setLists] = useState<Record<'sent' | 'failed' | 'timed_out', JobSummary[]> | null>(null);
+  const pending = useRef<ReturnType<typeof setTimeout>>();
+  const load = async () => {
+    const [sent, failed, timedOut] = await Promise.all(
+      ['sent', 'failed', 'timed_out'].map((state) => get<{ jobs: JobSummary[] }>(`/jobs?state=${state}&limit=5`).then((p) => p.jobs)),
+    ).catch(() => [[], [], []]);
+    setLists({ sent: sent!, failed: failed!, timed_out: timedOut! });
+  };
+  // Read again as jobs' events arrive (at most every half second); without the stream, every few seconds.
+  const live = useJobEvents(
+    () => {
+      pending.current ??= setTimeout(() => {
+        pending.current = undefined;
+        void load();
+      }, 500);
+    },
+    () => void load(),
+  );
   useEffect(() => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let stopped = false;
-    const load = async () => {
-      const [sent, failed, timedOut] = await Promise.all(
-        ['sent', 'failed', 'timed_out'].map((state) => get<{ jobs: JobSummary[] }>(`/jobs?state=${state}&limit=5`).then((p) => p.jobs)),
-      ).catch(() => [[], [], []]);
-      if (stopped) return;
-      setLists({ sent: sent!, failed: failed!, timed_out: timedOut! });
-      timer = setTimeout(() => void load(), jobPollMs);
-    };
     void load();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, []);
+    if (live) return;
+    const timer = setInterval(() => void load(), jobPollMs);
+    return () => clearInterval(timer);
+  }, [live]);
+  useEffect(() => () => clearTimeout(pending.current), []);
   if (!lists) return null;
   const titles = { sent: t('dashboard.running'), failed: t('dashboard.failures'), timed_out: t('dashboard.timeouts') };
   return (

@@ -8,10 +8,31 @@ import { may, useServer } from '../plugins';
 import { go, href } from '../router';
 import type { JobDetail } from '../types';
 import { JobProgress } from './JobProgress';
+import { useJobEvents, type JobClientEvent } from './jobEvents';
 import { jobPollMs } from './Jobs';
 
 /** States a retry sends to again: the PCs that were sent the command and did not do it. */
 const retried = new Set(['failed', 'timed_out']);
+
+/** States after which a PC's part of the job is over. */
+const ended = new Set(['done', 'failed', 'timed_out', 'skipped']);
+
+/** The job with one PC's line as its `job.client` event (sent at `time`) tells it. */
+function withClient(job: JobDetail, change: JobClientEvent, time: string): JobDetail {
+  const clients = job.clients.map((c) => {
+    if (c.addr !== change.client) return c;
+    const over = ended.has(change.state);
+    return {
+      ...c,
+      state: change.state as typeof c.state,
+      status: change.status,
+      outcome: change.outcome,
+      sent: c.sent ?? (over ? c.sent : time),
+      ended: over ? (c.ended ?? time) : c.ended,
+    };
+  });
+  return { ...job, clients };
+}
 
 /** One job (GET /jobs/<id>): each PC's state as it changes, a retry of the failed ones, a CSV of the lines. */
 export function Job(props: { id: string }) {
@@ -29,12 +50,23 @@ export function Job(props: { id: string }) {
   useEffect(() => {
     void load();
   }, [props.id]);
-  // Reloading the page loses nothing: the job is the server's; until it ends, it is asked again.
+  // Each PC's line changes as its event arrives; the end of the job is read whole again.
+  const live = useJobEvents(
+    (event) => {
+      const data = event.data as JobClientEvent;
+      if (data?.job !== job?.id) return;
+      if (event.type === 'job.client') setJob((shown) => shown && withClient(shown, data, event.time));
+      else if (event.type === 'job.finished') void load();
+    },
+    () => void load(),
+  );
+  // Reloading the page loses nothing: the job is the server's. Without the event stream, a
+  // running job is asked for again now and then.
   useEffect(() => {
-    if (!job || job.finished !== null) return;
+    if (live || !job || job.finished !== null) return;
     const timer = setTimeout(() => void load(), jobPollMs);
     return () => clearTimeout(timer);
-  }, [job]);
+  }, [job, live]);
 
   if (!job) return <ErrorNote error={error} />;
   const failed = job.clients.filter((c) => retried.has(c.state)).map((c) => c.addr);

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { get } from '../api';
 import { ErrorNote } from '../components/ErrorNote';
 import { Field } from '../components/Field';
@@ -7,9 +7,12 @@ import { t } from '../i18n';
 import { href } from '../router';
 import { type JobSummary, jobStateNames } from '../types';
 import { JobProgress } from './JobProgress';
+import { useJobEvents } from './jobEvents';
 
 /** How often a page with a running job asks again: the answer is small, a job's PCs end at their own pace. */
 export const jobPollMs = 2000;
+/** How often, at most, the list is read again while jobs' events arrive. */
+const eventReloadMs = 500;
 
 const filterNames = ['state', 'kind', 'who'] as const;
 type Filters = Record<(typeof filterNames)[number], string>;
@@ -41,13 +44,29 @@ export function Jobs() {
   useEffect(() => {
     void load();
   }, [applied]);
-  // The first page follows while a job on it runs; pages loaded further stay as they are.
+  // The first page follows the jobs' events (read again at most every half second, a job
+  // over thousands of PCs sends thousands); pages loaded further stay as they are.
+  const firstPage = (jobs?.length ?? 0) <= 50;
+  const reload = useRef<{ timer?: ReturnType<typeof setTimeout>; load: () => void }>({ load: () => undefined });
+  reload.current.load = () => void load();
+  const live = useJobEvents(
+    () => {
+      if (!firstPage) return;
+      reload.current.timer ??= setTimeout(() => {
+        reload.current.timer = undefined;
+        reload.current.load();
+      }, eventReloadMs);
+    },
+    () => reload.current.load(),
+  );
+  useEffect(() => () => clearTimeout(reload.current.timer), []);
+  // Without the event stream, the first page is asked for again while a job on it runs.
   const running = (jobs ?? []).some((job) => job.finished === null);
   useEffect(() => {
-    if (!running || (jobs?.length ?? 0) > 50) return;
+    if (live || !running || !firstPage) return;
     const timer = setInterval(() => void load(), jobPollMs);
     return () => clearInterval(timer);
-  }, [running, applied, jobs?.length]);
+  }, [live, running, applied, firstPage]);
 
   const labels: Filters = { state: t('jobs.state'), kind: t('jobs.kind'), who: t('jobs.who') };
   return (
