@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import { type TestBrowser, launchBrowser, screenshot } from '../support/browser';
 import { answerBytes, defaultConfiguration, eventually } from '../support/fake-agent';
 import { TOKEN } from '../support/server';
-import { consoleSite, groupRow, signIn } from './site';
+import { consolePlugins, consoleSite, groupRow, signIn } from './site';
 
 let browser: TestBrowser;
 test.before(async () => {
@@ -70,6 +70,37 @@ test('a command becomes a job: its page shows each PC as it answers, survives a 
     await eventually(async () => (await page.locator('tbody tr[data-job]').count()) === 1, 'the job with a failed PC');
     assert.equal(await page.locator('tbody tr[data-job]').getAttribute('data-job'), id);
     await screenshot(page, 'jobs');
+  } finally {
+    await site.close();
+  }
+});
+
+test("with the event stream, a job's page changes a PC's line as its answer arrives, and asks the server again only when the job ends", async () => {
+  const site = await consoleSite(2, { plugins: [...consolePlugins, 'events'] });
+  try {
+    const [quick, slow] = site.ips as [string, string];
+    await site.connect(quick);
+    const late = await site.connect(slow);
+    late.on('refresh', { none: true });
+    const id = (await site.s.post('/refresh', { clients: [quick, slow] })).body.job as number;
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await page.goto(`${site.url}/console/#/job/${id}`);
+    await page.locator(`section[data-job="${id}"][data-follow=events]`).waitFor();
+    const line = (ip: string) => page.locator(`tr[data-ip="${ip}"]`);
+    await line(quick).and(page.locator('[data-state=done]')).waitFor();
+    const reads: string[] = [];
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname === `/jobs/${id}`) reads.push(r.url());
+    });
+    // Longer than the page's polling period (jobPollMs, 2 s): a page that polled would ask in this time.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    assert.deepEqual(reads, [], 'no polling while the stream is open');
+    late.write(answerBytes(200, defaultConfiguration));
+    await line(slow).and(page.locator('[data-state=done]')).waitFor();
+    await page.locator('.job-running').waitFor({ state: 'detached' });
+    assert.equal(reads.length, 1, 'read once more, when the job ended');
+    assert.notEqual(await line(slow).locator('td').nth(4).innerText(), '', 'its end time shown');
   } finally {
     await site.close();
   }

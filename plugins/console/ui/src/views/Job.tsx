@@ -97,7 +97,7 @@ export function Job(props: { id: string }) {
     saveText(`${[csvRow(header), ...lines].join('\r\n')}\r\n`, `job-${job.id}.csv`, 'text/csv');
   };
   return (
-    <section aria-labelledby="job-title" data-job={job.id}>
+    <section aria-labelledby="job-title" data-job={job.id} data-follow={live ? 'events' : 'poll'}>
       <h1 id="job-title">{t('job.title', { id: job.id, kind: job.kind })}</h1>
       <p>
         {t('job.asked', { who: job.who ?? '', time: new Date(job.created).toLocaleString() })}{' '}
