@@ -11,6 +11,7 @@ import { oneShotBoots } from './next-routes';
 import { publicUrl } from './public-url';
 import { BootConfig } from './schemas';
 import { scriptRoutes } from './script-routes';
+import { lastStagesRoute } from './last-stages-route';
 import { IpxeTemplates } from './templates';
 import { BootTimeline } from './timeline';
 import { timelineRoutes } from './timeline-routes';
@@ -49,6 +50,7 @@ export default definePlugin({
       'keep the boot timeline',
     );
     timelineRoutes(ctx, inventory);
+    lastStagesRoute(ctx, clock);
 
     // Every mode GET /mode offers should boot over iPXE too: one without a template is said at start.
     ctx.onStart(async () => {

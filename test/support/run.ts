@@ -20,6 +20,21 @@ const { parse } = require('uvu/parse') as {
 };
 
 type Suite = { name: string; file: string };
+
+/**
+ * OGSERVE_TEST_SHARD=i/n runs every n-th file from the i-th (1-based) of those the pass would
+ * run: CI runs the SQLite pass as two shards at once, one per core.
+ */
+const shard = parseShard(process.env.OGSERVE_TEST_SHARD);
+
+function parseShard(value: string | undefined): { index: number; count: number } | undefined {
+  if (value === undefined || value === '') return undefined;
+  const match = /^(\d+)\/(\d+)$/.exec(value);
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || index < 1 || index > count) throw new Error(`OGSERVE_TEST_SHARD must be i/n with 1 <= i <= n, not '${value}'`);
+  return { index, count };
+}
 type UvuGlobals = { UVU_DEFER?: number; UVU_QUEUE: unknown[][]; UVU_INDEX?: number };
 
 /**
@@ -30,7 +45,8 @@ async function run(suites: Suite[]): Promise<void> {
   const uvuGlobals = globalThis as unknown as UvuGlobals;
   uvuGlobals.UVU_DEFER = 1;
   const uvu = require('uvu') as { exec(bail?: boolean): Promise<void> };
-  const selected = testEngine === 'sqlite' ? suites : suites.filter((s) => !isEngineIndependent(s.file));
+  const forEngine = testEngine === 'sqlite' ? suites : suites.filter((s) => !isEngineIndependent(s.file));
+  const selected = shard ? forEngine.filter((_, i) => i % shard.count === shard.index - 1) : forEngine;
   selected.forEach((suite, index) => {
     uvuGlobals.UVU_QUEUE.push([suite.name]);
     uvuGlobals.UVU_INDEX = index;
@@ -40,8 +56,9 @@ async function run(suites: Suite[]): Promise<void> {
   timing.wrap(uvuGlobals.UVU_QUEUE);
   await uvu.exec();
   process.stdout.write(timing.report());
-  const skipped = suites.length - selected.length;
+  const skipped = suites.length - forEngine.length;
   if (skipped > 0) process.stdout.write(`  ${skipped} engine-independent file(s) left to the SQLite pass.\n`);
+  if (shard) process.stdout.write(`  Shard ${shard.index} of ${shard.count}: ${selected.length} of ${forEngine.length} file(s).\n`);
 }
 
 /** How long the process may stay alive after the last test before what is open counts as a leak. */

@@ -108,6 +108,7 @@ const expected: Record<string, Permission | 'public'> = {
   'GET /audit': 'admin',
   'GET /client/history': 'read',
   'GET /boot/timeline': 'read',
+  'GET /boot/stages': 'read',
   'GET /reports/hardware': 'read',
   'GET /reports/software': 'read',
   'GET /jobs': 'read',

@@ -74,6 +74,7 @@ const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'GET /server': 'open',
   'GET /client/history': 'filtered',
   'GET /boot/timeline': 'filtered',
+  'GET /boot/stages': 'filtered',
   'GET /reports/hardware': 'filtered',
   'GET /reports/software': 'filtered',
   'GET /jobs': 'filtered',
