@@ -66,6 +66,13 @@ export interface Query {
   states: ReadonlySet<string>;
   result: string;
   within?: string;
+  only?: ClientSet;
+}
+
+/** A set of clients the fleet is narrowed to, named for the chip that says so (the dashboard's "stopped at the kernel"). */
+export interface ClientSet {
+  label: string;
+  ips: ReadonlySet<string>;
 }
 
 export interface Filters {
@@ -75,13 +82,22 @@ export interface Filters {
   result: string;
   /** The key of a center, room or folder the tree shows alone (the dashboard's links); undefined: all. */
   within?: string;
+  /** Only these clients (undefined: any). */
+  only?: ClientSet;
 }
 
 export function parseQuery(input: string, filters: Filters = { states: new Set(), result: '' }): Query | null {
   const text = input.trim().toLowerCase();
-  if (!text && filters.states.size === 0 && !filters.result && !filters.within) return null;
+  if (!text && filters.states.size === 0 && !filters.result && !filters.within && !filters.only) return null;
   const mac = /^[0-9a-f:.-]+$/.test(text) ? bareMac(text) : '';
-  return { text, mac: mac.length >= 4 ? mac : '', states: filters.states, result: filters.result, within: filters.within };
+  return {
+    text,
+    mac: mac.length >= 4 ? mac : '',
+    states: filters.states,
+    result: filters.result,
+    within: filters.within,
+    only: filters.only,
+  };
 }
 
 function textMatches(node: TreeNode, query: Query, macs: Map<string, string>): boolean {
@@ -89,8 +105,9 @@ function textMatches(node: TreeNode, query: Query, macs: Map<string, string>): b
   return query.mac !== '' && (macs.get(node.ip ?? '') ?? '').includes(query.mac);
 }
 
-/** Whether a client's live state and last result are among those asked for. */
+/** Whether a client's live state and last result are among those asked for, and it is in the set asked for. */
 function liveMatches(node: TreeNode, query: Query, live: Map<string, ClientListing>): boolean {
+  if (query.only && !query.only.ips.has(node.ip ?? '')) return false;
   const listing = live.get(node.ip ?? '');
   if (query.states.size > 0 && !query.states.has(stateOf(listing?.state))) return false;
   return !query.result || listing?.last_cmd.result === query.result;
@@ -128,7 +145,7 @@ export function visibleRows(
     rows.push(node);
     const nameMatches = named || (query.text !== '' && node.text.includes(query.text));
     for (const child of node.children) filter(child, nameMatches);
-    if (rows.length === at + 1 && !(nameMatches && query.states.size === 0 && !query.result)) rows.pop();
+    if (rows.length === at + 1 && !(nameMatches && query.states.size === 0 && !query.result && !query.only)) rows.pop();
   };
   const within = query.within === undefined ? undefined : model.byKey.get(query.within);
   for (const root of within ? [within] : model.roots) filter(root, false);

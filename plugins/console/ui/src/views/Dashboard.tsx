@@ -10,13 +10,14 @@ import { enabled, useServer } from '../plugins';
 import { go, href } from '../router';
 import { useStore } from '../store';
 import type { JobSummary } from '../types';
+import { DashboardBoots } from './DashboardBoots';
 import { JobProgress } from './JobProgress';
 import { useJobEvents } from './jobEvents';
 import { jobPollMs } from './Jobs';
 
 /** Open the fleet narrowed to the clients of `within` (a center's key; all when undefined) in `state`. */
 function showFleet(state: StateName | undefined, within?: string): void {
-  patchFleet({ query: '', filters: { states: new Set(state ? [state] : []), result: '', within } });
+  patchFleet({ query: '', filters: { states: new Set(state ? [state] : []), result: '', within, only: undefined } });
   go('fleet');
 }
 
@@ -93,6 +94,7 @@ export function Dashboard() {
         </table>
       </TableScroll>
       {enabled(info, 'jobs') && <JobLists />}
+      {enabled(info, 'boot') && <DashboardBoots />}
     </section>
   );
 }

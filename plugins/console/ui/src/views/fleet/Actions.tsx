@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { Dialog } from '../../components/Dialog';
 import { type MessageKey, t } from '../../i18n';
 import { enabled, may, useServer } from '../../plugins';
+import { BootOnceForm } from './BootOnceForm';
 import { CacheForm } from './CacheForm';
 import {
   BootModeForm,
@@ -76,6 +77,7 @@ const actions: ActionSpec[] = [
     form: (p) => <SimpleForm {...p} path="/refresh" title={t('action.refresh')} watch="command" />,
   },
   { key: 'boot', route: 'POST /mode', label: 'action.boot', plugins: ['pxe-modes'], form: (p) => <BootModeForm {...p} /> },
+  { key: 'boot-once', route: 'POST /boot/next', label: 'action.bootOnce', plugins: ['boot'], form: (p) => <BootOnceForm {...p} /> },
   { key: 'live', route: 'POST /live/set', label: 'action.live', plugins: ['live'], form: (p) => <LiveForm {...p} /> },
   {
     key: 'setup',

@@ -112,6 +112,11 @@ export function Fleet() {
             {t('fleet.within', { name: model.byKey.get(filters.within)!.name })} ✕
           </button>
         )}
+        {filters.only && (
+          <button type="button" class="within only" onClick={() => patchFleet({ filters: { ...filters, only: undefined } })}>
+            {filters.only.label} ✕
+          </button>
+        )}
         {query && matching.length > 0 && (
           <button type="button" onClick={() => setSelection(new Set([...selection, ...matching]))}>
             {t('fleet.selectMatches', { count: matching.length })}

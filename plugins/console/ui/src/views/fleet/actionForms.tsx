@@ -16,7 +16,7 @@ export interface FormProps {
 }
 
 /** The submit half every form shares: sends, records the per-client outcomes, shows a refusal next to its field. */
-function useSubmit(props: FormProps) {
+export function useSubmit(props: FormProps) {
   const [error, setError] = useState<{ field?: string; message: string } | null>(null);
   const [busy, setBusy] = useState(false);
   async function submit(title: string, watch: Watch, send: () => Promise<Outcome[] | Relayed>): Promise<void> {
@@ -45,10 +45,10 @@ interface Relayed {
 const relayed = (path: string, body: Record<string, unknown>) => post<Relayed>(path, body);
 
 /** Endpoints that answer `{unknown: [ip]}`: every other client is done. */
-const withUnknown = (clients: string[], unknown: string[] = []) =>
+export const withUnknown = (clients: string[], unknown: string[] = []) =>
   clients.map((addr) => ({ addr, outcome: unknown.includes(addr) ? 'unknown' : 'done' }));
 
-function Buttons(props: { busy: boolean; label: string; danger?: boolean; disabled?: boolean }) {
+export function Buttons(props: { busy: boolean; label: string; danger?: boolean; disabled?: boolean }) {
   return (
     <div class="buttons">
       <button type="submit" class={props.danger ? 'danger' : 'primary'} disabled={props.busy || props.disabled}>
