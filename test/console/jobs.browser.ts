@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
-import { type TestBrowser, launchBrowser, screenshot } from '../support/browser';
+import { ImageStore } from '../../plugins/images';
+import { type TestBrowser, launchBrowser, screenshot, seriousViolations } from '../support/browser';
 import { answerBytes, defaultConfiguration, eventually } from '../support/fake-agent';
 import { TOKEN } from '../support/server';
 import { consolePlugins, consoleSite, groupRow, signIn } from './site';
@@ -101,6 +102,66 @@ test("with the event stream, a job's page changes a PC's line as its answer arri
     await page.locator('.job-running').waitFor({ state: 'detached' });
     assert.equal(reads.length, 1, 'read once more, when the job ended');
     assert.notEqual(await line(slow).locator('td').nth(4).innerText(), '', 'its end time shown');
+  } finally {
+    await site.close();
+  }
+});
+
+test('a restore over 50 PCs: the job page shows each PC sent, then done as its agent answers, wave after wave', async () => {
+  const site = await consoleSite(50);
+  try {
+    const repository = (await site.s.get('/repositories')).body.repositories[0].id as number;
+    const image = await site.s.app.container.resolve(ImageStore).saveCapture({
+      name: 'lab',
+      repositoryId: repository,
+      clientId: 0,
+      disk: 1,
+      partition: 1,
+      code: 131,
+      size: 1n,
+      datasize: 1n,
+      checksum: '',
+      permissions: '644',
+      lastUpdate: 0n,
+      clonator: '',
+      compressor: '',
+      filesystem: 'EXT4',
+    });
+    assert.ok(image > 0);
+    // Every agent takes the restore and answers only when the test says so.
+    const agents = await Promise.all(
+      site.ips.map(async (ip) => {
+        const agent = await site.connect(ip);
+        agent.on('image/restore', { none: true });
+        return agent;
+      }),
+    );
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await groupRow(page, 'Lab 1').locator('input[type=checkbox]').check();
+    await page.locator('[data-action=restore-image]').click();
+    const dialog = page.locator('dialog');
+    await dialog.locator('select[name=id] option', { hasText: 'lab' }).waitFor({ state: 'attached' });
+    await dialog.locator('input[name=partition]').fill('1');
+    await dialog.getByLabel(/I understand/).check();
+    await dialog.getByRole('button', { name: 'Restore image' }).click();
+    const link = page.locator('details.run a.job-link');
+    await link.waitFor();
+    await link.click();
+    const inState = (state: string) => page.locator(`tbody tr[data-state=${state}]`);
+    await eventually(async () => (await inState('sent').count()) === 50, 'all 50 sent');
+
+    // Three waves of answers, at different times: the page follows each.
+    const waves = [agents.slice(0, 10), agents.slice(10, 35), agents.slice(35)];
+    let done = 0;
+    for (const wave of waves) {
+      for (const agent of wave) agent.write(answerBytes(200, { disk: '1', partition: '1', image_id: String(image) }));
+      done += wave.length;
+      await eventually(async () => (await inState('done').count()) === done, `${done} done`);
+      assert.equal(await inState('sent').count(), 50 - done, 'the others still at work');
+    }
+    await page.locator('.job-running').waitFor({ state: 'detached' });
+    assert.deepEqual(await seriousViolations(page), [], 'the job page passes axe-core');
   } finally {
     await site.close();
   }
