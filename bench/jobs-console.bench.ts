@@ -22,19 +22,22 @@ const agentAddress = (i: number) => `127.1.${Math.floor(i / 200)}.${(i % 200) + 
 /** The rest of the fleet, switched off: 10.x addresses no agent uses. */
 const otherAddress = (i: number) => `10.${Math.floor(i / 65_536)}.${Math.floor(i / 256) % 256}.${i % 256}`;
 
-/** A signed-in tab at `hash`; milliseconds from navigation start until `drawn` holds in a frame. */
-async function firstPaint(browser: TestBrowser, url: string, hash: string, drawn: string): Promise<{ page: Page; ms: number }> {
+/**
+ * A signed-in tab at `hash`; milliseconds from navigation start until, in one frame, each
+ * selector of `drawn` matches at least its count of elements.
+ */
+async function firstPaint(browser: TestBrowser, url: string, hash: string, drawn: [string, number][]): Promise<{ page: Page; ms: number }> {
   const page = await browser.page();
   await page.addInitScript((key) => sessionStorage.setItem('ogserve.key', key), TOKEN);
   await page.goto(`${url}/console/${hash}`);
-  // An expression rather than a function, so the page's own test is written in it.
   await page.waitForFunction(
-    `(() => { if (${drawn}) window.drawnAt ??= performance.now(); return window.drawnAt !== undefined; })()`,
-    undefined,
-    {
-      polling: 'raf',
-      timeout: 60_000,
+    (wanted) => {
+      const w = window as unknown as { drawnAt?: number };
+      if (wanted.every(([selector, count]) => document.querySelectorAll(selector).length >= count)) w.drawnAt ??= performance.now();
+      return w.drawnAt !== undefined;
     },
+    drawn,
+    { polling: 'raf', timeout: 60_000 },
   );
   return { page, ms: await page.evaluate(() => (window as unknown as { drawnAt: number }).drawnAt) };
 }
@@ -84,18 +87,16 @@ export default async function jobsConsoleBench(): Promise<BenchRow[]> {
     const jobPage: number[] = [];
     let open: Page | undefined;
     for (let round = 0; round < rounds; round++) {
-      const d = await firstPaint(
-        browser,
-        url,
-        '',
-        `document.querySelector('[data-count]') && document.querySelector('[data-jobs=sent] a[href="#/job/${job}"]')`,
-      );
+      const d = await firstPaint(browser, url, '', [
+        ['[data-count]', 1],
+        [`[data-jobs=sent] a[href="#/job/${job}"]`, 1],
+      ]);
       dashboard.push(d.ms);
       await d.page.context().close();
-      const j = await firstPaint(browser, url, '#/jobs', `document.querySelector('tr[data-job="${job}"]')`);
+      const j = await firstPaint(browser, url, '#/jobs', [[`tr[data-job="${job}"]`, 1]]);
       jobs.push(j.ms);
       await j.page.context().close();
-      const p = await firstPaint(browser, url, `#/job/${job}`, `document.querySelectorAll('tr[data-ip]').length === ${jobSize}`);
+      const p = await firstPaint(browser, url, `#/job/${job}`, [['tr[data-ip]', jobSize]]);
       jobPage.push(p.ms);
       if (round < rounds - 1) await p.page.context().close();
       else open = p.page;

@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
+import { memo } from 'preact/compat';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, post } from '../api';
 import { ErrorNote } from '../components/ErrorNote';
 import { TableScroll } from '../components/TableScroll';
@@ -17,10 +18,12 @@ const retried = new Set(['failed', 'timed_out']);
 /** States after which a PC's part of the job is over. */
 const ended = new Set(['done', 'failed', 'timed_out', 'skipped']);
 
-/** The job with one PC's line as its `job.client` event (sent at `time`) tells it. */
-function withClient(job: JobDetail, change: JobClientEvent, time: string): JobDetail {
+/** The job with each PC's line as its latest `job.client` event (sent at `time`) tells it. */
+function withClients(job: JobDetail, changes: Map<string, { change: JobClientEvent; time: string }>): JobDetail {
   const clients = job.clients.map((c) => {
-    if (c.addr !== change.client) return c;
+    const changed = changes.get(c.addr);
+    if (!changed) return c;
+    const { change, time } = changed;
     const over = ended.has(change.state);
     return {
       ...c,
@@ -33,6 +36,22 @@ function withClient(job: JobDetail, change: JobClientEvent, time: string): JobDe
   });
   return { ...job, clients };
 }
+
+/** One PC's line: drawn again only when that PC's part changes (a job may have thousands). */
+const JobLine = memo(function JobLine(props: { line: JobDetail['clients'][number] }) {
+  const c = props.line;
+  return (
+    <tr data-ip={c.addr} data-state={c.state}>
+      <td>
+        <a href={href('client', c.addr)}>{c.addr}</a>
+      </td>
+      <td class={`job-state job-${c.state}`}>{t(`jobState.${c.state}`)}</td>
+      <td>{c.outcome}</td>
+      <td>{c.sent ? new Date(c.sent).toLocaleTimeString() : ''}</td>
+      <td>{c.ended ? new Date(c.ended).toLocaleTimeString() : ''}</td>
+    </tr>
+  );
+});
 
 /** One job (GET /jobs/<id>): each PC's state as it changes, a retry of the failed ones, a CSV of the lines. */
 export function Job(props: { id: string }) {
@@ -51,12 +70,23 @@ export function Job(props: { id: string }) {
     void load();
   }, [props.id]);
   // Each PC's line changes as its event arrives; the end of the job is read whole again.
+  const pending = useRef(new Map<string, { change: JobClientEvent; time: string }>());
+  const frame = useRef<number>();
+  useEffect(() => () => cancelAnimationFrame(frame.current ?? 0), []);
   const live = useJobEvents(
     (event) => {
       const data = event.data as JobClientEvent;
       if (data?.job !== job?.id) return;
-      if (event.type === 'job.client') setJob((shown) => shown && withClient(shown, data, event.time));
-      else if (event.type === 'job.finished') void load();
+      if (event.type === 'job.client') {
+        // Events come by the hundred a second in a big job: they are applied once per frame.
+        pending.current.set(data.client, { change: data, time: event.time });
+        frame.current ??= requestAnimationFrame(() => {
+          frame.current = undefined;
+          const changes = pending.current;
+          pending.current = new Map();
+          setJob((shown) => shown && withClients(shown, changes));
+        });
+      } else if (event.type === 'job.finished') void load();
     },
     () => void load(),
   );
@@ -128,15 +158,7 @@ export function Job(props: { id: string }) {
           </thead>
           <tbody>
             {job.clients.map((c) => (
-              <tr key={c.addr} data-ip={c.addr} data-state={c.state}>
-                <td>
-                  <a href={href('client', c.addr)}>{c.addr}</a>
-                </td>
-                <td class={`job-state job-${c.state}`}>{t(`jobState.${c.state}`)}</td>
-                <td>{c.outcome}</td>
-                <td>{c.sent ? new Date(c.sent).toLocaleTimeString() : ''}</td>
-                <td>{c.ended ? new Date(c.ended).toLocaleTimeString() : ''}</td>
-              </tr>
+              <JobLine key={c.addr} line={c} />
             ))}
           </tbody>
         </table>
