@@ -13,7 +13,7 @@ const clientCount = 10_000;
 const jobSize = 2_000;
 const rounds = 3;
 /** Agents stay quiet this long after the job is sent, so the first paints are measured first. */
-const quietMs = 30_000;
+const quietMs = 45_000;
 /** ...then answer, each at a random moment over this long. */
 const spreadMs = 20_000;
 
@@ -115,7 +115,7 @@ export default async function jobsConsoleBench(): Promise<BenchRow[]> {
         }
       }).observe(document.querySelector('tbody')!, { attributes: true, attributeFilter: ['data-state'], subtree: true });
     });
-    await open!.waitForFunction((n) => Object.keys((window as unknown as { shown: object }).shown).length >= n, jobSize, {
+    await open!.waitForFunction((n) => document.querySelectorAll('tr[data-state=done]').length >= n, jobSize, {
       timeout: quietMs + spreadMs + 60_000,
       polling: 500,
     });
@@ -125,7 +125,11 @@ export default async function jobsConsoleBench(): Promise<BenchRow[]> {
       child.send('report');
     });
     swarm = undefined;
-    const lags = jobIps.map((ip) => shown[ip]! - answered[ip]!).sort((a, b) => a - b);
+    // Lines done before the observer was in place (the first paints took longer than the quiet time) are not measured.
+    const lags = jobIps
+      .filter((ip) => shown[ip] !== undefined)
+      .map((ip) => shown[ip]! - answered[ip]!)
+      .sort((a, b) => a - b);
     return [
       { workload: `console: dashboard of ${clientCount} PCs, first paint`, figures: figures(dashboard, 1000) },
       { workload: `console: Jobs page, first paint`, figures: figures(jobs, 1000) },
@@ -136,6 +140,7 @@ export default async function jobsConsoleBench(): Promise<BenchRow[]> {
           p50_ms: fmt(percentile(lags, 0.5), 0),
           p99_ms: fmt(percentile(lags, 0.99), 0),
           max_ms: fmt(lags[lags.length - 1]!, 0),
+          lines: lags.length,
           goal_ms: 100,
         },
       },
