@@ -33,6 +33,8 @@ function qemuArgs(restPort: number, agentPort: number, serial: string): string[]
     // biome-ignore lint/suspicious/noTemplateCurlyInString: iPXE fills in ${mac} itself.
     'bootfile=http://10.0.2.100/boot/ipxe?mac=${mac}',
   ].join(',');
+  // A video card: the ogLive's `vga=788` asks the video BIOS for its mode, and without one the
+  // kernel waits 30 s at a prompt. -nographic: SeaBIOS and iPXE copy their screen to the serial port.
   return [
     ...['-accel', 'tcg', '-m', '256', '-no-user-config', '-nodefaults', '-nographic', '-vga', 'std', '-boot', 'n'],
     ...['-serial', `file:${serial}`, '-netdev', netdev, '-device', `virtio-net-pci,netdev=n0,mac=${mac}`],
@@ -71,6 +73,8 @@ test('a PC booted once into ogLive: iPXE fetches its script, kernel and initrd f
   copyFileSync(image.initrd, path.join(live, 'oginitrd.img'));
   const serial = path.join(s.dir, 'serial.log');
   let vm: ReturnType<typeof startVm> | undefined;
+  const reverted: string[] = [];
+  s.app.events.on('test', 'boot.next.reverted', ({ reason }) => void reverted.push(reason));
   const mode = async () => (await s.get('/client/info', { client: [ip] })).body.boot as string;
   const timeline = async () => (await s.get(`/boot/timeline?client=${ip}`)).body.boots as { stages: Record<string, unknown>[] }[];
   try {
@@ -78,6 +82,7 @@ test('a PC booted once into ogLive: iPXE fetches its script, kernel and initrd f
     assert.equal((await s.post('/mode', { clients: [ip], mode: '10' })).status, 200);
     const next = await s.post('/boot/next', { clients: [ip], mode: 'ogLive', revert: 'agent' });
     assert.equal(next.status, 200, next.text);
+    assert.equal(await mode(), 'ogLive');
 
     vm = startVm(qemuArgs(s.port, lab.link.port(), serial));
     // Its agent's first refresh answered, the PC is listed in ogLive state (BSY until then).
@@ -98,6 +103,7 @@ test('a PC booted once into ogLive: iPXE fetches its script, kernel and initrd f
       'each stage of the boot, the files whole',
     );
     await eventually(async () => (await mode()) === '10', 'the previous mode back');
+    assert.deepEqual(reverted, ['agent'], 'reverted because its agent connected');
     assert.deepEqual((await s.get('/boot/next')).body.pending, [], 'no one-shot left');
 
     // The PC's next boot is its own mode again: ogserve reboots it through its agent.
@@ -114,10 +120,10 @@ test('a PC booted once into ogLive: iPXE fetches its script, kernel and initrd f
       15_000,
     );
   } catch (error) {
-    const console = existsSync(serial) ? readFileSync(serial, 'utf8') : '(nothing)';
+    const screen = existsSync(serial) ? readFileSync(serial, 'utf8') : '(nothing)';
     const boots = JSON.stringify(await timeline().catch(() => 'unknown'));
     (error as Error).message +=
-      `\n--- its boot timeline: ${boots}\n--- the VM's serial console:\n${console}\n--- qemu's errors:\n${vm?.stderr() ?? ''}`;
+      `\n--- its boot timeline: ${boots}\n--- the VM's serial console:\n${screen}\n--- qemu's errors:\n${vm?.stderr() ?? ''}`;
     throw error;
   } finally {
     vm?.child.kill('SIGKILL');
