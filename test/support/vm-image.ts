@@ -145,6 +145,10 @@ export function vmImage(): VmImage {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+  // Builds of older versions go (15 MB each); one still under way elsewhere (KEY.xxxxxx) stays.
+  const builds = path.dirname(cache);
+  for (const name of readdirSync(builds))
+    if (name !== key && !name.includes('.')) rmSync(path.join(builds, name), { recursive: true, force: true });
   return image;
 }
 
