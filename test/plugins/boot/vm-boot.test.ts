@@ -1,6 +1,6 @@
 // Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -41,17 +41,31 @@ function qemuArgs(restPort: number, agentPort: number, serial: string): string[]
   ];
 }
 
-/** The VM, running until killed; what it wrote to stderr is kept for the failure message. */
-function startVm(args: string[]): { child: ChildProcess; stderr: () => string } {
+/** The longest a VM may run: `timeout` ends it even when the test process is gone. */
+const vmSeconds = 150;
+
+/** The VM, running until stopped; what it wrote to stderr is kept for the failure message. */
+function startVm(args: string[]): { stop(): Promise<void>; stderr: () => string } {
   let stderr = '';
-  const child = spawn('qemu-system-x86_64', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn('timeout', ['--signal=KILL', String(vmSeconds), 'qemu-system-x86_64', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   child.stderr!.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  child.on('error', (error) => {
-    stderr += `${error.message} (qemu-system-x86_64 comes with Debian's qemu-system-x86; .ci/run installs it)`;
-  });
-  return { child, stderr: () => stderr };
+  const exited = new Promise<void>((resolve) =>
+    child.on('exit', (code) => {
+      if (code === 127) stderr += "(qemu-system-x86_64 comes with Debian's qemu-system-x86; .ci/run installs it)";
+      resolve();
+    }),
+  );
+  return {
+    stop() {
+      child.kill('SIGTERM'); // `timeout` passes it on to qemu
+      return exited;
+    },
+    stderr: () => stderr,
+  };
 }
 
 test('a PC booted once into ogLive: iPXE fetches its script, kernel and initrd from ogserve, its agent comes up in ogLive state, and its previous mode is back', async () => {
@@ -126,7 +140,7 @@ test('a PC booted once into ogLive: iPXE fetches its script, kernel and initrd f
       `\n--- its boot timeline: ${boots}\n--- the VM's serial console:\n${screen}\n--- qemu's errors:\n${vm?.stderr() ?? ''}`;
     throw error;
   } finally {
-    vm?.child.kill('SIGKILL');
+    await vm?.stop();
     await lab.close();
   }
 });
