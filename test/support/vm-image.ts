@@ -97,14 +97,12 @@ export interface VmImage {
 
 /** The kernel and initramfs, built on the first call for these package versions and scripts. */
 export function vmImage(): VmImage {
-  const kernelPackage = /^Depends: (linux-image-\S+)/m.exec(
-    run('apt-cache', ['show', '--no-all-versions', 'linux-image-cloud-amd64']),
-  )?.[1];
+  // One stanza each, with its version; the meta package's names the kernel package and its version.
+  const stanzas = run('apt-cache', ['show', '--no-all-versions', 'linux-image-cloud-amd64', 'busybox-static']);
+  const kernelPackage = /^Depends: (linux-image-\S+)/m.exec(stanzas)?.[1];
   if (!kernelPackage) throw new Error('linux-image-cloud-amd64 depends on no kernel package');
   const packages = [kernelPackage, 'busybox-static'];
-  // Each line: 'URL' FILE SIZE HASH; the file names carry the versions.
-  const files = run('apt-get', ['download', '--print-uris', ...packages]);
-  const key = createHash('sha256').update(files).update(init).update(dhcpBound).update(agent).digest('hex').slice(0, 16);
+  const key = createHash('sha256').update(stanzas).update(init).update(dhcpBound).update(agent).digest('hex').slice(0, 16);
   const cache = path.join(tmpdir(), 'ogserve-vm', key);
   const image = { kernel: path.join(cache, 'ogvmlinuz'), initrd: path.join(cache, 'oginitrd.img') };
   if (existsSync(cache)) return image;
