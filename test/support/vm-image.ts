@@ -110,7 +110,12 @@ export function vmImage(): VmImage {
   mkdirSync(path.dirname(cache), { recursive: true });
   const work = mkdtempSync(`${cache}.`);
   try {
-    run('apt-get', ['download', ...packages], work);
+    try {
+      run('apt-get', ['download', ...packages], work);
+    } catch (error) {
+      // The mirror drops a version some time after a newer one comes: old lists name it still.
+      throw new Error(`${(error as Error).message} (package lists out of date? apt-get update)`);
+    }
     for (const deb of readdirSync(work).filter((f) => f.endsWith('.deb'))) run('dpkg-deb', ['-x', deb, 'unpacked'], work);
     const unpacked = path.join(work, 'unpacked');
     const root = path.join(work, 'root');
