@@ -32,6 +32,8 @@ export interface ScheduleInput {
   target: number;
   name: string;
   when?: WhenRequest;
+  /** Left out: false on create, unchanged on update. */
+  suspended?: boolean;
 }
 
 /** A schedule as POST /schedule/get shows it: the reference's keys, `years` as a list of years. */
@@ -224,7 +226,7 @@ export class Scheduler {
       target: input.target,
       name: input.name,
       ...columnsOf(when),
-      suspended: false,
+      suspended: input.suspended ?? false,
       session: input.kind === 'command' ? input.target : 0,
     });
     await em.flush();
@@ -244,6 +246,7 @@ export class Scheduler {
       target: input.target,
       name: input.name,
       ...columnsOf(when),
+      suspended: input.suspended ?? row.suspended,
       session: kind === 'command' ? input.target : 0,
     });
     await em.flush();
@@ -357,13 +360,15 @@ export class Scheduler {
 
   /**
    * With a `when`, fire at its next occurrence from now on; without one the reference
-   * stores the current minute and fires at once.
+   * stores the current minute and fires at once. A suspended schedule is disarmed, never
+   * fired: resuming it arms it from then on, times that passed meanwhile skipped.
    */
   private async arm(row: Schedule, when: When, hasWhen: boolean): Promise<void> {
     const entry = { id: row.id, kind: row.kind, target: row.target, when };
-    if (hasWhen) {
-      if (this.active) this.timeline.set(entry, this.clock.now());
-      else this.changed();
+    if (row.suspended || hasWhen) {
+      if (!this.active) this.changed();
+      else if (row.suspended) this.timeline.remove(row.id);
+      else this.timeline.set(entry, this.clock.now());
       return;
     }
     this.timeline.remove(row.id);
