@@ -251,7 +251,10 @@ test('plugins: +name and -name change the default list, plain names replace it',
   const defaults = pluginsOf(undefined);
   assert.ok(defaults.includes('console') && defaults.includes('scheduler'), 'the defaults: console and scheduler on');
   const withoutScheduler = defaults.filter((p) => p !== 'scheduler');
-  assert.deepEqual(pluginsOf(['-scheduler', '-console']), withoutScheduler.filter((p) => p !== 'console'));
+  assert.deepEqual(
+    pluginsOf(['-scheduler', '-console']),
+    withoutScheduler.filter((p) => p !== 'console'),
+  );
   assert.deepEqual(pluginsOf(['-scheduler', '+scheduler']), [...withoutScheduler, 'scheduler'], 'added again: at the end');
   assert.deepEqual(pluginsOf(['+inventory']), defaults, 'adding one already on changes nothing');
   assert.deepEqual(pluginsOf(['inventory', 'wol']), ['inventory', 'wol'], 'a full list, as before');
