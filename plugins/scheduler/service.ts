@@ -200,11 +200,18 @@ export class Scheduler {
   }
 
   /**
-   * Another instance changed schedules or actions (or saw `ip` ready for its queued
-   * commands): arm what is new or changed, drop what went, then try the clients.
+   * Another instance changed schedules or actions: arm what is new or changed, drop what
+   * went, then try the clients. With `ip` (a client it saw connect or answer a refresh),
+   * only that client is tried: what is queued for it was read here when it was queued, and
+   * agents connecting elsewhere by the hundred must not each cost a reading of every
+   * schedule and queued action (the scheduler is on by default).
    */
   async reload(ip?: string): Promise<void> {
     if (!this.active) return;
+    if (ip) {
+      this.queue.kick(ip);
+      return;
+    }
     const rows = await this.db.fork().find(ScheduleEntity, { suspended: false }, { orderBy: { id: 'asc' } });
     const now = this.clock.now();
     for (const row of rows) {
@@ -213,7 +220,6 @@ export class Scheduler {
     }
     this.timeline.keepOnly(new Set(rows.map((r) => r.id)));
     await this.queue.refresh();
-    if (ip) this.queue.kick(ip);
   }
 
   async createSchedule(input: ScheduleInput): Promise<number> {
