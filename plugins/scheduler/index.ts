@@ -29,9 +29,10 @@ export { oneClientMessage, type StepCommands } from './commands';
 export { readWhen } from './service';
 
 /**
- * The legacy scheduler: procedures, tasks, schedules and the per-client queue of commands
- * they produce. Not enabled by default; sites that still use the scheduling endpoints of
- * earlier releases add it to `plugins`.
+ * The scheduler: procedures, tasks, schedules and the per-client queue of commands they
+ * produce, in the reference's scheduling endpoints. Enabled by default (nothing else
+ * depends on it being off: it sends nothing to an agent with nothing queued); a site
+ * drops it with `"plugins": ["-scheduler"]`.
  */
 export default definePlugin({
   name: 'scheduler',

@@ -28,6 +28,9 @@ async function requireScope(inventory: Inventory, em: EntityManager, scope: Scop
   if (!(await inventory.scopeExists(scope, em))) throw badRequest(ErrorCode.unknownId, `no ${scope.type} with id ${scope.id}`, 'scope.id');
 }
 
+/** `suspended` as sent (1 or true, 0 or false), or undefined when left out. */
+const suspendedOf = (value: boolean | 0 | 1 | undefined) => (value === undefined ? undefined : Boolean(value));
+
 /** The scheduling endpoints of earlier releases, in the reference's request shapes. */
 export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, inventory: Inventory): void {
   router.post(
@@ -110,7 +113,13 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
     '/schedule/create',
     { permission: 'admin', body: ScheduleCreate, response: Created, summary: 'Add a schedule' },
     async ({ body }) => ({
-      id: await scheduler.createSchedule({ kind: body.type, target: toInt(body.task), name: body.name, when: body.when }),
+      id: await scheduler.createSchedule({
+        kind: body.type,
+        target: toInt(body.task),
+        name: body.name,
+        when: body.when,
+        suspended: suspendedOf(body.suspended),
+      }),
     }),
   );
 
@@ -118,7 +127,13 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
     '/schedule/update',
     { permission: 'admin', body: ScheduleUpdate, response: Done, summary: 'Change a schedule' },
     async ({ body }) => {
-      await scheduler.updateSchedule(toInt(body.id), { kind: body.type, target: toInt(body.task), name: body.name, when: body.when });
+      await scheduler.updateSchedule(toInt(body.id), {
+        kind: body.type,
+        target: toInt(body.task),
+        name: body.name,
+        when: body.when,
+        suspended: suspendedOf(body.suspended),
+      });
     },
   );
 

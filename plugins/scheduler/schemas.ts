@@ -61,13 +61,27 @@ export type WhenRequest = Static<typeof WhenBody>;
 
 const Kind = () => Type.Union([Type.Literal('task'), Type.Literal('procedure'), Type.Literal('command')]);
 
-export const ScheduleCreate = Type.Object({ task: IntLike(), name: Name(100), type: Kind(), when: Type.Optional(WhenBody) });
+/**
+ * Not in the reference's requests (its `suspendida` column is only read): a suspended
+ * schedule never fires. 1 or true suspends, 0 or false resumes; left out, create writes 0
+ * and update keeps what is stored.
+ */
+const Suspended = () => Type.Optional(Type.Union([Type.Boolean(), Type.Literal(0), Type.Literal(1)]));
+
+export const ScheduleCreate = Type.Object({
+  task: IntLike(),
+  name: Name(100),
+  type: Kind(),
+  when: Type.Optional(WhenBody),
+  suspended: Suspended(),
+});
 export const ScheduleUpdate = Type.Object({
   id: IntLike(),
   task: IntLike(),
   name: Name(100),
   type: Type.Optional(Kind()),
   when: Type.Optional(WhenBody),
+  suspended: Suspended(),
 });
 export const ScheduleGet = Type.Object({ task: Type.Optional(IntLike()), id: Type.Optional(IntLike()) });
 export const ScheduleCommand = Type.Object({

@@ -32,6 +32,8 @@ export interface ScheduleInput {
   target: number;
   name: string;
   when?: WhenRequest;
+  /** Left out: false on create, unchanged on update. */
+  suspended?: boolean;
 }
 
 /** A schedule as POST /schedule/get shows it: the reference's keys, `years` as a list of years. */
@@ -198,11 +200,18 @@ export class Scheduler {
   }
 
   /**
-   * Another instance changed schedules or actions (or saw `ip` ready for its queued
-   * commands): arm what is new or changed, drop what went, then try the clients.
+   * Another instance changed schedules or actions: arm what is new or changed, drop what
+   * went, then try the clients. With `ip` (a client it saw connect or answer a refresh),
+   * only that client is tried: what is queued for it was read here when it was queued, and
+   * agents connecting elsewhere by the hundred must not each cost a reading of every
+   * schedule and queued action (the scheduler is on by default).
    */
   async reload(ip?: string): Promise<void> {
     if (!this.active) return;
+    if (ip) {
+      this.queue.kick(ip);
+      return;
+    }
     const rows = await this.db.fork().find(ScheduleEntity, { suspended: false }, { orderBy: { id: 'asc' } });
     const now = this.clock.now();
     for (const row of rows) {
@@ -211,7 +220,6 @@ export class Scheduler {
     }
     this.timeline.keepOnly(new Set(rows.map((r) => r.id)));
     await this.queue.refresh();
-    if (ip) this.queue.kick(ip);
   }
 
   async createSchedule(input: ScheduleInput): Promise<number> {
@@ -224,7 +232,7 @@ export class Scheduler {
       target: input.target,
       name: input.name,
       ...columnsOf(when),
-      suspended: false,
+      suspended: input.suspended ?? false,
       session: input.kind === 'command' ? input.target : 0,
     });
     await em.flush();
@@ -244,6 +252,7 @@ export class Scheduler {
       target: input.target,
       name: input.name,
       ...columnsOf(when),
+      suspended: input.suspended ?? row.suspended,
       session: kind === 'command' ? input.target : 0,
     });
     await em.flush();
@@ -357,13 +366,15 @@ export class Scheduler {
 
   /**
    * With a `when`, fire at its next occurrence from now on; without one the reference
-   * stores the current minute and fires at once.
+   * stores the current minute and fires at once. A suspended schedule is disarmed, never
+   * fired: resuming it arms it from then on, times that passed meanwhile skipped.
    */
   private async arm(row: Schedule, when: When, hasWhen: boolean): Promise<void> {
     const entry = { id: row.id, kind: row.kind, target: row.target, when };
-    if (hasWhen) {
-      if (this.active) this.timeline.set(entry, this.clock.now());
-      else this.changed();
+    if (row.suspended || hasWhen) {
+      if (!this.active) this.changed();
+      else if (row.suspended) this.timeline.remove(row.id);
+      else this.timeline.set(entry, this.clock.now());
       return;
     }
     this.timeline.remove(row.id);

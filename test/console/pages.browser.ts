@@ -354,17 +354,17 @@ test('repositories and servers: added, edited and deleted; scheduler: a procedur
     await page.locator(`tr[data-procedure="${id}"]`, { hasText: 'hardware, refresh' }).waitFor();
     const taskForm = page.locator('form', { has: page.getByRole('button', { name: 'Create task' }) });
     await taskForm.getByLabel('Name', { exact: true }).fill('weekly');
-    await taskForm.getByLabel('Procedure ids, in order').fill(id);
-    await taskForm.getByLabel('with id').fill(String(site.center));
+    await taskForm.getByLabel('nightly', { exact: true }).check();
+    await taskForm.getByLabel('On', { exact: true }).selectOption({ label: 'School (whole center)' });
     await taskForm.getByRole('button', { name: 'Create task' }).click();
-    await page.locator('tr[data-task]', { hasText: `procedure ${id}` }).waitFor();
+    await page.locator('tr[data-task]', { hasText: 'nightly' }).waitFor();
     const tasks = (await site.s.get('/tasks')).body.tasks;
     assert.deepEqual(
       tasks.map((task: { name: string; scope: unknown; steps: unknown }) => [task.name, task.scope, task.steps]),
       [['weekly', { type: 'center', id: site.center }, [{ procedure: Number(id) }]]],
       'the task as the form wrote it',
     );
-    await page.getByLabel('Procedure id', { exact: true }).fill(id);
+    await page.getByLabel('Procedure', { exact: true }).selectOption({ label: 'nightly' });
     await page.getByRole('button', { name: 'Run procedure on 1 selected clients' }).click();
     await page.getByText('Queued for 1 clients.').waitFor();
     await agent.waitFor('hardware');

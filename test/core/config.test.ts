@@ -167,7 +167,8 @@ test('a reference ogserver.json (string ports, database keys) is accepted', () =
 });
 
 test('an unknown top-level section is refused at startup, listing the known ones once each', async () => {
-  const message = await configError({ mystery: {} });
+  // The scheduler off, so that a disabled bundled plugin is among the known.
+  const message = await configError({ mystery: {}, plugins: ['-scheduler'] });
   assert.match(
     message,
     /^config: mystery: not a known section \(known: rest, database, log, plugins, repository, inventory, agents, .*\) \(FILE, line 5\)$/,
@@ -248,11 +249,16 @@ function pluginsOf(plugins: unknown, env: NodeJS.ProcessEnv = {}): string[] {
 
 test('plugins: +name and -name change the default list, plain names replace it', () => {
   const defaults = pluginsOf(undefined);
-  assert.ok(defaults.includes('console') && !defaults.includes('scheduler'), 'the defaults: console on, scheduler off');
-  assert.deepEqual(pluginsOf(['+scheduler', '-console']), [...defaults.filter((p) => p !== 'console'), 'scheduler']);
+  assert.ok(defaults.includes('console') && defaults.includes('scheduler'), 'the defaults: console and scheduler on');
+  const withoutScheduler = defaults.filter((p) => p !== 'scheduler');
+  assert.deepEqual(
+    pluginsOf(['-scheduler', '-console']),
+    withoutScheduler.filter((p) => p !== 'console'),
+  );
+  assert.deepEqual(pluginsOf(['-scheduler', '+scheduler']), [...withoutScheduler, 'scheduler'], 'added again: at the end');
   assert.deepEqual(pluginsOf(['+inventory']), defaults, 'adding one already on changes nothing');
   assert.deepEqual(pluginsOf(['inventory', 'wol']), ['inventory', 'wol'], 'a full list, as before');
-  assert.deepEqual(pluginsOf(undefined, { OGSERVE_PLUGINS: '+scheduler' }), [...defaults, 'scheduler'], 'a variable changes the defaults');
+  assert.deepEqual(pluginsOf(undefined, { OGSERVE_PLUGINS: '-scheduler' }), withoutScheduler, 'a variable changes the defaults');
   assert.deepEqual(
     pluginsOf(['inventory', 'wol'], { OGSERVE_PLUGINS: '-wol,+agents' }),
     ['inventory', 'agents'],
@@ -271,8 +277,8 @@ test('plugins: a change that cannot be made names its place in the list', () => 
     }
   };
   assert.match(
-    error(['+scheduler', '-consle']),
-    /^config: plugins\[1\]: removes 'consle', which is not enabled \(enabled: inventory, .*, scheduler\) \(FILE\)$/,
+    error(['-scheduler', '-consle']),
+    /^config: plugins\[1\]: removes 'consle', which is not enabled \(enabled: inventory, (?!.*scheduler).*, jobs\) \(FILE\)$/,
   );
   assert.equal(
     error(['+scheduler', 'inventory']),

@@ -10,7 +10,7 @@ import { tableSpecs } from '../../cli/backup/tables';
 import { makeTestDir } from './server';
 import { type TestEngine, testDatabaseSection } from './test-db';
 
-/** A site of the backup tests: a state directory with its config, on one engine, every bundled plugin and the scheduler. */
+/** A site of the backup tests: a state directory with its config, on one engine, every bundled plugin (the scheduler's tables too). */
 export interface BackupSite {
   dir: string;
   engine: TestEngine;
@@ -26,7 +26,6 @@ export function makeSite(engine: TestEngine, extra: Record<string, unknown> = {}
   const config = path.join(dir, 'config.json');
   const settings = {
     database: testDatabaseSection(dir, engine),
-    plugins: ['+scheduler'],
     rest: { port: 0 },
     agents: { port: 0 },
     ...extra,

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'uvu';
 import { ProcedureStepEntity } from '../../../plugins/scheduler/entities/procedure';
 import { startServer } from '../../support/server';
@@ -18,12 +20,20 @@ function expect400(r: { status: number; text: string; body: any }, field: string
   assert.equal(r.body.field, field, `${what}: field named (${r.text})`);
 }
 
-test('with the plugin disabled (the default) every scheduling endpoint answers 404', async () => {
-  const s = await startServer();
+test('enabled by default; with the plugin left out of the list every scheduling endpoint answers 404', async () => {
+  const byDefault = await startServer();
   try {
-    for (const path of ENDPOINTS) {
-      const r = await s.post(path, { id: '1' });
-      assert.equal(r.status, 404, `${path} without the scheduler: ${r.text}`);
+    const r = await byDefault.post('/schedule/get');
+    assert.equal(r.status, 200, `the default plugins serve the scheduler: ${r.text}`);
+  } finally {
+    await byDefault.close();
+  }
+  const defaults = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../config/default.json'), 'utf8')) as { plugins: string[] };
+  const s = await startServer({ config: { plugins: defaults.plugins.filter((name) => name !== 'scheduler') } });
+  try {
+    for (const endpoint of ENDPOINTS) {
+      const r = await s.post(endpoint, { id: '1' });
+      assert.equal(r.status, 404, `${endpoint} without the scheduler: ${r.text}`);
     }
   } finally {
     await s.close();

@@ -96,7 +96,7 @@ interface Site {
 /** Center A (rooms A1: .30.1 and .30.2; A2: .30.3) and center B (room B1: .31.1). */
 async function site(): Promise<Site> {
   const defaults = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../config/default.json'), 'utf8')) as { plugins: string[] };
-  const s = await startServer({ config: { plugins: [...new Set([...defaults.plugins, 'scheduler']), helloPlugin] } });
+  const s = await startServer({ config: { plugins: [...defaults.plugins, helloPlugin] } });
   const centerA = await addCenter(s, 'A');
   const centerB = await addCenter(s, 'B');
   const roomA1 = await addRoom(s, centerA, 'A1', '255.0.0.0');

@@ -4,6 +4,19 @@ import { problemSentence } from '../sentences';
 
 let nextId = 0;
 
+type Option = { value: string; label: string };
+
+const option = (o: string | Option) =>
+  typeof o === 'string' ? (
+    <option key={o} value={o}>
+      {o}
+    </option>
+  ) : (
+    <option key={o.value} value={o.value}>
+      {o.label}
+    </option>
+  );
+
 export interface FieldProps {
   label: string;
   /** The API's name of the field: its error (field === name) is shown under the input. */
@@ -16,8 +29,8 @@ export interface FieldProps {
   /** What a password manager may fill in (username, current-password, new-password). */
   autocomplete?: string;
   placeholder?: string;
-  /** Options for a select; the value of each is also its label unless given. */
-  options?: (string | { value: string; label: string })[];
+  /** Options for a select; the value of each is also its label unless given; a group is an optgroup. */
+  options?: (string | Option | { group: string; options: Option[] })[];
   multiline?: boolean;
   hint?: ComponentChildren;
 }
@@ -42,14 +55,12 @@ export function Field(props: FieldProps) {
       {props.options ? (
         <select {...common}>
           {props.options.map((o) =>
-            typeof o === 'string' ? (
-              <option key={o} value={o}>
-                {o}
-              </option>
+            typeof o === 'object' && 'group' in o ? (
+              <optgroup key={o.group} label={o.group}>
+                {o.options.map(option)}
+              </optgroup>
             ) : (
-              <option key={o.value} value={o.value}>
-                {o.label}
-              </option>
+              option(o)
             ),
           )}
         </select>

@@ -1,26 +1,16 @@
 import { useState } from 'preact/hooks';
 import { get, post } from '../api';
 import { ErrorNote } from '../components/ErrorNote';
-import { Field } from '../components/Field';
+import { Checkbox, Field } from '../components/Field';
 import { fleet } from '../fleet/fleet';
 import { t } from '../i18n';
 import { useStore } from '../store';
 import { useAsync } from '../useAsync';
+import { ScheduleForm } from './scheduler/ScheduleForm';
+import { ScheduleList, type ScheduleRow } from './scheduler/ScheduleList';
+import { targetOf, targetOptions } from './scheduler/targets';
+import { useRequest } from './scheduler/useRequest';
 import { type Catalogue, SchedulerCatalogue } from './SchedulerCatalogue';
-import { TableScroll } from '../components/TableScroll';
-
-interface Schedule {
-  id: number;
-  task: number;
-  name: string;
-  type: string;
-  years: number[];
-  months: number;
-  days: number;
-  hours: number;
-  am_pm: number;
-  minutes: number;
-}
 
 const commands = [
   'wol',
@@ -36,65 +26,13 @@ const commands = [
   'setup',
 ];
 
-/** A date and time as the reference's masks: one year, one month, one day, one hour, a minute. */
-export function whenOf(local: string) {
-  const date = new Date(local);
-  const hour = date.getHours();
-  return {
-    years: date.getFullYear(),
-    months: 1 << date.getMonth(),
-    days: 1 << (date.getDate() - 1),
-    hours: 1 << (hour % 12),
-    am_pm: hour >= 12 ? 1 : 0,
-    minutes: date.getMinutes(),
-  };
-}
-
-const bits = (mask: number) => [...Array(32).keys()].filter((i) => mask & (1 << i));
-
-function describeWhen(s: Schedule): string {
-  const hours = bits(s.hours).map((h) => h + 12 * s.am_pm);
-  return `${s.years.join(',')} · ${t('scheduler.monthsDays', {
-    months: bits(s.months)
-      .map((m) => m + 1)
-      .join(','),
-    days: bits(s.days)
-      .map((d) => d + 1)
-      .join(','),
-  })} · ${hours.map((h) => `${String(h).padStart(2, '0')}:${String(s.minutes).padStart(2, '0')}`).join(', ')}`;
-}
-
-/** Results of the forms below, each said under its form. */
-function useRequest() {
-  const [error, setError] = useState<{ field?: string; message: string } | null>(null);
-  const [message, setMessage] = useState('');
-  const send = async (path: string, body: unknown, success: (answer: Record<string, unknown>) => string) => {
-    setError(null);
-    setMessage('');
-    try {
-      setMessage(success(await post(path, body)));
-      return true;
-    } catch (e) {
-      setError(e as Error);
-      return false;
-    }
-  };
-  const note = (fields: string[]) => (
-    <>
-      <ErrorNote error={error && !fields.includes(error.field ?? '') ? error : null} />
-      {message && (
-        <p role="status" class="saved">
-          {message}
-        </p>
-      )}
-    </>
-  );
-  return { error, send, note };
-}
-
-/** The scheduler (when enabled): schedules listed and deleted; procedures and tasks created, run and deleted. */
+/**
+ * The scheduler (when enabled): schedules listed, created, suspended and deleted; procedures
+ * and tasks created, run and deleted. Everything is picked by name: procedures and tasks from
+ * the catalogue, centers, rooms and computers from the tree.
+ */
 export function Scheduler() {
-  const schedules = useAsync(() => post<{ schedule: Schedule[] }>('/schedule/get', {}));
+  const schedules = useAsync(() => post<{ schedule: ScheduleRow[] }>('/schedule/get', {}));
   const catalogue = useAsync(async (): Promise<Catalogue> => {
     const [procedures, tasks] = await Promise.all([
       get<Pick<Catalogue, 'procedures'>>('/procedures'),
@@ -104,125 +42,37 @@ export function Scheduler() {
   });
   const { model, selection } = useStore(fleet);
   const centers = (model?.roots ?? []).map((c) => ({ value: String(c.id), label: c.name }));
+  const procedures = catalogue.value?.procedures ?? [];
+  const tasks = catalogue.value?.tasks ?? [];
   const [procedure, setProcedure] = useState({ center: '', name: '', description: '', steps: 'wol' });
-  const [task, setTask] = useState({ center: '', name: '', procedures: '', scopeType: 'center', scopeId: '' });
-  const [schedule, setSchedule] = useState({ task: '', name: '', type: 'task', when: '' });
-  const [run, setRun] = useState({ procedure: '', task: '', deleteProcedure: '' });
+  const [task, setTask] = useState({ center: '', name: '', target: '' });
+  /** The procedures of the new task, in the order they were ticked. */
+  const [taskSteps, setTaskSteps] = useState<number[]>([]);
+  const [run, setRun] = useState({ procedure: '', task: '' });
   const p = useRequest();
   const k = useRequest();
-  const s = useRequest();
   const r = useRequest();
   const center = (value: string) => value || centers[0]?.value || '';
+  const runProcedure = run.procedure || String(procedures[0]?.id ?? '');
+  const runTask = run.task || String(tasks[0]?.id ?? '');
+  const procedureName = (id: number) => procedures.find((x) => x.id === id)?.name ?? String(id);
+  const reloadAll = () => {
+    schedules.reload();
+    catalogue.reload();
+  };
   return (
     <section aria-labelledby="scheduler-title" class="scheduler">
       <h1 id="scheduler-title">{t('nav.scheduler')}</h1>
       <h2>{t('scheduler.schedules')}</h2>
       <ErrorNote error={schedules.error} />
-      <TableScroll>
-        <table class="grid">
-          <thead>
-            <tr>
-              <th scope="col">#</th>
-              <th scope="col">{t('field.name')}</th>
-              <th scope="col">{t('scheduler.kind')}</th>
-              <th scope="col">{t('scheduler.target')}</th>
-              <th scope="col">{t('scheduler.when')}</th>
-              <th scope="col">
-                <span class="sr-only">{t('actions.toolbar')}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {(schedules.value?.schedule ?? []).map((row) => (
-              <tr key={row.id} data-schedule={row.id}>
-                <td>{row.id}</td>
-                <td>{row.name}</td>
-                <td>{row.type}</td>
-                <td>{row.task}</td>
-                <td>{describeWhen(row)}</td>
-                <td>
-                  <button
-                    type="button"
-                    class="danger-outline"
-                    aria-label={`${t('node.delete')} ${row.name}`}
-                    onClick={async () => {
-                      if (await s.send('/schedule/delete', { id: row.id }, () => t('scheduler.deleted'))) schedules.reload();
-                    }}
-                  >
-                    {t('node.delete')}
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableScroll>
+      <ScheduleList schedules={schedules.value?.schedule ?? []} catalogue={catalogue.value} model={model} onChanged={schedules.reload} />
+      <ScheduleForm catalogue={catalogue.value} model={model} onCreated={reloadAll} />
       <SchedulerCatalogue
         catalogue={catalogue.value}
         error={catalogue.error}
+        model={model}
         centerName={(id) => centers.find((c) => c.value === String(id))?.label ?? String(id)}
       />
-
-      <form
-        onSubmit={async (e) => {
-          e.preventDefault();
-          const body = {
-            task: schedule.task,
-            name: schedule.name,
-            type: schedule.type,
-            ...(schedule.when ? { when: whenOf(schedule.when) } : {}),
-          };
-          if (await s.send('/schedule/create', body, (a) => t('scheduler.created', { id: String(a.id) }))) schedules.reload();
-        }}
-      >
-        <fieldset>
-          <legend>{t('scheduler.newSchedule')}</legend>
-          <div class="form-grid">
-            <Field
-              label={t('field.name')}
-              name="name"
-              value={schedule.name}
-              onInput={(v) => setSchedule({ ...schedule, name: v })}
-              error={s.error}
-              required
-            />
-            <Field
-              label={t('scheduler.kind')}
-              name="type"
-              value={schedule.type}
-              onInput={(v) => setSchedule({ ...schedule, type: v })}
-              options={[
-                { value: 'task', label: t('scheduler.task') },
-                { value: 'procedure', label: t('scheduler.procedure') },
-              ]}
-              error={s.error}
-            />
-            <Field
-              label={t('scheduler.targetId')}
-              name="task"
-              value={schedule.task}
-              onInput={(v) => setSchedule({ ...schedule, task: v })}
-              error={s.error}
-              required
-            />
-            <Field
-              label={t('scheduler.when')}
-              name="when"
-              type="datetime-local"
-              value={schedule.when}
-              onInput={(v) => setSchedule({ ...schedule, when: v })}
-              error={s.error}
-              hint={t('scheduler.nowHint')}
-            />
-          </div>
-        </fieldset>
-        {s.note(['name', 'type', 'task', 'when'])}
-        <div class="buttons">
-          <button type="submit" class="primary">
-            {t('scheduler.createSchedule')}
-          </button>
-        </div>
-      </form>
 
       <form
         onSubmit={async (e) => {
@@ -282,21 +132,21 @@ export function Scheduler() {
       <form
         onSubmit={async (e) => {
           e.preventDefault();
-          const steps = task.procedures
-            .split(/[\s,]+/)
-            .filter(Boolean)
-            .map((id) => ({ procedure: id }));
+          const on = task.target ? targetOf(model, task.target) : null;
           const added = await k.send(
             '/task/add',
             {
               center: center(task.center),
               name: task.name,
-              steps,
-              ...(task.scopeId ? { scope: { type: task.scopeType, id: task.scopeId } } : {}),
+              steps: taskSteps.map((id) => ({ procedure: id })),
+              ...(on ? { scope: on.scope } : {}),
             },
             (a) => t('scheduler.created', { id: String(a.id) }),
           );
-          if (added) catalogue.reload();
+          if (added) {
+            setTaskSteps([]);
+            catalogue.reload();
+          }
         }}
       >
         <fieldset>
@@ -319,34 +169,29 @@ export function Scheduler() {
               required
             />
             <Field
-              label={t('scheduler.procedureIds')}
-              name="steps"
-              value={task.procedures}
-              onInput={(v) => setTask({ ...task, procedures: v })}
-              error={k.error}
-            />
-            <Field
-              label={t('scheduler.scopeType')}
-              name="scope.type"
-              value={task.scopeType}
-              onInput={(v) => setTask({ ...task, scopeType: v })}
-              options={[
-                { value: 'center', label: t('kind.center') },
-                { value: 'room', label: t('kind.room') },
-                { value: 'client', label: t('kind.computer') },
-              ]}
-              error={k.error}
-            />
-            <Field
-              label={t('scheduler.scopeId')}
+              label={t('scheduler.on')}
               name="scope.id"
-              value={task.scopeId}
-              onInput={(v) => setTask({ ...task, scopeId: v })}
+              value={task.target}
+              onInput={(v) => setTask({ ...task, target: v })}
+              options={[{ value: '', label: t('scheduler.nowhere') }, ...targetOptions(model)]}
               error={k.error}
             />
           </div>
+          <fieldset class="bare task-steps">
+            <legend>{t('scheduler.taskProcedures')}</legend>
+            {procedures.map((x) => (
+              <Checkbox
+                key={x.id}
+                label={x.name}
+                name="steps"
+                checked={taskSteps.includes(x.id)}
+                onChange={(on) => setTaskSteps(on ? [...taskSteps, x.id] : taskSteps.filter((id) => id !== x.id))}
+              />
+            ))}
+            {taskSteps.length > 0 && <p class="hint">{t('scheduler.order', { names: taskSteps.map(procedureName).join(', ') })}</p>}
+          </fieldset>
         </fieldset>
-        {k.note(['center', 'name', 'steps', 'scope.type', 'scope.id'])}
+        {k.note(['center', 'name', 'scope.id'])}
         <div class="buttons">
           <button type="submit" class="primary">
             {t('scheduler.createTask')}
@@ -358,35 +203,46 @@ export function Scheduler() {
         <legend>{t('scheduler.runDelete')}</legend>
         <div class="form-grid">
           <Field
-            label={t('scheduler.procedureId')}
+            label={t('scheduler.procedureLabel')}
             name="procedure"
-            value={run.procedure}
+            value={runProcedure}
             onInput={(v) => setRun({ ...run, procedure: v })}
+            options={procedures.map((x) => ({ value: String(x.id), label: x.name }))}
             error={r.error}
           />
-          <Field label={t('scheduler.taskId')} name="task" value={run.task} onInput={(v) => setRun({ ...run, task: v })} error={r.error} />
+          <Field
+            label={t('scheduler.taskLabel')}
+            name="task"
+            value={runTask}
+            onInput={(v) => setRun({ ...run, task: v })}
+            options={tasks.map((x) => ({ value: String(x.id), label: x.name }))}
+            error={r.error}
+          />
         </div>
         <div class="buttons">
           <button
             type="button"
-            disabled={!run.procedure || selection.size === 0}
+            disabled={!runProcedure || selection.size === 0}
             onClick={() =>
-              r.send('/procedure/run', { procedure: run.procedure, clients: [...selection] }, () =>
+              r.send('/procedure/run', { procedure: runProcedure, clients: [...selection] }, () =>
                 t('scheduler.ran', { count: selection.size }),
               )
             }
           >
             {t('scheduler.runProcedure', { count: selection.size })}
           </button>
-          <button type="button" disabled={!run.task} onClick={() => r.send('/task/run', { task: run.task }, () => t('scheduler.taskRan'))}>
+          <button type="button" disabled={!runTask} onClick={() => r.send('/task/run', { task: runTask }, () => t('scheduler.taskRan'))}>
             {t('scheduler.runTask')}
           </button>
           <button
             type="button"
             class="danger-outline"
-            disabled={!run.procedure}
+            disabled={!runProcedure}
             onClick={async () => {
-              if (await r.send('/procedure/delete', { id: run.procedure }, () => t('scheduler.deleted'))) catalogue.reload();
+              if (await r.send('/procedure/delete', { id: runProcedure }, () => t('scheduler.deleted'))) {
+                setRun({ ...run, procedure: '' });
+                catalogue.reload();
+              }
             }}
           >
             {t('scheduler.deleteProcedure')}

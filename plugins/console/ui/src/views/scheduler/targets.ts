@@ -1,0 +1,63 @@
+import type { TreeModel, TreeNode } from '../../fleet/tree';
+import { t } from '../../i18n';
+
+/** What a task runs for, in the API's words: a center, a room or one computer ("client"). */
+export interface Scope {
+  type: 'center' | 'room' | 'client';
+  id: number;
+}
+
+/** The tree's key of a scope's node (computers are "client" to the scheduler). */
+export const keyOf = (scope: Scope) => `${scope.type === 'client' ? 'computer' : scope.type}:${scope.id}`;
+
+function scopeOf(node: TreeNode): Scope | null {
+  if (node.type === 'folder') return null;
+  return { type: node.type === 'computer' ? 'client' : node.type, id: node.id };
+}
+
+/** The center a node is in (a center is its own). */
+export function centerOf(node: TreeNode): TreeNode {
+  let at = node;
+  while (at.parent) at = at.parent;
+  return at;
+}
+
+/** The node's rooms and folders from its center down, for a label that says where it is. */
+function path(node: TreeNode): string {
+  const names: string[] = [];
+  for (let at: TreeNode | undefined = node; at?.parent; at = at.parent) names.unshift(at.name);
+  return names.join(' › ');
+}
+
+/**
+ * Every center, room and computer by name, one option group per center (its first option
+ * the whole center), for a select whose value is a tree key.
+ */
+export function targetOptions(model: TreeModel | null) {
+  return (model?.roots ?? []).map((center) => {
+    const options = [{ value: center.key, label: t('scheduler.wholeCenter', { name: center.name }) }];
+    const walk = (node: TreeNode) => {
+      for (const child of node.children) {
+        if (scopeOf(child)) options.push({ value: child.key, label: child.ip ? `${path(child)} (${child.ip})` : path(child) });
+        walk(child);
+      }
+    };
+    walk(center);
+    return { group: center.name, options };
+  });
+}
+
+/** The scope and center of a tree key, or null when the tree has no such center, room or computer. */
+export function targetOf(model: TreeModel | null, key: string): { scope: Scope; center: number } | null {
+  const node = model?.byKey.get(key);
+  const scope = node && scopeOf(node);
+  return node && scope ? { scope, center: centerOf(node).id } : null;
+}
+
+/** A scope by name ("School › Lab 1"), or its type and id when the tree does not hold it. */
+export function scopeName(model: TreeModel | null, scope: Scope | null): string {
+  if (!scope) return '';
+  const node = model?.byKey.get(keyOf(scope));
+  if (!node) return `${scope.type} ${scope.id}`;
+  return node.parent ? `${centerOf(node).name} › ${path(node)}` : node.name;
+}
