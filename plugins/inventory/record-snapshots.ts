@@ -111,8 +111,8 @@ const inChunk = 500;
 
 /**
  * The records of `kind` with these table ids (computer folders: their table ids, answered by
- * public id), read as they are now; ids no record has are left out. `by: 'ip'`: the clients
- * at these addresses.
+ * public id), read as they are now, in id order whatever the engine; ids no record has are
+ * left out. `by: 'ip'`: the clients at these addresses.
  */
 export async function readSnapshots(
   db: Database,
@@ -131,7 +131,10 @@ export async function readSnapshots(
   const values = [...new Set(keys)];
   for (let i = 0; i < values.length; i += inChunk) {
     const chunk = values.slice(i, i + inChunk);
-    const rows = await db.query(`select ${select.join(', ')} from ${from} where ${where} in (${chunk.map(() => '?').join(',')})`, chunk);
+    const rows = await db.query(
+      `select ${select.join(', ')} from ${from} where ${where} in (${chunk.map(() => '?').join(',')}) order by x.id`,
+      chunk,
+    );
     for (const row of rows) {
       const fields: Record<string, AuditValue> = {};
       columns.forEach((c, i) => {
