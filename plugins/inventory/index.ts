@@ -113,7 +113,7 @@ export default definePlugin({
     const routes = {
       ...ctx,
       router: invalidating(ctx.router, {
-        before: (method, path, request) => changes.before(method, path, request.body),
+        before: (method, path, request) => changes.before(method, path, request.body, request.log),
         changed(_method, path) {
           // Client routes write clients alone and tell the index which; the others may change
           // the tree and what many clients show (a room's network, a deleted folder or repository).

@@ -42,7 +42,10 @@ const kindOfPath: Record<string, SnapshotKind> = {
 /**
  * What an inventory write changed, field by field, told to the audit log (`audit.details`)
  * once it committed: the records it names are read before it runs and again after it. A
- * refused write tells nothing. `/client/import` tells its clients itself (`added`).
+ * refused write tells nothing. `/client/import` tells its clients itself (`added`). The reads
+ * are not in the write's transaction: a write of the same records by another request at that
+ * very moment shows in this one's entry too (an audit entry is a record of who asked, not a
+ * lock).
  */
 export class WriteChanges {
   constructor(
@@ -50,8 +53,20 @@ export class WriteChanges {
     private readonly events: PluginEvents,
   ) {}
 
-  /** Read what the write at `path` is about to change; undefined when it names nothing to compare. */
-  async before(method: string, path: string, body: unknown): Promise<Watched | undefined> {
+  /**
+   * Read what the write at `path` is about to change; undefined when it names nothing to
+   * compare, or could not be read (logged: the write goes on, its entry without changes).
+   */
+  async before(method: string, path: string, body: unknown, log: Logger): Promise<Watched | undefined> {
+    try {
+      return await this.watch(method, path, body);
+    } catch (error) {
+      log.error({ err: error }, 'audit details not read: the entry keeps no changes');
+      return undefined;
+    }
+  }
+
+  private async watch(method: string, path: string, body: unknown): Promise<Watched | undefined> {
     const [, resource = '', verb = ''] = path.split('/');
     const fields = (body ?? {}) as { id?: unknown; repo_id?: unknown; clients?: unknown };
     const adds = verb === 'add' || (resource === 'server' && method === 'POST');
@@ -75,8 +90,16 @@ export class WriteChanges {
     return { kind, adds: false, before: await readSnapshots(this.db, kind, ids), ids };
   }
 
-  /** The write answered `result` without an error: tell what it changed. */
+  /** The write answered `result` without an error: tell what it changed (a failure to read it is logged, never the write's). */
   async after(watched: Watched, result: unknown, req: IncomingMessage, log: Logger): Promise<void> {
+    try {
+      await this.compare(watched, result, req, log);
+    } catch (error) {
+      log.error({ err: error }, 'audit details not read: the entry keeps no changes');
+    }
+  }
+
+  private async compare(watched: Watched, result: unknown, req: IncomingMessage, log: Logger): Promise<void> {
     let { kind, ids } = watched;
     if (watched.adds) {
       const id = idOf((result as { id?: unknown } | undefined)?.id);
@@ -91,7 +114,7 @@ export class WriteChanges {
 
   /** Clients added by other means than a route of their own (an import): each one's values. */
   async added(req: IncomingMessage, clientIds: number[], log: Logger): Promise<void> {
-    await this.tell(req, diff('client', new Map(), await readSnapshots(this.db, 'client', clientIds)), log);
+    await this.after({ kind: 'client', adds: false, before: new Map(), ids: clientIds }, undefined, req, log);
   }
 
   private async tell(req: IncomingMessage, changes: AuditChange[], log: Logger): Promise<void> {

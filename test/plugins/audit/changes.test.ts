@@ -178,6 +178,20 @@ test('a refused write records its attempt and no change', () =>
     assert.equal((await s.get('/client/info', { client: ['127.0.34.1'] })).body.room, room, 'nothing was written');
   }));
 
+test('what a write changed that cannot be read is logged and left out: the write itself is answered as ever', () =>
+  withServer(async (s) => {
+    const room = await addRoom(s, await addCenter(s), 'Lab 1');
+    const id = await addClient(s, room, '127.0.35.1', macFor(1));
+    // A table the comparison reads and the write does not: gone, its reads fail.
+    await s.app.database.query('alter table servers rename to servers_away');
+    const r = await s.post('/client/update', { id, ip: '127.0.35.1', name: 'renamed' });
+    assert.equal(r.status, 200, r.text);
+    assert.equal((await s.get('/client/info', { client: ['127.0.35.1'] })).body.name, 'renamed');
+    const entry = await latest(s, '/client/update');
+    assert.deepEqual([entry.status, entry.changes], [200, undefined]);
+    assert.ok(s.logs.some((l) => l.msg === 'audit details not read: the entry keeps no changes'));
+  }));
+
 /** A third-party plugin whose write changes a secret: it tells the audit log as the bundled ones do. */
 const accounts = (core: string) => `const { definePlugin, Type } = require(${core});
 module.exports = definePlugin({
