@@ -75,8 +75,11 @@ export function AuditDetails({ entry }: { entry: AuditEntry }) {
               {t('runs.job', { id: command.job })}
             </a>
           )}{' '}
-          {t('audit.command', { kind: command.kind, count: command.count })}
-          {command.count <= 3 && `: ${command.clients.map((c) => c.name || c.ip).join(', ')}`}
+          {t('audit.command', {
+            kind: command.kind,
+            // A few PCs by name; more by their number (all of them in the title).
+            pcs: command.count <= 3 ? command.clients.map((c) => c.name || c.ip).join(', ') : t('audit.pcCount', { count: command.count }),
+          })}
         </p>
       )}
     </div>
