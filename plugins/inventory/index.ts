@@ -108,8 +108,10 @@ export default definePlugin({
       scopes.invalidate();
     });
     // Every inventory route that is not a read may change the tree, and is announced, with
-    // what it changed field by field for the audit log.
-    const changes = new WriteChanges(ctx.db, ctx.events);
+    // what it changed field by field for the audit log. Reading the records around a write
+    // costs about 0.4 ms of CPU: done only where the audit plugin is on to keep them.
+    const audited = ctx.plugins.some((p) => p.name === 'audit');
+    const changes = new WriteChanges(ctx.db, ctx.events, audited);
     const routes = {
       ...ctx,
       router: invalidating(ctx.router, {
