@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'uvu';
 import { addCenter, addClient, addRoom, macFor } from '../../support/fixtures';
 import { withPluginFile } from '../../support/plugin-file';
@@ -80,7 +82,7 @@ test('a client renamed and moved: its entry keeps the fields that changed, befor
     ]);
   }));
 
-test('bulk writes: a move, a repository and a boot mode for many PCs, each PC once; a CSV import keeps the first 100 values and counts the rest', () =>
+test('bulk writes: a move, a repository, a boot mode and a live image for many PCs, each PC once; a CSV import keeps the first 100 values and counts the rest', () =>
   withServer(async (s) => {
     const center = await addCenter(s);
     const lab1 = await addRoom(s, center, 'Lab 1');
@@ -113,6 +115,14 @@ test('bulk writes: a move, a repository and a boot mode for many PCs, each PC on
     assert.deepEqual(
       (await latest(s, '/mode')).changes.map(line),
       [1, 2].map((i) => `client ${ids[i]} (pc-${ips[i]}) boot: "ogLive" -> "pxe"`),
+    );
+
+    const image = 'ogLive-focal-5.13.0-27-beta-amd64-r20210706.5e9f2ff';
+    mkdirSync(path.join(s.dir, 'tftpboot', image), { recursive: true });
+    assert.equal((await s.post('/live/set', { clients: ips.slice(1), name: image })).status, 200);
+    assert.deepEqual(
+      (await latest(s, '/live/set')).changes.map(line),
+      [1, 2].map((i) => `client ${ids[i]} (pc-${ips[i]}) livedir: "ogLive" -> "${image}"`),
     );
 
     const rows = Array.from({ length: 30 }, (_, i) => `127.0.32.${i + 1},${macFor(100 + i)},${lab1},imported-${i + 1}`);
