@@ -12,7 +12,15 @@ export interface Watched {
   before: Snapshots;
   /** Table ids of the records read before (computer folders are answered by public id). */
   ids: number[];
+  /** The clients a delete of their room or center takes with it, read before it runs. */
+  cascade?: Snapshots;
 }
+
+/** The clients of a room or of a center, by id: what deleting it takes. */
+const clientsOf: Partial<Record<SnapshotKind, string>> = {
+  room: 'select id from clients where room_id = ?',
+  center: 'select c.id from clients c join rooms r on r.id = c.room_id where r.center_id = ?',
+};
 
 const idOf = (value: unknown): number | undefined => {
   const n = Number(value);
@@ -41,8 +49,8 @@ const kindOfPath: Record<string, SnapshotKind> = {
 
 /**
  * What an inventory write changed, field by field, told to the audit log (`audit.details`)
- * once it committed: the records it names are read before it runs and again after it. A
- * refused write tells nothing. `/client/import` tells its clients itself (`added`). The reads
+ * once it committed: the records it names are read before it runs and again after it (and
+ * the clients a room's or center's delete takes with it). A refused write tells nothing. `/client/import` tells its clients itself (`added`). The reads
  * are not in the write's transaction: a write of the same records by another request at that
  * very moment shows in this one's entry too (an audit entry is a record of who asked, not a
  * lock).
@@ -86,7 +94,18 @@ export class WriteChanges {
       return { kind, adds, before, ids: [...before.keys()] };
     }
     const id = idOf(path === '/repository/update' ? fields.repo_id : fields.id);
-    return id === undefined ? undefined : this.read(kind, [id]);
+    if (id === undefined) return undefined;
+    const watched = await this.read(kind, [id]);
+    const cascading = verb === 'delete' ? clientsOf[kind] : undefined;
+    if (cascading) {
+      const clients = await this.db.query<{ id: number }>(cascading, [id]);
+      watched.cascade = await readSnapshots(
+        this.db,
+        'client',
+        clients.map((c) => Number(c.id)),
+      );
+    }
+    return watched;
   }
 
   private async read(kind: SnapshotKind, ids: number[]): Promise<Watched> {
@@ -111,8 +130,12 @@ export class WriteChanges {
       if (folder) kind = folder.kind;
       ids = [folder?.id ?? id];
     }
-    const after = await readSnapshots(this.db, kind, ids);
-    await this.tell(req, diff(entityOf(kind), watched.before, after), log);
+    const changes = diff(entityOf(kind), watched.before, await readSnapshots(this.db, kind, ids));
+    if (watched.cascade) {
+      const gone = await readSnapshots(this.db, 'client', [...watched.cascade.keys()]);
+      changes.push(...diff('client', watched.cascade, gone));
+    }
+    await this.tell(req, changes, log);
   }
 
   /** Clients added by other means than a route of their own (an import): each one's values. */

@@ -22,7 +22,7 @@ const line = (c: any) => {
   return `${c.entity} ${c.id} (${c.name}) ${c.field}: ${shown(c.before)} -> ${shown(c.after)}`;
 };
 
-test('a client renamed and moved: its entry keeps the fields that changed, before and after, references by name; an add keeps the new values, a delete what went', () =>
+test('a client renamed and moved: its entry keeps the fields that changed, before and after, references by name; an add keeps the new values, a delete what went (with the PCs of a room or center)', () =>
   withServer(async (s) => {
     const center = await addCenter(s, 'School');
     const lab1 = await addRoom(s, center, 'Lab 1');
@@ -67,12 +67,20 @@ test('a client renamed and moved: its entry keeps the fields that changed, befor
       deleted.map((c: any) => c.field),
       ['name', 'ip', 'mac', 'room', 'livedir', 'boot'],
     );
+    // A room's delete takes its PCs with it: they are listed too.
+    const left = await addClient(s, lab1, '127.0.30.2', '00aa00000002', { name: 'left' });
     assert.equal((await s.post('/room/delete', { id: lab1 })).status, 200);
     assert.deepEqual((await latest(s, '/room/delete')).changes.map(line), [
       `room ${lab1} (Lab 1 (old)) name: "Lab 1 (old)" -> -`,
       `room ${lab1} (Lab 1 (old)) center: High school -> -`,
       `room ${lab1} (Lab 1 (old)) netmask: "255.255.255.0" -> -`,
       `room ${lab1} (Lab 1 (old)) remote: true -> -`,
+      `client ${left} (left) name: "left" -> -`,
+      `client ${left} (left) ip: "127.0.30.2" -> -`,
+      `client ${left} (left) mac: "00aa00000002" -> -`,
+      `client ${left} (left) room: Lab 1 (old) -> -`,
+      `client ${left} (left) livedir: "ogLive" -> -`,
+      `client ${left} (left) boot: "ogLive" -> -`,
     ]);
     const folder = await s.post('/folder/add', { name: 'Row A', room: lab2 });
     assert.equal(folder.status, 200, folder.text);
@@ -80,6 +88,13 @@ test('a client renamed and moved: its entry keeps the fields that changed, befor
       `folder ${folder.body.id} (Row A) name: - -> "Row A"`,
       `folder ${folder.body.id} (Row A) room: - -> Lab 2`,
     ]);
+    const last = await addClient(s, lab2, '127.0.30.3', '00aa00000003', { name: 'last' });
+    assert.equal((await s.post('/center/delete', { id: center })).status, 200);
+    assert.deepEqual(
+      (await latest(s, '/center/delete')).changes.map((c: any) => `${c.entity} ${c.id} ${c.field}`),
+      [`center ${center} name`, ...['name', 'ip', 'mac', 'room', 'livedir', 'boot'].map((f) => `client ${last} ${f}`)],
+      "a center's delete lists its PCs too",
+    );
   }));
 
 test('bulk writes: a move, a repository, a boot mode and a live image for many PCs, each PC once; a CSV import keeps the first 100 values and counts the rest', () =>
