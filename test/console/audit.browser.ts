@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { type TestBrowser, launchBrowser, screenshot, seriousViolations } from '../support/browser';
-import { addRoom } from '../support/fixtures';
+import { addRoom, macFor } from '../support/fixtures';
 import { consoleSite, signIn } from './site';
 
 let browser: TestBrowser;
@@ -20,6 +20,8 @@ test("the audit log shows what each write changed ('room: Lab 1 → Lab 2') and 
     const { id } = (await site.s.get('/client/info', { client: [first] })).body;
     assert.equal((await site.s.post('/client/update', { id, ip: first, name: 'front-desk', room: lab2 })).status, 200);
     assert.equal((await site.s.post('/client/delete', { clients: [second] })).status, 200);
+    const csv = ['ip,mac,room,name', ...[1, 2, 3, 4].map((n) => `127.0.9.${n},${macFor(90 + n)},${site.room},new-${n}`)];
+    assert.equal((await site.s.post('/client/import', { csv: csv.join('\n') })).status, 200);
     const refresh = await site.s.post('/refresh', { clients: [first] });
     assert.equal(refresh.status, 200, refresh.text);
 
@@ -40,6 +42,14 @@ test("the audit log shows what each write changed ('room: Lab 1 → Lab 2') and 
     const added = rows.filter({ hasText: 'POST /room/add' }).first();
     assert.equal(await added.locator('li strong').innerText(), 'room Lab 2 (added)', 'an add shows the new values');
     assert.equal(await added.locator('[data-field=netmask]').innerText(), 'netmask: 255.0.0.0');
+
+    // Four PCs at once: the list opens on demand.
+    const imported = rows.filter({ hasText: 'POST /client/import' });
+    const many = imported.locator('details summary');
+    assert.equal(await many.innerText(), '4 records changed');
+    assert.equal(await imported.locator('li[data-record]').first().isVisible(), false, 'closed at first');
+    await many.click();
+    assert.equal(await imported.locator('li[data-record] strong').last().innerText(), 'PC new-4 (added)');
 
     const command = rows.filter({ hasText: 'POST /refresh' }).locator('.audit-command');
     assert.equal(await command.innerText(), `Job ${refresh.body.job} refresh on front-desk`);

@@ -43,6 +43,9 @@ function heading(changes: Change[]): string {
   return record;
 }
 
+/** Records listed at once; past them, the list opens on demand. */
+const shownRecords = 3;
+
 /** What an audit entry did: the fields it changed, record by record, and the job of its command. */
 export function AuditDetails({ entry }: { entry: AuditEntry }) {
   const records = new Map<string, Change[]>();
@@ -51,21 +54,30 @@ export function AuditDetails({ entry }: { entry: AuditEntry }) {
     records.set(key, [...(records.get(key) ?? []), change]);
   }
   const { command } = entry;
+  const list = records.size > 0 && (
+    <ul class="audit-changes">
+      {[...records].map(([key, changes]) => (
+        <li key={key} data-record={key}>
+          <strong>{heading(changes)}</strong>
+          {changes.map((change) => (
+            <span key={change.field} class="audit-change" data-field={change.field}>
+              {changeLine(change)}
+            </span>
+          ))}
+        </li>
+      ))}
+    </ul>
+  );
   return (
     <div class="audit-details">
-      {records.size > 0 && (
-        <ul class="audit-changes">
-          {[...records].map(([key, changes]) => (
-            <li key={key} data-record={key}>
-              <strong>{heading(changes)}</strong>
-              {changes.map((change) => (
-                <span key={change.field} class="audit-change" data-field={change.field}>
-                  {changeLine(change)}
-                </span>
-              ))}
-            </li>
-          ))}
-        </ul>
+      {/* A write of many records (an import, a room's delete) opens on demand: the log stays readable. */}
+      {records.size > shownRecords ? (
+        <details>
+          <summary>{t('audit.records', { count: records.size })}</summary>
+          {list}
+        </details>
+      ) : (
+        list
       )}
       {entry.changes_omitted !== undefined && <p class="hint">{t('audit.omitted', { count: entry.changes_omitted })}</p>}
       {command && (
@@ -77,7 +89,7 @@ export function AuditDetails({ entry }: { entry: AuditEntry }) {
           )}{' '}
           {t('audit.command', {
             kind: command.kind,
-            // A few PCs by name; more by their number (all of them in the title).
+            // A few PCs by name; more by their number (the first 100 named in the title).
             pcs: command.count <= 3 ? command.clients.map((c) => c.name || c.ip).join(', ') : t('audit.pcCount', { count: command.count }),
           })}
         </p>
