@@ -78,7 +78,7 @@ export function paramsOf<B extends { clients: string[] }>(body: B): Omit<B, 'cli
 /**
  * Sends a command to clients: each gets the request made for it, and clients whose
  * requests are alike share one dispatch. Outcomes come in the order asked; `asker` (a
- * route's `askerOf(access)`) is told to the dispatch observers, with the command and params.
+ * route's `askerOf(access, req)`) is told to the dispatch observers, with the command and params.
  */
 export async function sendCommand<P extends TObject>(
   link: Pick<AgentLink, 'dispatch' | 'observers'>,

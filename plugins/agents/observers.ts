@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Access, Logger } from 'ogserve';
 import type { Dispatch } from './types';
 
@@ -5,11 +6,13 @@ import type { Dispatch } from './types';
 export interface Asker {
   name: string;
   source: string;
+  /** The REST request that asked, when one did: what follows the command is tied to it (its audit entry). */
+  request?: IncomingMessage;
 }
 
-/** Who asked, from a route's `access` (undefined on a route without one). */
-export function askerOf(access: Access | undefined): Asker | undefined {
-  return access ? { name: access.name, source: access.source ?? 'key' } : undefined;
+/** Who asked, from a route's `access` and its request (undefined on a route without access). */
+export function askerOf(access: Access | undefined, request?: IncomingMessage): Asker | undefined {
+  return access ? { name: access.name, source: access.source ?? 'key', request } : undefined;
 }
 
 /** What a caller on the command path says of a dispatch besides its clients. */

@@ -52,10 +52,10 @@ export function agentRoutes(
     router.post(
       path,
       { permission, scoped: 'clients', body: withClients(command.params), response: DispatchAnswer },
-      async ({ body, access }) => {
+      async ({ body, access, req }) => {
         // Generic over P, TypeScript cannot see `clients` in the composed body.
         const asked = body as unknown as Static<P> & { clients: string[] };
-        return dispatchAnswer(await sendCommand(link, command, paramsOf(asked), asked.clients, askerOf(access)));
+        return dispatchAnswer(await sendCommand(link, command, paramsOf(asked), asked.clients, askerOf(access, req)));
       },
     );
   relay('/poweroff', commands.poweroff, 'operate');

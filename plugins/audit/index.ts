@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { clientsNamed, Counter, definePlugin, electedEvery } from 'ogserve';
 import { AuditEntryEntity } from './entities/entry';
+import { type EntryDetails, RequestDetails } from './entry-details';
 import { pruneEntries } from './prune';
 import { findEntries, parseAuditQuery } from './query';
 import { type Action, AuditRecorder } from './recorder';
@@ -9,21 +10,25 @@ import { AuditPage } from './schemas';
 declare module 'ogserve' {
   interface EventMap {
     /** An audited request, once its entry is in the database. */
-    'audit.recorded': Omit<Action, 'time'> & { time: string };
+    'audit.recorded': Omit<Action, 'time' | 'details'> & EntryDetails & { time: string };
   }
 }
+
+export type { AuditChange, AuditCommand, AuditDetails, AuditValue } from './details';
 
 const hourMs = 60 * 60 * 1000;
 
 /**
  * The audit log: every request that changes something or reaches an agent or the network
  * (routes marked `audit`, core/http/routes.ts) is kept with who sent it, from where, the
- * clients it named, its status and duration, never a secret. Entries are written in batches
- * off the request path; GET /audit reads them, newest first.
+ * clients it named, its status and duration, never a secret, and what the plugins that served
+ * it tell of it (`audit.details`: the fields a write changed, the job and PCs of a command).
+ * Entries are written in batches off the request path; GET /audit reads them, newest first.
  */
 export default definePlugin({
   name: 'audit',
-  schemaVersion: 1,
+  // 2: `details` (a nullable column: the schema update adds it, older entries keep null).
+  schemaVersion: 2,
   entities: [AuditEntryEntity],
   config: Type.Object(
     {
@@ -46,17 +51,33 @@ export default definePlugin({
     const recorder = new AuditRecorder(ctx.db, { batch: 500, maxQueued: ctx.config.max_queued }, ctx.log, {
       written(actions) {
         written.inc(actions.length);
-        for (const { time, ...action } of actions) void ctx.events.emit('audit.recorded', { ...action, time: time.toISOString() });
+        for (const { time, details, ...action } of actions)
+          void ctx.events.emit('audit.recorded', { ...action, ...details, time: time.toISOString() });
       },
       dropped: () => dropped.inc(),
     });
+    // What the plugins serving a request tell of it waits for its entry (a listener that only
+    // stores: the teller goes on at once).
+    const told = new RequestDetails();
+    ctx.events.on('audit.details', (details) => told.add(details), 'keep the details of an audit entry');
     // Every request to a route marked `audit` (by default those that change something or
     // reach an agent or the network), refusals included: who, from where, what, which clients.
     ctx.hooks.onResponse(({ route, req, access, body, time, status, ms }) => {
+      const details = told.take(req);
       if (!route?.audit) return;
       const address = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
       const path = (req.url ?? '').split('?')[0]!;
-      recorder.record({ time, token: access?.name ?? '', address, method: route.method, path, clients: clientsNamed(body), status, ms });
+      recorder.record({
+        time,
+        token: access?.name ?? '',
+        address,
+        method: route.method,
+        path,
+        clients: clientsNamed(body),
+        status,
+        ms,
+        details,
+      });
     });
 
     ctx.router.get(

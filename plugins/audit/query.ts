@@ -1,6 +1,7 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/core';
 import { ErrorCode, badRequest, isIpv4 } from 'ogserve';
 import { AuditEntryEntity, type AuditEntry } from './entities/entry';
+import type { EntryDetails } from './entry-details';
 
 /** What GET /audit asks for: every field optional, newest first from `before` down. */
 export interface AuditQuery {
@@ -13,8 +14,8 @@ export interface AuditQuery {
   limit: number;
 }
 
-/** An entry as GET /audit answers it. */
-export interface AuditView {
+/** An entry as GET /audit answers it: `changes` and `command` where the plugins that served it told them. */
+export interface AuditView extends EntryDetails {
   id: number;
   time: string;
   token: string;
@@ -116,5 +117,6 @@ function viewOf(row: AuditEntry): AuditView {
     clients: row.clients === '' ? [] : row.clients.slice(1, -1).split(','),
     status: row.status,
     ms: row.ms,
+    ...(row.details ? (JSON.parse(row.details) as EntryDetails) : {}),
   };
 }

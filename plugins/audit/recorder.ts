@@ -1,5 +1,6 @@
 import { type Database, insertInChunks, type Logger } from 'ogserve';
 import { AuditEntryEntity, type AuditEntry } from './entities/entry';
+import type { EntryDetails } from './entry-details';
 
 /** One request to an audited route (core/http/routes.ts `audit`), once it was answered or cut off. */
 export interface Action {
@@ -17,6 +18,8 @@ export interface Action {
   /** Undefined when the connection closed before the answer was sent. */
   status?: number;
   ms: number;
+  /** What the plugins that served it told of it (`audit.details`): fields changed, the command's job and PCs. */
+  details?: EntryDetails;
 }
 
 /** Told what happened to each entry: events and metrics hang here. */
@@ -43,6 +46,7 @@ export function rowOf(action: Action): Omit<AuditEntry, 'id'> {
     clients: action.clients.length > 0 ? `,${action.clients.join(',')},` : '',
     status: action.status ?? null,
     ms: action.ms,
+    details: action.details ? JSON.stringify(action.details) : null,
   };
 }
 

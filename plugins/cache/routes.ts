@@ -32,9 +32,9 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
   router.post(
     '/cache/delete',
     { permission: 'operate', scoped: 'clients', body: CacheDelete, response: DispatchAnswer },
-    async ({ body, access }) => {
+    async ({ body, access, req }) => {
       const request = { method: 'POST', path: 'cache/delete', body: { images: body.images } } as const;
-      const origin = { kind: request.path, params: request.body, asker: askerOf(access) };
+      const origin = { kind: request.path, params: request.body, asker: askerOf(access, req) };
       return dispatchAnswer(await dispatchEach(link, body.clients, () => request, origin));
     },
   );
@@ -42,7 +42,7 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
   router.post(
     '/cache/fetch',
     { permission: 'operate', scoped: 'clients', body: CacheFetch, response: DispatchAnswer },
-    async ({ body, access }) => fetchIntoCaches(body, askerOf(access)),
+    async ({ body, access, req }) => fetchIntoCaches(body, askerOf(access, req)),
   );
 
   async function fetchIntoCaches(body: Static<typeof CacheFetch>, asker: Asker | undefined): Promise<ReturnType<typeof dispatchAnswer>> {

@@ -20,6 +20,7 @@ import { serverRoutes } from './routes/servers';
 import { describeChange } from './change-events';
 import { ClientRules } from './client-rules';
 import { invalidating } from './invalidating-router';
+import { type Watched, WriteChanges } from './write-changes';
 import { ScopeCache } from './scope-cache';
 import { Inventory, type InventoryChange } from './service';
 import { FleetScope } from './fleet-scope';
@@ -106,31 +107,35 @@ export default definePlugin({
       inventory.apply({ tables: true }, true);
       scopes.invalidate();
     });
-    // Every inventory route that is not a read may change the tree.
-    const announce = (method: string, path: string, request: { body: unknown; log: typeof ctx.log }, result: unknown) => {
-      const described = describeChange(method, path, request.body, result);
-      if (described) void ctx.events.emit(described.event, described.change, request.log);
-    };
+    // Every inventory route that is not a read may change the tree, and is announced, with
+    // what it changed field by field for the audit log. Reading the records around a write
+    // costs about 0.4 ms of CPU: done only where the audit plugin is on to keep them.
+    const audited = ctx.plugins.some((p) => p.name === 'audit');
+    const changes = new WriteChanges(ctx.db, ctx.events, audited);
     const routes = {
       ...ctx,
-      router: invalidating(
-        ctx.router,
-        (_method, path) => {
+      router: invalidating(ctx.router, {
+        before: (method, path, request) => changes.before(method, path, request.body, request.log),
+        changed(_method, path) {
           // Client routes write clients alone and tell the index which; the others may change
           // the tree and what many clients show (a room's network, a deleted folder or repository).
           const clientsOnly = path.startsWith('/client/');
           scopes.invalidate(clientsOnly);
           if (!clientsOnly) inventory.tablesChanged();
         },
-        announce,
-      ),
+        async succeeded(method, path, request, result, watched) {
+          const described = describeChange(method, path, request.body, result);
+          if (described) void ctx.events.emit(described.event, described.change, request.log);
+          if (watched) await changes.after(watched as Watched, result, request.req, request.log);
+        },
+      }),
     };
     centerRoutes(routes, inventory);
     roomRoutes(routes, inventory);
     folderRoutes(routes, inventory);
     const rules = new ClientRules(ctx.config, ctx.log);
     clientRoutes(routes, inventory, rules);
-    clientImportRoute(routes, inventory, rules);
+    clientImportRoute(routes, inventory, rules, changes);
     repositoryRoutes(routes);
     serverRoutes(routes);
     addressRoutes(ctx);

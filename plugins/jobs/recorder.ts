@@ -11,6 +11,7 @@ import {
   PluginLog,
 } from 'ogserve';
 import type { ObservedDispatch } from '../agents';
+import type { AuditCommand } from '../audit';
 import { Inventory } from '../inventory';
 import { JobsClock } from './clock';
 import { type JobClient, JobClientEntity } from './entities/job-client';
@@ -77,12 +78,12 @@ export class JobRecorder {
   private async record(dispatch: ObservedDispatch): Promise<number> {
     const now = this.clock.now();
     const ips = dispatch.outcomes.map((o) => o.addr);
-    const rooms = new Map((await this.inventory.clientsByIps(ips)).map((c) => [c.ip, c.room.id]));
+    const known = new Map((await this.inventory.clientsByIps(ips)).map((c) => [c.ip, c]));
     const rows = dispatch.outcomes.map(({ addr, outcome }) => {
       const sent = outcome === 'sent';
       return {
         ip: addr,
-        room: rooms.get(addr) ?? 0,
+        room: known.get(addr)?.room.id ?? 0,
         state: sent ? ('sent' as const) : ('skipped' as const),
         reason: sent ? '' : outcome,
         status: null,
@@ -108,6 +109,19 @@ export class JobRecorder {
       );
       return jobId;
     });
+    const request = dispatch.asker?.request;
+    if (request) {
+      // The request's audit entry names the job and its PCs (told before the request answers).
+      const command: AuditCommand = {
+        job: id,
+        kind: dispatch.kind,
+        clients: ips.map((ip) => {
+          const client = known.get(ip);
+          return client ? { ip, id: client.id, name: client.name } : { ip };
+        }),
+      };
+      await this.events.tell('audit.details', { req: request, command });
+    }
     const who = dispatch.asker?.name ?? null;
     void this.events.emit('job.created', { job: id, kind: dispatch.kind, who, source: dispatch.asker?.source ?? null, clients: ips });
     for (const r of rows)

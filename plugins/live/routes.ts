@@ -1,4 +1,5 @@
-import { ErrorCode, badRequest, type PluginContext } from 'ogserve';
+import { ErrorCode, badRequest, type PluginContext, type RequestContext } from 'ogserve';
+import type { AuditChange } from '../audit';
 import { Created, Done, type Inventory } from '../inventory';
 import type { BootFiles } from '../pxe-modes';
 import type { LiveCatalog } from './catalog';
@@ -9,7 +10,8 @@ import { LiveAddBody, LiveDeleteBody, LiveListing, LiveSetAnswer, LiveSetBody, O
 export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, inventory: Inventory, bootFiles: BootFiles): void {
   const { router } = ctx;
 
-  const set = async ({ body }: { body: { clients: string[]; name: string } }) => {
+  // The audit log is told each client whose live directory this changed.
+  const set = async ({ body, req, log }: RequestContext<{ clients: string[]; name: string }>) => {
     const livedir = await catalog.resolve(body.name);
     // Alone among boot-file changes, with the clients' boot modes read inside.
     const clients = await bootFiles.exclusive(async () => {
@@ -22,6 +24,10 @@ export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, in
       await bootFiles.writeOwnModes(found.map((c) => ({ ...c, livedir })));
       return found;
     });
+    const changes: AuditChange[] = [...new Map(clients.map((c) => [c.id, c])).values()]
+      .filter((c) => c.livedir !== livedir)
+      .map((c) => ({ entity: 'client', id: c.id, name: c.name || c.ip, field: 'livedir', before: c.livedir, after: livedir }));
+    if (changes.length > 0) await ctx.events.tell('audit.details', { req, changes }, log);
     const known = new Set(clients.map((c) => c.ip));
     return { livedir, unknown: [...new Set(body.clients)].filter((ip) => !known.has(ip)) };
   };

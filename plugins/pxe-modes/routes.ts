@@ -1,4 +1,5 @@
 import type { PluginContext } from 'ogserve';
+import type { AuditChange } from '../audit';
 import type { Inventory } from '../inventory';
 import { EfiAnswer, EfiQuery, ModeAnswer, ModeBody, ModesAnswer } from './schemas';
 import { UnknownModeError, type BootFiles } from './service';
@@ -16,7 +17,8 @@ export function modeRoutes(ctx: PluginContext<unknown>, bootFiles: BootFiles, in
 
   // Files first, then the boot column, as the reference does: the record never names a mode
   // whose files were not written.
-  router.post('/mode', { permission: 'operate', scoped: 'clients', body: ModeBody, response: ModeAnswer }, async ({ body }) => {
+  // The audit log is told each client whose mode this changed.
+  router.post('/mode', { permission: 'operate', scoped: 'clients', body: ModeBody, response: ModeAnswer }, async ({ body, req, log }) => {
     const modes = await bootFiles.modes();
     if (!modes.includes(body.mode)) throw new UnknownModeError(body.mode);
     return bootFiles.exclusive(async () => {
@@ -26,6 +28,10 @@ export function modeRoutes(ctx: PluginContext<unknown>, bootFiles: BootFiles, in
         clients.map((c) => c.id),
         body.mode,
       );
+      const changes: AuditChange[] = [...new Map(clients.map((c) => [c.id, c])).values()]
+        .filter((c) => c.boot !== body.mode)
+        .map((c) => ({ entity: 'client', id: c.id, name: c.name || c.ip, field: 'boot', before: c.boot, after: body.mode }));
+      if (changes.length > 0) await ctx.events.tell('audit.details', { req, changes }, log);
       return { unknown: unknownOf(body.clients, clients) };
     });
   });

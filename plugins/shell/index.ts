@@ -39,8 +39,8 @@ export default definePlugin({
     ctx.cluster.on<string>('shell.started', (ip) => results.forget(ip));
 
     const spec = { permission: 'shell', scoped: 'clients', body: withClients(ShellParams), response: DispatchAnswer } as const;
-    ctx.router.post('/shell/run', spec, async ({ body, access }) => {
-      const dispatch = await sendCommand(link, run, paramsOf(body), body.clients, askerOf(access));
+    ctx.router.post('/shell/run', spec, async ({ body, access, req }) => {
+      const dispatch = await sendCommand(link, run, paramsOf(body), body.clients, askerOf(access, req));
       for (const [ip, answer] of dispatch.answers) {
         results.started(ip, body.run);
         tellOthers('shell.started', ip);

@@ -17,6 +17,11 @@ export interface AuditEntry {
   /** Null when the connection closed before the answer was sent. */
   status: number | null;
   ms: number;
+  /**
+   * What the plugins that served it told of it, as JSON (entry-details.ts): null when they
+   * told nothing, and in the entries written before schema version 2.
+   */
+  details: string | null;
 }
 
 export const AuditEntryEntity = new EntitySchema<AuditEntry>({
@@ -32,5 +37,6 @@ export const AuditEntryEntity = new EntitySchema<AuditEntry>({
     clients: { type: LongText },
     status: { type: 'smallint', nullable: true },
     ms: { type: 'double' },
+    details: { type: LongText, nullable: true },
   },
 });

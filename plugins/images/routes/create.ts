@@ -17,14 +17,18 @@ export function createRoutes(ctx: PluginContext, commands: ImageCommands, link: 
     response: DispatchAnswer,
     summary: "Create or refresh an image from one client's partition",
   } as const;
-  ctx.router.post('/image/create', spec, async ({ body, em, access }) => {
+  ctx.router.post('/image/create', spec, async ({ body, em, access, req }) => {
     if (new Set(body.clients).size > 1) throw badRequest(ErrorCode.invalidField, 'an image is created from one client', 'clients');
     const ip = body.clients[0]!;
     // Two agents writing one image file at once would corrupt it.
     const busyWith = pending.creating(body.name);
     if (busyWith !== undefined) throw badRequest(ErrorCode.conflict, `image '${body.name}' is being created from ${busyWith}`, 'name');
     const { request, repository } = await commands.prepareCreate(em, paramsOf(body), ip);
-    const dispatch = await dispatchEach(link, [ip], () => request, { kind: request.path, params: paramsOf(body), asker: askerOf(access) });
+    const dispatch = await dispatchEach(link, [ip], () => request, {
+      kind: request.path,
+      params: paramsOf(body),
+      asker: askerOf(access, req),
+    });
     const answer = dispatch.answers.get(ip);
     if (answer) {
       pending.track(

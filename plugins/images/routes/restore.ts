@@ -18,14 +18,14 @@ export function restoreRoutes(ctx: PluginContext, commands: ImageCommands, inven
     response: DispatchAnswer,
     summary: "Restore an image onto clients' partition",
   } as const;
-  ctx.router.post('/image/restore', spec, async ({ body, em, access }) => {
+  ctx.router.post('/image/restore', spec, async ({ body, em, access, req }) => {
     const params = paramsOf(body);
     commands.restoreType(params);
     const ips = [...new Set(body.clients)];
     const image = await commands.restoredImage(em, params, ips);
     const clients = new Map((await inventory.clientsByIps(ips)).map((c) => [c.ip, c]));
     const addresses = await commands.restoreAddresses(image);
-    const origin = { kind: 'image/restore', params, asker: askerOf(access) };
+    const origin = { kind: 'image/restore', params, asker: askerOf(access, req) };
     const dispatch = await dispatchEach(link, ips, (ip) => commands.restoreRequest(image, params, addresses, clients.get(ip)), origin);
     return dispatchAnswer(dispatch);
   });

@@ -6,6 +6,7 @@ import { type CsvClientRow, csvClientRows } from '../csv-clients';
 import { ImportRefused } from '../import-refusal';
 import { ClientAdd, ClientImport, ClientImported } from '../schemas';
 import type { Inventory } from '../service';
+import type { WriteChanges } from '../write-changes';
 
 type Answer = Static<typeof ClientImported>;
 type RowAnswer = Answer['rows'][number];
@@ -19,7 +20,12 @@ const checkAdd = compile(ClientAdd);
  * (its schema, the `client.check` hooks, the room, unique IP and MAC, references) and to
  * no IP or MAC twice in the file. All rows are stored in one transaction, or none.
  */
-export function clientImportRoute(ctx: PluginContext<InventoryConfig>, inventory: Inventory, rules: ClientRules): void {
+export function clientImportRoute(
+  ctx: PluginContext<InventoryConfig>,
+  inventory: Inventory,
+  rules: ClientRules,
+  changes: WriteChanges,
+): void {
   const { router, db, config, events, settings } = ctx;
   const refusal = (answer: Answer) => new ImportRefused(answer, settings.rest.max_response_bytes);
 
@@ -74,7 +80,7 @@ export function clientImportRoute(ctx: PluginContext<InventoryConfig>, inventory
   router.post(
     '/client/import',
     { permission: 'admin', body: ClientImport, response: ClientImported, summary: 'Clients from a CSV file: all rows or none' },
-    async ({ body, em, log }) => {
+    async ({ body, em, log, req }) => {
       const dryRun = body.dry_run ?? false;
       const rows = csvClientRows(body.csv, config.import_max_rows);
       const answer = (answers: RowAnswer[]): Answer => {
@@ -100,6 +106,7 @@ export function clientImportRoute(ctx: PluginContext<InventoryConfig>, inventory
       const ips = accepted.map((a) => a.body.ip);
       // The router announces a write from its body and answer; only this route knows which clients a file added.
       void events.emit('inventory.created', { kind: 'client', clients: ips }, log);
+      await changes.added(req, ids, log);
       const warnings = await inventory.notifySaved(await inventory.clientsByIps(ips), log);
       const done = answer(answers);
       return Reply.json(warnings.length > 0 ? { ...done, warnings } : done, { uncapped: true });

@@ -256,7 +256,7 @@ test('audit.retention_days deletes older entries at start; 0 keeps them all', as
   }
 });
 
-test('with the event stream, each entry is an audit.recorded event too', () =>
+test('with the event stream, each entry is an audit.recorded event too, with what it changed', () =>
   withServer(
     async (s) => {
       const stream = await EventStreamClient.open(s.port, 'types=audit.recorded');
@@ -274,6 +274,7 @@ test('with the event stream, each entry is an audit.recorded event too', () =>
             status: 200,
             time: 'string',
             ms: 'number',
+            changes: [{ entity: 'center', id: center, name: 'Center', field: 'name', after: 'Center' }],
           },
         );
         assert.ok(center > 0);

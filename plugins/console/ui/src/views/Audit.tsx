@@ -5,11 +5,15 @@ import { Field } from '../components/Field';
 import { t } from '../i18n';
 import type { AuditEntry } from '../types';
 import { TableScroll } from '../components/TableScroll';
+import { AuditDetails } from './AuditDetails';
 
 const filterNames = ['token', 'client', 'path'] as const;
 type Filters = Record<(typeof filterNames)[number], string>;
 
-/** The audit log (GET /audit): newest first, filtered by token, client or path, a page at a time. */
+/**
+ * The audit log (GET /audit): newest first, filtered by token, client or path, a page at a
+ * time; each entry with what it changed and the job of its command.
+ */
 export function Audit() {
   const [filters, setFilters] = useState<Filters>({ token: '', client: '', path: '' });
   const [entries, setEntries] = useState<AuditEntry[] | null>(null);
@@ -74,6 +78,7 @@ export function Audit() {
                 <th scope="col">{t('audit.request')}</th>
                 <th scope="col">{t('audit.clients')}</th>
                 <th scope="col">{t('audit.status')}</th>
+                <th scope="col">{t('audit.details')}</th>
               </tr>
             </thead>
             <tbody>
@@ -89,6 +94,9 @@ export function Audit() {
                     {entry.clients.length > 3 ? t('audit.clientCount', { count: entry.clients.length }) : entry.clients.join(', ')}
                   </td>
                   <td>{entry.status ?? t('audit.aborted')}</td>
+                  <td>
+                    <AuditDetails entry={entry} />
+                  </td>
                 </tr>
               ))}
             </tbody>
