@@ -2,6 +2,7 @@ import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Database, inject, injectable, type Logger, PluginConfig, PluginLog } from 'ogserve';
 import { LIVE_PREFIX, liveDirectoryPattern, parseLiveName, type LiveEntry } from './live-names';
+import { ManifestCheck } from './manifest-check';
 
 export interface LiveList {
   live: LiveEntry[];
@@ -22,6 +23,7 @@ export class LiveCatalog {
   /** `live.directory`: the boot plugin serves its files over HTTP. */
   readonly directory: string;
   private readonly infoFile: string;
+  private readonly manifests: ManifestCheck;
 
   constructor(
     /** `directory`, and `info_file` (default: <directory>/ogliveinfo.json). */
@@ -31,6 +33,21 @@ export class LiveCatalog {
   ) {
     this.directory = config.directory;
     this.infoFile = config.info_file ?? path.join(config.directory, 'ogliveinfo.json');
+    this.manifests = new ManifestCheck(config.directory);
+  }
+
+  /**
+   * Why a file under the live directory (its real path, links followed) must not be served:
+   * it differs from its image's manifest (SHA256SUMS, written at install), or is gone.
+   * Undefined when it may be: as it is listed, or not listed in a manifest at all.
+   */
+  refusal(file: string): Promise<string | undefined> {
+    return this.manifests.refusal(file);
+  }
+
+  /** Check every image's files against their manifests now (at start); what does not match. */
+  checkAll(): Promise<string[]> {
+    return this.manifests.warm();
   }
 
   async list(): Promise<LiveList> {
@@ -108,12 +125,16 @@ export class LiveCatalog {
     return rows.map((r) => Object.fromEntries(fields.map((f) => [f, String(r[f] ?? '')])) as unknown as LiveEntry);
   }
 
-  /** The info file's default; else the entry the `ogLive` link points at; else the first. */
+  /**
+   * The entry the `ogLive` link points at (what PCs booting `ogLive` get; `ogserve live
+   * default` moves it); else the info file's default; else the first.
+   */
   private async defaultIndex(live: LiveEntry[], fromInfo: number | undefined): Promise<number> {
-    if (fromInfo !== undefined && fromInfo >= 0 && fromInfo < live.length) return fromInfo;
     const target = await readlink(path.join(this.directory, LIVE_PREFIX)).catch(() => null);
-    const index = target === null ? -1 : live.findIndex((e) => e.directory === path.basename(target));
-    return Math.max(index, 0);
+    const linked = target === null ? -1 : live.findIndex((e) => e.directory === path.basename(target));
+    if (linked >= 0) return linked;
+    if (fromInfo !== undefined && fromInfo >= 0 && fromInfo < live.length) return fromInfo;
+    return 0;
   }
 }
 
