@@ -3,7 +3,7 @@ import { chmod, copyFile, lstat, mkdir, mkdtemp, readdir, readlink, rename, rm, 
 import path from 'node:path';
 import { ErrorCode, type Logger, PluginConfig, PluginLog, badRequest, inject, injectable } from 'ogserve';
 import { Inventory } from '../inventory';
-import { LiveCatalog } from './catalog';
+import { LiveCatalog, type LiveList } from './catalog';
 import { IsoRefused, unpackIso } from './iso';
 import { LIVE_PREFIX, type LiveEntry, liveDirectoryPattern, parseLiveName } from './live-names';
 import { LIVE_FILES, writeManifest } from './manifest';
@@ -110,6 +110,11 @@ export class LiveInstaller {
       throw error;
     });
     this.log.info({ name }, 'default live image set');
+  }
+
+  /** What GET /live/list answers. */
+  list(): Promise<LiveList> {
+    return this.catalog.list();
   }
 
   /** The `.iso` files in `live.iso_dir`, by name. */
