@@ -49,8 +49,10 @@ export class LiveInstaller {
       throw badRequest(ErrorCode.invalidField, `${from} is not ${'iso' in source ? 'a file' : 'a folder'}`, field);
     const target = name ?? ('iso' in source ? nameOfIso(path.basename(from)) : path.basename(path.resolve(from)));
     if (!target || !installName.test(target) || !liveDirectoryPattern.test(target)) {
-      const why = name ? `'${name.slice(0, 64)}' is not` : `no name can be read from ${path.basename(from)}: give one, as`;
-      throw badRequest(ErrorCode.invalidField, `${why} an ogLive-* directory name (letters, digits, ._+-)`, 'name');
+      const why = name
+        ? `'${name.slice(0, 64)}' is not an ogLive-* directory name (letters, digits, ._+-)`
+        : `no ogLive-* directory name can be read from ${path.basename(from)}: name it`;
+      throw badRequest(ErrorCode.invalidField, why, 'name');
     }
     await this.refuseTaken(target);
     await mkdir(this.directory, { recursive: true });
