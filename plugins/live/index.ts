@@ -38,7 +38,9 @@ export default definePlugin({
     // the same check (cached by size and mtime) before it serves a file.
     ctx.onStart(() => {
       void catalog.checkAll().then(
-        (refused) => refused.forEach((reason) => ctx.log.warn(`live image not served: ${reason}`)),
+        (refused) => {
+          for (const reason of refused) ctx.log.warn(`live image not served: ${reason}`);
+        },
         (error: Error) => ctx.log.warn({ err: error }, `live images not checked: ${error.message}`),
       );
     });

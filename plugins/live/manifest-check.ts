@@ -48,10 +48,13 @@ export class ManifestCheck {
   /** Hash every file each image's manifest lists (at start: the first PC then does not wait); the refusals. */
   async warm(): Promise<string[]> {
     const root = await realpath(this.directory).catch(() => null);
+    if (!root) return [];
     const refused: string[] = [];
-    for (const image of root ? await readdir(root).catch(() => []) : []) {
-      for (const name of (await readManifest(path.join(root!, image)))?.keys() ?? []) {
-        const reason = await this.refusal(path.join(root!, image, name));
+    // Image folders themselves: the `ogLive` link leads to one of them, checked once.
+    const folders = (await readdir(root, { withFileTypes: true }).catch(() => [])).filter((e) => e.isDirectory());
+    for (const { name: image } of folders) {
+      for (const name of (await readManifest(path.join(root, image)))?.keys() ?? []) {
+        const reason = await this.refusal(path.join(root, image, name));
         if (reason) refused.push(reason);
       }
     }

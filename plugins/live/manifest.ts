@@ -36,8 +36,9 @@ export async function readManifest(dir: string): Promise<Map<string, string> | n
   }
   const entries = new Map<string, string>();
   for (const line of text.split('\n')) {
-    // sha256sum writes `<hex>  <name>` (text mode) or `<hex> *<name>` (binary mode).
-    const match = /^([0-9a-f]{64}) [ *](.+)$/.exec(line);
+    // sha256sum writes `<hex>  <name>` (text mode) or `<hex> *<name>` (binary mode); only
+    // plain names in the folder itself count (never a path that would lead out of it).
+    const match = /^([0-9a-f]{64}) [ *]([A-Za-z0-9][A-Za-z0-9._+-]*)$/.exec(line);
     if (match) entries.set(match[2]!, match[1]!);
   }
   return entries;

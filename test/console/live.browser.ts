@@ -39,7 +39,10 @@ test('live images: installed from an ISO of the server, made the default, remova
 
     assert.equal((await site.s.post('/live/set', { clients: [ip], name: installedName })).status, 200);
     await page.getByRole('button', { name: `Delete ${installedName}` }).click();
-    await page.getByRole('alert').filter({ hasText: `${installedName} is the live image of pc01 (${ip}): give them another one first` }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: `${installedName} is the live image of pc01 (${ip}): give them another one first` })
+      .waitFor();
     assert.ok(existsSync(path.join(liveDir, installedName)), 'refused: still installed');
     assert.equal((await site.s.post('/live/set', { clients: [ip], name: 'default' })).status, 200);
     await page.getByRole('button', { name: `Delete ${installedName}` }).click();

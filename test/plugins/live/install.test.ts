@@ -5,7 +5,8 @@ import { readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import { addCenter, addClient, addRoom } from '../../support/fixtures';
-import { startServer, type TestServer } from '../../support/server';
+import { eventually } from '../../support/fake-agent';
+import { makeTestDir, removeTestStore, startServer, type TestServer } from '../../support/server';
 import { pcGet } from '../boot/support';
 import { entries, installedName, isoName, liveFiles, makeIso, truncated } from './isos';
 
@@ -38,7 +39,10 @@ test('POST /live/install unpacks an ogLive ISO of live.iso_dir under the name og
     assert.ok(manifest.includes(`${sha256(files['ogclient/oginitrd.img']!)}  oginitrd.img\n`), 'sha256sum format');
     assert.equal(readlinkSync(path.join(liveDir(s), 'ogLive')), installedName, 'the first image is the default');
     const list = await s.get('/live/list');
-    assert.deepEqual(list.body.live.map((e: { directory: string }) => e.directory), [installedName]);
+    assert.deepEqual(
+      list.body.live.map((e: { directory: string }) => e.directory),
+      [installedName],
+    );
     assert.equal(list.body.default, 0);
     const kernel = await pcGet(s.port, `/boot/files/ogLive/ogvmlinuz`);
     assert.equal(kernel.status, 200, 'served through the default link');
@@ -49,7 +53,11 @@ test('POST /live/install unpacks an ogLive ISO of live.iso_dir under the name og
     const named = await s.post('/live/install', { iso: isoName, name: 'ogLive-test' });
     assert.equal(named.status, 200, 'the same ISO under another name');
     assert.equal(readlinkSync(path.join(liveDir(s), 'ogLive')), installedName, 'the default stays');
-    assert.deepEqual(entries(liveDir(s)).filter((n) => n.startsWith('.')), [], 'no work folder left');
+    assert.deepEqual(
+      entries(liveDir(s)).filter((n) => n.startsWith('.')),
+      [],
+      'no work folder left',
+    );
   } finally {
     await s.close();
   }
@@ -66,7 +74,10 @@ test('a truncated ISO, a foreign ISO, a file that is no ISO and a name outside l
     const before = entries(liveDir(s));
     for (const [iso, message] of [
       ['ogLive-cut-6.8.0-amd64-r1.iso', /^ogLive-cut-6\.8\.0-amd64-r1\.iso is cut short: \d+ of its \d+ bytes/],
-      ['ogLive-foreign-6.8.0-amd64-r1.iso', /is not an ogLive ISO: it has no ogclient\/ogvmlinuz, ogclient\/oginitrd\.img, ogclient\/ogclient\.sqfs$/],
+      [
+        'ogLive-foreign-6.8.0-amd64-r1.iso',
+        /is not an ogLive ISO: it has no ogclient\/ogvmlinuz, ogclient\/oginitrd\.img, ogclient\/ogclient\.sqfs$/,
+      ],
       ['ogLive-text-6.8.0-amd64-r1.iso', /is not an ISO 9660 image$/],
       ['missing.iso', /is not a file$/],
     ] as const) {
@@ -107,7 +118,9 @@ test('a file that no longer matches its manifest is not served, through the link
       assert.equal(JSON.parse(r.text).error, 'file_damaged');
       assert.match(JSON.parse(r.text).message, /oginitrd\.img does not match its image's manifest/);
     }
-    assert.equal((await pcGet(s.port, `/boot/files/${installedName}/ogvmlinuz`)).status, 200, 'the image\'s other files still are');
+    assert.equal((await pcGet(s.port, `/boot/files/${installedName}/ogvmlinuz`)).status, 200, "the image's other files still are");
+    const metrics = await s.get('/metrics');
+    assert.match(metrics.text, /^ogserve_boot_refused_total\{reason="damaged"\} 2$/m, 'counted');
     writeFileSync(initrd, files['ogclient/oginitrd.img']!);
     // Another mtime even on a coarse clock: the file is hashed again.
     utimesSync(initrd, new Date(), new Date(Date.now() + 5000));
@@ -116,6 +129,27 @@ test('a file that no longer matches its manifest is not served, through the link
     assert.ok(back.body.equals(files['ogclient/oginitrd.img']!));
   } finally {
     await s.close();
+  }
+});
+
+test('each start checks every installed image against its manifest and says which file is not served', async () => {
+  const dir = makeTestDir();
+  try {
+    let s = await startServer({ dir });
+    makeIso(path.join(isoDir(s), isoName), liveFiles());
+    assert.equal((await s.post('/live/install', { iso: isoName })).status, 200);
+    await s.close();
+    writeFileSync(path.join(dir, 'tftpboot', installedName, 'ogclient.sqfs'), 'something else');
+    s = await startServer({ dir });
+    try {
+      await eventually(() => s.logs.find((l) => l.level === 'warn' && l.msg.includes('live image not served')), 'the start log says it');
+      const said = s.logs.find((l) => l.msg.includes('live image not served'))!;
+      assert.equal(said.msg, `live image not served: ${installedName}/ogclient.sqfs does not match its image's manifest`);
+    } finally {
+      await s.close();
+    }
+  } finally {
+    await removeTestStore(dir);
   }
 });
 
@@ -151,7 +185,11 @@ test('POST /live/default moves the ogLive link; POST /live/remove refuses the de
       ['ogLive', 'ogLive-second'],
       'the folder is gone, nothing else',
     );
-    assert.deepEqual(entries(liveDir(s)).filter((n) => n.startsWith('.')), [], 'no work folder left');
+    assert.deepEqual(
+      entries(liveDir(s)).filter((n) => n.startsWith('.')),
+      [],
+      'no work folder left',
+    );
 
     for (const [route, name, code] of [
       ['/live/remove', installedName, 'unknown_id'],

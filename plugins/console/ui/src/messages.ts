@@ -263,9 +263,9 @@ export const en = {
   'live.installButton': 'Install',
   'live.installing': 'Installing… (unpacking and checking the ISO)',
   'live.installed': 'Installed {name}.',
-  'live.isoFile': 'ISO in the server\'s ISO folder',
+  'live.isoFile': "ISO in the server's ISO folder",
   'live.installName': 'Name (optional)',
-  'live.noIsos': 'No ISO in the server\'s ISO folder (live.iso_dir): copy one there first.',
+  'live.noIsos': "No ISO in the server's ISO folder (live.iso_dir): copy one there first.",
   'live.makeDefault': 'Make default',
 
   'setup.disk': 'Disk',
