@@ -36,7 +36,9 @@ export default definePlugin({
     installRoutes(ctx, installer);
     // Each start hashes every installed image once, in the background: the boot plugin asks
     // the same check (cached by size and mtime) before it serves a file.
-    ctx.onStart(() => {
+    ctx.onStart(async () => {
+      const swept = await installer.sweep();
+      if (swept.length > 0) ctx.log.warn({ removed: swept }, 'work folders of interrupted live image installs removed');
       void catalog.checkAll().then(
         (refused) => {
           for (const reason of refused) ctx.log.warn(`live image not served: ${reason}`);

@@ -14,6 +14,10 @@ export type LiveSource = { iso: string } | { dir: string };
 /** A name `live install` gives or accepts: an `ogLive-*` directory name (the catalog lists those). */
 const installName = new RegExp(`^${LIVE_PREFIX}-`);
 
+/** The hidden names of work in progress in the live directory: installs, removals, the next default link. */
+const workPrefixes = ['.install-', '.remove-', `.${LIVE_PREFIX}-`];
+const abandonedAfterMs = 60 * 60 * 1000;
+
 /** How many clients a refused removal names before saying how many more. */
 const namedClients = 10;
 
@@ -112,6 +116,22 @@ export class LiveInstaller {
       throw error;
     });
     this.log.info({ name }, 'default live image set');
+  }
+
+  /**
+   * Delete what an install, removal or default change cut off by a crash left (hidden work
+   * folders and links), once it is an hour old: a younger one may be another process's at work.
+   */
+  async sweep(now = Date.now()): Promise<string[]> {
+    const names = await readdir(this.directory).catch(() => []);
+    const swept: string[] = [];
+    for (const name of names.filter((n) => workPrefixes.some((p) => n.startsWith(p)))) {
+      const info = await lstat(path.join(this.directory, name)).catch(() => null);
+      if (!info || now - info.mtimeMs < abandonedAfterMs) continue;
+      await rm(path.join(this.directory, name), { recursive: true, force: true });
+      swept.push(name);
+    }
+    return swept;
   }
 
   /** What GET /live/list answers. */

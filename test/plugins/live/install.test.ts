@@ -1,7 +1,7 @@
 // Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import { addCenter, addClient, addRoom } from '../../support/fixtures';
@@ -145,6 +145,30 @@ test('each start checks every installed image against its manifest and says whic
       await eventually(() => s.logs.find((l) => l.level === 'warn' && l.msg.includes('live image not served')), 'the start log says it');
       const said = s.logs.find((l) => l.msg.includes('live image not served'))!;
       assert.equal(said.msg, `live image not served: ${installedName}/ogclient.sqfs does not match its image's manifest`);
+    } finally {
+      await s.close();
+    }
+  } finally {
+    await removeTestStore(dir);
+  }
+});
+
+test('at start, what an interrupted install or removal left is removed once an hour old; younger work is left alone', async () => {
+  const dir = makeTestDir();
+  try {
+    const live = path.join(dir, 'tftpboot');
+    const hoursAgo = new Date(Date.now() - 2 * 3600_000);
+    for (const name of ['.install-old', '.remove-old', '.install-new']) {
+      mkdirSync(path.join(live, name), { recursive: true });
+      writeFileSync(path.join(live, name, 'ogclient.sqfs'), 'partial');
+    }
+    utimesSync(path.join(live, '.install-old'), hoursAgo, hoursAgo);
+    utimesSync(path.join(live, '.remove-old'), hoursAgo, hoursAgo);
+    mkdirSync(path.join(live, '.hidden-of-the-site'));
+    utimesSync(path.join(live, '.hidden-of-the-site'), hoursAgo, hoursAgo);
+    const s = await startServer({ dir });
+    try {
+      assert.deepEqual(entries(live), ['.hidden-of-the-site', '.install-new'], 'only the old work folders went');
     } finally {
       await s.close();
     }
