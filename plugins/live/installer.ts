@@ -197,6 +197,7 @@ async function copyFolder(from: string, into: string): Promise<void> {
     const source = path.join(base, file);
     if (!(await stat(source).catch(() => null))?.isFile())
       throw badRequest(ErrorCode.invalidField, `${from} is not an ogLive folder: it has no ${file}`, 'dir');
+    // A link in the folder is followed here: what lands in the image is a plain copy.
     await copyFile(source, path.join(into, file));
   }
 }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { open } from 'node:fs/promises';
+import { lstat, open } from 'node:fs/promises';
 import path from 'node:path';
 import { LIVE_FILES } from './manifest';
 
@@ -34,6 +34,12 @@ export async function unpackIso(iso: string, into: string): Promise<void> {
   // The listing reads the directory records at the start; only unpacking reads the data, so a
   // copy cut short is found here (bsdtar: "Truncated input file").
   await bsdtar(['-xf', iso, '-C', into, '--strip-components', '1', '--no-same-owner', ...wanted], name);
+  // A link in the ISO (Rock Ridge keeps them) would lead the chmod and the hashing that follow,
+  // and the boot plugin, to a file elsewhere on the server.
+  for (const file of LIVE_FILES) {
+    if (!(await lstat(path.join(into, file)).catch(() => null))?.isFile())
+      throw new IsoRefused(`${name} is not an ogLive ISO: its ${ISO_FOLDER}/${file} is not a plain file`);
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readlinkSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import { addCenter, addClient, addRoom } from '../../support/fixtures';
@@ -71,6 +71,12 @@ test('a truncated ISO, a foreign ISO, a file that is no ISO and a name outside l
     truncated(good, path.join(isoDir(s), 'ogLive-cut-6.8.0-amd64-r1.iso'), Math.floor(size / 2));
     makeIso(path.join(isoDir(s), 'ogLive-foreign-6.8.0-amd64-r1.iso'), { 'boot/vmlinuz': 'kernel', 'README.txt': 'other' });
     writeFileSync(path.join(isoDir(s), 'ogLive-text-6.8.0-amd64-r1.iso'), 'not an image\n');
+    const outside = path.join(s.dir, 'outside.txt');
+    writeFileSync(outside, 'a file of the server', { mode: 0o600 });
+    makeIso(path.join(isoDir(s), 'ogLive-link-6.8.0-amd64-r1.iso'), {
+      ...liveFiles(),
+      'ogclient/ogvmlinuz': { link: outside },
+    });
     const before = entries(liveDir(s));
     for (const [iso, message] of [
       ['ogLive-cut-6.8.0-amd64-r1.iso', /^ogLive-cut-6\.8\.0-amd64-r1\.iso is cut short: \d+ of its \d+ bytes/],
@@ -79,6 +85,7 @@ test('a truncated ISO, a foreign ISO, a file that is no ISO and a name outside l
         /is not an ogLive ISO: it has no ogclient\/ogvmlinuz, ogclient\/oginitrd\.img, ogclient\/ogclient\.sqfs$/,
       ],
       ['ogLive-text-6.8.0-amd64-r1.iso', /is not an ISO 9660 image$/],
+      ['ogLive-link-6.8.0-amd64-r1.iso', /is not an ogLive ISO: its ogclient\/ogvmlinuz is not a plain file$/],
       ['missing.iso', /is not a file$/],
     ] as const) {
       const r = await s.post('/live/install', { iso });
@@ -96,6 +103,7 @@ test('a truncated ISO, a foreign ISO, a file that is no ISO and a name outside l
       assert.deepEqual([r.status, r.body.field], [400, 'name'], `name ${name}: ${r.text}`);
     }
     assert.deepEqual(entries(liveDir(s)), before, 'nothing left in the live directory');
+    assert.equal(statSync(outside).mode & 0o777, 0o600, 'the file a link in the ISO named is left alone');
   } finally {
     await s.close();
   }

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** The name oglivecli's ISOs have, and the directory it installs that one to. */
@@ -16,14 +16,15 @@ export function liveFiles(): Record<string, Buffer> {
   };
 }
 
-/** Write an ISO 9660 image holding `files` (path -> content) with bsdtar, as the tests' fake ogLive. */
-export function makeIso(out: string, files: Record<string, Buffer | string>): string {
+/** Write an ISO 9660 image holding `files` (path -> content, or a symbolic link) with bsdtar, as the tests' fake ogLive. */
+export function makeIso(out: string, files: Record<string, Buffer | string | { link: string }>): string {
   mkdirSync(path.dirname(out), { recursive: true });
   const src = mkdtempSync(path.join(path.dirname(out), '.iso-src-'));
   try {
     for (const [name, content] of Object.entries(files)) {
       mkdirSync(path.dirname(path.join(src, name)), { recursive: true });
-      writeFileSync(path.join(src, name), content);
+      if (typeof content === 'object' && 'link' in content) symlinkSync(content.link, path.join(src, name));
+      else writeFileSync(path.join(src, name), content);
     }
     execFileSync('bsdtar', ['-cf', out, '--format', 'iso9660', '-C', src, '.']);
   } finally {
