@@ -1,4 +1,4 @@
-import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Database, inject, injectable, type Logger, PluginConfig, PluginLog } from 'ogserve';
 import { LIVE_PREFIX, liveDirectoryPattern, parseLiveName, type LiveEntry } from './live-names';
@@ -81,6 +81,45 @@ export class LiveCatalog {
     const list = await this.list();
     if (name !== 'default' && list.live.some((e) => e.directory === name)) return name;
     return this.defaultDirectory(list);
+  }
+
+  /**
+   * Drop a removed image from the info file, as oglivecli's uninstall does (the default index
+   * moved down when an entry before it goes), so that it is no longer listed.
+   */
+  forget(directory: string): Promise<void> {
+    return this.editInfoFile((info, index) => {
+      info.oglive.splice(index, 1);
+      if (typeof info.default === 'number' && index < info.default) info.default -= 1;
+    }, directory);
+  }
+
+  /** Make the info file's default the image the `ogLive` link now names, as oglivecli's set-default does. */
+  markDefault(directory: string): Promise<void> {
+    return this.editInfoFile((info, index) => {
+      info.default = index;
+    }, directory);
+  }
+
+  /** Change the info file where it lists `directory`, replaced in one rename; one that is not valid JSON is left alone. */
+  private async editInfoFile(
+    edit: (info: { oglive: unknown[]; default?: unknown }, index: number) => void,
+    directory: string,
+  ): Promise<void> {
+    const text = await readFile(this.infoFile, 'utf8').catch(() => null);
+    let info: { oglive?: unknown; default?: unknown };
+    try {
+      info = JSON.parse(text ?? 'null') as typeof info;
+    } catch {
+      return;
+    }
+    if (!Array.isArray(info?.oglive)) return;
+    const index = info.oglive.findIndex((e) => isEntry(e) && e.directory === directory);
+    if (index < 0) return;
+    edit(info as { oglive: unknown[]; default?: unknown }, index);
+    const next = `${this.infoFile}.${process.pid}.tmp`;
+    await writeFile(next, `${JSON.stringify(info, null, 2)}\n`);
+    await rename(next, this.infoFile);
   }
 
   private async readInfoFile(): Promise<{ entries: LiveEntry[]; default?: number } | null> {

@@ -100,6 +100,7 @@ export class LiveInstaller {
     const gone = path.join(this.directory, `.remove-${randomBytes(6).toString('hex')}`);
     await rename(folder, gone);
     await rm(gone, { recursive: true, force: true });
+    await this.catalog.forget(name);
     this.log.info({ name }, 'live image removed');
   }
 
@@ -115,6 +116,7 @@ export class LiveInstaller {
       await rm(link, { force: true });
       throw error;
     });
+    await this.catalog.markDefault(name);
     this.log.info({ name }, 'default live image set');
   }
 

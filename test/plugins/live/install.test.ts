@@ -210,8 +210,26 @@ test('POST /live/default moves the ogLive link; POST /live/remove refuses the de
     );
     assert.ok(entries(liveDir(s)).includes(installedName), 'still there');
     assert.equal((await s.post('/live/set', { clients: ['192.168.1.10', '192.168.1.11'], name: 'default' })).status, 200);
+    // An OpenGnsys ogliveinfo.json listing it: the entry goes with the folder, as oglivecli's uninstall does.
+    const info = path.join(liveDir(s), 'ogliveinfo.json');
+    const entry = (directory: string) => ({
+      distribution: 'noble',
+      kernel: '6.8.0',
+      architecture: 'amd64',
+      revision: 'r1',
+      directory,
+      iso: '',
+    });
+    writeFileSync(info, JSON.stringify({ oglive: [entry(installedName), entry('ogLive-second')], default: 0 }));
+    assert.equal((await s.post('/live/default', { name: 'ogLive-second' })).status, 200);
+    assert.equal(JSON.parse(readFileSync(info, 'utf8')).default, 1, "the info file's default follows, as oglivecli's set-default");
     r = await s.post('/live/remove', { name: installedName });
     assert.equal(r.status, 200, r.text);
+    assert.deepEqual(JSON.parse(readFileSync(info, 'utf8')), { oglive: [entry('ogLive-second')], default: 0 }, 'unlisted');
+    assert.deepEqual(
+      (await s.get('/live/list')).body.live.map((e: { directory: string }) => e.directory),
+      ['ogLive-second'],
+    );
     assert.deepEqual(
       entries(liveDir(s)).filter((n) => n.startsWith('ogLive')),
       ['ogLive', 'ogLive-second'],
