@@ -10,6 +10,12 @@ export interface LiveList {
   default: number;
 }
 
+/** OpenGnsys' ogliveinfo.json, as oglivecli writes it. */
+interface InfoFile {
+  oglive: unknown[];
+  default?: unknown;
+}
+
 const fields = ['distribution', 'kernel', 'architecture', 'revision', 'directory', 'iso'] as const;
 
 /**
@@ -84,39 +90,59 @@ export class LiveCatalog {
   }
 
   /**
+   * List an installed image in the info file with what its ISO's name says, as oglivecli's
+   * install does (creating the file, with it as the default, when there is none).
+   */
+  record(entry: LiveEntry): Promise<void> {
+    return this.editInfoFile((info, index) => {
+      if (index >= 0) return false;
+      info.oglive.push(entry);
+      return true;
+    }, entry.directory);
+  }
+
+  /**
    * Drop a removed image from the info file, as oglivecli's uninstall does (the default index
    * moved down when an entry before it goes), so that it is no longer listed.
    */
   forget(directory: string): Promise<void> {
     return this.editInfoFile((info, index) => {
+      if (index < 0) return false;
       info.oglive.splice(index, 1);
       if (typeof info.default === 'number' && index < info.default) info.default -= 1;
+      return true;
     }, directory);
   }
 
   /** Make the info file's default the image the `ogLive` link now names, as oglivecli's set-default does. */
   markDefault(directory: string): Promise<void> {
     return this.editInfoFile((info, index) => {
+      if (index < 0) return false;
       info.default = index;
+      return true;
     }, directory);
   }
 
-  /** Change the info file where it lists `directory`, replaced in one rename; one that is not valid JSON is left alone. */
-  private async editInfoFile(
-    edit: (info: { oglive: unknown[]; default?: unknown }, index: number) => void,
-    directory: string,
-  ): Promise<void> {
+  /**
+   * Change the info file (`index`: where it lists `directory`, or -1), replaced in one rename
+   * when `edit` says it changed it. A file that is not an OpenGnsys info file is left alone.
+   */
+  private async editInfoFile(edit: (info: InfoFile, index: number) => boolean, directory: string): Promise<void> {
     const text = await readFile(this.infoFile, 'utf8').catch(() => null);
-    let info: { oglive?: unknown; default?: unknown };
+    let info: InfoFile;
     try {
-      info = JSON.parse(text ?? 'null') as typeof info;
+      info = text === null ? { oglive: [], default: 0 } : (JSON.parse(text) as InfoFile);
     } catch {
       return;
     }
     if (!Array.isArray(info?.oglive)) return;
-    const index = info.oglive.findIndex((e) => isEntry(e) && e.directory === directory);
-    if (index < 0) return;
-    edit(info as { oglive: unknown[]; default?: unknown }, index);
+    if (
+      !edit(
+        info,
+        info.oglive.findIndex((e) => isEntry(e) && e.directory === directory),
+      )
+    )
+      return;
     const next = `${this.infoFile}.${process.pid}.tmp`;
     await writeFile(next, `${JSON.stringify(info, null, 2)}\n`);
     await rename(next, this.infoFile);

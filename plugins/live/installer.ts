@@ -79,10 +79,12 @@ export class LiveInstaller {
       if (error instanceof IsoRefused) throw badRequest(ErrorCode.invalidField, error.message, field);
       throw error;
     }
+    const entry = { ...parseLiveName(target), ...('iso' in source ? isoFields(path.basename(from)) : {}) };
+    await this.catalog.record(entry);
     // The first image becomes the default, as oglivecli makes it.
     if (!(await lstat(this.defaultLink).catch(() => null))) await this.setDefault(target);
     this.log.info({ name: target, from }, 'live image installed');
-    return { ...parseLiveName(target), ...('iso' in source ? isoFields(path.basename(from)) : {}) };
+    return entry;
   }
 
   /** Remove an installed image; refused for the default and for one that clients boot, naming them. */

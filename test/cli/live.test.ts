@@ -40,7 +40,7 @@ test('ogserve live installs from an ISO and a folder, lists, sets the default an
     const listed = await ogserve(['live', 'list', ...config]);
     assert.equal(listed.code, 0, listed.stderr);
     assert.deepEqual(listed.stdout.trim().split('\n'), [
-      `${installedName}  6.8.0 amd64 r20240716  default`,
+      `${installedName}  noble 6.8.0-31-generic amd64 r20240716  default`,
       'ogLive-6.8.0-r20240801  6.8.0 amd64 r20240801',
     ]);
     assert.equal((await ogserve(['live', 'default', 'ogLive-6.8.0-r20240801', ...config])).code, 0);
