@@ -125,7 +125,8 @@ export class LiveCatalog {
 
   /**
    * Change the info file (`index`: where it lists `directory`, or -1), replaced in one rename
-   * when `edit` says it changed it. A file that is not an OpenGnsys info file is left alone.
+   * when `edit` says it changed it. A file that is not an OpenGnsys info file is left alone,
+   * and one that cannot be written is said in the log: the image's folder is what PCs boot.
    */
   private async editInfoFile(edit: (info: InfoFile, index: number) => boolean, directory: string): Promise<void> {
     const text = await readFile(this.infoFile, 'utf8').catch(() => null);
@@ -136,16 +137,15 @@ export class LiveCatalog {
       return;
     }
     if (!Array.isArray(info?.oglive)) return;
-    if (
-      !edit(
-        info,
-        info.oglive.findIndex((e) => isEntry(e) && e.directory === directory),
-      )
-    )
-      return;
+    const index = info.oglive.findIndex((e) => isEntry(e) && e.directory === directory);
+    if (!edit(info, index)) return;
     const next = `${this.infoFile}.${process.pid}.tmp`;
-    await writeFile(next, `${JSON.stringify(info, null, 2)}\n`);
-    await rename(next, this.infoFile);
+    try {
+      await writeFile(next, `${JSON.stringify(info, null, 2)}\n`);
+      await rename(next, this.infoFile);
+    } catch (error) {
+      this.log.warn({ file: this.infoFile, err: error }, `live image info file not updated: ${(error as Error).message}`);
+    }
   }
 
   private async readInfoFile(): Promise<{ entries: LiveEntry[]; default?: number } | null> {
