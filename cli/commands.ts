@@ -1,12 +1,13 @@
 import { backup, restore } from './backup/command';
 import type { Command } from './command';
 import { importOpengnsys } from './import-opengnsys/command';
+import { live } from './live';
 import { serve } from './serve';
 import { token } from './token';
 import { user } from './user';
 import { waitReady } from './wait-ready';
 
 /** Every subcommand of `ogserve`, in the order `--help` lists them. */
-export const commands: Command[] = [serve, importOpengnsys, backup, restore, token, user, waitReady];
+export const commands: Command[] = [serve, importOpengnsys, backup, restore, token, user, live, waitReady];
 
 export const defaultCommand = serve;

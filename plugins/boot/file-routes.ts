@@ -2,18 +2,19 @@ import { ErrorCode, HttpError, type PluginContext } from 'ogserve';
 import type { Inventory } from '../inventory';
 import { allowList } from './allow-list';
 import { stageOfFile } from './events';
-import { BootFileServer, type Transfer } from './files';
+import { type BootFolder, BootFileServer, type Transfer } from './files';
 import { macFrom } from './mac';
 import { BootMetrics } from './metrics';
 import type { BootSettings } from './schemas';
 
 /**
  * GET /boot/files/<path>: kernels, initrds and root images for PCs (public: a PC holds no
- * key). `dirs`: `live.directory`, then `boot.extra_dir` when set.
+ * key). `folders`: `live.directory` (its images checked against their manifests), then
+ * `boot.extra_dir` when set.
  */
-export function fileRoutes(ctx: PluginContext<BootSettings>, inventory: Inventory, dirs: string[]): void {
+export function fileRoutes(ctx: PluginContext<BootSettings>, inventory: Inventory, folders: BootFolder[]): void {
   const allowed = allowList(ctx.config.allow);
-  const files = new BootFileServer(dirs, ctx.config.max_transfers, ctx.log);
+  const files = new BootFileServer(folders, ctx.config.max_transfers, ctx.log);
   const metrics = new BootMetrics(ctx.metrics, () => files.inFlight);
 
   // The PC a transfer is for: the MAC its script put in the URL, else its source address.
@@ -52,6 +53,7 @@ export function fileRoutes(ctx: PluginContext<BootSettings>, inventory: Inventor
       )
       .catch((error: unknown) => {
         if (error instanceof HttpError && error.status === 503) metrics.refusedFor('busy');
+        if (error instanceof HttpError && error.code === 'file_damaged') metrics.refusedFor('damaged');
         throw error;
       });
   });

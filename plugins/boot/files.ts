@@ -26,13 +26,23 @@ export interface Transfer {
   cutShort: boolean;
 }
 
+/** A folder of boot files, and what may refuse one of its files (the live images' manifests). */
+export interface BootFolder {
+  dir: string;
+  /** Why the file at this real path (links followed) must not be served, or undefined. */
+  refusal?: (file: string) => Promise<string | undefined>;
+}
+
+type Root = BootFolder & { serve: ReturnType<typeof sirv> };
+
 /**
  * The boot files PCs fetch over HTTP: those under the given folders (the first that has a
  * path wins), sent by sirv (Range, ETag and Last-Modified, 304), never a listing, never a file
- * whose real path (symlinks followed) is outside its folder; at most `maxTransfers` at once.
+ * whose real path (symlinks followed) is outside its folder, nor one its folder refuses; at
+ * most `maxTransfers` at once.
  */
 export class BootFileServer {
-  private readonly roots: { dir: string; serve: ReturnType<typeof sirv> }[];
+  private readonly roots: Root[];
   private active = 0;
 
   /** Transfers under way (the metric). */
@@ -41,12 +51,12 @@ export class BootFileServer {
   }
 
   constructor(
-    dirs: readonly string[],
+    folders: readonly BootFolder[],
     private readonly maxTransfers: number,
     private readonly log: Logger,
   ) {
     // dev: files are looked up when asked (ogLive images come and go), not listed once at start.
-    this.roots = dirs.map((dir) => ({ dir: path.resolve(dir), serve: sirv(dir, { dev: true, etag: true, extensions: [] }) }));
+    this.roots = folders.map((f) => ({ ...f, dir: path.resolve(f.dir), serve: sirv(f.dir, { dev: true, etag: true, extensions: [] }) }));
   }
 
   /**
@@ -55,8 +65,12 @@ export class BootFileServer {
    */
   async send(req: IncomingMessage, res: ServerResponse, raw: string, ended: (transfer: Transfer) => void): Promise<void> {
     const file = relativePath(raw);
-    const root = await this.rootHolding(file);
-    if (!root) throw new HttpError(404, ErrorCode.notFound, `no boot file at ${file}`);
+    const held = await this.rootHolding(file);
+    if (!held) throw new HttpError(404, ErrorCode.notFound, `no boot file at ${file}`);
+    const { root, real } = held;
+    // A PC never boots a damaged image: iPXE shows the error and goes on to its next boot device.
+    const refused = await root.refusal?.(real);
+    if (refused) throw new HttpError(500, 'file_damaged', `${file} is not served: ${refused}`);
     if (this.active >= this.maxTransfers) {
       const message = `${this.active} boot file transfers under way (boot.max_transfers); try again in ${retryAfterS} s`;
       throw new HttpError(503, 'busy', message, undefined, { 'Retry-After': String(retryAfterS) });
@@ -88,8 +102,8 @@ export class BootFileServer {
     });
   }
 
-  /** The first folder holding `file` as a readable regular file whose real path stays inside it. */
-  private async rootHolding(file: string): Promise<{ serve: ReturnType<typeof sirv> } | undefined> {
+  /** The first folder holding `file` as a readable regular file whose real path stays inside it, and that path. */
+  private async rootHolding(file: string): Promise<{ root: Root; real: string } | undefined> {
     for (const root of this.roots) {
       const [real, realRoot] = await Promise.all([realpath(path.join(root.dir, file)), realpath(root.dir)].map((p) => p.catch(() => null)));
       if (!real || !realRoot || !real.startsWith(realRoot + path.sep)) continue;
@@ -97,7 +111,7 @@ export class BootFileServer {
         () => true,
         () => false,
       );
-      if (readable && (await stat(real).catch(() => null))?.isFile()) return root;
+      if (readable && (await stat(real).catch(() => null))?.isFile()) return { root, real };
     }
     return undefined;
   }

@@ -32,8 +32,12 @@ export default definePlugin({
     const templates = new IpxeTemplates(config.templates_dir);
     const url = publicUrl(config.public_url, ctx.settings.rest);
     scriptRoutes(ctx, { inventory, bootFiles, templates, filesUrl: `${url}/boot/files` });
-    const dirs = [ctx.use(LiveCatalog).directory, ...(config.extra_dir ? [config.extra_dir] : [])];
-    fileRoutes(ctx, inventory, dirs);
+    const catalog = ctx.use(LiveCatalog);
+    const folders = [
+      { dir: catalog.directory, refusal: (file: string) => catalog.refusal(file) },
+      ...(config.extra_dir ? [{ dir: config.extra_dir }] : []),
+    ];
+    fileRoutes(ctx, inventory, folders);
     oneShotBoots(ctx, bootFiles, inventory);
 
     // The timeline: each boot's stages from the events above, and the agent coming up after it.
@@ -61,7 +65,7 @@ export default definePlugin({
           { modes: missing, templates_dir: config.templates_dir },
           'boot modes without an iPXE template: their PCs get a script saying so',
         );
-      ctx.log.info({ public_url: url, files: dirs.map((d) => path.resolve(d)) }, 'iPXE scripts and boot files served');
+      ctx.log.info({ public_url: url, files: folders.map((f) => path.resolve(f.dir)) }, 'iPXE scripts and boot files served');
     });
   },
 });

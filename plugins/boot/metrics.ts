@@ -26,7 +26,7 @@ export class BootMetrics {
     });
     this.refused = new Counter({
       name: 'ogserve_boot_refused_total',
-      help: 'Boot file requests refused: busy (boot.max_transfers), not_allowed (boot.allow)',
+      help: 'Boot file requests refused: busy (boot.max_transfers), not_allowed (boot.allow), damaged (not as its manifest says)',
       labelNames: ['reason'],
       registers: [registry],
     });
@@ -37,7 +37,7 @@ export class BootMetrics {
     this.seconds.observe({ stage: stage ?? 'other' }, transfer.ms / 1000);
   }
 
-  refusedFor(reason: 'busy' | 'not_allowed'): void {
+  refusedFor(reason: 'busy' | 'not_allowed' | 'damaged'): void {
     this.refused.inc({ reason });
   }
 }

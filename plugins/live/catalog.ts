@@ -1,12 +1,19 @@
-import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Database, inject, injectable, type Logger, PluginConfig, PluginLog } from 'ogserve';
 import { LIVE_PREFIX, liveDirectoryPattern, parseLiveName, type LiveEntry } from './live-names';
+import { ManifestCheck } from './manifest-check';
 
 export interface LiveList {
   live: LiveEntry[];
   /** Index in `live` of the default image. */
   default: number;
+}
+
+/** OpenGnsys' ogliveinfo.json, as oglivecli writes it. */
+interface InfoFile {
+  oglive: unknown[];
+  default?: unknown;
 }
 
 const fields = ['distribution', 'kernel', 'architecture', 'revision', 'directory', 'iso'] as const;
@@ -22,6 +29,7 @@ export class LiveCatalog {
   /** `live.directory`: the boot plugin serves its files over HTTP. */
   readonly directory: string;
   private readonly infoFile: string;
+  private readonly manifests: ManifestCheck;
 
   constructor(
     /** `directory`, and `info_file` (default: <directory>/ogliveinfo.json). */
@@ -31,6 +39,21 @@ export class LiveCatalog {
   ) {
     this.directory = config.directory;
     this.infoFile = config.info_file ?? path.join(config.directory, 'ogliveinfo.json');
+    this.manifests = new ManifestCheck(config.directory);
+  }
+
+  /**
+   * Why a file under the live directory (its real path, links followed) must not be served:
+   * it differs from its image's manifest (SHA256SUMS, written at install), or is gone.
+   * Undefined when it may be: as it is listed, or not listed in a manifest at all.
+   */
+  refusal(file: string): Promise<string | undefined> {
+    return this.manifests.refusal(file);
+  }
+
+  /** Check every image's files against their manifests now (at start); what does not match. */
+  checkAll(): Promise<string[]> {
+    return this.manifests.warm();
   }
 
   async list(): Promise<LiveList> {
@@ -64,6 +87,65 @@ export class LiveCatalog {
     const list = await this.list();
     if (name !== 'default' && list.live.some((e) => e.directory === name)) return name;
     return this.defaultDirectory(list);
+  }
+
+  /**
+   * List an installed image in the info file with what its ISO's name says, as oglivecli's
+   * install does (creating the file, with it as the default, when there is none).
+   */
+  record(entry: LiveEntry): Promise<void> {
+    return this.editInfoFile((info, index) => {
+      if (index >= 0) return false;
+      info.oglive.push(entry);
+      return true;
+    }, entry.directory);
+  }
+
+  /**
+   * Drop a removed image from the info file, as oglivecli's uninstall does (the default index
+   * moved down when an entry before it goes), so that it is no longer listed.
+   */
+  forget(directory: string): Promise<void> {
+    return this.editInfoFile((info, index) => {
+      if (index < 0) return false;
+      info.oglive.splice(index, 1);
+      if (typeof info.default === 'number' && index < info.default) info.default -= 1;
+      return true;
+    }, directory);
+  }
+
+  /** Make the info file's default the image the `ogLive` link now names, as oglivecli's set-default does. */
+  markDefault(directory: string): Promise<void> {
+    return this.editInfoFile((info, index) => {
+      if (index < 0) return false;
+      info.default = index;
+      return true;
+    }, directory);
+  }
+
+  /**
+   * Change the info file (`index`: where it lists `directory`, or -1), replaced in one rename
+   * when `edit` says it changed it. A file that is not an OpenGnsys info file is left alone,
+   * and one that cannot be written is said in the log: the image's folder is what PCs boot.
+   */
+  private async editInfoFile(edit: (info: InfoFile, index: number) => boolean, directory: string): Promise<void> {
+    const text = await readFile(this.infoFile, 'utf8').catch(() => null);
+    let info: InfoFile;
+    try {
+      info = text === null ? { oglive: [], default: 0 } : (JSON.parse(text) as InfoFile);
+    } catch {
+      return;
+    }
+    if (!Array.isArray(info?.oglive)) return;
+    const index = info.oglive.findIndex((e) => isEntry(e) && e.directory === directory);
+    if (!edit(info, index)) return;
+    const next = `${this.infoFile}.${process.pid}.tmp`;
+    try {
+      await writeFile(next, `${JSON.stringify(info, null, 2)}\n`);
+      await rename(next, this.infoFile);
+    } catch (error) {
+      this.log.warn({ file: this.infoFile, err: error }, `live image info file not updated: ${(error as Error).message}`);
+    }
   }
 
   private async readInfoFile(): Promise<{ entries: LiveEntry[]; default?: number } | null> {
@@ -108,12 +190,16 @@ export class LiveCatalog {
     return rows.map((r) => Object.fromEntries(fields.map((f) => [f, String(r[f] ?? '')])) as unknown as LiveEntry);
   }
 
-  /** The info file's default; else the entry the `ogLive` link points at; else the first. */
+  /**
+   * The entry the `ogLive` link points at (what PCs booting `ogLive` get; `ogserve live
+   * default` moves it); else the info file's default; else the first.
+   */
   private async defaultIndex(live: LiveEntry[], fromInfo: number | undefined): Promise<number> {
-    if (fromInfo !== undefined && fromInfo >= 0 && fromInfo < live.length) return fromInfo;
     const target = await readlink(path.join(this.directory, LIVE_PREFIX)).catch(() => null);
-    const index = target === null ? -1 : live.findIndex((e) => e.directory === path.basename(target));
-    return Math.max(index, 0);
+    const linked = target === null ? -1 : live.findIndex((e) => e.directory === path.basename(target));
+    if (linked >= 0) return linked;
+    if (fromInfo !== undefined && fromInfo >= 0 && fromInfo < live.length) return fromInfo;
+    return 0;
   }
 }
 

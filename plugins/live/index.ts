@@ -4,9 +4,12 @@ import { Inventory } from '../inventory';
 import { BootFiles } from '../pxe-modes';
 import { LiveCatalog } from './catalog';
 import { LiveImageEntity } from './entities/live-image';
+import { LiveInstaller } from './installer';
+import { installRoutes } from './install-routes';
 import { liveRoutes } from './routes';
 
 export { LiveCatalog } from './catalog';
+export { LiveInstaller, type LiveSource } from './installer';
 
 export default definePlugin({
   name: 'live',
@@ -19,6 +22,8 @@ export default definePlugin({
       directory: Type.String({ default: 'tftpboot', path: true }),
       /** An OpenGnsys ogliveinfo.json to list as well; default: <directory>/ogliveinfo.json. */
       info_file: Type.Optional(Type.String({ path: true })),
+      /** The folder POST /live/install takes ISOs from (as oglivecli's download folder). */
+      iso_dir: Type.String({ default: 'isos', path: true }),
     },
     { additionalProperties: false },
   ),
@@ -26,5 +31,20 @@ export default definePlugin({
     const catalog = ctx.make(LiveCatalog);
     ctx.provide(LiveCatalog, catalog);
     liveRoutes(ctx, catalog, ctx.use(Inventory), ctx.use(BootFiles));
+    const installer = ctx.make(LiveInstaller);
+    ctx.provide(LiveInstaller, installer);
+    installRoutes(ctx, installer);
+    // Each start hashes every installed image once, in the background: the boot plugin asks
+    // the same check (cached by size and mtime) before it serves a file.
+    ctx.onStart(async () => {
+      const swept = await installer.sweep();
+      if (swept.length > 0) ctx.log.warn({ removed: swept }, 'work folders of interrupted live image installs removed');
+      void catalog.checkAll().then(
+        (refused) => {
+          for (const reason of refused) ctx.log.warn(`live image not served: ${reason}`);
+        },
+        (error: Error) => ctx.log.warn({ err: error }, `live images not checked: ${error.message}`),
+      );
+    });
   },
 });

@@ -1,17 +1,38 @@
 import { useState } from 'preact/hooks';
-import { get, post } from '../api';
+import { ApiError, get, post } from '../api';
 import { ErrorNote } from '../components/ErrorNote';
 import { Field } from '../components/Field';
 import { t } from '../i18n';
 import type { LiveImage } from '../types';
 import { useAsync } from '../useAsync';
 import { TableScroll } from '../components/TableScroll';
+import { may, useServer } from '../plugins';
+import { LiveInstall } from './LiveInstall';
 
 const fieldNames = ['name', 'distribution', 'kernel', 'architecture', 'revision', 'iso'] as const;
 
-/** Live images: the list with the default marked, add one, delete an added one. */
+/**
+ * An installed image's folder is removed (refused for the default and for an image clients
+ * boot, the server naming them); an entry only listed (POST /live/add) is unlisted.
+ */
+async function removeImage(name: string, installs: boolean): Promise<void> {
+  if (installs && name.startsWith('ogLive-')) {
+    try {
+      await post('/live/remove', { name });
+      return;
+    } catch (e) {
+      if (!(e instanceof ApiError && e.code === 'unknown_id')) throw e;
+    }
+  }
+  await post('/live/delete', { name });
+}
+
+/** Live images: the list with the default marked, install one from an ISO, make one the default, add an entry, remove one. */
 export function Live() {
   const live = useAsync(() => get<{ live: LiveImage[]; default: number }>('/live/list'));
+  const info = useServer();
+  const installs = may(info, 'GET /live/isos', 'POST /live/install', 'POST /live/remove');
+  const setsDefault = may(info, 'POST /live/default');
   const [fields, setFields] = useState<Record<string, string>>({});
   const [error, setError] = useState<{ field?: string; message: string } | null>(null);
   const [deleteError, setDeleteError] = useState<unknown>(null);
@@ -53,6 +74,23 @@ export function Live() {
                 <td>{entry.revision}</td>
                 <td>{entry.iso}</td>
                 <td>
+                  {setsDefault && i !== live.value!.default && (
+                    <button
+                      type="button"
+                      aria-label={`${t('live.makeDefault')} ${entry.directory}`}
+                      onClick={async () => {
+                        setDeleteError(null);
+                        try {
+                          await post('/live/default', { name: entry.directory });
+                          live.reload();
+                        } catch (e) {
+                          setDeleteError(e);
+                        }
+                      }}
+                    >
+                      {t('live.makeDefault')}
+                    </button>
+                  )}{' '}
                   <button
                     type="button"
                     class="danger-outline"
@@ -60,7 +98,7 @@ export function Live() {
                     onClick={async () => {
                       setDeleteError(null);
                       try {
-                        await post('/live/delete', { name: entry.directory });
+                        await removeImage(entry.directory, installs);
                         live.reload();
                       } catch (e) {
                         setDeleteError(e);
@@ -76,6 +114,7 @@ export function Live() {
         </table>
       </TableScroll>
       <p class="hint">{t('live.defaultHint')}</p>
+      {installs && <LiveInstall installed={live.reload} />}
       <form
         onSubmit={async (e) => {
           e.preventDefault();
