@@ -32,11 +32,15 @@ export interface EnergySite extends Lab {
 }
 
 /**
- * A server whose energy clock is a ManualClock at `midnight`: rooms A and B of one center, in
- * `dir` when given (a restart test's, which then owns it).
+ * A server whose energy clock is a ManualClock at `start` (`midnight`): rooms A and B of one
+ * center, unless `populate` is false (a restart on the same store); in `dir` when given (a
+ * restart test's, which then owns it).
  */
-export async function energySite(config: Record<string, unknown> = {}, dir?: string, populate = true): Promise<EnergySite> {
-  const clock = new ManualClock(midnight);
+export async function energySite(
+  config: Record<string, unknown> = {},
+  { dir, populate = true, start = midnight }: { dir?: string; populate?: boolean; start?: number } = {},
+): Promise<EnergySite> {
+  const clock = new ManualClock(start);
   const services = container.createChildContainer();
   services.register(EnergyClock, { useValue: clock });
   const udp = await UdpReceiver.bind('127.255.255.255');
