@@ -82,7 +82,8 @@ export default definePlugin({
       log: ctx.log,
       failed: 'power states not pruned',
       async run() {
-        const removed = await prunePowerStates(ctx.db, ctx.config.retention_days, clock.now());
+        const ids = [...(await inventory.allClients())].map((c) => c.id);
+        const removed = await prunePowerStates(ctx.db, ids, ctx.config.retention_days, clock.now());
         if (removed > 0) ctx.log.info({ removed }, `power states older than ${ctx.config.retention_days} days deleted`);
       },
     });

@@ -50,7 +50,12 @@ export class PowerRecorder {
     this.waking.clear();
     await this.ready;
     await Promise.all(this.turns.values());
-    if (!this.shared) await this.db.fork().nativeUpdate(PowerStateEntity, { endedAt: null }, { endedAt: this.clock.now() });
+    if (this.shared) return;
+    const now = this.clock.now();
+    const ids = [...(await this.inventory.allClients())].map((c) => c.id);
+    const open = [...(await rowsAt(this.db, ids, now)).values()].filter((row) => row.ended_at === null).map((row) => Number(row.id));
+    for (let i = 0; i < open.length; i += chunk)
+      await this.db.fork().nativeUpdate(PowerStateEntity, { id: { $in: open.slice(i, i + chunk) } }, { endedAt: now });
   }
 
   /** A PC's shown state changed (the agents' `client.state`), in its power state. */

@@ -8,7 +8,8 @@ import type { PowerState } from '../states';
  * `*Ms` columns are the PC's time in each state before `startedAt` (since its first row), so
  * that its time in any range is two readings subtracted, whatever the rows between them: a
  * report over 90 days reads two rows per PC. A time the server was not running falls between
- * two rows and counts in no state. Rows go with their client (foreign key cascade).
+ * two rows and counts in no state. Rows go with their client (foreign key cascade). One
+ * index, by client and start: every reading, the pruning and the stop seek through it.
  */
 export interface PowerStateRow {
   id: number;
@@ -31,7 +32,7 @@ export const PowerStateEntity = new EntitySchema<PowerStateRow>({
     client: { kind: 'm:1', entity: () => ClientEntity, deleteRule: 'cascade', index: false },
     state: { type: 'string', length: 8 },
     startedAt: { type: 'double', fieldName: 'started_at' },
-    endedAt: { type: 'double', fieldName: 'ended_at', nullable: true, index: 'power_states_ended' },
+    endedAt: { type: 'double', fieldName: 'ended_at', nullable: true },
     offMs: { type: 'double', fieldName: 'off_ms' },
     idleMs: { type: 'double', fieldName: 'idle_ms' },
     sessionMs: { type: 'double', fieldName: 'session_ms' },

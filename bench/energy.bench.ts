@@ -1,0 +1,156 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { Inventory } from '../plugins/inventory';
+import { bulkInsert } from '../test/support/bulk';
+import { addCenter, addRoom } from '../test/support/fixtures';
+import { TOKEN, type TestServer, send, startServer } from '../test/support/server';
+import { testEngine } from '../test/support/test-db';
+import { insertClients } from './support/fleet';
+import { percentile } from './support/load';
+import { type BenchRow, fmt } from './support/report';
+
+/**
+ * The energy report over a long history: ENERGY_BENCH_PCS PCs (10,000) in 100 rooms of 10
+ * centers, ENERGY_BENCH_DAYS days (90) of power states written as the recorder writes them
+ * (a row per change, each carrying the time before it), a lab's weekday for every PC: off
+ * until a wake about 07:50 (busy while it boots), idle, four classes with a user session
+ * each, idle in between, left on idle until 20:00, off at night and at weekends. Then the
+ * size of the table on disk and the time of the reports, 5 runs each.
+ */
+const size = Number(process.env.ENERGY_BENCH_PCS ?? 10_000);
+const days = Number(process.env.ENERGY_BENCH_DAYS ?? 90);
+const dayMs = 86_400_000;
+const minute = 60_000;
+const states = ['off', 'idle', 'session', 'busy'] as const;
+type State = (typeof states)[number];
+
+/** A weekday of one PC: [minute of the day, state from then]; `shift` spreads the PCs over a few minutes. */
+function weekday(shift: number): [number, State][] {
+  const day: [number, State][] = [
+    [470 + shift, 'busy'],
+    [480 + shift, 'idle'],
+  ];
+  for (const [from, to] of [
+    [490, 590],
+    [610, 710],
+    [730, 830],
+    [900, 1020],
+  ])
+    day.push([from! + shift, 'session'], [to! + shift, 'idle']);
+  day.push([1200 + shift, 'off']);
+  return day;
+}
+
+/** The rows of one PC from `start` to `now`, its last one open, as the recorder would have written them. */
+function rowsOf(clientId: number, start: number, now: number): unknown[][] {
+  const rows: unknown[][] = [];
+  const before: Record<State, number> = { off: 0, idle: 0, session: 0, busy: 0 };
+  let state: State = 'off';
+  let since = start;
+  const change = (at: number, next: State) => {
+    if (at > now || next === state) return;
+    rows.push([clientId, state, since, at, before.off, before.idle, before.session, before.busy]);
+    before[state] += at - since;
+    state = next;
+    since = at;
+  };
+  for (let day = start; day < now; day += dayMs) {
+    const weekdayNumber = new Date(day).getUTCDay();
+    if (weekdayNumber === 0 || weekdayNumber === 6) continue;
+    for (const [at, next] of weekday(clientId % 15)) change(day + at * minute, next);
+  }
+  rows.push([clientId, state, since, null, before.off, before.idle, before.session, before.busy]);
+  return rows;
+}
+
+async function timed(s: TestServer, urlPath: string): Promise<{ p50: number; max: number; bytes: number }> {
+  const ms: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < 5; i++) {
+    const t0 = process.hrtime.bigint();
+    const r = await send(s.port, 'GET', urlPath, undefined, { Authorization: TOKEN });
+    ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    if (r.status !== 200) throw new Error(`GET ${urlPath}: ${r.status} ${r.text.slice(0, 200)}`);
+    bytes = Buffer.byteLength(r.text);
+  }
+  ms.sort((a, b) => a - b);
+  return { p50: percentile(ms, 0.5), max: ms.at(-1)!, bytes };
+}
+
+/** The bytes the power_states table and its indexes take (SQLite: the database file, checkpointed; the caller subtracts the rest). */
+async function tableBytes(s: TestServer): Promise<number> {
+  if (testEngine === 'sqlite') {
+    await s.app.database.query('pragma wal_checkpoint(truncate)');
+    return statSync(path.join(s.dir, 'ogserve.sqlite')).size;
+  }
+  if (testEngine === 'postgresql') {
+    const [row] = await s.app.database.query<{ n: string }>("select pg_total_relation_size('power_states') as n");
+    return Number(row!.n);
+  }
+  const [row] = await s.app.database.query<{ n: string }>(
+    "select data_length + index_length as n from information_schema.tables where table_name = 'power_states' and table_schema = database()",
+  );
+  return Number(row!.n);
+}
+
+export default async (): Promise<BenchRow[]> => {
+  const s = await startServer({ config: { log: { level: 'warn' }, rest: { max_response_bytes: 64 * 1024 * 1024 } } });
+  const rows: BenchRow[] = [];
+  try {
+    const rooms: number[] = [];
+    for (let c = 0; c < 10; c++) {
+      const center = await addCenter(s, `Center ${c}`);
+      for (let r = 0; r < 10; r++) rooms.push(await addRoom(s, center, `Room ${c}.${r}`, '255.0.0.0'));
+    }
+    const ips = Array.from({ length: size }, (_, i) => `127.3.${Math.floor(i / 200)}.${(i % 200) + 1}`);
+    await insertClients(s, ips, (i) => rooms[Math.floor((i * rooms.length) / size)]!);
+    const ids = [...(await s.app.container.resolve(Inventory).allClients())].map((c) => c.id);
+
+    const emptyBytes = testEngine === 'sqlite' ? await tableBytes(s) : 0;
+    const now = Date.now();
+    const start = Math.floor(now / dayMs) * dayMs - days * dayMs;
+    const t0 = Date.now();
+    let written = 0;
+    for (let i = 0; i < ids.length; i += 100) {
+      const batch = ids.slice(i, i + 100).flatMap((id) => rowsOf(id, start, now));
+      await bulkInsert(
+        s.app.database,
+        'power_states',
+        ['client_id', 'state', 'started_at', 'ended_at', 'off_ms', 'idle_ms', 'session_ms', 'busy_ms'],
+        batch,
+        1000,
+      );
+      written += batch.length;
+    }
+    const bytes = (await tableBytes(s)) - emptyBytes;
+    rows.push({
+      workload: `energy: ${size} PCs, ${days} days of power states`,
+      figures: {
+        rows: written,
+        rows_per_pc: fmt(written / size, 0),
+        write_s: fmt((Date.now() - t0) / 1000, 1),
+        mib_on_disk: fmt(bytes / 2 ** 20, 1),
+        bytes_per_row: fmt(bytes / written, 0),
+      },
+    });
+
+    const all = `from=${start}&to=${now}`;
+    for (const [name, query] of [
+      ['by room, last 7 days', '/energy?by=room'],
+      [`by room, ${days} days`, `/energy?by=room&${all}`],
+      [`by center, ${days} days`, `/energy?by=center&${all}`],
+      [`by client, ${days} days`, `/energy?by=client&${all}`],
+      [`by day, one room, ${days} days`, `/energy?by=day&room=${rooms[0]}&${all}`],
+      ['now, every room', '/energy/now'],
+    ] as const) {
+      const t = await timed(s, query);
+      rows.push({
+        workload: `energy: GET ${name}`,
+        figures: { p50_ms: fmt(t.p50, 1), max_ms: fmt(t.max, 1), kib: fmt(t.bytes / 1024, 0) },
+      });
+    }
+  } finally {
+    await s.close();
+  }
+  return rows;
+};
