@@ -20,6 +20,8 @@ export class PowerRecorder {
   /** PCs booting after a wake-on-LAN packet, with what ends that if their agent never connects. */
   private readonly waking = new Map<number, () => void>();
   private ready: Promise<void> = Promise.resolve();
+  /** Whether the app started (the command line opens it without starting: nothing is written then). */
+  private started = false;
   private stopped = false;
 
   constructor(
@@ -39,18 +41,19 @@ export class PowerRecorder {
    * only PCs without an open row get one.
    */
   start(): Promise<void> {
+    this.started = true;
     this.ready = this.catchUp().catch((error: unknown) => this.log.error({ err: error }, 'power states not opened at start'));
     return this.ready;
   }
 
-  /** Alone, every open row ends now, so the time the server is down counts in no state. */
+  /** Alone, every open row ends now, so the time the server is down counts in no state (once started). */
   async stop(): Promise<void> {
     this.stopped = true;
     for (const cancel of this.waking.values()) cancel();
     this.waking.clear();
     await this.ready;
     await Promise.all(this.turns.values());
-    if (this.shared) return;
+    if (this.shared || !this.started) return;
     const now = this.clock.now();
     const ids = [...(await this.inventory.allClients())].map((c) => c.id);
     const open = [...(await rowsAt(this.db, ids, now)).values()].filter((row) => row.ended_at === null).map((row) => Number(row.id));
