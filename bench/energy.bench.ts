@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Inventory } from '../plugins/inventory';
 import { bulkInsert } from '../test/support/bulk';
 import { addCenter, addRoom } from '../test/support/fixtures';
-import { TOKEN, type TestServer, send, startServer } from '../test/support/server';
+import { TOKEN, type TestServer, makeTestDir, removeTestStore, send, startServer } from '../test/support/server';
 import { testEngine } from '../test/support/test-db';
 import { insertClients } from './support/fleet';
 import { percentile } from './support/load';
@@ -14,8 +14,9 @@ import { type BenchRow, fmt } from './support/report';
  * centers, ENERGY_BENCH_DAYS days (90) of power states written as the recorder writes them
  * (a row per change, each carrying the time before it), a lab's weekday for every PC: off
  * until a wake about 07:50 (busy while it boots), idle, four classes with a user session
- * each, idle in between, left on idle until 20:00, off at night and at weekends. Then the
- * size of the table on disk and the time of the reports, 5 runs each.
+ * each, idle in between, left on idle until 20:00, off at night and at weekends; and each
+ * PC's midnight readings, as the daily work writes them. Then the size on disk, a restart,
+ * and the time of the reports, 5 runs each.
  */
 const size = Number(process.env.ENERGY_BENCH_PCS ?? 10_000);
 const days = Number(process.env.ENERGY_BENCH_DAYS ?? 90);
@@ -41,9 +42,13 @@ function weekday(shift: number): [number, State][] {
   return day;
 }
 
-/** The rows of one PC from `start` to `now`, its last one open, as the recorder would have written them. */
-function rowsOf(clientId: number, start: number, now: number): unknown[][] {
+/**
+ * The rows of one PC from `start` to `now`, its last one open, as the recorder would have
+ * written them, and its midnight readings, as the daily work would have.
+ */
+function rowsOf(clientId: number, start: number, now: number): { rows: unknown[][]; days: unknown[][] } {
   const rows: unknown[][] = [];
+  const days: unknown[][] = [];
   const before: Record<State, number> = { off: 0, idle: 0, session: 0, busy: 0 };
   let state: State = 'off';
   let since = start;
@@ -55,12 +60,14 @@ function rowsOf(clientId: number, start: number, now: number): unknown[][] {
     since = at;
   };
   for (let day = start; day < now; day += dayMs) {
+    const at = { ...before, [state]: before[state] + (day - since) };
+    days.push([clientId, day / dayMs, at.off, at.idle, at.session, at.busy]);
     const weekdayNumber = new Date(day).getUTCDay();
     if (weekdayNumber === 0 || weekdayNumber === 6) continue;
     for (const [at, next] of weekday(clientId % 15)) change(day + at * minute, next);
   }
   rows.push([clientId, state, since, null, before.off, before.idle, before.session, before.busy]);
-  return rows;
+  return { rows, days };
 }
 
 /**
@@ -103,7 +110,9 @@ async function tableBytes(s: TestServer): Promise<number> {
 }
 
 export default async (): Promise<BenchRow[]> => {
-  const s = await startServer({ config: { log: { level: 'warn' }, rest: { max_response_bytes: 64 * 1024 * 1024 } } });
+  const dir = makeTestDir();
+  const config = { log: { level: 'warn' }, rest: { max_response_bytes: 64 * 1024 * 1024 } };
+  let s = await startServer({ dir, config });
   const rows: BenchRow[] = [];
   try {
     const rooms: number[] = [];
@@ -120,16 +129,21 @@ export default async (): Promise<BenchRow[]> => {
     const start = Math.floor(now / dayMs) * dayMs - days * dayMs;
     const t0 = Date.now();
     let written = 0;
+    let daysWritten = 0;
     for (let i = 0; i < ids.length; i += 100) {
-      const batch = ids.slice(i, i + 100).flatMap((id) => rowsOf(id, start, now));
+      const batch = ids.slice(i, i + 100).map((id) => rowsOf(id, start, now));
+      const states = batch.flatMap((b) => b.rows);
+      const midnights = batch.flatMap((b) => b.days);
       await bulkInsert(
         s.app.database,
         'power_states',
         ['client_id', 'state', 'started_at', 'ended_at', 'off_ms', 'idle_ms', 'session_ms', 'busy_ms'],
-        batch,
+        states,
         1000,
       );
-      written += batch.length;
+      await bulkInsert(s.app.database, 'power_days', ['client_id', 'day', 'off_ms', 'idle_ms', 'session_ms', 'busy_ms'], midnights, 1000);
+      written += states.length;
+      daysWritten += midnights.length;
     }
     const bytes = (await tableBytes(s)) - emptyBytes;
     rows.push({
@@ -138,12 +152,20 @@ export default async (): Promise<BenchRow[]> => {
         rows: written,
         rows_per_pc: fmt(written / size, 0),
         write_s: fmt((Date.now() - t0) / 1000, 1),
+        midnight_rows: daysWritten,
         mib_on_disk: fmt(bytes / 2 ** 20, 1),
-        bytes_per_row: fmt(bytes / written, 0),
+        bytes_per_state_row: fmt(bytes / written, 0),
       },
     });
 
-    const all = `from=${start}&to=${now}`;
+    // Restarted, as a site's server would have been: every PC off from the start, each one's latest row read once.
+    await s.close();
+    const t1 = Date.now();
+    s = await startServer({ dir, config });
+    rows.push({ workload: `energy: ${size} PCs, restart`, figures: { start_s: fmt((Date.now() - t1) / 1000, 1) } });
+
+    // Up to now, from a midnight (the console's ranges, the default); then from and to at any time (a seek per PC each).
+    const all = `from=${start}`;
     for (const [name, query] of [
       ['by room, last 7 days', '/energy?by=room'],
       [`by room, ${days} days`, `/energy?by=room&${all}`],
@@ -151,15 +173,17 @@ export default async (): Promise<BenchRow[]> => {
       [`by client, ${days} days`, `/energy?by=client&${all}`],
       [`by day, one room, ${days} days`, `/energy?by=day&room=${rooms[0]}&${all}`],
       ['now, every room', '/energy/now'],
+      [`by room, ${days} days, any times`, `/energy?by=room&from=${start + 12 * 3_600_000}&to=${Date.now() - 3_600_000}`],
     ] as const) {
       const t = await timed(s, query);
       rows.push({
         workload: `energy: GET ${name}`,
-        figures: { p50_ms: fmt(t.p50, 1), max_ms: fmt(t.max, 1), kib: fmt(t.bytes / 1024, 0) },
+        figures: { p50_ms: fmt(t.p50, 1), max_ms: fmt(t.max, 1), cpu_ms: fmt(t.cpu, 1), kib: fmt(t.bytes / 1024, 0) },
       });
     }
   } finally {
     await s.close();
+    await removeTestStore(dir);
   }
   return rows;
 };

@@ -3,11 +3,14 @@ import { type Clock, SystemClock, definePlugin, electedEvery } from 'ogserve';
 import { HardwareInventory } from '../agents';
 import { Inventory } from '../inventory';
 import { EnergyClock } from './clock';
+import { dayReading, writeToday } from './days';
+import { PowerDayEntity } from './entities/power-day';
 import { PowerStateEntity } from './entities/power-state';
 import { EnergyMetrics } from './metrics';
 import { prunePowerStates } from './prune';
 import { PowerRecorder } from './recorder';
 import { energyRoutes } from './routes';
+import { Readings } from './readings';
 import { powerStateOf } from './states';
 import { SomeWatts, StateWatts, WattsRules } from './watts';
 
@@ -26,7 +29,7 @@ export default definePlugin({
   name: 'energy',
   requires: ['inventory', 'agents'],
   schemaVersion: 1,
-  entities: [PowerStateEntity],
+  entities: [PowerStateEntity, PowerDayEntity],
   config: Type.Object(
     {
       /** Rows that ended more than this many days ago are deleted (0: kept for ever). */
@@ -47,7 +50,7 @@ export default definePlugin({
     const hardware = ctx.use(HardwareInventory);
     const clock = ctx.service<Clock>(EnergyClock, () => new SystemClock());
     // The gauge reads the recorder's states when scraped, once both are made.
-    const metrics: EnergyMetrics = new EnergyMetrics(ctx.metrics, () => power.current.values());
+    const metrics: EnergyMetrics = new EnergyMetrics(ctx.metrics, () => power.states());
     const power: PowerRecorder = new PowerRecorder(
       ctx.db,
       inventory,
@@ -71,17 +74,23 @@ export default definePlugin({
     ctx.onStart(() => power.start());
     ctx.onStop(() => power.stop());
 
-    energyRoutes(ctx, { db: ctx.db, inventory, hardware, rules: new WattsRules(ctx.config) }, clock);
+    const readings = new Readings(
+      ctx.db,
+      () => power.latestRows(),
+      (day) => dayReading(ctx.db, day),
+    );
+    energyRoutes(ctx, { readings, inventory, hardware, rules: new WattsRules(ctx.config) }, clock);
 
-    // Retention: of several instances, one prunes, at start and every hour of the energy clock.
-    if (ctx.config.retention_days === 0) return;
+    // Of several instances, one writes each midnight's reading and prunes, at start and every hour of the energy clock.
     const stop = electedEvery(ctx.cluster, {
-      role: 'energy-prune',
+      role: 'energy-daily',
       everyMs: hourMs,
       clock,
       log: ctx.log,
-      failed: 'power states not pruned',
+      failed: 'midnight power readings not written or power states not pruned',
       async run() {
+        await writeToday(ctx.db, inventory, clock.now());
+        if (ctx.config.retention_days === 0) return;
         const ids = [...(await inventory.allClients())].map((c) => c.id);
         const removed = await prunePowerStates(ctx.db, ids, ctx.config.retention_days, clock.now());
         if (removed > 0) ctx.log.info({ removed }, `power states older than ${ctx.config.retention_days} days deleted`);

@@ -1,5 +1,4 @@
-import type { Database } from 'ogserve';
-import { rowsAt } from './readings';
+import type { Readings } from './readings';
 import type { Pc } from './report';
 import { type PowerState, powerStates } from './states';
 
@@ -16,9 +15,8 @@ export interface RoomNow {
  * Each room's PCs by power state now: a PC with no open row (none recorded yet, or the server
  * stopped) is off since an unknown time. PCs in the same state longest first, then by address.
  */
-export async function roomsNow(db: Database, pcs: Pc[], now: number): Promise<RoomNow[]> {
-  const latest = await rowsAt(
-    db,
+export async function roomsNow(readings: Readings, pcs: Pc[], now: number): Promise<RoomNow[]> {
+  const latest = await readings.rowsNow(
     pcs.map((pc) => pc.id),
     now,
   );

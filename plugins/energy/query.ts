@@ -38,13 +38,16 @@ export function scopeFilter(query: URLSearchParams): { room?: number; center?: n
   return { ...(room !== null && { room: id(room, 'room') }), ...(center !== null && { center: id(center, 'center') }) };
 }
 
-/** The query string of GET /energy, checked: `to` now and `from` seven days before by default; `by` room. */
+/**
+ * The query string of GET /energy, checked: by default `to` is now and `from` 00:00 UTC seven
+ * days before (a midnight, whose readings are written once a day); `by` room.
+ */
 export function parseEnergyQuery(query: URLSearchParams, now: number): EnergyQuery {
   onlyKnown(query, ['from', 'to', 'by', 'room', 'center', 'format'], 'GET /energy');
   const toText = query.get('to');
   const fromText = query.get('from');
   const to = toText === null ? now : timeOf(toText, 'to');
-  const from = fromText === null ? to - 7 * dayMs : timeOf(fromText, 'from');
+  const from = fromText === null ? Math.floor(to / dayMs) * dayMs - 7 * dayMs : timeOf(fromText, 'from');
   if (from >= to) throw badRequest(ErrorCode.invalidField, 'to: must be after from', 'to');
   const by = (query.get('by') ?? 'room') as Grouping;
   if (!groupings.includes(by)) throw badRequest(ErrorCode.invalidField, `by: must be one of ${groupings.join(', ')}`, 'by');

@@ -17,6 +17,7 @@ export interface RawRow {
 
 const columns = 'p.id, p.client_id, p.state, p.started_at, p.ended_at, p.off_ms, p.idle_ms, p.session_ms, p.busy_ms';
 const chunk = 500;
+const dayMs = 86_400_000;
 
 /**
  * The time a row's PC had spent in each state by `at`: what it had before the row, plus the
@@ -81,4 +82,45 @@ export function between(earlier: StateTimes | undefined, later: StateTimes | und
   if (!later) return times;
   for (const state of Object.keys(times) as PowerState[]) times[state] = later[state] - (earlier?.[state] ?? 0);
   return times;
+}
+
+/**
+ * Where a report's readings come from: at now, the recorder's latest rows (when it alone
+ * writes them); at a UTC midnight, that day's written reading; else a seek per PC.
+ */
+export class Readings {
+  constructor(
+    private readonly db: Database,
+    private readonly latest: () => ReadonlyMap<number, RawRow> | undefined,
+    private readonly day: (day: number) => Promise<Map<number, StateTimes> | undefined>,
+  ) {}
+
+  /** Each PC's times in each state at `at` (PCs without rows are left out). */
+  async at(clientIds: readonly number[], at: number, now: number): Promise<Map<number, StateTimes>> {
+    if (at >= now) {
+      const times = new Map<number, StateTimes>();
+      for (const [id, row] of await this.rowsNow(clientIds, now)) times.set(id, timesAt(row, now, now));
+      return times;
+    }
+    if (at % dayMs === 0) {
+      const written = await this.day(at / dayMs);
+      if (written) return written;
+    }
+    return timesOf(this.db, clientIds, at, now);
+  }
+
+  /** Each PC's latest row (its state now when it has no end). */
+  async rowsNow(clientIds: readonly number[], now: number): Promise<Map<number, RawRow>> {
+    const latest = this.latest();
+    if (!latest) return rowsAt(this.db, clientIds, now);
+    const found = new Map<number, RawRow>();
+    const unknown: number[] = [];
+    for (const id of clientIds) {
+      const row = latest.get(id);
+      if (row) found.set(id, row);
+      else unknown.push(id);
+    }
+    for (const [id, row] of await rowsAt(this.db, unknown, now)) found.set(id, row);
+    return found;
+  }
 }

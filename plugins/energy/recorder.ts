@@ -14,8 +14,9 @@ const chunk = 500;
  * the other, in the order its changes came, and only once the start's catch-up is done.
  */
 export class PowerRecorder {
-  /** Each PC's state as this instance last wrote or read it (the metrics' gauge). */
-  readonly current = new Map<number, PowerState>();
+  /** Each PC's latest row as this instance last wrote or read it: the gauge, and alone the reading at now. */
+  private readonly latest = new Map<number, RawRow>();
+  private caughtUp = false;
   private readonly turns = new Map<number, Promise<void>>();
   /** PCs booting after a wake-on-LAN packet, with what ends that if their agent never connects. */
   private readonly waking = new Map<number, () => void>();
@@ -44,6 +45,19 @@ export class PowerRecorder {
     this.started = true;
     this.ready = this.catchUp().catch((error: unknown) => this.log.error({ err: error }, 'power states not opened at start'));
     return this.ready;
+  }
+
+  /** Each PC's state now, as this instance knows it (the metrics' gauge). */
+  *states(): Iterable<PowerState> {
+    for (const row of this.latest.values()) yield row.ended_at === null ? row.state : 'off';
+  }
+
+  /**
+   * Each PC's latest row, when this instance alone writes them and has read them all since it
+   * started: a report up to now reads it instead of seeking each PC's row.
+   */
+  latestRows(): ReadonlyMap<number, RawRow> | undefined {
+    return !this.shared && this.caughtUp && !this.stopped ? this.latest : undefined;
   }
 
   /** Alone, every open row ends now, so the time the server is down counts in no state (once started). */
@@ -128,17 +142,17 @@ export class PowerRecorder {
       const open = last && last.ended_at === null ? last : undefined;
       const was = open?.state ?? 'off';
       if (was === state || (only !== undefined && was !== only)) {
-        this.current.set(clientId, was);
+        if (last) this.latest.set(clientId, last);
         return false;
       }
       if (open && Number(open.started_at) >= at) {
         // A change within the same millisecond (BSY to OPG at connect): the row takes the new state.
         await em.nativeUpdate(PowerStateEntity, { id: Number(open.id) }, { state });
+        this.latest.set(clientId, { ...open, state });
       } else {
         if (open) await this.end(em, open, at);
         await this.open(em, clientId, state, at, last);
       }
-      this.current.set(clientId, state);
       return true;
     });
   }
@@ -149,8 +163,9 @@ export class PowerRecorder {
   }
 
   private async open(em: EntityManager, clientId: number, state: PowerState, at: number, last: RawRow | undefined): Promise<void> {
-    await em.insert(PowerStateEntity, this.rowOf(em, clientId, state, at, last ? timesAt(last, at, at) : noTime()));
-    this.current.set(clientId, state);
+    const before = last ? timesAt(last, at, at) : noTime();
+    const id = (await em.insert(PowerStateEntity, this.rowOf(em, clientId, state, at, before))) as number;
+    this.latest.set(clientId, rawOf(id, clientId, state, at, before));
   }
 
   private rowOf(em: EntityManager, clientId: number, state: PowerState, at: number, before: StateTimes): PowerStateRow {
@@ -167,6 +182,7 @@ export class PowerRecorder {
   }
 
   private async catchUp(): Promise<void> {
+    this.latest.clear();
     const now = this.clock.now();
     const ids = [...(await this.inventory.allClients())].map((c) => c.id);
     const latest = await rowsAt(this.db, ids, now);
@@ -175,8 +191,8 @@ export class PowerRecorder {
     for (const id of ids) {
       const last = latest.get(id);
       const open = last && last.ended_at === null;
-      if (open && (this.shared || last.state === 'off')) this.current.set(id, last.state);
-      else {
+      if (last) this.latest.set(id, last);
+      if (!open || !(this.shared || last.state === 'off')) {
         if (open) ending.push(last);
         opening.push({ id, last });
       }
@@ -187,13 +203,31 @@ export class PowerRecorder {
         await em.nativeUpdate(PowerStateEntity, { id: { $in: rows.map((r) => Number(r.id)) } }, { endedAt: now });
         for (const row of rows) this.metrics.ended(row.state, now - Number(row.started_at));
       }
+      const rows = opening.map(({ id, last }) => ({ id, before: last ? timesAt(last, now, now) : noTime() }));
       await insertInChunks<PowerStateRow>(
         em,
         PowerStateEntity,
-        opening.map(({ id, last }) => this.rowOf(em, id, 'off', now, last ? timesAt(last, now, now) : noTime())),
+        rows.map(({ id, before }) => this.rowOf(em, id, 'off', now, before)),
       );
+      // Their ids are not read back: the reading at now needs none.
+      for (const { id, before } of rows) this.latest.set(id, rawOf(0, id, 'off', now, before));
     });
-    for (const { id } of opening) this.current.set(id, 'off');
+    this.caughtUp = true;
     if (ending.length > 0) this.log.info({ ended: ending.length }, 'power states left open by the last run end now');
   }
+}
+
+/** A row as the readings take it, from what was just written. */
+function rawOf(id: number, clientId: number, state: PowerState, at: number, before: StateTimes): RawRow {
+  return {
+    id,
+    client_id: clientId,
+    state,
+    started_at: at,
+    ended_at: null,
+    off_ms: before.off,
+    idle_ms: before.idle,
+    session_ms: before.session,
+    busy_ms: before.busy,
+  };
 }

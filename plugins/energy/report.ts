@@ -1,7 +1,7 @@
-import { type Database, ipv4ToInt } from 'ogserve';
+import { ipv4ToInt } from 'ogserve';
 import type { HardwareInventory } from '../agents';
 import type { Inventory } from '../inventory';
-import { between, timesOf } from './readings';
+import { type Readings, between } from './readings';
 import { type PowerState, type StateTimes, noTime, powerStates } from './states';
 import { type Watts, type WattsRules, kwhOf } from './watts';
 
@@ -53,7 +53,7 @@ export interface Pc {
 }
 
 export interface ReportSources {
-  db: Database;
+  readings: Readings;
   inventory: Inventory;
   hardware: HardwareInventory;
   rules: WattsRules;
@@ -132,7 +132,7 @@ const round = (value: number, digits: number) => Math.round(value * 10 ** digits
  * day. Each PC's time is two readings subtracted per range (one per day boundary by day);
  * the range stops at `now`. What no row covers (the server down, a PC not yet added) is `unknown`.
  */
-export async function energyReport(db: Database, pcs: Pc[], query: EnergyQuery, now: number): Promise<EnergyReport> {
+export async function energyReport(readings: Readings, pcs: Pc[], query: EnergyQuery, now: number): Promise<EnergyReport> {
   const to = Math.min(query.to, now);
   const from = Math.min(query.from, to);
   const ids = pcs.map((pc) => pc.id);
@@ -149,16 +149,16 @@ export async function energyReport(db: Database, pcs: Pc[], query: EnergyQuery, 
     const bounds = [from];
     for (let day = Math.floor(from / dayMs) * dayMs + dayMs; day < to; day += dayMs) bounds.push(day);
     if (to > from) bounds.push(to);
-    let before = await timesOf(db, ids, bounds[0]!, now);
+    let before = await readings.at(ids, bounds[0]!, now);
     for (let i = 1; i < bounds.length; i++) {
-      const after = await timesOf(db, ids, bounds[i]!, now);
+      const after = await readings.at(ids, bounds[i]!, now);
       const day = Math.floor(bounds[i - 1]! / dayMs);
       const group = { id: day, name: new Date(day * dayMs).toISOString().slice(0, 10) };
       for (const pc of pcs) add(String(day), group, pc, between(before.get(pc.id), after.get(pc.id)), bounds[i]! - bounds[i - 1]!);
       before = after;
     }
   } else {
-    const [start, end] = [await timesOf(db, ids, from, now), await timesOf(db, ids, to, now)];
+    const [start, end] = [await readings.at(ids, from, now), await readings.at(ids, to, now)];
     for (const pc of pcs) {
       const [key, group] = groupOf(pc, query.by);
       add(key, group, pc, between(start.get(pc.id), end.get(pc.id)), to - from);

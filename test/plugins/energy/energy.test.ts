@@ -84,6 +84,13 @@ test('a scripted day of agent states: hours in each state to the minute, and kWh
       ],
     );
 
+    // The midnight between the two days was read once (the hourly work at 24:00), and the report by day took it.
+    const [written] = await x.s.app.database.query<{ session_ms: number }>(
+      'select d.session_ms from power_days d join clients c on c.id = d.client_id where c.ip = ? and d.day = ?',
+      [pc1, at('24:00') / 86_400_000],
+    );
+    assert.equal(Number(written!.session_ms), 148 * 60_000, "the Windows PC's session time by midnight");
+
     const metrics = parsePrometheus((await x.s.get('/metrics')).text);
     assert.equal(metrics.value('ogserve_energy_pcs', { state: 'off' }), 3, 'all three off now');
     assert.equal(metrics.value('ogserve_energy_pcs', { state: 'session' }), 0);

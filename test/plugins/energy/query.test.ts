@@ -33,8 +33,13 @@ test('GET /energy answers CSV with format=csv or Accept: text/csv: one row per g
       accepted.text.split('\r\n').map((line) => line.split(',').slice(0, 4).join(',')),
       ['client,ip,room,center', ...[pc1, pc2].map((ip) => `pc-${ip},${ip},A,Center`), `pc-${pc3},${pc3},B,Center`, ''],
     );
-    const json = await x.s.request('GET', `/energy?${range}&format=json`, undefined, { Accept: 'text/csv' });
+    const json = await x.s.request('GET', '/energy?format=json', undefined, { Accept: 'text/csv' });
     assert.equal(json.body.by, 'room', 'format=json wins over Accept; by room by default');
+    assert.deepEqual(
+      [json.body.from, json.body.to],
+      [new Date(midnight - 7 * 86_400_000).toISOString(), new Date(at('02:00')).toISOString()],
+      'by default from 00:00 UTC seven days before now',
+    );
   } finally {
     await x.close();
   }

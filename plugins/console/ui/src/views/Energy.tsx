@@ -74,7 +74,8 @@ export function Energy() {
   const [days, setDays] = useState<string>('7');
   const [error, setError] = useState<unknown>(null);
   const [to] = useState(() => Date.now());
-  const from = to - Number(days) * dayMs;
+  // From a UTC midnight: the server keeps each midnight's reading, so such a range is quick to count.
+  const from = Math.floor(to / dayMs) * dayMs - Number(days) * dayMs;
   const now = useAsync(() => get<{ rooms: RoomNow[] }>('/energy/now'), []);
   const byRoom = useAsync(() => get<EnergyReport>(`/energy?by=room&from=${from}&to=${to}`), [days]);
   const byDay = useAsync(() => get<EnergyReport>(`/energy?by=day&from=${from}&to=${to}`), [days]);
