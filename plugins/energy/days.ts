@@ -37,11 +37,15 @@ export async function writeToday(db: Database, inventory: Inventory, now: number
   return times.size;
 }
 
-/** The midnight reading of `day` (days since 1970), or undefined when none was written. */
-export async function dayReading(db: Database, day: number): Promise<Map<number, StateTimes> | undefined> {
+/**
+ * The midnight reading of `day` (days since 1970) of these PCs, or undefined when none was
+ * written. A few PCs (a room) are looked up by id; more, the whole day is read.
+ */
+export async function dayReading(db: Database, day: number, clientIds: readonly number[]): Promise<Map<number, StateTimes> | undefined> {
+  const few = clientIds.length <= 500;
   const rows = await db.query<Record<string, number | string>>(
-    'select client_id, off_ms, idle_ms, session_ms, busy_ms from power_days where day = ?',
-    [day],
+    `select client_id, off_ms, idle_ms, session_ms, busy_ms from power_days where day = ?${few ? ` and client_id in (${clientIds.map(() => '?').join(', ') || 'null'})` : ''}`,
+    few ? [day, ...clientIds] : [day],
   );
   if (rows.length === 0) return undefined;
   return new Map(

@@ -77,7 +77,7 @@ export default definePlugin({
     const readings = new Readings(
       ctx.db,
       () => power.latestRows(),
-      (day) => dayReading(ctx.db, day),
+      (day, ids) => dayReading(ctx.db, day, ids),
     );
     energyRoutes(ctx, { readings, inventory, hardware, rules: new WattsRules(ctx.config) }, clock);
 

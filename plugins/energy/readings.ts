@@ -92,7 +92,7 @@ export class Readings {
   constructor(
     private readonly db: Database,
     private readonly latest: () => ReadonlyMap<number, RawRow> | undefined,
-    private readonly day: (day: number) => Promise<Map<number, StateTimes> | undefined>,
+    private readonly day: (day: number, clientIds: readonly number[]) => Promise<Map<number, StateTimes> | undefined>,
   ) {}
 
   /** Each PC's times in each state at `at` (PCs without rows are left out). */
@@ -103,7 +103,7 @@ export class Readings {
       return times;
     }
     if (at % dayMs === 0) {
-      const written = await this.day(at / dayMs);
+      const written = await this.day(at / dayMs, clientIds);
       if (written) return written;
     }
     return timesOf(this.db, clientIds, at, now);
