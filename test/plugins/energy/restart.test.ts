@@ -1,4 +1,3 @@
-// Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { makeTestDir, removeTestStore } from '../../support/server';
