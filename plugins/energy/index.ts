@@ -71,6 +71,7 @@ export default definePlugin({
     );
     ctx.events.on('wol.sent', ({ clients }) => void Promise.all(clients.map((ip) => power.woken(ip))), 'keep the power states');
     ctx.events.on('client.saved', (client) => void power.added(client.id), 'keep the power states');
+    ctx.events.on('client.removed', (client) => void power.removed(client.id), 'keep the power states');
     ctx.onStart(() => power.start());
     ctx.onStop(() => power.stop());
 

@@ -111,6 +111,14 @@ export class PowerRecorder {
     });
   }
 
+  /** A client removed, or its address changed (the same id): once its rows are gone (deleted with it), it is not counted. */
+  removed(clientId: number): Promise<void> {
+    return this.turn(clientId, async () => {
+      const [row] = await this.db.query('select id from power_states where client_id = ? limit 1', [clientId]);
+      if (!row) this.latest.delete(clientId);
+    });
+  }
+
   private inTurn(ip: string, fn: (clientId: number) => Promise<unknown>): Promise<void> {
     return this.inventory.clientByIp(ip).then((client) => {
       if (client) return this.turn(client.id, () => fn(client.id));

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
+import { eventually } from '../../support/fake-agent';
+import { parsePrometheus } from '../../support/prometheus';
 import { makeTestDir, removeTestStore } from '../../support/server';
 import { at, energySite, midnight, roomA, roomB } from './helpers';
 
@@ -61,6 +63,15 @@ test('rows that ended more than energy.retention_days ago are deleted; the total
     const pc1Hours = r.groups.find((g: any) => g.ip === pc1).hours;
     assert.equal(pc1Hours.idle, 0, 'the idle hour went with its row');
     assert.deepEqual([pc1Hours.off, pc1Hours.unknown], [42, 7], 'off from 07:00, when its open row began; before it, no record');
+
+    // A client deleted: its rows go with it, and the metrics stop counting it.
+    assert.equal((await x.s.post('/client/delete', { clients: [pc1] })).status, 200);
+    await eventually(async () => {
+      const metrics = parsePrometheus((await x.s.get('/metrics')).text);
+      return metrics.value('ogserve_energy_pcs', { state: 'off' }) === 2;
+    }, 'two PCs off');
+    const [left] = await x.s.app.database.query<{ n: number | string }>('select count(*) as n from power_states');
+    assert.equal(Number(left!.n), 2);
   } finally {
     await x.close();
   }
