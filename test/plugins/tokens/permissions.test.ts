@@ -117,6 +117,8 @@ const expected: Record<string, Permission | 'public'> = {
   'GET /reports/software': 'read',
   'GET /jobs': 'read',
   'GET /jobs/:id': 'read',
+  'GET /energy': 'read',
+  'GET /energy/now': 'read',
   'POST /auth/login': 'public',
   'GET /auth/providers': 'public',
   'GET /boot/ipxe': 'public',

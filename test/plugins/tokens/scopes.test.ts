@@ -79,6 +79,8 @@ const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'GET /reports/software': 'filtered',
   'GET /jobs': 'filtered',
   'GET /jobs/:id': 'filtered',
+  'GET /energy': 'filtered',
+  'GET /energy/now': 'filtered',
 };
 
 interface Site {

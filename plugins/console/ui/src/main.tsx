@@ -15,6 +15,7 @@ import { Audit } from './views/Audit';
 import { Dashboard } from './views/Dashboard';
 import { Job } from './views/Job';
 import { Jobs } from './views/Jobs';
+import { Energy } from './views/Energy';
 import { Client } from './views/Client';
 import { HardwareReport, SoftwareReport } from './views/Reports';
 import { Images } from './views/Images';
@@ -98,6 +99,7 @@ function Shell(props: { info: VersionInfo }) {
     ['hardware', t('nav.hardware'), enabled(info, 'history')],
     ['software', t('nav.software'), enabled(info, 'history')],
     ['jobs', t('nav.jobs'), enabled(info, 'jobs')],
+    ['energy', t('nav.energy'), enabled(info, 'energy')],
     ['audit', t('nav.audit'), enabled(info, 'audit')],
     ['users', t('nav.users'), managesUsers(info, who)],
     ['server', t('nav.server'), true],
@@ -164,6 +166,8 @@ function Shell(props: { info: VersionInfo }) {
           <Jobs />
         ) : page === 'job' && rest[0] && enabled(info, 'jobs') ? (
           <Job id={rest[0]} key={rest[0]} />
+        ) : page === 'energy' && enabled(info, 'energy') ? (
+          <Energy />
         ) : page === 'audit' && enabled(info, 'audit') ? (
           <Audit />
         ) : page === 'users' && managesUsers(info, who) ? (

@@ -78,6 +78,8 @@ export type { AuditView as AuditEntry } from '../../../audit/query';
 
 export type { HistoryEntry } from '../../../history/query';
 export type { HardwareReport, SoftwareReport } from '../../../history/reports';
+export type { EnergyReport } from '../../../energy/report';
+export type { RoomNow } from '../../../energy/now';
 
 /** Who the caller is: GET /auth/me, and (without permissions) the answer of POST /auth/login. */
 export interface Me {
