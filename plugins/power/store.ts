@@ -80,7 +80,11 @@ export class CalendarStore {
     if (target.type === 'folder') {
       const folder = parseFolderId(target.id, 'target.id');
       if (folder.kind !== 'computer')
-        throw badRequest(ErrorCode.invalidField, "'target.id' must be a computer folder: a room folder's rooms have their own calendars", 'target.id');
+        throw badRequest(
+          ErrorCode.invalidField,
+          "'target.id' must be a computer folder: a room folder's rooms have their own calendars",
+          'target.id',
+        );
       exists = (await this.db.query('select id from computer_folders where id = ?', [folder.id])).length > 0;
     } else exists = await this.inventory.scopeExists({ type: target.type, id: target.id });
     if (!exists) throw badRequest(ErrorCode.unknownId, `no ${target.type} with id ${target.id}`, 'target.id');

@@ -48,7 +48,9 @@ export class PowerTicker {
 
   /** Set the timer again from what the calendars say now (one was saved or deleted). */
   rearm(): Promise<void> {
-    this.chain = this.chain.then(() => this.arm()).catch((error: unknown) => this.work.log.error({ err: error }, 'power calendars not armed'));
+    this.chain = this.chain
+      .then(() => this.arm())
+      .catch((error: unknown) => this.work.log.error({ err: error }, 'power calendars not armed'));
     return this.chain;
   }
 
@@ -59,7 +61,9 @@ export class PowerTicker {
     if (!this.held) return;
     this.cancel?.();
     this.cancel = this.work.clock.setTimer(next?.at ?? horizon, () => {
-      this.chain = this.chain.then(() => this.tick()).catch((error: unknown) => this.work.log.error({ err: error }, 'power calendars not fired'));
+      this.chain = this.chain
+        .then(() => this.tick())
+        .catch((error: unknown) => this.work.log.error({ err: error }, 'power calendars not fired'));
       return this.chain;
     });
   }

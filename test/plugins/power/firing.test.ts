@@ -94,7 +94,11 @@ test('power-off skips a PC in a user session and sends poweroff to an idle ogLiv
     assert.equal(jobs.body.jobs[0].total, 2);
 
     // Forced: the next evening both the session PC and an idle one are powered off.
-    const r = await x.s.post(`/power/calendars/${id}`, { target: { type: 'room', id: x.room }, week: everyDay({ off: '21:00' }), force_off: true });
+    const r = await x.s.post(`/power/calendars/${id}`, {
+      target: { type: 'room', id: x.room },
+      week: everyDay({ off: '21:00' }),
+      force_off: true,
+    });
     assert.equal(r.status, 200, r.text);
     await eventually(async () => (await x.entry(live)) === undefined, 'the ogLive PC went off');
     const liveAgain = await x.connect(live);
