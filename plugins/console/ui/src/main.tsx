@@ -21,6 +21,7 @@ import { Images } from './views/Images';
 import { LanguageSwitch } from './views/LanguageSwitch';
 import { Live } from './views/Live';
 import { PluginView } from './views/PluginView';
+import { Power } from './views/Power';
 import { Repositories } from './views/Repositories';
 import { Scheduler } from './views/Scheduler';
 import { Server } from './views/Server';
@@ -98,6 +99,7 @@ function Shell(props: { info: VersionInfo }) {
     ['hardware', t('nav.hardware'), enabled(info, 'history')],
     ['software', t('nav.software'), enabled(info, 'history')],
     ['jobs', t('nav.jobs'), enabled(info, 'jobs')],
+    ['power', t('nav.power'), enabled(info, 'power')],
     ['audit', t('nav.audit'), enabled(info, 'audit')],
     ['users', t('nav.users'), managesUsers(info, who)],
     ['server', t('nav.server'), true],
@@ -164,6 +166,8 @@ function Shell(props: { info: VersionInfo }) {
           <Jobs />
         ) : page === 'job' && rest[0] && enabled(info, 'jobs') ? (
           <Job id={rest[0]} key={rest[0]} />
+        ) : page === 'power' && enabled(info, 'power') ? (
+          <Power />
         ) : page === 'audit' && enabled(info, 'audit') ? (
           <Audit />
         ) : page === 'users' && managesUsers(info, who) ? (
