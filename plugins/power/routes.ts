@@ -69,6 +69,8 @@ export function powerRoutes(ctx: PluginContext<unknown>, deps: PowerRouteDeps): 
       permission: 'read',
       bodyPolicy: 'forbidden',
       response: Preview,
+      // What fired is what the preview said would: its event goes to the readers this route answers.
+      events: ['power.calendar.fired'],
       summary: `What the calendars would do in the next ?days= (1-${maxPreviewDays}, 7 by default), and to which PCs`,
     },
     async ({ query }) => {

@@ -112,4 +112,28 @@ test('power-off skips a PC in a user session and sends poweroff to an idle ogLiv
   }
 });
 
+test('power-off leaves a PC running a command (an image restore, say) alone unless forced', async () => {
+  const x = await powerSite('2026-11-02T12:00:00Z', 2);
+  try {
+    const [busy, idle] = x.ips as [string, string];
+    const busyAgent = await x.connect(busy);
+    const idleAgent = await x.connect(idle);
+    // A refresh the agent never answers keeps it busy.
+    busyAgent.on('refresh', { none: true });
+    const sent = await x.s.post('/refresh', { clients: [busy] });
+    assert.equal(sent.status, 200, sent.text);
+    await eventually(async () => (await x.entry(busy))?.state === 'BSY', 'the PC busy');
+    await x.calendar({ target: { type: 'room', id: x.room }, week: everyDay({ off: '21:00' }) });
+    await x.clock.advanceTo(Date.parse('2026-11-02T20:00:00Z'));
+    await idleAgent.waitFor('poweroff');
+    assert.deepEqual(
+      x.fired.map((f) => [f.clients, f.skipped]),
+      [[[idle], [{ client: busy, reason: 'busy' }]]],
+    );
+    assert.equal(busyAgent.requests.filter((r) => r.path === 'poweroff').length, 0, 'the busy PC was not sent poweroff');
+  } finally {
+    await x.close();
+  }
+});
+
 test.run();
