@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { type Database, ErrorCode, HttpError, badRequest } from 'ogserve';
-import { type Inventory, parseFolderId } from '../inventory';
+import type { Inventory } from '../inventory';
 import { type PowerCalendar, PowerCalendarEntity } from './entities/calendar';
 import type { CalendarBody, CalendarView, Holiday, Week } from './schemas';
 
@@ -31,7 +31,7 @@ function checkDate(value: string, field: string): void {
 export class CalendarStore {
   constructor(
     private readonly db: Database,
-    private readonly inventory: Pick<Inventory, 'scopeExists'>,
+    private readonly inventory: Pick<Inventory, 'scopeExists' | 'computerFolderExists'>,
   ) {}
 
   async all(): Promise<Calendar[]> {
@@ -76,17 +76,10 @@ export class CalendarStore {
   }
 
   private async requireTarget(target: Calendar['target']): Promise<void> {
-    let exists: boolean;
-    if (target.type === 'folder') {
-      const folder = parseFolderId(target.id, 'target.id');
-      if (folder.kind !== 'computer')
-        throw badRequest(
-          ErrorCode.invalidField,
-          "'target.id' must be a computer folder: a room folder's rooms have their own calendars",
-          'target.id',
-        );
-      exists = (await this.db.query('select id from computer_folders where id = ?', [folder.id])).length > 0;
-    } else exists = await this.inventory.scopeExists({ type: target.type, id: target.id });
+    const exists =
+      target.type === 'folder'
+        ? await this.inventory.computerFolderExists(target.id, 'target.id')
+        : await this.inventory.scopeExists({ type: target.type, id: target.id });
     if (!exists) throw badRequest(ErrorCode.unknownId, `no ${target.type} with id ${target.id}`, 'target.id');
   }
 }
