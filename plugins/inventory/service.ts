@@ -20,6 +20,7 @@ import { type Client, ClientEntity } from './entities/client';
 import { clientsWhere, type ClientView } from './client-view';
 import { DiskSetupWriter } from './disk-setup-writer';
 import { FleetScope } from './fleet-scope';
+import { parseFolderId } from './folder-ids';
 import { PartitionSizes } from './partition-sizes';
 import { requireAllKnown } from './lookups';
 import type { ClientUpdate } from './schemas';
@@ -262,6 +263,17 @@ export class Inventory {
   async scopeExists(scope: ScopeRef, em: EntityManager = this.db.fork()): Promise<boolean> {
     const table = { center: 'centers', room: 'rooms', client: 'clients' }[scope.type];
     return (await execute(em, `select id from ${table} where id = ?`, [scope.id])).length > 0;
+  }
+
+  /**
+   * Whether a computer folder has this public id (65536 + its table id, as GET /scopes shows
+   * it): a 400 naming `field` when the id is not a computer folder's at all.
+   */
+  async computerFolderExists(publicId: number, field: string): Promise<boolean> {
+    const folder = parseFolderId(publicId, field);
+    if (folder.kind !== 'computer')
+      throw badRequest(ErrorCode.invalidField, `'${field}' must be a computer folder's id, not a room folder's`, field);
+    return (await this.db.query('select id from computer_folders where id = ?', [folder.id])).length > 0;
   }
 
   /** Every client with the names of its room and center, by address (monitoring labels). */

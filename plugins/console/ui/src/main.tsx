@@ -22,6 +22,7 @@ import { Images } from './views/Images';
 import { LanguageSwitch } from './views/LanguageSwitch';
 import { Live } from './views/Live';
 import { PluginView } from './views/PluginView';
+import { Power } from './views/Power';
 import { Repositories } from './views/Repositories';
 import { Scheduler } from './views/Scheduler';
 import { Server } from './views/Server';
@@ -100,6 +101,7 @@ function Shell(props: { info: VersionInfo }) {
     ['software', t('nav.software'), enabled(info, 'history')],
     ['jobs', t('nav.jobs'), enabled(info, 'jobs')],
     ['energy', t('nav.energy'), enabled(info, 'energy')],
+    ['power', t('nav.power'), enabled(info, 'power')],
     ['audit', t('nav.audit'), enabled(info, 'audit')],
     ['users', t('nav.users'), managesUsers(info, who)],
     ['server', t('nav.server'), true],
@@ -168,6 +170,8 @@ function Shell(props: { info: VersionInfo }) {
           <Job id={rest[0]} key={rest[0]} />
         ) : page === 'energy' && enabled(info, 'energy') ? (
           <Energy />
+        ) : page === 'power' && enabled(info, 'power') ? (
+          <Power />
         ) : page === 'audit' && enabled(info, 'audit') ? (
           <Audit />
         ) : page === 'users' && managesUsers(info, who) ? (

@@ -1,0 +1,77 @@
+import { type Clock, StartupError, SystemClock, definePlugin } from 'ogserve';
+import { AgentCommands, AgentLink } from '../agents';
+import { Inventory } from '../inventory';
+import { Waker } from '../wol';
+import { PowerClock } from './clock';
+import { PowerCalendarEntity } from './entities/calendar';
+import type { Planned } from './plan';
+import { powerOff, type Skip } from './power-off';
+import { powerOn } from './power-on';
+import { powerRoutes } from './routes';
+import { PowerConfig } from './schemas';
+import { CalendarStore } from './store';
+import { governed } from './targets';
+import { PowerTicker } from './ticker';
+import { isTimeZone, isoWithOffset } from './zone';
+
+declare module 'ogserve' {
+  interface EventMap {
+    /** A calendar's action fired: the PCs it was sent to, and those it left alone with why. */
+    'power.calendar.fired': {
+      calendar: number;
+      action: 'on' | 'off';
+      at: string;
+      clients: string[];
+      skipped: Skip[];
+    };
+  }
+}
+
+export { PowerClock } from './clock';
+
+/** The zone the calendars' times are in: the configured one, else the system's, else UTC. */
+function zoneOf(configured: string): string {
+  const zone = configured || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  if (!isTimeZone(zone)) throw new StartupError(`power.time_zone: '${configured}' is not an IANA time zone (e.g. 'Europe/Madrid')`);
+  return zone;
+}
+
+/**
+ * Power calendars: per center, room or computer folder, a power-on and a power-off time
+ * for each weekday and holiday ranges, in the site's time zone. Power-on wakes the PCs
+ * (wol's `Waker`); power-off sends `poweroff` to connected PCs without a user session
+ * (a job), unless the calendar forces it. GET /power/calendar/preview says what will happen.
+ */
+export default definePlugin({
+  name: 'power',
+  requires: ['inventory', 'agents', 'wol'],
+  schemaVersion: 1,
+  entities: [PowerCalendarEntity],
+  config: PowerConfig,
+  register(ctx) {
+    const zone = zoneOf(ctx.config.time_zone);
+    const clock = ctx.service<Clock>(PowerClock, () => new SystemClock());
+    const inventory = ctx.use(Inventory);
+    const link = ctx.use(AgentLink);
+    const commands = ctx.use(AgentCommands);
+    const waker = ctx.use(Waker);
+    const store = new CalendarStore(ctx.db, inventory);
+
+    const fire = async ({ at, action, calendar }: Planned) => {
+      // All calendars: a PC follows the most specific one that names it.
+      const clients = (await governed(inventory, await store.all())).get(calendar.id) ?? [];
+      const done = action === 'on' ? await powerOn(waker, clients) : await powerOff(link, commands, clients, calendar.force_off);
+      const when = isoWithOffset(at, zone);
+      ctx.log.info(
+        { calendar: calendar.id, action, at: when, clients: done.sent, skipped: done.skipped },
+        `power calendar ${calendar.id} (${calendar.target.type} ${calendar.target.id}): power-${action} sent to ${done.sent.length} PC(s), ${done.skipped.length} skipped`,
+      );
+      await ctx.events.emit('power.calendar.fired', { calendar: calendar.id, action, at: when, clients: done.sent, skipped: done.skipped });
+    };
+    const ticker = new PowerTicker({ clock, zone, log: ctx.log, calendars: () => store.all(), fire });
+    ticker.elect(ctx.cluster);
+    ctx.onStop(() => ticker.stop());
+
+    powerRoutes(ctx, { store, inventory, zone, now: () => clock.now(), changed: () => void ticker.rearm() });
+  },
+});
