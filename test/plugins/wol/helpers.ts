@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { container } from 'tsyringe';
-import type { Clock } from '../../../core/clock';
+import { type Clock, SystemClock } from '../../../core/clock';
+import type { Inventory } from '../../../plugins/inventory';
 import { WolClock } from '../../../plugins/wol';
+import { WakeRuns } from '../../../plugins/wol/runs';
 import { type Lab, addresses, startLab } from '../../support/lab';
 import { UdpReceiver } from '../../support/udp-receiver';
 
@@ -71,3 +73,9 @@ export function expectedPacket(mac: string): Buffer {
 }
 
 export const noSkips = { malformed: [], not_found: [], connected: [], invalid_record: [], send_failed: [] };
+
+/** Wake runs as the plugin makes them by default but unverified, for a Waker made by hand: everything sent at once, once. */
+export function plainRuns(inventory: Inventory): WakeRuns {
+  const config = { batch: 0, interval_ms: 0, repeats: 1, repeat_ms: 1000, rooms: {}, centers: {}, verify_s: 0, retries: 0, runs_kept: 50 };
+  return new WakeRuns(config, new SystemClock(), inventory);
+}
