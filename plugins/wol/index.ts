@@ -81,11 +81,16 @@ export default definePlugin({
       if (state === 'wake_failed') failed.inc({ reason: reason ?? 'no_agent' });
     });
 
-    ctx.router.post('/wol', { permission: 'operate', scoped: 'clients', body: WolBody, response: WolAnswer }, async ({ body, log, access }) => {
-      const report = await waker.wake(body.clients, body.type, askerOf(access));
-      if (report.skipped.send_failed.length > 0) log.warn({ clients: report.skipped.send_failed }, 'wake-on-LAN packets could not be sent');
-      return report;
-    });
+    ctx.router.post(
+      '/wol',
+      { permission: 'operate', scoped: 'clients', body: WolBody, response: WolAnswer },
+      async ({ body, log, access }) => {
+        const report = await waker.wake(body.clients, body.type, askerOf(access));
+        if (report.skipped.send_failed.length > 0)
+          log.warn({ clients: report.skipped.send_failed }, 'wake-on-LAN packets could not be sent');
+        return report;
+      },
+    );
     runRoutes(ctx, runs);
   },
 });

@@ -40,12 +40,14 @@ export class PacingTable {
     const own = this.rooms.get(room.id);
     const center = this.centers.get(room.centerId);
     // A room's entry sets what it names; the rest comes from its center's, then the site's.
-    if (own && center) return { key: own.key, pacing: { ...center.pacing, ...own.override } };
-    return own ?? center ?? this.site;
+    if (own && center) return { key: own.lane.key, pacing: { ...center.lane.pacing, ...own.override } };
+    return own?.lane ?? center?.lane ?? this.site;
   }
 }
 
-interface Made extends Lane {
+interface Made {
+  lane: Lane;
+  /** What the entry names. */
   override: Override;
 }
 
@@ -55,7 +57,7 @@ function lanes(section: 'rooms' | 'centers', entries: Record<string, Override>, 
   const kind = section === 'rooms' ? 'room' : 'center';
   for (const [id, override] of Object.entries(entries)) {
     if (!/^[1-9][0-9]{0,9}$/.test(id)) throw new StartupError(`wol.${section}: '${id}' is not a ${kind} id (a whole number)`);
-    out.set(Number(id), { key: `${kind} ${id}`, pacing: { ...site, ...override }, override });
+    out.set(Number(id), { lane: { key: `${kind} ${id}`, pacing: { ...site, ...override } }, override });
   }
   return out;
 }

@@ -106,7 +106,11 @@ export function runRoutes(ctx: PluginContext<unknown>, runs: WakeRuns): void {
       const { run, clients } = await visibleRun(runs, req, access);
       // A limited caller stops only a run whose every client it may wake.
       if (clients.length < run.clients.size)
-        throw new HttpError(403, ErrorCode.forbidden, `wake run ${run.id} wakes clients outside ${access?.scope?.description ?? 'the scope'}`);
+        throw new HttpError(
+          403,
+          ErrorCode.forbidden,
+          `wake run ${run.id} wakes clients outside ${access?.scope?.description ?? 'the scope'}`,
+        );
       if (!run.cancel()) throw badRequest(ErrorCode.conflict, `id: wake run ${run.id} has already ended (${run.state})`, 'id');
       return { id: run.id, state: run.state };
     },

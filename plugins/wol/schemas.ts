@@ -110,9 +110,12 @@ export const RunDetail = Type.Object({
       packets: Type.Integer({ description: 'magic packets that left for it' }),
       sent: Type.Union([Time(), Type.Null()], { description: 'when its last packet left' }),
       ended: Type.Union([Time(), Type.Null()]),
-      reason: Type.Union([Type.Literal('never_seen'), Type.Literal('room_network'), Type.Literal('mac'), Type.Literal('no_agent'), Type.Null()], {
-        description: 'why a wake_failed client is thought not to have woken',
-      }),
+      reason: Type.Union(
+        [Type.Literal('never_seen'), Type.Literal('room_network'), Type.Literal('mac'), Type.Literal('no_agent'), Type.Null()],
+        {
+          description: 'why a wake_failed client is thought not to have woken',
+        },
+      ),
       outcome: Type.String({ description: 'the reason in words' }),
     }),
   ),

@@ -85,7 +85,11 @@ export class Waker {
 
   /** Wake `addresses` as a run; `asker` is who asked (the run and its job say it). */
   async wake(addresses: string[], type: WakeType, asker?: Asker): Promise<WakeReport> {
-    const report: WakeReport = { run: null, sent: [], skipped: { malformed: [], not_found: [], connected: [], invalid_record: [], send_failed: [] } };
+    const report: WakeReport = {
+      run: null,
+      sent: [],
+      skipped: { malformed: [], not_found: [], connected: [], invalid_record: [], send_failed: [] },
+    };
     const unique = [...new Set(addresses)];
     const wellFormed: string[] = [];
     for (const ip of unique) (isIpv4(ip) ? wellFormed : report.skipped.malformed).push(ip);

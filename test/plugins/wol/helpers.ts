@@ -26,6 +26,8 @@ export interface SiteOptions {
   client?: Record<string, unknown>;
   /** The wol plugin's clock (a ManualClock), injected through WolClock; the system clock by default. */
   clock?: Clock;
+  /** Plugins enabled besides inventory, agents and wol (metrics, jobs). */
+  plugins?: string[];
 }
 
 /** A server with the wol plugin, `count` clients 127.0.2.1, ... (MACs macFor(1), ...) in one room, and loopback receivers. */
@@ -41,7 +43,10 @@ export async function wolSite(options: SiteOptions = {}): Promise<WolSite> {
     if (options.clock) services.register(WolClock, { useValue: options.clock });
     const lab = await startLab({
       ips: addresses('127.0.2', options.count ?? 2),
-      server: { container: services, config: { plugins: ['inventory', 'agents', 'wol'], wol: { port, ...options.wol } } },
+      server: {
+        container: services,
+        config: { plugins: ['inventory', 'agents', 'wol', ...(options.plugins ?? [])], wol: { port, ...options.wol } },
+      },
       netmask: options.netmask ?? '255.0.0.0',
       client: options.client,
     });

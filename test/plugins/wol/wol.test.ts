@@ -101,7 +101,11 @@ test('malformed, unknown and repeated addresses are skipped with their reason; t
     assert.equal(r.status, 200, `status: ${r.text}`);
     assert.deepEqual(
       r.body,
-      { run: 1, sent: x.ips, skipped: { ...noSkips, malformed: ['bogus', '999.1.1.1', '', '127.0.2.01', ' 127.0.2.2'], not_found: ['127.0.9.9'] } },
+      {
+        run: 1,
+        sent: x.ips,
+        skipped: { ...noSkips, malformed: ['bogus', '999.1.1.1', '', '127.0.2.01', ' 127.0.2.2'], not_found: ['127.0.9.9'] },
+      },
       'each address accounted for once, in request order',
     );
     assert.equal((await x.broadcast.flush()).length, 2, 'one packet per woken client, none for the skipped ones');
@@ -120,7 +124,11 @@ test('nothing known: 200 with everything skipped and no packet', async () => {
   try {
     const r = await x.s.post('/wol', { clients: ['127.0.9.1', 'x'], type: 'unicast' });
     assert.equal(r.status, 200, `status: ${r.text}`);
-    assert.deepEqual(r.body, { run: null, sent: [], skipped: { ...noSkips, malformed: ['x'], not_found: ['127.0.9.1'] } }, 'report, no run');
+    assert.deepEqual(
+      r.body,
+      { run: null, sent: [], skipped: { ...noSkips, malformed: ['x'], not_found: ['127.0.9.1'] } },
+      'report, no run',
+    );
     const empty = await x.s.post('/wol', { clients: [], type: 'broadcast' });
     assert.deepEqual(empty.body, { run: null, sent: [], skipped: noSkips }, 'an empty list is fine');
     assert.equal((await x.broadcast.flush()).length, 0, 'no packet');
@@ -430,7 +438,11 @@ test('in one request each client is checked against its own room netmask', async
     );
     assert.equal((await x.broadcast.waitFor(2)).length, 2, 'the other two were sent their packet');
     const again = await x.s.post('/wol', { clients: [x.ips[1], x.ips[0]], type: 'broadcast' });
-    assert.deepEqual(again.body, { run: 2, sent: [x.ips[0]], skipped: { ...noSkips, invalid_record: [x.ips[1]] } }, 'whichever room comes first');
+    assert.deepEqual(
+      again.body,
+      { run: 2, sent: [x.ips[0]], skipped: { ...noSkips, invalid_record: [x.ips[1]] } },
+      'whichever room comes first',
+    );
   } finally {
     await x.close();
   }

@@ -1,0 +1,269 @@
+// Engine-independent: runs once, on SQLite.
+import assert from 'node:assert/strict';
+import { test } from 'uvu';
+import { ManualClock } from '../../../core/clock';
+import { Inventory } from '../../../plugins/inventory';
+import { PacingTable } from '../../../plugins/wol/pacing';
+import { eventually } from '../../support/fake-agent';
+import { macFor } from '../../support/fixtures';
+import { parsePrometheus } from '../../support/prometheus';
+import { send, startServer, TOKEN } from '../../support/server';
+import { expectedPacket, noSkips, type WolSite, wolSite } from './helpers';
+
+/**
+ * Wake runs on the wol plugin's manual clock, with real UDP receivers: bursts, intervals,
+ * repeats, cancel, per-room pacing; fake agents that connect or never do (retries, wake_failed).
+ */
+
+const start = 1_800_000_000_000;
+
+/** Which clients (by index in x.ips) the packets that reached the room broadcast so far were for, in order. */
+async function wokenSoFar(x: WolSite): Promise<number[]> {
+  const byPacket = new Map(x.ips.map((_, i) => [expectedPacket(macFor(i + 1)).toString('hex'), i]));
+  return (await x.broadcast.flush()).map((p) => byPacket.get(p.data.toString('hex')) ?? -1);
+}
+
+async function runOf(x: WolSite, id: number) {
+  const r = await x.s.get(`/wol/runs/${id}`);
+  assert.equal(r.status, 200, `GET /wol/runs/${id}: ${r.text}`);
+  return r.body;
+}
+
+const statesOf = (run: { clients: { addr: string; state: string }[] }) => Object.fromEntries(run.clients.map((c) => [c.addr, c.state]));
+
+test('paced: wol.batch clients per burst, wol.interval_ms apart; the answer names the run and every client it wakes', async () => {
+  const clock = new ManualClock(start);
+  const x = await wolSite({ count: 5, clock, wol: { batch: 2, interval_ms: 2000, verify_s: 0 } });
+  try {
+    const r = await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
+    assert.deepEqual(r.body, { run: 1, sent: x.ips, skipped: noSkips }, 'answered at once, queued clients included');
+    assert.deepEqual(await wokenSoFar(x), [0, 1], 'the first burst left before the answer');
+    const first = await runOf(x, 1);
+    assert.equal(first.state, 'running');
+    assert.deepEqual(first.states, { sent: 2, queued: 3 }, 'two sent, three queued');
+    assert.deepEqual(
+      (await x.clients()).map((c) => c.addr),
+      x.ips.slice(0, 2),
+      'only the sent ones are WOL_SENT',
+    );
+    await clock.advance(1999);
+    assert.deepEqual(await wokenSoFar(x), [0, 1], 'nothing before the interval');
+    await clock.advance(1);
+    assert.deepEqual(await wokenSoFar(x), [0, 1, 2, 3], 'the second burst at 2 s');
+    await clock.advance(2000);
+    assert.deepEqual(await wokenSoFar(x), [0, 1, 2, 3, 4], 'the last client at 4 s');
+    const last = await runOf(x, 1);
+    assert.equal(last.state, 'done', 'nothing left to send or check');
+    assert.equal(last.finished, new Date(start + 4000).toISOString());
+    assert.deepEqual(
+      last.clients.map((c: { sent: string; packets: number; tries: number }) => [c.sent, c.packets, c.tries]),
+      [0, 0, 2000, 2000, 4000].map((ms) => [new Date(start + ms).toISOString(), 1, 1]),
+      'each client one packet, at its burst',
+    );
+    assert.equal(last.who, 'api_token', 'who asked');
+  } finally {
+    await x.close();
+  }
+});
+
+test('repeats: wol.repeats packets per client, wol.repeat_ms apart; the next burst does not wait for them', async () => {
+  const clock = new ManualClock(start);
+  const x = await wolSite({ count: 2, clock, wol: { batch: 1, interval_ms: 1000, repeats: 3, repeat_ms: 400, verify_s: 0 } });
+  try {
+    await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
+    const seen: number[][] = [await wokenSoFar(x)];
+    for (const to of [399, 400, 800, 1000, 1400, 1800]) {
+      await clock.advanceTo(start + to);
+      seen.push(await wokenSoFar(x));
+    }
+    assert.deepEqual(
+      seen,
+      [[0], [0], [0, 0], [0, 0, 0], [0, 0, 0, 1], [0, 0, 0, 1, 1], [0, 0, 0, 1, 1, 1]],
+      'at 0, 399, 400, 800, 1000, 1400 and 1800 ms',
+    );
+    const run = await runOf(x, 1);
+    assert.equal(run.state, 'done');
+    assert.deepEqual(
+      run.clients.map((c: { packets: number }) => c.packets),
+      [3, 3],
+    );
+  } finally {
+    await x.close();
+  }
+});
+
+test('cancel: DELETE /wol/runs/<id> stops the bursts and checks; its clients not yet ended are cancelled', async () => {
+  const clock = new ManualClock(start);
+  const x = await wolSite({ count: 3, clock, wol: { batch: 1, interval_ms: 1000 } });
+  try {
+    await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
+    await clock.advance(1000);
+    assert.deepEqual(await wokenSoFar(x), [0, 1]);
+    const r = await send(x.s.port, 'DELETE', '/wol/runs/1', undefined, { Authorization: TOKEN });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual(r.body, { id: 1, state: 'cancelled' });
+    await clock.advance(600_000);
+    assert.deepEqual(await wokenSoFar(x), [0, 1], 'no packet after the cancel, and no retry');
+    const run = await runOf(x, 1);
+    assert.equal(run.state, 'cancelled');
+    assert.deepEqual(statesOf(run), { [x.ips[0]!]: 'cancelled', [x.ips[1]!]: 'cancelled', [x.ips[2]!]: 'cancelled' });
+    const again = await send(x.s.port, 'DELETE', '/wol/runs/1', undefined, { Authorization: TOKEN });
+    assert.equal(again.status, 400, again.text);
+    assert.equal(again.body.field, 'id', 'an ended run cannot be cancelled');
+    for (const [path, status] of [
+      ['/wol/runs/9', 404],
+      ['/wol/runs/x', 400],
+      ['/wol/runs/0', 400],
+    ] as const) {
+      const bad = await send(x.s.port, 'DELETE', path, undefined, { Authorization: TOKEN });
+      assert.equal(bad.status, status, `DELETE ${path}: ${bad.text}`);
+      const read = await x.s.get(path);
+      assert.equal(read.status, status, `GET ${path}: ${read.text}`);
+      if (status === 400) assert.equal(read.body.field, 'id', `${path} names the id`);
+    }
+  } finally {
+    await x.close();
+  }
+});
+
+test('a room in wol.rooms gets its own bursts beside the site, which wakes its clients at once', async () => {
+  const clock = new ManualClock(start);
+  // The lab's room is room 1; room 2, made below, is on one circuit.
+  const x = await wolSite({ count: 4, clock, wol: { rooms: { '2': { batch: 1, interval_ms: 1000 } }, verify_s: 0 } });
+  try {
+    const circuit = (await x.s.post('/room/add', { center: x.center, name: 'Circuit', netmask: '255.0.0.0' })).body.id as number;
+    assert.equal(circuit, 2);
+    await x.s.app.database.query('update clients set room_id = ? where ip in (?, ?)', [circuit, x.ips[2], x.ips[3]]);
+    x.s.app.container.resolve(Inventory).tablesChanged();
+    await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
+    assert.deepEqual((await wokenSoFar(x)).sort(), [0, 1, 2], 'room 1 all at once, and the first of room 2');
+    await clock.advance(1000);
+    assert.deepEqual((await wokenSoFar(x)).slice(3), [3], 'the second of room 2 a second later');
+  } finally {
+    await x.close();
+  }
+});
+
+test('pacing: a room entry sets what it names over its center’s, its center’s over the site’s; other rooms share the site lane', () => {
+  const table = new PacingTable({
+    batch: 0,
+    interval_ms: 0,
+    repeats: 2,
+    repeat_ms: 500,
+    rooms: { '7': { batch: 5 } },
+    centers: { '3': { interval_ms: 2000, repeats: 3 } },
+  });
+  assert.deepEqual(table.laneOf({ id: 7, centerId: 3 }), {
+    key: 'room 7',
+    pacing: { batch: 5, interval_ms: 2000, repeats: 3, repeat_ms: 500 },
+  });
+  assert.deepEqual(table.laneOf({ id: 8, centerId: 3 }), {
+    key: 'center 3',
+    pacing: { batch: 0, interval_ms: 2000, repeats: 3, repeat_ms: 500 },
+  });
+  assert.deepEqual(table.laneOf({ id: 7, centerId: 4 }).pacing, { batch: 5, interval_ms: 0, repeats: 2, repeat_ms: 500 });
+  assert.deepEqual(table.laneOf({ id: 9, centerId: 4 }), { key: 'site', pacing: { batch: 0, interval_ms: 0, repeats: 2, repeat_ms: 500 } });
+});
+
+test('bad pacing config stops the start, naming the key', async () => {
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [{ rooms: { lab: { batch: 5 } } }, /wol\.rooms: 'lab' is not a room id/],
+    [{ centers: { '0': {} } }, /wol\.centers: '0' is not a center id/],
+    [{ rooms: { '2': { batch: -1 } } }, /wol\.rooms/],
+    [{ rooms: { '2': { pace: 1 } } }, /wol\.rooms/],
+    [{ repeats: 0 }, /wol\.repeats/],
+    [{ verify_s: -1 }, /wol\.verify_s/],
+  ];
+  for (const [wol, message] of cases) {
+    await assert.rejects(startServer({ config: { plugins: ['inventory', 'agents', 'wol'], wol } }), (error: Error) => {
+      assert.match(error.message, message, JSON.stringify(wol));
+      return true;
+    });
+  }
+});
+
+test('verified: a client whose agent does not connect is woken again wol.retries times, then wake_failed (never seen); one that connects is awake', async () => {
+  const clock = new ManualClock(start);
+  const x = await wolSite({ count: 2, clock, plugins: ['metrics'], wol: { verify_s: 60, retries: 1 } });
+  try {
+    await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
+    assert.deepEqual(await wokenSoFar(x), [0, 1]);
+    await x.connect(x.ips[0]!);
+    await eventually(async () => statesOf(await runOf(x, 1))[x.ips[0]!] === 'awake', 'the first awake');
+    await clock.advance(59_999);
+    assert.deepEqual(await wokenSoFar(x), [0, 1], 'no retry before wol.verify_s');
+    await clock.advance(1);
+    assert.deepEqual(await wokenSoFar(x), [0, 1, 1], 'the silent one woken again at 60 s, the awake one not');
+    let run = await runOf(x, 1);
+    assert.deepEqual(statesOf(run), { [x.ips[0]!]: 'awake', [x.ips[1]!]: 'sent' });
+    assert.equal(run.clients[1].tries, 2);
+    await clock.advance(60_000);
+    assert.deepEqual(await wokenSoFar(x), [0, 1, 1], 'no third wake: one retry');
+    run = await runOf(x, 1);
+    assert.equal(run.state, 'done');
+    assert.deepEqual(run.clients[1], {
+      addr: x.ips[1],
+      room: x.room,
+      state: 'wake_failed',
+      tries: 2,
+      packets: 2,
+      sent: new Date(start + 60_000).toISOString(),
+      ended: new Date(start + 120_000).toISOString(),
+      reason: 'never_seen',
+      outcome: 'no agent was ever seen at this address: is an agent installed, and the address right?',
+    });
+    const metrics = parsePrometheus((await x.s.get('/metrics')).text);
+    assert.equal(metrics.value('ogserve_wol_wake_failed_total', { reason: 'never_seen' }), 1, 'counted');
+  } finally {
+    await x.close();
+  }
+});
+
+test('why a seen client did not wake: its MAC when others of its room woke, the room network when none did', async () => {
+  const clock = new ManualClock(start);
+  const x = await wolSite({ count: 3, clock, wol: { verify_s: 60 } });
+  try {
+    // Each agent seen once, then gone: the clients are off but known to run an agent.
+    for (const ip of x.ips) {
+      const agent = await x.connect(ip);
+      agent.destroy();
+      await eventually(() => !x.link.isConnected(ip), `${ip} gone`);
+    }
+    await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
+    await x.connect(x.ips[0]!);
+    await clock.advance(60_000);
+    const mac = await runOf(x, 1);
+    assert.deepEqual(
+      mac.clients.map((c: { state: string; reason: string | null }) => [c.state, c.reason]),
+      [
+        ['awake', null],
+        ['wake_failed', 'mac'],
+        ['wake_failed', 'mac'],
+      ],
+    );
+    await x.s.post('/wol', { clients: x.ips.slice(1), type: 'broadcast' });
+    await clock.advance(60_000);
+    const room = await runOf(x, 2);
+    assert.deepEqual(
+      room.clients.map((c: { reason: string | null }) => c.reason),
+      ['room_network', 'room_network'],
+    );
+    const one = await x.s.post('/wol', { clients: [x.ips[1]], type: 'unicast' });
+    await clock.advance(60_000);
+    assert.equal((await runOf(x, one.body.run)).clients[0].reason, 'no_agent', 'alone in the run: only that its agent did not connect');
+    const list = await x.s.get('/wol/runs');
+    assert.deepEqual(
+      list.body.runs.map((r: { id: number; states: Record<string, number> }) => [r.id, r.states]),
+      [
+        [3, { wake_failed: 1 }],
+        [2, { wake_failed: 2 }],
+        [1, { awake: 1, wake_failed: 2 }],
+      ],
+      'GET /wol/runs, newest first',
+    );
+  } finally {
+    await x.close();
+  }
+});
+
+test.run();
