@@ -24,7 +24,7 @@ declare module 'ogserve' {
     /** A client of a run changed state: `sent` (its first packet left), then how it ended; `reason` of a wake_failed one. */
     'wol.run.client': { run: number; client: string; state: RunClientState; tries: number; reason: WakeFailure | null };
     /** A run ended (`done` or `cancelled`), with its clients counted by state. */
-    'wol.run.finished': { run: number; state: 'done' | 'cancelled'; clients: Partial<Record<RunClientState, number>> };
+    'wol.run.finished': { run: number; state: 'done' | 'cancelled'; states: Partial<Record<RunClientState, number>> };
   }
 }
 

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { type Access, ErrorCode, HttpError, type PluginContext, badRequest } from 'ogserve';
 import { type WakeRun, wakeFailures } from './run';
 import type { WakeRuns } from './runs';
-import { RunDetail, RunsList } from './schemas';
+import { RunCancelled, RunDetail, RunsList } from './schemas';
 
 /** What the run events carry is what these routes answer: the event stream sends them to the same readers. */
 const runEvents = ['wol.run.started', 'wol.run.client', 'wol.run.finished'];
@@ -101,7 +101,13 @@ export function runRoutes(ctx: PluginContext<unknown>, runs: WakeRuns): void {
 
   ctx.router.delete(
     '/wol/runs/:id',
-    { permission: 'operate', scoped: 'filtered', bodyPolicy: 'forbidden', summary: 'Cancel a wake run: nothing more is sent or checked' },
+    {
+      permission: 'operate',
+      scoped: 'filtered',
+      bodyPolicy: 'forbidden',
+      response: RunCancelled,
+      summary: 'Cancel a wake run: nothing more is sent or checked',
+    },
     async ({ req, access }) => {
       const { run, clients } = await visibleRun(runs, req, access);
       // A limited caller stops only a run whose every client it may wake.

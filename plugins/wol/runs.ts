@@ -99,7 +99,7 @@ export class WakeRuns {
       if (this.ended.size <= this.config.runs_kept) break;
       this.ended.delete(id);
     }
-    void this.events?.emit('wol.run.finished', { run: run.id, state: run.state as 'done' | 'cancelled', clients: run.counts() });
+    void this.events?.emit('wol.run.finished', { run: run.id, state: run.state as 'done' | 'cancelled', states: run.counts() });
   }
 
   /**

@@ -120,3 +120,6 @@ export const RunDetail = Type.Object({
     }),
   ),
 });
+
+/** DELETE /wol/runs/:id. */
+export const RunCancelled = Type.Object({ id: Type.Integer(), state: Type.Literal('cancelled') });
