@@ -31,6 +31,8 @@ export class WakeRuns {
   /** Addresses an agent connected from since the start (a client never seen may have no agent at all). */
   private readonly seen = new Set<string>();
   private readonly pacing: PacingTable;
+  /** Each running run's client events, once every listener heard them: its end is told after them. */
+  private readonly told = new Map<number, Promise<unknown>>();
 
   constructor(
     @inject(PluginConfig) private readonly config: RunsConfig,
@@ -57,13 +59,14 @@ export class WakeRuns {
       finished: (r) => this.finished(r),
     });
     this.running.set(run.id, run);
-    void this.events?.emit('wol.run.started', {
+    const started = this.events?.emit('wol.run.started', {
       run: run.id,
       type,
       who: asker?.name ?? null,
       source: asker?.source ?? null,
       clients: targets.map((t) => t.ip),
     });
+    if (started) this.told.set(run.id, started);
     const first = await run.begin();
     return { run: run.id, first };
   }
@@ -89,7 +92,8 @@ export class WakeRuns {
 
   private changed(run: WakeRun, client: RunClient): void {
     const { ip, state, tries, reason } = client;
-    void this.events?.emit('wol.run.client', { run: run.id, client: ip, state, tries, reason });
+    const told = this.events?.emit('wol.run.client', { run: run.id, client: ip, state, tries, reason });
+    if (told) this.told.set(run.id, Promise.all([this.told.get(run.id), told]));
   }
 
   private finished(run: WakeRun): void {
@@ -99,7 +103,10 @@ export class WakeRuns {
       if (this.ended.size <= this.config.runs_kept) break;
       this.ended.delete(id);
     }
-    void this.events?.emit('wol.run.finished', { run: run.id, state: run.state as 'done' | 'cancelled', states: run.counts() });
+    const payload = { run: run.id, state: run.state as 'done' | 'cancelled', states: run.counts() };
+    // A listener hears a client's end before the run's (the jobs plugin ends what is left sent when the run ends).
+    void Promise.resolve(this.told.get(run.id)).then(() => this.events?.emit('wol.run.finished', payload));
+    this.told.delete(run.id);
   }
 
   /**
