@@ -320,4 +320,46 @@ test('with wol.verify_s 0 a run ends once its packets left, and its job counts e
   }
 });
 
+test('a token limited to a room sees the runs touching its clients, only those clients, and cancels only a run all of its own', async () => {
+  const clock = new ManualClock(start);
+  const x = await wolSite({ count: 3, clock, plugins: ['tokens'] });
+  try {
+    const other = (await x.s.post('/room/add', { center: x.center, name: 'Other', netmask: '255.0.0.0' })).body.id as number;
+    await x.s.app.database.query('update clients set room_id = ? where ip = ?', [other, x.ips[2]]);
+    x.s.app.container.resolve(Inventory).tablesChanged();
+    const made = await x.s.post('/tokens', { name: 'lab', role: 'operator', rooms: [x.room] });
+    assert.equal(made.status, 200, made.text);
+    const key = { Authorization: made.body.secret as string };
+    const as = (method: string, path: string, body?: unknown) => send(x.s.port, method, path, body, key);
+
+    assert.equal((await x.s.post('/wol', { clients: x.ips, type: 'broadcast' })).body.run, 1);
+    assert.equal((await as('POST', '/wol', { clients: [x.ips[0]], type: 'broadcast' })).body.run, 2);
+    assert.equal((await x.s.post('/wol', { clients: [x.ips[2]], type: 'broadcast' })).body.run, 3);
+
+    const list = await as('GET', '/wol/runs');
+    assert.equal(list.status, 200, list.text);
+    assert.deepEqual(
+      list.body.runs.map((r: { id: number; total: number; who: string }) => [r.id, r.total, r.who]),
+      [
+        [2, 1, 'lab'],
+        [1, 2, 'api_token'],
+      ],
+      'run 3 wakes none of its clients',
+    );
+    assert.deepEqual(
+      (await as('GET', '/wol/runs/1')).body.clients.map((c: { addr: string }) => c.addr),
+      x.ips.slice(0, 2),
+      'its clients only',
+    );
+    assert.equal((await as('GET', '/wol/runs/3')).status, 404, 'a run of none of its clients is no run to it');
+    assert.equal((await as('DELETE', '/wol/runs/3')).status, 404);
+    const mixed = await as('DELETE', '/wol/runs/1');
+    assert.deepEqual([mixed.status, mixed.body.error], [403, 'forbidden'], 'run 1 wakes a client outside its room');
+    assert.equal((await runOf(x, 1)).state, 'running', 'and runs on');
+    assert.equal((await as('DELETE', '/wol/runs/2')).status, 200, 'its own run');
+  } finally {
+    await x.close();
+  }
+});
+
 test.run();
