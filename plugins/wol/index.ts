@@ -62,7 +62,10 @@ export default definePlugin({
     ctx.cluster.on<string[]>('wol.pending', (clients) => {
       for (const ip of clients) if (!link.isConnected(ip)) pending.mark(ip);
     });
-    ctx.events.on('client.removed', (client) => void pending.release(client.ip));
+    ctx.events.on('client.removed', (client) => {
+      pending.release(client.ip);
+      runs.forget(client.ip);
+    });
 
     ctx.onStart(() => local.open());
     ctx.onStop(async () => {

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { type Access, ErrorCode, HttpError, type PluginContext, badRequest } from 'ogserve';
 import { type WakeRun, wakeFailures } from './run';
 import type { WakeRuns } from './runs';
-import { RunCancelled, RunDetail, RunsList } from './schemas';
+import { RunCancelled, RunDetail, RunsList, WakeFailures } from './schemas';
 
 /** What the run events carry is what these routes answer: the event stream sends them to the same readers. */
 const runEvents = ['wol.run.started', 'wol.run.client', 'wol.run.finished'];
@@ -46,7 +46,7 @@ async function visibleRun(runs: WakeRuns, req: IncomingMessage, access: Access |
   return { run, clients };
 }
 
-/** GET /wol/runs, GET /wol/runs/:id (progress, per client) and DELETE /wol/runs/:id (cancel). */
+/** GET /wol/runs, GET /wol/runs/:id (progress, per client), DELETE /wol/runs/:id (cancel) and GET /wol/failed. */
 export function runRoutes(ctx: PluginContext<unknown>, runs: WakeRuns): void {
   ctx.router.get(
     '/wol/runs',
@@ -65,6 +65,25 @@ export function runRoutes(ctx: PluginContext<unknown>, runs: WakeRuns): void {
         runs: shown
           .filter(({ clients }) => clients.length > 0)
           .map(({ run, clients }) => ({ ...summary(run, clients.length), states: counts(clients) })),
+      };
+    },
+  );
+
+  ctx.router.get(
+    '/wol/failed',
+    {
+      permission: 'read',
+      scoped: 'filtered',
+      bodyPolicy: 'forbidden',
+      response: WakeFailures,
+      events: runEvents,
+      summary: 'Clients whose last wake run left them wake_failed, while their agent has not connected since',
+    },
+    async ({ access }) => {
+      const visible = await access?.scope?.addresses();
+      const clients = runs.failures().filter((f) => !visible || visible.has(f.ip));
+      return {
+        clients: clients.map((f) => ({ addr: f.ip, run: f.run, reason: f.reason, outcome: wakeFailures[f.reason], ended: iso(f.at) })),
       };
     },
   );

@@ -28,6 +28,8 @@ export class WakeRuns {
   private nextId = 1;
   private readonly running = new Map<number, WakeRun>();
   private readonly ended = new Map<number, WakeRun>();
+  /** Clients whose last run left them wake_failed and whose agent has not connected since, by address. */
+  private readonly failed = new Map<string, { run: number; reason: WakeFailure; at: number }>();
   /** Addresses an agent connected from since the start (a client never seen may have no agent at all). */
   private readonly seen = new Set<string>();
   private readonly pacing: PacingTable;
@@ -80,8 +82,20 @@ export class WakeRuns {
     return [...this.running.values(), ...this.ended.values()].sort((a, b) => b.id - a.id);
   }
 
+  /** The clients that did not wake (GET /wol/failed), oldest first. */
+  failures(): { ip: string; run: number; reason: WakeFailure; at: number }[] {
+    return [...this.failed].map(([ip, failure]) => ({ ip, ...failure }));
+  }
+
+  /** A client removed from the inventory is forgotten. */
+  forget(ip: string): void {
+    this.failed.delete(ip);
+    this.seen.delete(ip);
+  }
+
   connected(ip: string): void {
     this.seen.add(ip);
+    this.failed.delete(ip);
     for (const run of this.running.values()) run.connected(ip);
   }
 
@@ -92,6 +106,11 @@ export class WakeRuns {
 
   private changed(run: WakeRun, client: RunClient): void {
     const { ip, state, tries, reason } = client;
+    if (state === 'wake_failed') {
+      // Listed last, as the newest failure.
+      this.failed.delete(ip);
+      this.failed.set(ip, { run: run.id, reason: reason ?? 'no_agent', at: client.endedAt ?? this.clock.now() });
+    }
     const told = this.events?.emit('wol.run.client', { run: run.id, client: ip, state, tries, reason });
     if (told) this.told.set(run.id, Promise.all([this.told.get(run.id), told]));
   }

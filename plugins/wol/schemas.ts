@@ -95,6 +95,8 @@ const runSummary = {
   states: Type.Record(Type.String(), Type.Integer(), { description: 'clients by state' }),
 };
 
+const Reason = Type.Union([Type.Literal('never_seen'), Type.Literal('room_network'), Type.Literal('mac'), Type.Literal('no_agent')]);
+
 /** GET /wol/runs. */
 export const RunsList = Type.Object({ runs: Type.Array(Type.Object(runSummary)) });
 
@@ -123,3 +125,16 @@ export const RunDetail = Type.Object({
 
 /** DELETE /wol/runs/:id. */
 export const RunCancelled = Type.Object({ id: Type.Integer(), state: Type.Literal('cancelled') });
+
+/** GET /wol/failed. */
+export const WakeFailures = Type.Object({
+  clients: Type.Array(
+    Type.Object({
+      addr: Type.String(),
+      run: Type.Integer({ description: 'the run that marked it wake_failed' }),
+      reason: Reason,
+      outcome: Type.String({ description: 'the reason in words' }),
+      ended: Time(),
+    }),
+  ),
+});

@@ -84,6 +84,7 @@ const expected: Record<string, Permission | 'public'> = {
   'POST /live/delete': 'admin',
   'POST /wol': 'operate',
   'GET /wol/runs': 'read',
+  'GET /wol/failed': 'read',
   'GET /wol/runs/:id': 'read',
   'DELETE /wol/runs/:id': 'operate',
   'GET /stats': 'read',

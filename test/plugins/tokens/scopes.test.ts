@@ -55,6 +55,7 @@ const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'POST /oglive/set': 'clients',
   'POST /wol': 'clients',
   'GET /wol/runs': 'filtered',
+  'GET /wol/failed': 'filtered',
   'GET /wol/runs/:id': 'filtered',
   'DELETE /wol/runs/:id': 'filtered',
   'GET /stats': 'open',

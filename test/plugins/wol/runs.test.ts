@@ -214,6 +214,13 @@ test('verified: a client whose agent does not connect is woken again wol.retries
     });
     const metrics = parsePrometheus((await x.s.get('/metrics')).text);
     assert.equal(metrics.value('ogserve_wol_wake_failed_total', { reason: 'never_seen' }), 1, 'counted');
+    assert.deepEqual(
+      (await x.s.get('/wol/failed')).body.clients,
+      [{ addr: x.ips[1], run: 1, reason: 'never_seen', outcome: run.clients[1].outcome, ended: new Date(start + 120_000).toISOString() }],
+      'GET /wol/failed lists it',
+    );
+    await x.connect(x.ips[1]!);
+    assert.deepEqual((await x.s.get('/wol/failed')).body.clients, [], 'until its agent connects');
   } finally {
     await x.close();
   }
@@ -357,6 +364,13 @@ test('a token limited to a room sees the runs touching its clients, only those c
     assert.deepEqual([mixed.status, mixed.body.error], [403, 'forbidden'], 'run 1 wakes a client outside its room');
     assert.equal((await runOf(x, 1)).state, 'running', 'and runs on');
     assert.equal((await as('DELETE', '/wol/runs/2')).status, 200, 'its own run');
+    await clock.advance(300_000);
+    assert.deepEqual(
+      (await as('GET', '/wol/failed')).body.clients.map((c: { addr: string }) => c.addr),
+      x.ips.slice(0, 2),
+      'of the clients that did not wake, its own',
+    );
+    assert.equal((await x.s.get('/wol/failed')).body.clients.length, 3, 'the whole fleet sees every one');
   } finally {
     await x.close();
   }
