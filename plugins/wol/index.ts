@@ -17,11 +17,11 @@ export type { RunClientState, WakeFailure } from './run';
 
 declare module 'ogserve' {
   interface EventMap {
-    /** Magic packets left for these clients; each shows WOL_SENT until its agent connects. */
-    'wol.sent': { clients: string[]; type: WakeType; packets: number };
+    /** Magic packets of wake run `run` left for these clients; each shows WOL_SENT until its agent connects. */
+    'wol.sent': { run: number; clients: string[]; type: WakeType; packets: number };
     /** A wake run began: who asked, and the clients it wakes. */
     'wol.run.started': { run: number; type: WakeType; who: string | null; source: string | null; clients: string[] };
-    /** A client of a run changed state: `sent` (its first packet left), then how it ended; `reason` of a wake_failed one. */
+    /** A client of a run ended (awake, wake_failed, send_failed, cancelled); `reason` of a wake_failed one. */
     'wol.run.client': { run: number; client: string; state: RunClientState; tries: number; reason: WakeFailure | null };
     /** A run ended (`done` or `cancelled`), with its clients counted by state. */
     'wol.run.finished': { run: number; state: 'done' | 'cancelled'; states: Partial<Record<RunClientState, number>> };

@@ -17,8 +17,8 @@ export interface Target {
 /** What one sending did for a client: a packet left, none did, or its agent connected meanwhile. */
 export type SendResult = 'sent' | 'send_failed' | 'connected';
 
-/** Send these targets' packets now. */
-export type Send = (targets: readonly Target[]) => Promise<Map<string, SendResult>>;
+/** Send these targets' packets now, for run `run`. */
+export type Send = (targets: readonly Target[], run: number) => Promise<Map<string, SendResult>>;
 
 /**
  * A client's state in a run: `queued` for a later burst; `sent` (a packet left, its agent
@@ -61,8 +61,8 @@ export interface RunSettings {
 
 /** What a run tells its keeper. */
 export interface RunHooks {
-  /** A client changed state (sent, or ended). */
-  changed(run: WakeRun, client: RunClient): void;
+  /** A client ended (its sendings are told by the sender: `wol.sent`). */
+  ended(run: WakeRun, client: RunClient): void;
   /** Why each of `clients` did not wake. */
   reasons(run: WakeRun, clients: RunClient[]): Promise<Map<string, WakeFailure>>;
   finished(run: WakeRun): void;
@@ -164,7 +164,10 @@ export class WakeRun {
     const due = burst.filter((c) => !ended.has(c.state));
     if (due.length === 0) return;
     if (begins) for (const client of due) client.tries++;
-    const results = await this.send(due.map((c) => this.targets.get(c.ip)!));
+    const results = await this.send(
+      due.map((c) => this.targets.get(c.ip)!),
+      this.id,
+    );
     const now = this.clock.now();
     for (const client of due) {
       const result = results.get(client.ip) ?? 'send_failed';
@@ -175,10 +178,7 @@ export class WakeRun {
       else {
         client.packets++;
         client.sentAt = now;
-        if (client.state === 'queued') {
-          client.state = 'sent';
-          this.hooks.changed(this, client);
-        }
+        client.state = 'sent';
       }
     }
   }
@@ -200,7 +200,7 @@ export class WakeRun {
     client.state = state;
     client.endedAt = this.clock.now();
     client.reason = reason;
-    this.hooks.changed(this, client);
+    this.hooks.ended(this, client);
   }
 
   /** Run `fn` at `at`: with what is due now when that has come, else on a timer. */

@@ -56,7 +56,7 @@ export class WakeRuns {
     }
     const settings = { verifyMs: this.config.verify_s * 1000, retries: this.config.retries };
     const run = new WakeRun(this.nextId++, type, asker, [...lanes.values()], settings, this.clock, send, {
-      changed: (r, client) => this.changed(r, client),
+      ended: (r, client) => this.clientEnded(r, client),
       reasons: (r, clients) => this.reasons(r, clients),
       finished: (r) => this.finished(r),
     });
@@ -104,7 +104,7 @@ export class WakeRuns {
     for (const run of [...this.running.values()]) run.cancel();
   }
 
-  private changed(run: WakeRun, client: RunClient): void {
+  private clientEnded(run: WakeRun, client: RunClient): void {
     const { ip, state, tries, reason } = client;
     if (state === 'wake_failed') {
       // Listed last, as the newest failure.

@@ -111,7 +111,7 @@ export class Waker {
     }
     if (targets.length === 0) return report;
 
-    const { run, first } = await this.runs.start(targets, { type, asker, send: (due) => this.send(due, type) });
+    const { run, first } = await this.runs.start(targets, { type, asker, send: (due, id) => this.send(due, type, id) });
     report.run = run;
     for (const { ip } of targets) {
       const result = first.get(ip);
@@ -127,7 +127,7 @@ export class Waker {
    * each whether a packet left (`sent`), none did (`send_failed`), or its agent connected
    * while they went out (`connected`: it keeps its real state).
    */
-  private async send(targets: readonly Target[], type: WakeType): Promise<Map<string, SendResult>> {
+  private async send(targets: readonly Target[], type: WakeType, run: number): Promise<Map<string, SendResult>> {
     // Each target's packets are datagrams[first[k] .. first[k + 1]).
     const first: number[] = [];
     const datagrams: ClientDatagram[] = [];
@@ -158,7 +158,7 @@ export class Waker {
       } else results.set(ip, 'connected');
     }
     if (woken.length > 0) {
-      void this.events?.emit('wol.sent', { clients: woken, type, packets });
+      void this.events?.emit('wol.sent', { run, clients: woken, type, packets });
       this.cluster?.broadcast('wol.pending', woken);
     }
     return results;
