@@ -96,7 +96,7 @@ export class WakeRun {
     readonly id: number,
     readonly type: WakeType,
     readonly asker: Asker | undefined,
-    private readonly lanes: { lane: Lane; targets: Target[] }[],
+    private lanes: { lane: Lane; targets: Target[] }[],
     private readonly settings: RunSettings,
     private readonly clock: Clock,
     private readonly send: Send,
@@ -237,6 +237,9 @@ export class WakeRun {
     for (const cancel of this.timers) cancel();
     this.timers.clear();
     this.due.length = 0;
+    // An ended run is kept for GET /wol/runs: without its packets.
+    this.targets.clear();
+    this.lanes = [];
     this.state = state;
     this.finished = this.clock.now();
     this.hooks.finished(this);
