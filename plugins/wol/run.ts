@@ -63,6 +63,11 @@ export interface RunSettings {
 export interface RunHooks {
   /** A client ended (its sendings are told by the sender: `wol.sent`). */
   ended(run: WakeRun, client: RunClient): void;
+  /**
+   * Whether the client's agent is connected, here or at another instance: one that connected
+   * at another instance is not told to this run as it connects, so its check asks.
+   */
+  connected(ip: string): boolean;
   /** Why each of `clients` did not wake. */
   reasons(run: WakeRun, clients: RunClient[]): Promise<Map<string, WakeFailure>>;
   finished(run: WakeRun): void;
@@ -185,6 +190,7 @@ export class WakeRun {
 
   /** The burst's check: woken again if retries are left, else wake_failed. */
   private async verify(burst: RunClient[], lane: Lane): Promise<void> {
+    for (const client of burst) if (client.state === 'sent' && this.hooks.connected(client.ip)) this.end(client, 'awake');
     const silent = burst.filter((c) => c.state === 'sent');
     if (silent.length === 0) return;
     const again = silent.filter((c) => c.tries <= this.settings.retries);

@@ -1,5 +1,5 @@
 import { type Clock, inject, injectable, PluginConfig, PluginEventBus, type PluginEvents } from 'ogserve';
-import type { Asker } from '../agents';
+import { AgentLink, type Asker } from '../agents';
 import { Inventory } from '../inventory';
 import type { WakeType } from './addresses';
 import { WolClock } from './clock';
@@ -40,6 +40,7 @@ export class WakeRuns {
     @inject(PluginConfig) private readonly config: RunsConfig,
     @inject(WolClock) private readonly clock: Clock,
     @inject(Inventory) private readonly inventory: Pick<Inventory, 'diskSetups'>,
+    @inject(AgentLink) private readonly agents: Pick<AgentLink, 'isConnected'>,
     @inject(PluginEventBus) private readonly events?: Pick<PluginEvents, 'emit'>,
   ) {
     this.pacing = new PacingTable(config);
@@ -57,6 +58,7 @@ export class WakeRuns {
     const settings = { verifyMs: this.config.verify_s * 1000, retries: this.config.retries };
     const run = new WakeRun(this.nextId++, type, asker, [...lanes.values()], settings, this.clock, send, {
       ended: (r, client) => this.clientEnded(r, client),
+      connected: (ip) => this.agents.isConnected(ip),
       reasons: (r, clients) => this.reasons(r, clients),
       finished: (r) => this.finished(r),
     });

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { container } from 'tsyringe';
 import { type Clock, SystemClock } from '../../../core/clock';
+import type { AgentLink } from '../../../plugins/agents';
 import type { Inventory } from '../../../plugins/inventory';
 import { WolClock } from '../../../plugins/wol';
 import { WakeRuns } from '../../../plugins/wol/runs';
@@ -80,7 +81,7 @@ export function expectedPacket(mac: string): Buffer {
 export const noSkips = { malformed: [], not_found: [], connected: [], invalid_record: [], send_failed: [] };
 
 /** Wake runs as the plugin makes them by default but unverified, for a Waker made by hand: everything sent at once, once. */
-export function plainRuns(inventory: Inventory): WakeRuns {
+export function plainRuns(inventory: Inventory, link: AgentLink): WakeRuns {
   const config = { batch: 0, interval_ms: 0, repeats: 1, repeat_ms: 1000, rooms: {}, centers: {}, verify_s: 0, retries: 0, runs_kept: 50 };
-  return new WakeRuns(config, new SystemClock(), inventory);
+  return new WakeRuns(config, new SystemClock(), inventory, link);
 }

@@ -4,6 +4,8 @@ import { test } from 'uvu';
 import { ManualClock } from '../../../core/clock';
 import { Inventory } from '../../../plugins/inventory';
 import { PacingTable } from '../../../plugins/wol/pacing';
+import type { SendResult, Target } from '../../../plugins/wol/run';
+import { WakeRuns } from '../../../plugins/wol/runs';
 import { eventually } from '../../support/fake-agent';
 import { macFor } from '../../support/fixtures';
 import { parsePrometheus } from '../../support/prometheus';
@@ -319,6 +321,30 @@ test('a token limited to a room sees the runs touching its clients, only those c
     assert.equal((await x.s.get('/wol/failed')).body.clients.length, 3, 'the whole fleet sees every one');
   } finally {
     await x.close();
+  }
+});
+
+test("a run's check asks whether the agent is connected: one that connected at another instance is awake, not woken again", async () => {
+  const clock = new ManualClock(start);
+  // Agents connected at another instance: this one hears no agent.connected of theirs.
+  const elsewhere = new Set<string>();
+  const config = { batch: 0, interval_ms: 0, repeats: 1, repeat_ms: 1000, rooms: {}, centers: {}, verify_s: 60, retries: 1, runs_kept: 5 };
+  const runs = new WakeRuns(config, clock, { diskSetups: async () => new Map() }, { isConnected: (ip) => elsewhere.has(ip) });
+  // Datagrams are only recorded: nothing leaves.
+  const sent: string[][] = [];
+  const send = async (targets: readonly Target[]) => {
+    sent.push(targets.map((t) => t.ip));
+    return new Map(targets.map((t) => [t.ip, 'sent' as SendResult]));
+  };
+  const target = (ip: string): Target => ({ ip, clientId: 1, room: 1, center: 1, packet: Buffer.alloc(102), to: ['127.255.255.255'] });
+  try {
+    const { run } = await runs.start([target('127.0.2.1'), target('127.0.2.2')], { type: 'broadcast', send });
+    elsewhere.add('127.0.2.1');
+    await clock.advance(60_000);
+    assert.deepEqual(sent, [['127.0.2.1', '127.0.2.2'], ['127.0.2.2']], 'only the silent one woken again');
+    assert.equal(runs.get(run)?.clients.get('127.0.2.1')?.state, 'awake');
+  } finally {
+    runs.stop();
   }
 });
 

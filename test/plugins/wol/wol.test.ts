@@ -304,7 +304,7 @@ test('records that would wake through 255.255.255.255 are skipped as invalid_rec
       pending,
       { port: x.port, interface: '', limited_broadcast: limitedBroadcast },
       recorder,
-      plainRuns(x.s.app.container.resolve(Inventory)),
+      plainRuns(x.s.app.container.resolve(Inventory), x.link),
     );
   try {
     // Records imported from the reference, bypassing the REST validation.
@@ -361,7 +361,7 @@ test('clients whose packets the kernel refuses are reported as send_failed and g
       pending,
       { port: x.port, interface: '', limited_broadcast: false },
       socket,
-      plainRuns(x.s.app.container.resolve(Inventory)),
+      plainRuns(x.s.app.container.resolve(Inventory), x.link),
     );
     const report = await waker.wake(x.ips, 'broadcast');
     assert.deepEqual(report, { run: 1, sent: [], skipped: { ...noSkips, send_failed: x.ips } }, 'reported as failed');
@@ -398,7 +398,7 @@ test('a client is woken when any of its packets left, and wol.sent counts every 
       pending,
       { port: x.port, interface: '', limited_broadcast: true },
       recorder,
-      plainRuns(x.s.app.container.resolve(Inventory)),
+      plainRuns(x.s.app.container.resolve(Inventory), x.link),
       {
         emit: async (_name, sent) => {
           const { clients, type, packets } = sent as { clients: string[]; type: string; packets: number };
