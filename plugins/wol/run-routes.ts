@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { type Access, ErrorCode, HttpError, type PluginContext, badRequest } from 'ogserve';
-import { type WakeRun, wakeFailures } from './run';
+import { runClientStates, type WakeRun, wakeFailures } from './run';
 import type { WakeRuns } from './runs';
 import { RunCancelled, RunDetail, RunsList, WakeFailures } from './schemas';
 
@@ -96,24 +96,29 @@ export function runRoutes(ctx: PluginContext<unknown>, runs: WakeRuns): void {
       bodyPolicy: 'forbidden',
       response: RunDetail,
       events: runEvents,
-      summary: "One wake run: its progress, and each client's state",
+      summary: "One wake run: its progress, and each client's state (?state= lists only the clients in that state)",
     },
-    async ({ req, access }) => {
+    async ({ req, access, query }) => {
+      const only = query.get('state');
+      if (only !== null && !(runClientStates as readonly string[]).includes(only))
+        throw badRequest(ErrorCode.invalidField, `state: one of ${runClientStates.join(', ')}`, 'state');
       const { run, clients } = await visibleRun(runs, req, access);
       return {
         ...summary(run, clients.length),
         states: counts(clients),
-        clients: clients.map((c) => ({
-          addr: c.ip,
-          room: c.room,
-          state: c.state,
-          tries: c.tries,
-          packets: c.packets,
-          sent: iso(c.sentAt),
-          ended: iso(c.endedAt),
-          reason: c.reason,
-          outcome: c.reason ? wakeFailures[c.reason] : '',
-        })),
+        clients: clients
+          .filter((c) => only === null || c.state === only)
+          .map((c) => ({
+            addr: c.ip,
+            room: c.room,
+            state: c.state,
+            tries: c.tries,
+            packets: c.packets,
+            sent: iso(c.sentAt),
+            ended: iso(c.endedAt),
+            reason: c.reason,
+            outcome: c.reason ? wakeFailures[c.reason] : '',
+          })),
       };
     },
   );

@@ -250,6 +250,15 @@ test('why a seen client did not wake: its MAC when others of its room woke, the 
         ['wake_failed', 'mac'],
       ],
     );
+    const failed = (await x.s.get('/wol/runs/1?state=wake_failed')).body;
+    assert.deepEqual(
+      failed.clients.map((c: { addr: string }) => c.addr),
+      x.ips.slice(1),
+      '?state= lists only those clients',
+    );
+    assert.deepEqual([failed.total, failed.states], [3, { awake: 1, wake_failed: 2 }], 'and still counts them all');
+    const bad = await x.s.get('/wol/runs/1?state=asleep');
+    assert.deepEqual([bad.status, bad.body.field], [400, 'state'], bad.text);
     await x.s.post('/wol', { clients: x.ips.slice(1), type: 'broadcast' });
     await clock.advance(60_000);
     const room = await runOf(x, 2);
