@@ -9,6 +9,7 @@ import { endLeftovers } from './leftovers';
 import { pruneJobs } from './prune';
 import { JobRecorder } from './recorder';
 import { jobRoutes } from './routes';
+import { followWakeRuns } from './wake-runs';
 
 declare module 'ogserve' {
   interface EventMap {
@@ -52,6 +53,7 @@ export default definePlugin({
     const clock = ctx.service<Clock>(JobsClock, () => new SystemClock());
     const recorder = ctx.make(JobRecorder);
     ctx.use(AgentLink).observers.observe((dispatch) => recorder.observe(dispatch));
+    followWakeRuns(ctx.events, recorder);
     ctx.onStart(async () => {
       if (ctx.cluster.shared) return;
       const ended = await endLeftovers(ctx.db, clock.now());

@@ -10,7 +10,7 @@ import {
   type PluginEvents,
   PluginLog,
 } from 'ogserve';
-import type { ObservedDispatch } from '../agents';
+import type { DispatchOrigin, ObservedDispatch } from '../agents';
 import type { AuditCommand } from '../audit';
 import { Inventory } from '../inventory';
 import { JobsClock } from './clock';
@@ -23,6 +23,13 @@ export interface JobsTimeouts {
   timeouts_s: Record<string, number>;
   /** 0: no timeout of the jobs' own; the agents' command_timeout_s still ends a silent client. */
   default_timeout_s: number;
+}
+
+/** A job another plugin follows (`follow`): its id, how to end a client, and the clients not yet ended. */
+export interface FollowedJob {
+  id: number;
+  end(ip: string, ending: Ending): void;
+  running(): string[];
 }
 
 /** A job whose clients have not all ended, in memory on the instance that sent it. */
@@ -75,11 +82,58 @@ export class JobRecorder {
     this.live.clear();
   }
 
+  /**
+   * A job whose clients another plugin ends itself (a wake run: its clients end as their
+   * agents connect or not): written with every client `sent`, and ended client by client
+   * with `end`. Undefined when the job could not be written (or the recorder stopped).
+   */
+  async follow(origin: DispatchOrigin, ips: string[]): Promise<FollowedJob | undefined> {
+    if (this.stopped) return undefined;
+    try {
+      const { id, running } = await this.insert(
+        origin,
+        ips.map((addr) => ({ addr, outcome: 'sent' as const })),
+      );
+      const job: LiveJob = { id, kind: origin.kind, clients: ips, running, writing: Promise.resolve() };
+      if (running.size > 0) this.live.add(job);
+      return { id, end: (ip, ending) => this.ended(job, ip, ending), running: () => [...job.running] };
+    } catch (error) {
+      this.log.error({ err: error, kind: origin.kind }, 'job not recorded');
+      return undefined;
+    }
+  }
+
   private async record(dispatch: ObservedDispatch): Promise<number> {
-    const now = this.clock.now();
+    const { id, running, created } = await this.insert(dispatch, dispatch.outcomes);
     const ips = dispatch.outcomes.map((o) => o.addr);
+    if (running.size === 0) return id;
+    const job: LiveJob = { id, kind: dispatch.kind, clients: ips, running, writing: Promise.resolve() };
+    this.live.add(job);
+    for (const [ip, answer] of dispatch.answers) {
+      answer.then(
+        (a) => this.ended(job, ip, answered(a)),
+        (error: unknown) => this.ended(job, ip, unanswered(error, dispatch.endsWithDisconnect)),
+      );
+    }
+    const seconds = this.timeouts.timeouts_s[dispatch.kind] ?? this.timeouts.default_timeout_s;
+    if (seconds > 0) {
+      job.cancelTimeout = this.clock.setTimer(created + seconds * 1000, async () => {
+        for (const ip of [...job.running]) this.ended(job, ip, timedOut(seconds));
+        await job.writing;
+      });
+    }
+    return id;
+  }
+
+  /** The job's row and one per client, in one transaction, then told: its id, the clients sent and when it was made. */
+  private async insert(
+    origin: DispatchOrigin,
+    outcomes: ObservedDispatch['outcomes'],
+  ): Promise<{ id: number; running: Set<string>; created: number }> {
+    const now = this.clock.now();
+    const ips = outcomes.map((o) => o.addr);
     const known = new Map((await this.inventory.clientsByIps(ips)).map((c) => [c.ip, c]));
-    const rows = dispatch.outcomes.map(({ addr, outcome }) => {
+    const rows = outcomes.map(({ addr, outcome }) => {
       const sent = outcome === 'sent';
       return {
         ip: addr,
@@ -95,10 +149,10 @@ export class JobRecorder {
     const running = new Set(rows.filter((r) => r.state === 'sent').map((r) => r.ip));
     const id = await this.db.transactional(async (em) => {
       const jobId = (await em.insert(JobEntity, {
-        kind: dispatch.kind,
-        who: dispatch.asker?.name ?? '',
-        source: dispatch.asker?.source ?? '',
-        params: JSON.stringify(dispatch.params),
+        kind: origin.kind,
+        who: origin.asker?.name ?? '',
+        source: origin.asker?.source ?? '',
+        params: JSON.stringify(origin.params),
         createdAt: now,
         finishedAt: running.size === 0 ? now : null,
       })) as number;
@@ -109,12 +163,12 @@ export class JobRecorder {
       );
       return jobId;
     });
-    const request = dispatch.asker?.request;
+    const request = origin.asker?.request;
     if (request) {
       // The request's audit entry names the job and its PCs (told before the request answers).
       const command: AuditCommand = {
         job: id,
-        kind: dispatch.kind,
+        kind: origin.kind,
         clients: ips.map((ip) => {
           const client = known.get(ip);
           return client ? { ip, id: client.id, name: client.name } : { ip };
@@ -122,30 +176,12 @@ export class JobRecorder {
       };
       await this.events.tell('audit.details', { req: request, command });
     }
-    const who = dispatch.asker?.name ?? null;
-    void this.events.emit('job.created', { job: id, kind: dispatch.kind, who, source: dispatch.asker?.source ?? null, clients: ips });
+    const who = origin.asker?.name ?? null;
+    void this.events.emit('job.created', { job: id, kind: origin.kind, who, source: origin.asker?.source ?? null, clients: ips });
     for (const r of rows)
-      void this.events.emit('job.client', { job: id, kind: dispatch.kind, client: r.ip, state: r.state, status: null, outcome: r.outcome });
-    if (running.size === 0) {
-      void this.events.emit('job.finished', { job: id, kind: dispatch.kind, clients: ips });
-      return id;
-    }
-    const job: LiveJob = { id, kind: dispatch.kind, clients: ips, running, writing: Promise.resolve() };
-    this.live.add(job);
-    for (const [ip, answer] of dispatch.answers) {
-      answer.then(
-        (a) => this.ended(job, ip, answered(a)),
-        (error: unknown) => this.ended(job, ip, unanswered(error, dispatch.endsWithDisconnect)),
-      );
-    }
-    const seconds = this.timeouts.timeouts_s[dispatch.kind] ?? this.timeouts.default_timeout_s;
-    if (seconds > 0) {
-      job.cancelTimeout = this.clock.setTimer(now + seconds * 1000, async () => {
-        for (const ip of [...job.running]) this.ended(job, ip, timedOut(seconds));
-        await job.writing;
-      });
-    }
-    return id;
+      void this.events.emit('job.client', { job: id, kind: origin.kind, client: r.ip, state: r.state, status: null, outcome: r.outcome });
+    if (running.size === 0) void this.events.emit('job.finished', { job: id, kind: origin.kind, clients: ips });
+    return { id, running, created: now };
   }
 
   /** A client's end: written, told, and the job's end once it was the last. A client already ended is left as it is. */

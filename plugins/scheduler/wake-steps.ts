@@ -1,4 +1,5 @@
 import type { Database, Logger } from 'ogserve';
+import type { Asker } from '../agents';
 import type { Skipped, WakeReport, Waker } from '../wol';
 import type { Clock } from './clock';
 import { wakeType } from './commands';
@@ -10,6 +11,9 @@ export interface WakeAction {
   /** The step's stored JSON params. */
   params: string;
 }
+
+/** Who asks for a scheduled wake: its run (and job) says so. */
+const scheduler: Asker = { name: 'scheduler', source: 'scheduler' };
 
 /** Why a client was not woken, as the action's note. */
 const notes: Record<keyof Skipped, string> = {
@@ -47,6 +51,7 @@ export class WakeSteps {
         const report = await this.waker.wake(
           group.map((a) => a.ip),
           type,
+          scheduler,
         );
         outcome = outcomeOf(report);
       } catch (error) {

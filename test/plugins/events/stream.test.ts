@@ -84,6 +84,7 @@ test('a scripted fleet: connect, refresh, command, wake, inventory write, discon
         ['client.state', x.ips[0], 'BSY'],
         ['command.answered', x.ips[0], 'refresh'],
         ['client.state', x.ips[0], 'OPG'],
+        ['wol.run.started', [x.ips[1]], null],
         ['wol.sent', [x.ips[1]], null],
         ['agent.disconnected', x.ips[0], null],
         ['client.state', x.ips[0], 'OFF'],
@@ -93,7 +94,7 @@ test('a scripted fleet: connect, refresh, command, wake, inventory write, discon
     assert.equal([answered.data.outcome, answered.data.status, answered.data.result], ['answered', 200, 'success']);
     assert.type(answered.data.duration_ms, 'number');
     assert.equal(stream.events.find((e) => e.type === 'client.state')!.data, { client: x.ips[0], old: 'OFF', new: 'BSY' });
-    assert.equal(stream.events.find((e) => e.type === 'wol.sent')!.data, { clients: [x.ips[1]], type: 'unicast', packets: 1 });
+    assert.equal(stream.events.find((e) => e.type === 'wol.sent')!.data, { run: 1, clients: [x.ips[1]], type: 'unicast', packets: 1 });
     assert.equal(
       stream.events.filter((e) => e.type === 'inventory.created').map((e) => e.data),
       [{ kind: 'center', id: center.body.id }],

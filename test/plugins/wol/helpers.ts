@@ -1,7 +1,10 @@
 import 'reflect-metadata';
 import { container } from 'tsyringe';
-import type { Clock } from '../../../core/clock';
+import { type Clock, SystemClock } from '../../../core/clock';
+import type { AgentLink } from '../../../plugins/agents';
+import type { Inventory } from '../../../plugins/inventory';
 import { WolClock } from '../../../plugins/wol';
+import { WakeRuns } from '../../../plugins/wol/runs';
 import { type Lab, addresses, startLab } from '../../support/lab';
 import { UdpReceiver } from '../../support/udp-receiver';
 
@@ -24,6 +27,8 @@ export interface SiteOptions {
   client?: Record<string, unknown>;
   /** The wol plugin's clock (a ManualClock), injected through WolClock; the system clock by default. */
   clock?: Clock;
+  /** Plugins enabled besides inventory, agents and wol (metrics, jobs). */
+  plugins?: string[];
 }
 
 /** A server with the wol plugin, `count` clients 127.0.2.1, ... (MACs macFor(1), ...) in one room, and loopback receivers. */
@@ -39,7 +44,10 @@ export async function wolSite(options: SiteOptions = {}): Promise<WolSite> {
     if (options.clock) services.register(WolClock, { useValue: options.clock });
     const lab = await startLab({
       ips: addresses('127.0.2', options.count ?? 2),
-      server: { container: services, config: { plugins: ['inventory', 'agents', 'wol'], wol: { port, ...options.wol } } },
+      server: {
+        container: services,
+        config: { plugins: ['inventory', 'agents', 'wol', ...(options.plugins ?? [])], wol: { port, ...options.wol } },
+      },
       netmask: options.netmask ?? '255.0.0.0',
       client: options.client,
     });
@@ -71,3 +79,9 @@ export function expectedPacket(mac: string): Buffer {
 }
 
 export const noSkips = { malformed: [], not_found: [], connected: [], invalid_record: [], send_failed: [] };
+
+/** Wake runs as the plugin makes them by default but unverified, for a Waker made by hand: everything sent at once, once. */
+export function plainRuns(inventory: Inventory, link: AgentLink): WakeRuns {
+  const config = { batch: 0, interval_ms: 0, repeats: 1, repeat_ms: 1000, rooms: {}, centers: {}, verify_s: 0, retries: 0, runs_kept: 50 };
+  return new WakeRuns(config, new SystemClock(), inventory, link);
+}

@@ -9,7 +9,7 @@ import { WakeSocket, type Datagram } from '../../../plugins/wol/sender';
 import { Waker } from '../../../plugins/wol/waker';
 import { eventually } from '../../support/fake-agent';
 import { macFor } from '../../support/fixtures';
-import { expectedPacket, noSkips, wolSite } from './helpers';
+import { expectedPacket, noSkips, plainRuns, wolSite } from './helpers';
 
 test('broadcast: one exact magic packet per client to the room directed broadcast (netmask 255.0.0.0)', async () => {
   const x = await wolSite({ count: 2 });
@@ -17,7 +17,7 @@ test('broadcast: one exact magic packet per client to the room directed broadcas
     const unicast = await x.receiver(x.ips[0]!);
     const r = await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
     assert.equal(r.status, 200, `status: ${r.text}`);
-    assert.deepEqual(r.body, { sent: x.ips, skipped: noSkips }, 'both woken');
+    assert.deepEqual(r.body, { run: 1, sent: x.ips, skipped: noSkips }, 'both woken, by wake run 1');
     const packets = await x.broadcast.flush();
     assert.equal(packets.length, 2, 'two packets to 127.255.255.255');
     assert.deepEqual(
@@ -101,7 +101,11 @@ test('malformed, unknown and repeated addresses are skipped with their reason; t
     assert.equal(r.status, 200, `status: ${r.text}`);
     assert.deepEqual(
       r.body,
-      { sent: x.ips, skipped: { ...noSkips, malformed: ['bogus', '999.1.1.1', '', '127.0.2.01', ' 127.0.2.2'], not_found: ['127.0.9.9'] } },
+      {
+        run: 1,
+        sent: x.ips,
+        skipped: { ...noSkips, malformed: ['bogus', '999.1.1.1', '', '127.0.2.01', ' 127.0.2.2'], not_found: ['127.0.9.9'] },
+      },
       'each address accounted for once, in request order',
     );
     assert.equal((await x.broadcast.flush()).length, 2, 'one packet per woken client, none for the skipped ones');
@@ -120,9 +124,13 @@ test('nothing known: 200 with everything skipped and no packet', async () => {
   try {
     const r = await x.s.post('/wol', { clients: ['127.0.9.1', 'x'], type: 'unicast' });
     assert.equal(r.status, 200, `status: ${r.text}`);
-    assert.deepEqual(r.body, { sent: [], skipped: { ...noSkips, malformed: ['x'], not_found: ['127.0.9.1'] } }, 'report');
+    assert.deepEqual(
+      r.body,
+      { run: null, sent: [], skipped: { ...noSkips, malformed: ['x'], not_found: ['127.0.9.1'] } },
+      'report, no run',
+    );
     const empty = await x.s.post('/wol', { clients: [], type: 'broadcast' });
-    assert.deepEqual(empty.body, { sent: [], skipped: noSkips }, 'an empty list is fine');
+    assert.deepEqual(empty.body, { run: null, sent: [], skipped: noSkips }, 'an empty list is fine');
     assert.equal((await x.broadcast.flush()).length, 0, 'no packet');
     assert.deepEqual(await x.clients(), [], 'no WOL_SENT entry');
   } finally {
@@ -165,7 +173,11 @@ test('with the default configuration a woken client stays WOL_SENT until 60 s ha
   try {
     const start = clock.now();
     assert.deepEqual((await x.s.post('/wol', { clients: x.ips, type: 'broadcast' })).body.sent, x.ips, 'woken');
-    assert.deepEqual(clock.pendingTimers(), [start + 60_000], 'its expiry is armed 60 s ahead on the injected clock');
+    assert.deepEqual(
+      clock.pendingTimers(),
+      [start + 60_000, start + 300_000],
+      'its expiry is armed 60 s ahead on the injected clock, and its run checks its agent at 300 s (wol.verify_s)',
+    );
     await clock.advance(59_999);
     assert.deepEqual(
       (await x.clients()).map((c) => c.state),
@@ -225,7 +237,7 @@ test('a connected client gets no packet and no WOL_SENT entry', async () => {
     const unicast = await x.receiver(x.ips[0]!);
     for (const type of ['broadcast', 'unicast']) {
       const r = await x.s.post('/wol', { clients: x.ips, type });
-      assert.deepEqual(r.body, { sent: [], skipped: { ...noSkips, connected: x.ips } }, `${type}: skipped as connected`);
+      assert.deepEqual(r.body, { run: null, sent: [], skipped: { ...noSkips, connected: x.ips } }, `${type}: skipped as connected`);
     }
     assert.equal((await x.broadcast.flush()).length + (await unicast.flush()).length, 0, 'no packet');
     assert.deepEqual(
@@ -263,11 +275,11 @@ test('a stored MAC or room netmask that cannot address a packet is skipped as in
     await x.s.app.database.query("update clients set mac = 'not-a-mac' where ip = ?", [x.ips[0]]);
     x.s.app.container.resolve(Inventory).tablesChanged();
     const unicast = await x.s.post('/wol', { clients: x.ips, type: 'unicast' });
-    assert.deepEqual(unicast.body, { sent: [x.ips[1]], skipped: { ...noSkips, invalid_record: [x.ips[0]] } }, 'bad MAC');
+    assert.deepEqual(unicast.body, { run: 1, sent: [x.ips[1]], skipped: { ...noSkips, invalid_record: [x.ips[0]] } }, 'bad MAC');
     await x.s.app.database.query("update rooms set netmask = '255.0.255.0'", []);
     x.s.app.container.resolve(Inventory).tablesChanged();
     const broadcast = await x.s.post('/wol', { clients: [x.ips[1]], type: 'broadcast' });
-    assert.deepEqual(broadcast.body, { sent: [], skipped: { ...noSkips, invalid_record: [x.ips[1]] } }, 'bad room netmask');
+    assert.deepEqual(broadcast.body, { run: null, sent: [], skipped: { ...noSkips, invalid_record: [x.ips[1]] } }, 'bad room netmask');
     assert.equal((await x.broadcast.flush()).length, 0, 'nothing sent to a broadcast address');
   } finally {
     await x.close();
@@ -292,6 +304,7 @@ test('records that would wake through 255.255.255.255 are skipped as invalid_rec
       pending,
       { port: x.port, interface: '', limited_broadcast: limitedBroadcast },
       recorder,
+      plainRuns(x.s.app.container.resolve(Inventory), x.link),
     );
   try {
     // Records imported from the reference, bypassing the REST validation.
@@ -303,21 +316,21 @@ test('records that would wake through 255.255.255.255 are skipped as invalid_rec
       const report = await waker(false).wake(['255.255.255.255', '0.0.0.0'], type);
       assert.deepEqual(
         report,
-        { sent: [], skipped: { ...noSkips, invalid_record: ['255.255.255.255', '0.0.0.0'] } },
+        { run: null, sent: [], skipped: { ...noSkips, invalid_record: ['255.255.255.255', '0.0.0.0'] } },
         `${type}: client addresses no host can hold`,
       );
     }
     await db.query("update rooms set netmask = '0.0.0.0'", []);
     x.s.app.container.resolve(Inventory).tablesChanged();
     let report = await waker(false).wake([x.ips[2]!], 'broadcast');
-    assert.deepEqual(report, { sent: [], skipped: { ...noSkips, invalid_record: [x.ips[2]] } }, 'room netmask 0.0.0.0');
+    assert.deepEqual(report, { run: null, sent: [], skipped: { ...noSkips, invalid_record: [x.ips[2]] } }, 'room netmask 0.0.0.0');
     await db.query("update rooms set netmask = '255.255.255.0'", []);
     await db.query("update clients set ip = '255.255.255.7' where ip = ?", [x.ips[2]]);
     x.s.app.container.resolve(Inventory).tablesChanged();
     report = await waker(false).wake(['255.255.255.7'], 'broadcast');
     assert.deepEqual(
       report,
-      { sent: [], skipped: { ...noSkips, invalid_record: ['255.255.255.7'] } },
+      { run: null, sent: [], skipped: { ...noSkips, invalid_record: ['255.255.255.7'] } },
       'a /24 whose directed broadcast is 255.255.255.255',
     );
     assert.equal(sent.length, 0, 'no packet handed to the socket');
@@ -348,9 +361,10 @@ test('clients whose packets the kernel refuses are reported as send_failed and g
       pending,
       { port: x.port, interface: '', limited_broadcast: false },
       socket,
+      plainRuns(x.s.app.container.resolve(Inventory), x.link),
     );
     const report = await waker.wake(x.ips, 'broadcast');
-    assert.deepEqual(report, { sent: [], skipped: { ...noSkips, send_failed: x.ips } }, 'reported as failed');
+    assert.deepEqual(report, { run: 1, sent: [], skipped: { ...noSkips, send_failed: x.ips } }, 'reported as failed');
     assert.deepEqual([...pending.ips()], [], 'no WOL_SENT entry');
   } finally {
     pending.clear();
@@ -384,6 +398,7 @@ test('a client is woken when any of its packets left, and wol.sent counts every 
       pending,
       { port: x.port, interface: '', limited_broadcast: true },
       recorder,
+      plainRuns(x.s.app.container.resolve(Inventory), x.link),
       {
         emit: async (_name, sent) => {
           const { clients, type, packets } = sent as { clients: string[]; type: string; packets: number };
@@ -396,7 +411,7 @@ test('a client is woken when any of its packets left, and wol.sent counts every 
     assert.equal(sent.length, 8, 'two datagrams per client');
     assert.deepEqual(
       report,
-      { sent: x.ips.slice(1), skipped: { ...noSkips, send_failed: [x.ips[0]] } },
+      { run: 1, sent: x.ips.slice(1), skipped: { ...noSkips, send_failed: [x.ips[0]] } },
       'only the client with no packet out failed',
     );
     assert.deepEqual(announced, [[x.ips.slice(1), 'broadcast', 4]], 'the 4 packets that left are counted');
@@ -418,12 +433,16 @@ test('in one request each client is checked against its own room netmask', async
     const r = await x.s.post('/wol', { clients: x.ips, type: 'broadcast' });
     assert.deepEqual(
       r.body,
-      { sent: [x.ips[0], x.ips[2]], skipped: { ...noSkips, invalid_record: [x.ips[1]] } },
+      { run: 1, sent: [x.ips[0], x.ips[2]], skipped: { ...noSkips, invalid_record: [x.ips[1]] } },
       'only the client of the bad room',
     );
     assert.equal((await x.broadcast.waitFor(2)).length, 2, 'the other two were sent their packet');
     const again = await x.s.post('/wol', { clients: [x.ips[1], x.ips[0]], type: 'broadcast' });
-    assert.deepEqual(again.body, { sent: [x.ips[0]], skipped: { ...noSkips, invalid_record: [x.ips[1]] } }, 'whichever room comes first');
+    assert.deepEqual(
+      again.body,
+      { run: 2, sent: [x.ips[0]], skipped: { ...noSkips, invalid_record: [x.ips[1]] } },
+      'whichever room comes first',
+    );
   } finally {
     await x.close();
   }

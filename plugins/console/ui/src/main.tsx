@@ -2,7 +2,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { managesUsers, me, resume, takeSignInError } from './account';
 import { session, whenUnauthorized } from './api';
-import { applyStates, fleet, loadTree, patchFleet } from './fleet/fleet';
+import { applyStates, fleet, loadTree, loadWakeFailures, patchFleet } from './fleet/fleet';
 import { followStates } from './fleet/live';
 import { trackStates } from './fleet/runs';
 import { localized, t, useLang } from './i18n';
@@ -66,6 +66,8 @@ function App() {
           (clients) => {
             applyStates(clients);
             trackStates(fleet.value.states);
+            // A client that did not wake is news with the states (its run ended, or its agent came).
+            if (enabled(info, 'wol')) void loadWakeFailures();
           },
           (live) => patchFleet({ live }),
         )

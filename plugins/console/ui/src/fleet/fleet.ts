@@ -13,6 +13,8 @@ export interface Fleet {
   query: string;
   /** The states and the last result clients must have to be shown (empty: any). */
   filters: Filters;
+  /** Clients whose last wake run left them wake_failed (GET /wol/failed): why, in words. */
+  wakeFailed: Map<string, string>;
   /** How live updates arrive. */
   live: 'events' | 'poll';
   error: string;
@@ -26,6 +28,7 @@ export const fleet = new Store<Fleet>({
   collapsed: new Set(),
   query: '',
   filters: { states: new Set(), result: '' },
+  wakeFailed: new Map(),
   live: 'poll',
   error: '',
 });
@@ -51,6 +54,16 @@ export async function loadTree(): Promise<void> {
 
 export function applyStates(clients: ClientListing[]): void {
   patchFleet({ states: new Map(clients.map((c) => [c.addr, c])) });
+}
+
+/** Reads again which clients did not wake (the wol plugin's GET /wol/failed); a server without it leaves none. */
+export async function loadWakeFailures(): Promise<void> {
+  try {
+    const { clients } = await get<{ clients: { addr: string; outcome: string }[] }>('/wol/failed');
+    patchFleet({ wakeFailed: new Map(clients.map((c) => [c.addr, c.outcome])) });
+  } catch {
+    // Kept as they were: a failed read is not news that they woke.
+  }
 }
 
 export function setSelection(selection: Set<string>): void {

@@ -19,7 +19,7 @@ import { TreeList } from './TreeList';
 export function Fleet() {
   const state = useStore(fleet);
   const info = useServer();
-  const { model, states, macs, selection, collapsed } = state;
+  const { model, states, wakeFailed, macs, selection, collapsed } = state;
   const [menu, setMenu] = useState<TreeNode | null>(null);
   const [addingCenter, setAddingCenter] = useState(false);
   const [importing, setImporting] = useState(false);
@@ -142,6 +142,7 @@ export function Fleet() {
         <TreeList
           rows={rows}
           states={states}
+          wakeFailed={wakeFailed}
           macs={macs}
           counts={counts}
           selection={selection}

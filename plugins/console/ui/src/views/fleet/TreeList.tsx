@@ -12,6 +12,8 @@ const overscan = 10;
 export interface TreeListProps {
   rows: TreeNode[];
   states: Map<string, ClientListing>;
+  /** Clients that did not wake, with why. */
+  wakeFailed: Map<string, string>;
   macs: Map<string, string>;
   counts: Map<string, Counts>;
   selection: Set<string>;
@@ -114,6 +116,8 @@ function Row(props: TreeListProps & { node: TreeNode; index: number; top: number
     const ip = node.ip!;
     const listing = props.states.get(ip);
     const mac = props.macs.get(ip);
+    // Shown while the client is still not up: off, or woken again.
+    const why = !listing || listing.state === 'WOL_SENT' ? props.wakeFailed.get(ip) : undefined;
     return (
       <li class="row computer" style={style} data-ip={ip} data-index={props.index}>
         <span class="twisty" />
@@ -129,6 +133,11 @@ function Row(props: TreeListProps & { node: TreeNode; index: number; top: number
         <span class="ip">{ip}</span>
         {mac && <span class="mac">{colonMac(mac)}</span>}
         <StateBadge state={listing?.state} />
+        {why !== undefined && (
+          <span class="wake-failed" title={why}>
+            {t('fleet.wakeFailed')}
+          </span>
+        )}
         {listing?.last_cmd.result && listing.last_cmd.result !== 'unknown' && (
           <span class={`result result-${listing.last_cmd.result}`}>{t(`result.${listing.last_cmd.result}` as 'result.success')}</span>
         )}
