@@ -167,6 +167,25 @@ test('a restore over 50 PCs: the job page shows each PC sent, then done as its a
   }
 });
 
+test("a job's page larger than the server's answer limit says so in a sentence naming the setting", async () => {
+  const site = await consoleSite(40, { rest: { max_response_bytes: 4096 } });
+  try {
+    const id = (await site.s.post('/refresh', { clients: site.ips })).body.job as number;
+    assert.equal((await site.s.get(`/jobs/${id}`)).status, 500, 'over the limit');
+    const page = await browser.page();
+    await page.addInitScript((key) => sessionStorage.setItem('ogserve.key', key), TOKEN);
+    await page.goto(`${site.url}/console/#/job/${id}`);
+    await page
+      .locator('[role=alert]', {
+        hasText:
+          'The answer is larger than this server sends (4096 bytes, rest.max_response_bytes): its administrator can raise that limit.',
+      })
+      .waitFor();
+  } finally {
+    await site.close();
+  }
+});
+
 test('the dashboard is the landing page: clients by state in each center, each number opening the fleet narrowed to them, and running and failed jobs', async () => {
   const site = await consoleSite(3);
   try {

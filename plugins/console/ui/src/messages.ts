@@ -31,6 +31,8 @@ export const en = {
   'problem.between': '{label} must be a whole number from {min} to {max}.',
   'problem.type': '{label} has the wrong kind of value.',
   'problem.oneOf': '{label} must be one of: {values}.',
+  'problem.tooLarge':
+    'The answer is larger than this server sends ({bytes} bytes, rest.max_response_bytes): its administrator can raise that limit.',
   signout: 'Sign out',
 
   'signin.intro': 'Sign in with the API key of this server (var/api-token, or rest.api_token in its configuration).',
@@ -619,6 +621,8 @@ export const es: Messages = {
   'problem.between': '«{label}» debe ser un número entero de {min} a {max}.',
   'problem.type': '«{label}» tiene un valor de tipo equivocado.',
   'problem.oneOf': '«{label}» debe ser uno de estos: {values}.',
+  'problem.tooLarge':
+    'La respuesta es mayor de lo que envía este servidor ({bytes} bytes, rest.max_response_bytes): su administrador puede subir ese límite.',
   signout: 'Cerrar sesión',
 
   'signin.intro': 'Entre con la clave de la API de este servidor (var/api-token, o rest.api_token en su configuración).',

@@ -32,6 +32,9 @@ const rules: Rule[] = [
   { test: /^must be one of (.+)$/, key: 'problem.oneOf', vars: (m) => ({ values: m[1]! }) },
 ];
 
+/** Refusals of the whole request rather than of a field. */
+const wholeRules: Rule[] = [{ test: /^the response would exceed (\d+) bytes$/, key: 'problem.tooLarge', vars: (m) => ({ bytes: m[1]! }) }];
+
 /** The message without the field's name the server put first (`'mac' `, `client: `, `'clients[2]' `). */
 function withoutField(message: string, field: string | undefined): string {
   if (!field) return message;
@@ -49,7 +52,13 @@ function sentence(text: string): string {
 export function problemSentence(error: { field?: string; message: string }, label?: string): string {
   const name = label ?? error.field ?? '';
   const rest = withoutField(error.message, error.field);
-  if (rest === error.message && !error.field) return sentence(error.message);
+  if (rest === error.message && !error.field) {
+    for (const rule of wholeRules) {
+      const match = rest.match(rule.test);
+      if (match) return t(rule.key, rule.vars?.(match) ?? {});
+    }
+    return sentence(error.message);
+  }
   for (const rule of rules) {
     const match = rest.match(rule.test);
     if (match) return sentence(t(rule.key, { label: name, ...(rule.vars?.(match) ?? {}) }));
