@@ -6,7 +6,7 @@ import { ManualClock } from '../../core/clock';
 import { EnergyClock } from '../../plugins/energy';
 import { type TestBrowser, launchBrowser, screenshot, seriousViolations } from '../support/browser';
 import { eventually } from '../support/fake-agent';
-import { consolePlugins, consoleSite, signIn } from './site';
+import { clientRow, consolePlugins, consoleSite, signIn } from './site';
 
 let browser: TestBrowser;
 test.before(async () => {
@@ -59,6 +59,14 @@ test('the Energy page lists per room the PCs on with nobody using them, hours in
     );
     assert.deepEqual(await seriousViolations(page), [], 'no serious accessibility violation');
     await screenshot(page, 'energy');
+
+    // The dashboard counts the PCs on with nobody using them; the number opens the fleet narrowed to them.
+    await page.getByRole('link', { name: 'Dashboard', exact: true }).click();
+    const waste = page.locator('li[data-attention=idle]');
+    await waste.getByRole('button', { name: '1' }).click();
+    await page.getByRole('button', { name: 'PCs on with nobody using them ✕' }).waitFor();
+    await clientRow(page, idle).waitFor();
+    assert.equal(await page.locator('li.row.computer').count(), 1, 'that PC alone');
   } finally {
     await site.close();
   }

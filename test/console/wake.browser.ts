@@ -35,6 +35,14 @@ test('the fleet marks a client that did not wake, says why on hover, and drops t
     assert.match((await mark.getAttribute('title')) ?? '', /no agent was ever seen/, 'the reason, on hover');
     assert.equal(await clientRow(page, other).locator('.wake-failed').count(), 0, 'not on a client that was not woken');
     await screenshot(page, 'wake-failed');
+    // The dashboard counts it; the number opens the fleet narrowed to it.
+    await page.getByRole('link', { name: 'Dashboard', exact: true }).click();
+    await page.locator('li[data-attention=not-woken]').getByRole('button', { name: '1' }).click();
+    await page.getByRole('button', { name: 'PCs that did not wake ✕' }).waitFor();
+    await clientRow(page, silent).waitFor();
+    assert.equal(await page.locator('li.row.computer').count(), 1, 'that PC alone');
+    await page.getByRole('button', { name: 'PCs that did not wake ✕' }).click();
+    await clientRow(page, other).waitFor();
     await site.connect(silent);
     await mark.waitFor({ state: 'detached' });
   } finally {

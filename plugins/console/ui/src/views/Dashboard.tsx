@@ -10,6 +10,7 @@ import { enabled, useServer } from '../plugins';
 import { go, href } from '../router';
 import { useStore } from '../store';
 import type { JobSummary } from '../types';
+import { DashboardAttention } from './DashboardAttention';
 import { DashboardBoots } from './DashboardBoots';
 import { JobProgress } from './JobProgress';
 import { useJobEvents } from './jobEvents';
@@ -94,6 +95,7 @@ export function Dashboard() {
         </table>
       </TableScroll>
       {enabled(info, 'jobs') && <JobLists />}
+      <DashboardAttention />
       {enabled(info, 'boot') && <DashboardBoots />}
     </section>
   );
