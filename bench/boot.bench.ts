@@ -35,7 +35,11 @@ export default async function bootBench(): Promise<BenchRow[]> {
     const s = await startServer({
       dir,
       // Every PC of the storm transfers at once: a site booting that many at once raises max_transfers so.
-      config: { log: { level: 'warn' }, live: { directory: liveDir }, boot: { scripts_per_minute: 0, max_transfers: Math.max(200, 2 * STORM) } },
+      config: {
+        log: { level: 'warn' },
+        live: { directory: liveDir },
+        boot: { scripts_per_minute: 0, max_transfers: Math.max(200, 2 * STORM) },
+      },
     });
     try {
       await addBenchClients(
