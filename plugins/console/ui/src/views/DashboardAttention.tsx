@@ -41,8 +41,8 @@ export function DashboardAttention() {
       ]);
       if (stopped) return;
       setSeen({
-        notWoken: failed && failed.clients.map((c) => c.addr),
-        idle: now && now.rooms.flatMap((room) => room.pcs.filter((pc) => pc.state === 'idle').map((pc) => pc.ip)),
+        notWoken: failed?.clients.map((c) => c.addr) ?? null,
+        idle: now?.rooms.flatMap((room) => room.pcs.filter((pc) => pc.state === 'idle').map((pc) => pc.ip)) ?? null,
       });
       timer = setTimeout(() => void load(), pollMs);
     };
