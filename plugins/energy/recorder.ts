@@ -158,8 +158,11 @@ export class PowerRecorder {
         await em.nativeUpdate(PowerStateEntity, { id: Number(open.id) }, { state });
         this.latest.set(clientId, { ...open, state });
       } else {
-        if (open) await this.end(em, open, at);
+        // The new row first: its reference takes the client's row before the old one is
+        // touched, the order a client's deletion locks them in (clients, then its power
+        // states); the other order deadlocked with it on PostgreSQL.
         await this.open(em, clientId, state, at, last);
+        if (open) await this.end(em, open, at);
       }
       return true;
     });
@@ -206,17 +209,18 @@ export class PowerRecorder {
       }
     }
     await this.db.transactional(async (em) => {
-      for (let i = 0; i < ending.length; i += chunk) {
-        const rows = ending.slice(i, i + chunk);
-        await em.nativeUpdate(PowerStateEntity, { id: { $in: rows.map((r) => Number(r.id)) } }, { endedAt: now });
-        for (const row of rows) this.metrics.ended(row.state, now - Number(row.started_at));
-      }
+      // New rows before old ones end: the lock order of a client's deletion (see write).
       const rows = opening.map(({ id, last }) => ({ id, before: last ? timesAt(last, now, now) : noTime() }));
       await insertInChunks<PowerStateRow>(
         em,
         PowerStateEntity,
         rows.map(({ id, before }) => this.rowOf(em, id, 'off', now, before)),
       );
+      for (let i = 0; i < ending.length; i += chunk) {
+        const ended = ending.slice(i, i + chunk);
+        await em.nativeUpdate(PowerStateEntity, { id: { $in: ended.map((r) => Number(r.id)) } }, { endedAt: now });
+        for (const row of ended) this.metrics.ended(row.state, now - Number(row.started_at));
+      }
       // Their ids are not read back: the reading at now needs none.
       for (const { id, before } of rows) this.latest.set(id, rawOf(0, id, 'off', now, before));
     });

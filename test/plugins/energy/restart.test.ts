@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { eventually } from '../../support/fake-agent';
 import { parsePrometheus } from '../../support/prometheus';
+import { addClient, macFor } from '../../support/fixtures';
 import { makeTestDir, removeTestStore } from '../../support/server';
 import { at, energySite, midnight, roomA, roomB } from './helpers';
 
@@ -72,6 +73,24 @@ test('rows that ended more than energy.retention_days ago are deleted; the total
     }, 'two PCs off');
     const [left] = await x.s.app.database.query<{ n: number | string }>('select count(*) as n from power_states');
     assert.equal(Number(left!.n), 2);
+  } finally {
+    await x.close();
+  }
+});
+
+test("clients deleted while their agents' states are written are deleted, round after round: the writes take the client's row first, as a deletion does", async () => {
+  const x = await energySite();
+  try {
+    // Each round: an agent connects and goes (state rows written) as its client is deleted.
+    // Before the writes took the client's row first, this deadlocked now and then on PostgreSQL.
+    for (let i = 0; i < 40; i++) {
+      const ip = `127.0.73.${i + 1}`;
+      await addClient(x.s, x.roomA, ip, macFor(50 + i));
+      const agent = await x.connect(ip);
+      agent.destroy();
+      const r = await x.s.post('/client/delete', { clients: [ip] });
+      assert.equal(r.status, 200, `round ${i}: ${r.text}`);
+    }
   } finally {
     await x.close();
   }
