@@ -34,8 +34,12 @@ const modules = [
   'virtio_net',
 ];
 
-/** Where the agent reaches ogserve: the test forwards this guest address and port to the agent port. */
-export const guestAgent = { host: '10.0.2.100', port: 8889 };
+/**
+ * Where the agent reaches ogserve: the test forwards this guest address and port to the
+ * agent port. Inside the VM only, but not the reference's 8889 either, so that no test names
+ * a default port.
+ */
+export const guestAgent = { host: '10.0.2.100', port: 17889 };
 
 /** The PC's first process. No /dev/console in the archive (making one needs root): devtmpfs first, then the serial port. */
 const init = `#!/bin/sh
