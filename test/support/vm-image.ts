@@ -36,7 +36,7 @@ const modules = [
 
 /**
  * Where the agent reaches ogserve: the test forwards this guest address and port to the
- * agent port. Inside the VM only, but not the reference's 8889 either, so that no test names
+ * agent port. Inside the VM only, yet not the reference's agent port either, so that no test names
  * a default port.
  */
 export const guestAgent = { host: '10.0.2.100', port: 17889 };
