@@ -1,6 +1,6 @@
-import { addCenter, addRoom } from '../test/support/fixtures';
-import { startServer, type TestServer } from '../test/support/server';
+import { startServer } from '../test/support/server';
 import { UdpReceiver } from '../test/support/udp-receiver';
+import { addBenchClients } from './support/fleet';
 import { fmt, type BenchRow } from './support/report';
 
 const clientCount = 2000;
@@ -9,19 +9,6 @@ const pacing = { batch: 100, interval_ms: 50, repeats: 2, repeat_ms: 20, verify_
 
 /** 127.1.0.1, 127.1.0.2, ...: in a 255.0.0.0 room every directed broadcast is 127.255.255.255. */
 const ipOf = (i: number) => `127.1.${i >> 8}.${i & 255}`;
-
-async function addClients(s: TestServer, room: number): Promise<string[]> {
-  const ips = Array.from({ length: clientCount }, (_, i) => ipOf(i + 1));
-  for (let i = 0; i < ips.length; i += 50) {
-    await Promise.all(
-      ips.slice(i, i + 50).map(async (ip, j) => {
-        const r = await s.post('/client/add', { name: `pc-${ip}`, ip, mac: (i + j + 1).toString(16).padStart(12, '0'), room });
-        if (r.status !== 200) throw new Error(`client/add ${ip}: ${r.text}`);
-      }),
-    );
-  }
-  return ips;
-}
 
 /**
  * A wake run of 2,000 clients with verification, on the system clock: 20 bursts of 100
@@ -36,8 +23,8 @@ export default async function wakeRunsBench(): Promise<BenchRow[]> {
     config: { plugins: ['inventory', 'agents', 'wol', 'jobs'], log: { level: 'warn' }, wol: { port: receiver.port, ...pacing } },
   });
   try {
-    const room = await addRoom(s, await addCenter(s), 'Bench lab', '255.0.0.0');
-    const ips = await addClients(s, room);
+    const ips = Array.from({ length: clientCount }, (_, i) => ipOf(i + 1));
+    await addBenchClients(s, ips);
     global.gc?.();
     const heapBefore = process.memoryUsage().heapUsed;
     let heapPeak = heapBefore;
