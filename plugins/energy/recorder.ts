@@ -77,10 +77,12 @@ export class PowerRecorder {
 
   /** A PC's shown state changed (the agents' `client.state`), in its power state. */
   changed(ip: string, state: PowerState): Promise<void> {
+    // Stamped when it happened: the PC's earlier writes may hold its turn a while.
+    const at = this.clock.now();
     return this.inTurn(ip, (id) => {
       this.waking.get(id)?.();
       this.waking.delete(id);
-      return this.write(id, state);
+      return this.write(id, state, at);
     });
   }
 
@@ -89,12 +91,13 @@ export class PowerRecorder {
    * agent connects; if none has after the wake window, it is off again from then.
    */
   woken(ip: string): Promise<void> {
+    const at = this.clock.now();
     return this.inTurn(ip, async (id) => {
-      if (this.waking.has(id) || !(await this.write(id, 'busy', 'off'))) return;
+      if (this.waking.has(id) || !(await this.write(id, 'busy', at, 'off'))) return;
       const cancel = this.clock.setTimer(this.clock.now() + this.wakeWindowMs, () => {
         if (this.waking.get(id) !== cancel) return;
         this.waking.delete(id);
-        return this.inTurn(ip, (sameId) => this.write(sameId, 'off', 'busy').then(() => undefined));
+        return this.inTurn(ip, (sameId) => this.write(sameId, 'off', this.clock.now(), 'busy').then(() => undefined));
       });
       this.waking.set(id, cancel);
     });
@@ -140,11 +143,10 @@ export class PowerRecorder {
   }
 
   /**
-   * The PC is in `state` from now: its open row ends and one in `state` begins (nothing when
+   * The PC is in `state` from `at`: its open row ends and one in `state` begins (nothing when
    * it is in it already; `only`: only from that state). Resolves with whether it wrote.
    */
-  private write(clientId: number, state: PowerState, only?: PowerState): Promise<boolean> {
-    const at = this.clock.now();
+  private write(clientId: number, state: PowerState, at: number, only?: PowerState): Promise<boolean> {
     return this.db.transactional(async (em) => {
       const last = await latestRow(em, clientId);
       const open = last && last.ended_at === null ? last : undefined;

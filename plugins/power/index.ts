@@ -23,6 +23,8 @@ declare module 'ogserve' {
       at: string;
       clients: string[];
       skipped: Skip[];
+      /** The power-off's job (GET /jobs/:id), when one was written. */
+      job?: number;
     };
   }
 }
@@ -60,13 +62,15 @@ export default definePlugin({
     const fire = async ({ at, action, calendar }: Planned) => {
       // All calendars: a PC follows the most specific one that names it.
       const clients = (await governed(inventory, await store.all())).get(calendar.id) ?? [];
-      const done = action === 'on' ? await powerOn(waker, clients) : await powerOff(link, commands, clients, calendar.force_off);
+      const done: { sent: string[]; skipped: Skip[]; job?: number } =
+        action === 'on' ? await powerOn(waker, clients) : await powerOff(link, commands, clients, calendar.force_off);
       const when = isoWithOffset(at, zone);
       ctx.log.info(
-        { calendar: calendar.id, action, at: when, clients: done.sent, skipped: done.skipped },
+        { calendar: calendar.id, action, at: when, clients: done.sent, skipped: done.skipped, job: done.job },
         `power calendar ${calendar.id} (${calendar.target.type} ${calendar.target.id}): power-${action} sent to ${done.sent.length} PC(s), ${done.skipped.length} skipped`,
       );
-      await ctx.events.emit('power.calendar.fired', { calendar: calendar.id, action, at: when, clients: done.sent, skipped: done.skipped });
+      const fired = { calendar: calendar.id, action, at: when, clients: done.sent, skipped: done.skipped };
+      await ctx.events.emit('power.calendar.fired', done.job === undefined ? fired : { ...fired, job: done.job });
     };
     const ticker = new PowerTicker({ clock, zone, log: ctx.log, calendars: () => store.all(), fire });
     ticker.elect(ctx.cluster);

@@ -12,14 +12,15 @@ const leftOn: Record<string, string> = { LNXS: 'user_session', WINS: 'user_sessi
 
 /**
  * Power off the PCs whose agent is connected, skipping those in a user session or busy
- * unless `force`. Sent on the agents' command path, so the power-off is a job (GET /jobs).
+ * unless `force`. Sent on the agents' command path, so the power-off is a job (GET /jobs),
+ * whose id it resolves with once written (none without the jobs plugin).
  */
 export async function powerOff(
   link: Pick<AgentLink, 'listing' | 'isConnected' | 'dispatch' | 'observers'>,
   commands: Pick<AgentCommands, 'get'>,
   clients: string[],
   force: boolean,
-): Promise<{ sent: string[]; skipped: Skip[] }> {
+): Promise<{ sent: string[]; skipped: Skip[]; job?: number }> {
   const states = new Map(link.listing().map((entry) => [entry.addr, entry.state]));
   const send: string[] = [];
   const skipped: Skip[] = [];
@@ -36,5 +37,6 @@ export async function powerOff(
     if (outcome === 'sent') sent.push(addr);
     else skipped.push({ client: addr, reason: outcome });
   }
-  return { sent, skipped };
+  const job = await dispatch.job;
+  return job === undefined ? { sent, skipped } : { sent, skipped, job };
 }

@@ -78,8 +78,11 @@ test('power-off skips a PC in a user session and sends poweroff to an idle ogLiv
     await x.clock.advanceTo(Date.parse('2026-11-02T20:00:00Z'));
     await liveAgent.waitFor('poweroff');
     await linuxAgent.waitFor('poweroff');
+    // Told once the job is written, which may come after the agents have their poweroff.
+    await eventually(async () => x.fired.length > 0, 'the calendar fired');
     assert.equal(x.fired.length, 1, 'fired once');
-    assert.deepEqual(x.fired[0], {
+    const { job, ...fired } = x.fired[0]!;
+    assert.deepEqual(fired, {
       calendar: id,
       action: 'off',
       at: '2026-11-02T21:00:00+01:00',
@@ -90,6 +93,7 @@ test('power-off skips a PC in a user session and sends poweroff to an idle ogLiv
     const jobs = await x.s.get('/jobs?kind=poweroff');
     assert.equal(jobs.status, 200, jobs.text);
     assert.equal(jobs.body.jobs.length, 1, 'the power-off is a job');
+    assert.equal(jobs.body.jobs[0].id, job, 'the event names its job');
     assert.equal(jobs.body.jobs[0].who, 'power');
     assert.equal(jobs.body.jobs[0].total, 2);
 
@@ -105,6 +109,7 @@ test('power-off skips a PC in a user session and sends poweroff to an idle ogLiv
     await x.clock.advanceTo(Date.parse('2026-11-03T20:00:00Z'));
     await windowsAgent.waitFor('poweroff');
     await liveAgain.waitFor('poweroff');
+    await eventually(async () => x.fired.length > 1, 'the calendar fired again');
     assert.deepEqual(x.fired[1]!.clients.sort(), [live, windows].sort(), 'both sent poweroff');
     assert.deepEqual(x.fired[1]!.skipped, [{ client: linux, reason: 'not_connected' }], 'the PC already off is only noted');
   } finally {
@@ -126,6 +131,7 @@ test('power-off leaves a PC running a command (an image restore, say) alone unle
     await x.calendar({ target: { type: 'room', id: x.room }, week: everyDay({ off: '21:00' }) });
     await x.clock.advanceTo(Date.parse('2026-11-02T20:00:00Z'));
     await idleAgent.waitFor('poweroff');
+    await eventually(async () => x.fired.length > 0, 'the calendar fired');
     assert.deepEqual(
       x.fired.map((f) => [f.clients, f.skipped]),
       [[[idle], [{ client: busy, reason: 'busy' }]]],

@@ -11,7 +11,7 @@ export interface PowerSite extends Lab {
   /** Bound to 127.255.255.255 on wol.port: the directed broadcast of the /8 room. */
   broadcast: UdpReceiver;
   /** Every `power.calendar.fired` event, in order. */
-  fired: { calendar: number; action: string; at: string; clients: string[]; skipped: { client: string; reason: string }[] }[];
+  fired: { calendar: number; action: string; at: string; clients: string[]; skipped: { client: string; reason: string }[]; job?: number }[];
   /** Create a calendar; its id. */
   calendar(body: Record<string, unknown>): Promise<number>;
 }
