@@ -43,6 +43,9 @@ export function parseOptions(args: string[], spec: OptionSpec): ParsedOptions {
       throw new UsageError(`unknown option '${arg}'`);
     }
   }
+  // The Debian package's /usr/bin/ogserve names the site's file this way, for every command alike.
+  const siteConfig = process.env.OGSERVE_CONFIG;
+  if (spec.values?.['--config'] && !('--config' in parsed.values) && siteConfig) parsed.values['--config'] = siteConfig;
   return parsed;
 }
 

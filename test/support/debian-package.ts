@@ -1,0 +1,137 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { eventually } from './fake-agent';
+
+/** The checkout the compiled tests belong to. */
+export const checkout = path.resolve(__dirname, '..', '..', '..');
+export const unitFile = '/lib/systemd/system/ogserve.service';
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of an admin's shell: without the test run's OGSERVE_* settings (its state folder, say). */
+const adminEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OGSERVE_')));
+
+/** A program run to its end (apt and lintian take their time: ten minutes at most). */
+export function run(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(command, args, { env: { ...adminEnv, ...env }, timeout: 600_000, maxBuffer: 64 * 2 ** 20 }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** apt-get as an admin runs it on a machine without a terminal. */
+export function apt(...args: string[]): Promise<Run> {
+  return run('apt-get', ['-y', '-q', ...args], { DEBIAN_FRONTEND: 'noninteractive' });
+}
+
+/** `npm run package:deb`'s script on this checkout's build: the .deb's path. */
+export async function buildPackage(version: string, outDir: string): Promise<string> {
+  const built = await run(process.execPath, [path.join(checkout, 'scripts/package-deb.mjs'), '--out', outDir, '--version', version]);
+  if (built.code !== 0) throw new Error(`package-deb failed: ${built.stderr}`);
+  return built.stdout.trim();
+}
+
+/** Why this machine cannot run the package's life cycle (root, Debian's tools, no ogserve installed already), or nothing. */
+export async function whyNotHere(): Promise<string | undefined> {
+  if (process.getuid?.() !== 0) return 'it installs a package: run as root';
+  for (const tool of ['/usr/bin/dpkg-deb', '/usr/bin/apt-get', '/usr/bin/lintian', '/usr/bin/dpkg-shlibdeps'])
+    if (!existsSync(tool)) return `${tool} is missing (apt-get install lintian dpkg-dev)`;
+  const installed = await run('dpkg-query', ['-W', '-f=${Status}', 'ogserve']);
+  if (installed.stdout.includes('installed') || existsSync('/etc/ogserve'))
+    return 'ogserve is installed on this machine (or /etc/ogserve exists): the test would purge it';
+  return undefined;
+}
+
+/** The unit's service settings as systemd reads them, from the installed unit. */
+export function installedUnit(): { execStart: string[]; user: string; workingDirectory: string; umask: string; stateDirectory: string } {
+  const settings = new Map<string, string>();
+  for (const line of readFileSync(unitFile, 'utf8').split('\n')) {
+    const match = /^(\w+)=(.*)$/.exec(line);
+    if (match && !settings.has(match[1]!)) settings.set(match[1]!, match[2]!);
+  }
+  const need = (key: string) => {
+    const value = settings.get(key);
+    if (value === undefined) throw new Error(`${unitFile} has no ${key}=`);
+    return value;
+  };
+  return {
+    execStart: need('ExecStart').split(/\s+/),
+    user: need('User'),
+    workingDirectory: need('WorkingDirectory'),
+    umask: need('UMask'),
+    stateDirectory: `/var/lib/${need('StateDirectory')}`,
+  };
+}
+
+export interface UnitRun {
+  /** The REST port the start log announced. */
+  port: number;
+  /** The start log so far (the service logs JSON lines on stdout). */
+  log(): string;
+  /** SIGTERM, as systemctl stop sends it; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * The installed unit's ExecStart line run as systemd would on a machine without systemd
+ * running: as its User, in its WorkingDirectory, with its UMask and $STATE_DIRECTORY.
+ */
+export async function startUnit(): Promise<UnitRun> {
+  const unit = installedUnit();
+  // setpriv execs (runuser would stay the service's parent and SIGKILL it 2 s into a stop).
+  const as = ['--reuid', unit.user, '--regid', unit.user, '--init-groups'];
+  const child = spawn('setpriv', [...as, '--', 'sh', '-c', `umask ${unit.umask} && exec "$@"`, 'sh', ...unit.execStart], {
+    cwd: unit.workingDirectory,
+    env: { PATH: process.env.PATH, STATE_DIRECTORY: unit.stateDirectory },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let gone = false;
+  void exited.then(() => {
+    gone = true;
+  });
+  let port = 0;
+  try {
+    await eventually(
+      async () => {
+        if (gone) throw new Error(`the service exited at start:\n${out}`);
+        port = Number(/REST interface listening on 127\.0\.0\.1:(\d+)/.exec(out)?.[1] ?? 0);
+        return port > 0;
+      },
+      'the REST interface listening',
+      60_000,
+    );
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return {
+    port,
+    log: () => out,
+    stop: () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** Whatever a failed run left: the package purged, its folders and user gone. */
+export async function leaveNothing(): Promise<void> {
+  await run('dpkg', ['--purge', 'ogserve']);
+  for (const dir of ['/etc/ogserve', '/var/lib/ogserve', '/var/log/ogserve', '/var/backups/ogserve', '/usr/lib/ogserve'])
+    rmSync(dir, { recursive: true, force: true });
+  await run('deluser', ['--system', '--quiet', 'ogserve']);
+}
