@@ -8,7 +8,18 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
-import { apt, buildPackage, checkout, leaveNothing, run, startUnit, unitFile, whyNotHere } from '../support/debian-package';
+import {
+  apt,
+  buildPackage,
+  checkout,
+  isOnMachine,
+  leaveNothing,
+  packageField,
+  run,
+  startUnit,
+  unitFile,
+  whyNotHere,
+} from '../support/debian-package';
 
 const version = JSON.parse(readFileSync(path.join(checkout, 'package.json'), 'utf8')).version as string;
 /** lintian warnings the README explains ("Installing the Debian package"); any other fails. */
@@ -56,7 +67,7 @@ test('the .deb: lintian-clean, installed with apt-get, its unit serving, upgrade
       (await run('getent', ['passwd', 'ogserve'])).stdout,
       /^ogserve:x:\d+:\d+:[^:]*:\/var\/lib\/ogserve:\/usr\/sbin\/nologin$/m,
     );
-    assert.match((await run('dpkg-query', ['-W', '-f=${Conffiles}', 'ogserve'])).stdout, /\/etc\/ogserve\/ogserve\.json [0-9a-f]{32}/);
+    assert.match(await packageField('Conffiles'), /\/etc\/ogserve\/ogserve\.json [0-9a-f]{32}/);
     assert.equal(await owner('/etc/ogserve/ogserve.json'), 'root:ogserve');
     assert.equal(mode('/etc/ogserve/ogserve.json'), 0o640, 'the config may hold a password: not world-readable');
     for (const dir of ['/var/lib/ogserve', '/var/log/ogserve']) {
@@ -96,7 +107,7 @@ test('the .deb: lintian-clean, installed with apt-get, its unit serving, upgrade
     const newer = await buildPackage(`${version}+upgrade1`, path.join(out, 'newer'));
     const upgraded = await apt('install', newer);
     assert.equal(upgraded.code, 0, `apt-get install (upgrade): ${upgraded.stderr}`);
-    assert.equal((await run('dpkg-query', ['-W', '-f=${Version}', 'ogserve'])).stdout, `${version}+upgrade1`);
+    assert.equal(await packageField('Version'), `${version}+upgrade1`);
     assert.equal(readFileSync('/etc/ogserve/ogserve.json', 'utf8'), edited, 'the edited config kept');
     service = await startUnit();
     const scopes = await api(service.port, 'GET', '/scopes');
@@ -126,7 +137,7 @@ test('the .deb: lintian-clean, installed with apt-get, its unit serving, upgrade
       assert.ok(!existsSync(gone), `${gone} purged`);
     assert.ok(existsSync('/etc/ogserve/site-notes.txt'), "the admin's file in /etc/ogserve stays");
     assert.ok(existsSync(`/var/backups/ogserve/${backupFile}`), 'the backups stay');
-    assert.equal((await run('dpkg-query', ['-W', '-f=${Status}', 'ogserve'])).stdout.includes('installed'), false);
+    assert.equal(isOnMachine(await packageField('Status')), false, 'dpkg knows nothing of it');
   } finally {
     await leaveNothing();
     rmSync(out, { recursive: true, force: true });

@@ -25,6 +25,16 @@ export function run(command: string, args: string[], env: NodeJS.ProcessEnv = {}
   });
 }
 
+/** A field of the ogserve package as dpkg knows it ('' when it knows none). */
+export async function packageField(field: string): Promise<string> {
+  return (await run('dpkg-query', ['-W', `-f=\${${field}}`, 'ogserve'])).stdout;
+}
+
+/** Whether a package's dpkg status leaves anything of it on the machine (installed, or its config files). */
+export function isOnMachine(status: string): boolean {
+  return / (installed|config-files|unpacked|half-installed|half-configured|triggers-awaited|triggers-pending)$/.test(status);
+}
+
 /** apt-get as an admin runs it on a machine without a terminal. */
 export function apt(...args: string[]): Promise<Run> {
   return run('apt-get', ['-y', '-q', ...args], { DEBIAN_FRONTEND: 'noninteractive' });
@@ -42,8 +52,7 @@ export async function whyNotHere(): Promise<string | undefined> {
   if (process.getuid?.() !== 0) return 'it installs a package: run as root';
   for (const tool of ['/usr/bin/dpkg-deb', '/usr/bin/apt-get', '/usr/bin/lintian', '/usr/bin/dpkg-shlibdeps'])
     if (!existsSync(tool)) return `${tool} is missing (apt-get install lintian dpkg-dev)`;
-  const installed = await run('dpkg-query', ['-W', '-f=${Status}', 'ogserve']);
-  if (installed.stdout.includes('installed') || existsSync('/etc/ogserve'))
+  if (isOnMachine(await packageField('Status')) || existsSync('/etc/ogserve'))
     return 'ogserve is installed on this machine (or /etc/ogserve exists): the test would purge it';
   return undefined;
 }
