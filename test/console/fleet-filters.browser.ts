@@ -101,7 +101,7 @@ test('CSV import: every row is checked first, a refused row named with its field
   try {
     const page = await browser.page();
     await signIn(page, site.url);
-    await page.getByRole('button', { name: 'Import CSV' }).click();
+    await page.getByRole('button', { name: 'Import CSV or dhcpd.conf' }).click();
     const dialog = page.locator('dialog');
     const file = ['name;ip;mac;room', 'pc-a;127.0.9.1;00:11:22:33:44:01;Lab 1', 'pc-b;127.0.9.2;not-a-mac;Lab 1', ''].join('\r\n');
     await dialog.getByLabel('Or paste it here').fill(file);
