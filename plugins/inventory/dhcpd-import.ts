@@ -14,14 +14,26 @@ import {
   isNetmask,
   normalizeMac,
 } from 'ogserve';
-import type { ClientRules } from './client-rules';
+import { type ClientRules, computerFolder } from './client-rules';
 import { type DhcpdHost, type DhcpdSubnet, DhcpdSyntaxError, parseDhcpdConf } from './dhcpd-conf';
 import { ClientAdd, type DhcpdImported } from './schemas';
+import { RoomEntity } from './entities/room';
+import { requireRow } from './lookups';
 import type { Inventory } from './service';
 
 export type DhcpdAnswer = Static<typeof DhcpdImported>;
 type Row = DhcpdAnswer['rows'][number];
 type Accepted = { body: Static<typeof ClientAdd>; mac: string };
+
+/** Where every host goes when the caller names it (a room's own import), instead of by network. */
+export interface DhcpdTarget {
+  room: number;
+  /** A computer folder of the room (its public id); 0 or absent: none. */
+  folderId?: number;
+}
+
+/** The room a host goes in. */
+type Placement = { room: number; name: string };
 
 /** A room's network: where a host's address must be for the host to go in it. */
 interface RoomNetwork {
@@ -49,7 +61,7 @@ export class DhcpdImport {
   ) {}
 
   /** The answer, and the ids of the clients stored (none on a dry run). */
-  async importConf(conf: string, dryRun: boolean, log?: Logger): Promise<{ answer: DhcpdAnswer; ids: number[] }> {
+  async importConf(conf: string, dryRun: boolean, log?: Logger, target?: DhcpdTarget): Promise<{ answer: DhcpdAnswer; ids: number[] }> {
     const parsed = parse(conf);
     const count = parsed.hosts.length + parsed.refused.length;
     if (parsed.hosts.length === 0) throw badRequest(ErrorCode.missingField, 'the file has no host blocks', 'conf');
@@ -62,12 +74,12 @@ export class DhcpdImport {
     const check = async (em: EntityManager) => {
       const rows: Row[] = parsed.refused.map(({ line, refusal }) => ({ line, name: '', ip: '', mac: '', ok: false, ...refusal }));
       const accepted: Accepted[] = [];
-      const networks = await roomNetworks(em);
+      const place = await placement(em, target);
       const seen = { ip: new Map<string, number>(), mac: new Map<string, number>() };
       for (const host of parsed.hosts) {
         const row: Row = { line: host.line, name: host.name, ip: host.ip, mac: host.mac, ok: true };
         try {
-          const body = await this.checkHost(em, host, networks, parsed.subnets, row);
+          const body = await this.checkHost(em, host, place(host.ip, parsed.subnets), target?.folderId, row);
           const mac = normalizeMac(body.mac);
           for (const [field, value] of [['ip', body.ip] as const, ['mac', mac] as const]) {
             const first = seen[field].get(value);
@@ -111,21 +123,15 @@ export class DhcpdImport {
   private async checkHost(
     em: EntityManager,
     host: DhcpdHost,
-    networks: RoomNetwork[],
-    subnets: DhcpdSubnet[],
+    place: () => Placement,
+    folderId: number | undefined,
     row: Row,
   ): Promise<Static<typeof ClientAdd>> {
     if (host.refusal) throw badRequest(host.refusal.error, host.refusal.message, host.refusal.field);
-    const rooms = roomsHolding(host.ip, networks);
-    if (rooms.length === 0) throw badRequest(ErrorCode.unknownId, noRoom(host.ip, subnets), 'room');
-    if (rooms.length > 1)
-      throw badRequest(
-        ErrorCode.conflict,
-        `${host.ip} is in the network of ${rooms.length} rooms (${rooms.map((r) => `'${r.name}' id ${r.room}`).join(', ')}): one room per network`,
-        'room',
-      );
-    Object.assign(row, { room: rooms[0]!.room, room_name: rooms[0]!.name });
-    const checked = checkAdd({ ip: host.ip, mac: host.mac, room: rooms[0]!.room, name: host.name });
+    const { room, name } = place();
+    Object.assign(row, { room, room_name: name });
+    const fields = { ip: host.ip, mac: host.mac, room, name: host.name };
+    const checked = checkAdd(folderId ? { ...fields, folder_id: folderId } : fields);
     if (!checked.ok) {
       const { field, message, missing } = checked.violation;
       throw badRequest(missing ? ErrorCode.missingField : ErrorCode.invalidField, message, field || undefined);
@@ -174,6 +180,33 @@ async function roomNetworks(em: EntityManager): Promise<RoomNetwork[]> {
     }
   }
   return [...networks.values()];
+}
+
+/**
+ * How hosts are placed: all in the target room, checked once (a 400 naming `room` or
+ * `folder_id`), or each in the room whose network holds its address (a refusal naming `room`).
+ */
+async function placement(
+  em: EntityManager,
+  target: DhcpdTarget | undefined,
+): Promise<(ip: string, subnets: DhcpdSubnet[]) => () => Placement> {
+  if (target) {
+    const room = await requireRow(em, RoomEntity, target.room, 'room');
+    if (target.folderId) await computerFolder(em, target.folderId, room.id);
+    return () => () => ({ room: room.id, name: room.name });
+  }
+  const networks = await roomNetworks(em);
+  return (ip: string, subnets: DhcpdSubnet[]) => (): Placement => {
+    const rooms = roomsHolding(ip, networks);
+    if (rooms.length === 0) throw badRequest(ErrorCode.unknownId, noRoom(ip, subnets), 'room');
+    if (rooms.length > 1)
+      throw badRequest(
+        ErrorCode.conflict,
+        `${ip} is in the network of ${rooms.length} rooms (${rooms.map((r) => `'${r.name}' id ${r.room}`).join(', ')}): one room per network`,
+        'room',
+      );
+    return { room: rooms[0]!.room, name: rooms[0]!.name };
+  };
 }
 
 function roomsHolding(ip: string, networks: RoomNetwork[]): RoomNetwork[] {

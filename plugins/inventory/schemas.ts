@@ -114,7 +114,13 @@ export const ClientImported = Type.Object({
 });
 
 /** An ISC dhcpd.conf whose host blocks become clients (its size is bounded by rest.max_request_bytes, as a CSV's). */
-export const DhcpdImport = Type.Object({ conf: Text(16 * 1024 * 1024, { multiline: true }), dry_run: Type.Optional(Type.Boolean()) });
+export const DhcpdImport = Type.Object({
+  conf: Text(16 * 1024 * 1024, { multiline: true }),
+  dry_run: Type.Optional(Type.Boolean()),
+  /** Every host in this room (and computer folder), as a room's own import does; without it, each in the room whose network holds it. */
+  room: Type.Optional(IntLike({ minimum: 1 })),
+  folder_id: Type.Optional(IntLike()),
+});
 /** One host of an imported dhcpd.conf (or a statement refused on its own, an include), by its line; `room` where one holds its address. */
 const ImportedHost = Type.Object({
   line: Type.Integer(),

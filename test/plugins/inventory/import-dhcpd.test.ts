@@ -127,6 +127,32 @@ test('a dry run writes nothing and answers what the import would', async () => {
   assert.ok(await stored('10.4.0.11'));
 });
 
+test('a room given takes every host, whatever its network, in a computer folder of that room if one is given', async () => {
+  const room = await addRoom(s, center, 'Given', '255.255.255.0');
+  const other = await addRoom(s, center, 'Other', '255.255.255.0');
+  const folder = (await s.post('/folder/add', { name: 'Back row', room })).body.id;
+  const elsewhere = (await s.post('/folder/add', { name: 'Elsewhere', room: other })).body.id;
+  const conf =
+    'host p { hardware ethernet 00:06:00:00:00:01; fixed-address 10.6.0.1; }\nhost q { hardware ethernet 00:06:00:00:00:02; fixed-address 10.66.0.2; }';
+  const r = await importConf(conf, { room, folder_id: folder });
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(outcome(r.body), [
+    [1, 'p', 'ok'],
+    [2, 'q', 'ok'],
+  ]);
+  assert.deepEqual([r.body.rows[1].room, r.body.rows[1].room_name], [room, 'Given']);
+  const q = await stored('10.66.0.2');
+  assert.deepEqual([q.room, q.folder_id], [room, folder]);
+  const refused = async (extra: Record<string, unknown>) => {
+    const answer = await importConf(conf.replace(/00:06/g, '00:07').replace(/10\.6/g, '10.7'), extra);
+    return [answer.status, answer.body.error, answer.body.field];
+  };
+  assert.deepEqual(await refused({ room: 999999 }), [400, 'unknown_id', 'room']);
+  assert.deepEqual(await refused({ room, folder_id: elsewhere }), [400, 'invalid_field', 'folder_id']);
+  assert.deepEqual(await refused({ folder_id: folder }), [400, 'missing_field', 'room']);
+  assert.deepEqual(await refused({ room: 'x' }), [400, 'invalid_field', 'room']);
+});
+
 test('bad bodies are 400s naming the field; a file that is not dhcpd.conf, without hosts or too long is refused whole', async () => {
   const refused = async (body: unknown) => {
     const r = await s.post('/client/import-dhcpd', body);
