@@ -448,10 +448,7 @@ export const en = {
   'field.remote': 'Remote',
 
   'import.paste': 'Paste the host blocks of a dhcpd.conf',
-  'import.found': '{count} hosts found.',
-  'import.incomplete': 'Without a MAC or an address: {names}.',
   'import.run': 'Import {count} clients',
-  'import.added': 'added ({ip})',
 
   'client.ip': 'IP address',
   'client.mac': 'MAC address',
@@ -1046,10 +1043,7 @@ export const es: Messages = {
   'field.remote': 'Remota',
 
   'import.paste': 'Pegue los bloques host de un dhcpd.conf',
-  'import.found': '{count} equipos encontrados.',
-  'import.incomplete': 'Sin MAC o sin dirección: {names}.',
   'import.run': 'Importar {count} equipos',
-  'import.added': 'añadido ({ip})',
 
   'client.ip': 'Dirección IP',
   'client.mac': 'Dirección MAC',

@@ -1,27 +1,9 @@
 import { useState } from 'preact/hooks';
 import { ApiError, post } from '../../api';
 import { ErrorNote } from '../../components/ErrorNote';
-import { TableScroll } from '../../components/TableScroll';
 import { loadTree } from '../../fleet/fleet';
 import { t } from '../../i18n';
-
-interface ImportRow {
-  line: number;
-  ip: string;
-  name: string;
-  /** A dhcpd.conf's host: its MAC and the room whose network holds its address. */
-  mac?: string;
-  room_name?: string;
-  ok: boolean;
-  field?: string;
-  message?: string;
-}
-interface ImportAnswer {
-  rows: ImportRow[];
-  added: number;
-  refused: number;
-  dry_run: boolean;
-}
+import { type ImportAnswer, ImportRows } from './ImportRows';
 
 /**
  * A text holding a `host NAME {` block is an ISC dhcpd.conf (as the inventory's
@@ -103,39 +85,7 @@ export function CsvImport(props: { done(): void }) {
       </label>
       {dhcpd && <p class="hint dhcpd-format">{t('dhcpdImport.format')}</p>}
       <ErrorNote error={error} />
-      {answer && (
-        <TableScroll>
-          <table class="grid">
-            <caption>
-              {answer.dry_run || !dhcpd
-                ? t('csvImport.rows', { ok: answer.rows.length - answer.refused, refused: answer.refused })
-                : t('dhcpdImport.done', { added: answer.added, refused: answer.refused })}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('csvImport.line')}</th>
-                <th scope="col">IP</th>
-                <th scope="col">{t('field.name')}</th>
-                {dhcpd && <th scope="col">MAC</th>}
-                {dhcpd && <th scope="col">{t('dhcpdImport.room')}</th>}
-                <th scope="col">{t('csvImport.check')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answer.rows.map((row) => (
-                <tr key={row.line} data-line={row.line} class={row.ok ? '' : 'alert'}>
-                  <td>{row.line}</td>
-                  <td>{row.ip}</td>
-                  <td>{row.name}</td>
-                  {dhcpd && <td>{row.mac}</td>}
-                  {dhcpd && <td>{row.room_name ?? ''}</td>}
-                  <td>{row.ok ? t('csvImport.ok') : `${row.field ? `${row.field}: ` : ''}${row.message}`}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      )}
+      {answer && <ImportRows answer={answer} hosts={dhcpd} />}
       <div class="buttons">
         <button type="submit" class="primary" disabled={busy || csv.trim() === ''}>
           {checked ? t('csvImport.store', { count: answer!.added }) : dhcpd ? t('dhcpdImport.checkButton') : t('csvImport.checkButton')}
