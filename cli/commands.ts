@@ -1,5 +1,6 @@
 import { backup, restore } from './backup/command';
 import type { Command } from './command';
+import { importDhcpd } from './import-dhcpd';
 import { importOpengnsys } from './import-opengnsys/command';
 import { live } from './live';
 import { serve } from './serve';
@@ -8,6 +9,6 @@ import { user } from './user';
 import { waitReady } from './wait-ready';
 
 /** Every subcommand of `ogserve`, in the order `--help` lists them. */
-export const commands: Command[] = [serve, importOpengnsys, backup, restore, token, user, live, waitReady];
+export const commands: Command[] = [serve, importOpengnsys, importDhcpd, backup, restore, token, user, live, waitReady];
 
 export const defaultCommand = serve;

@@ -26,7 +26,7 @@ const kinds: ReadonlySet<string> = new Set<InventoryKind>(['center', 'room', 'fo
  * What a successful inventory write changed, read from its route and body: `/room/add`
  * creates a room (its id in the answer), `/client/move` updates the clients it lists,
  * `DELETE /server` deletes one. Undefined for a path that is not an inventory write, and
- * for `/client/import`.
+ * for `/client/import` and `/client/import-dhcpd`.
  */
 export function describeChange(
   method: string,
@@ -36,7 +36,7 @@ export function describeChange(
 ): { event: ChangeEvent; change: InventoryChange } | undefined {
   const [, kind, verb = ''] = path.split('/');
   // An import's body is a file: the route itself announces the clients it added.
-  if (!kind || !kinds.has(kind) || path === '/client/import') return undefined;
+  if (!kind || !kinds.has(kind) || path === '/client/import' || path === '/client/import-dhcpd') return undefined;
   const event: ChangeEvent =
     method === 'DELETE' || verb === 'delete'
       ? 'inventory.deleted'

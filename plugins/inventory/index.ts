@@ -12,6 +12,7 @@ import { ServerEntity } from './entities/server';
 import { addressRoutes } from './routes/addresses';
 import { centerRoutes } from './routes/centers';
 import { clientImportRoute } from './routes/client-import';
+import { clientImportDhcpdRoute } from './routes/client-import-dhcpd';
 import { clientRoutes } from './routes/clients';
 import { folderRoutes } from './routes/folders';
 import { repositoryRoutes } from './routes/repositories';
@@ -19,6 +20,7 @@ import { roomRoutes } from './routes/rooms';
 import { serverRoutes } from './routes/servers';
 import { describeChange } from './change-events';
 import { ClientRules } from './client-rules';
+import { DhcpdImport } from './dhcpd-import';
 import { invalidating } from './invalidating-router';
 import { type Watched, WriteChanges } from './write-changes';
 import { ScopeCache } from './scope-cache';
@@ -27,6 +29,7 @@ import { FleetScope } from './fleet-scope';
 import { buildScopes } from './scopes';
 
 export { Inventory } from './service';
+export { DhcpdImport, type DhcpdAnswer } from './dhcpd-import';
 /** Other plugins' tables point at clients and centers (foreign keys that cascade). */
 export { CenterEntity, ClientEntity };
 export type { Center } from './entities/center';
@@ -89,7 +92,7 @@ export default definePlugin({
        * answered and as ogCP reads them (its setup form shows size / 1024 as MB).
        */
       setup_size_unit: Type.Union([Type.Literal('bytes'), Type.Literal('KiB')], { default: 'bytes' }),
-      /** The most rows POST /client/import takes in one file: its rows are checked, and stored, in one request. */
+      /** The most rows POST /client/import (or hosts POST /client/import-dhcpd) takes in one file: checked, and stored, in one request. */
       import_max_rows: Type.Integer({ default: 5000, minimum: 1 }),
     },
     { additionalProperties: false },
@@ -136,6 +139,9 @@ export default definePlugin({
     const rules = new ClientRules(ctx.config, ctx.log);
     clientRoutes(routes, inventory, rules);
     clientImportRoute(routes, inventory, rules, changes);
+    const dhcpd = new DhcpdImport(ctx.db, inventory, rules, ctx.events, ctx.config.import_max_rows);
+    ctx.provide(DhcpdImport, dhcpd);
+    clientImportDhcpdRoute(routes, dhcpd, changes);
     repositoryRoutes(routes);
     serverRoutes(routes);
     addressRoutes(ctx);

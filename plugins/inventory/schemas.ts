@@ -113,6 +113,36 @@ export const ClientImported = Type.Object({
   warnings: Warnings,
 });
 
+/** An ISC dhcpd.conf whose host blocks become clients (its size is bounded by rest.max_request_bytes, as a CSV's). */
+export const DhcpdImport = Type.Object({
+  conf: Text(16 * 1024 * 1024, { multiline: true }),
+  dry_run: Type.Optional(Type.Boolean()),
+  /** Every host in this room (and computer folder), as a room's own import does; without it, each in the room whose network holds it. */
+  room: Type.Optional(IntLike({ minimum: 1 })),
+  folder_id: Type.Optional(IntLike()),
+});
+/** One host of an imported dhcpd.conf (or a statement refused on its own, an include), by its line; `room` where one holds its address. */
+const ImportedHost = Type.Object({
+  line: Type.Integer(),
+  name: Type.String(),
+  ip: Type.String(),
+  mac: Type.String(),
+  room: Type.Optional(Type.Integer()),
+  room_name: Type.Optional(Type.String()),
+  ok: Type.Boolean(),
+  error: Type.Optional(Type.String()),
+  field: Type.Optional(Type.String()),
+  message: Type.Optional(Type.String()),
+});
+/** POST /client/import-dhcpd's answer: the hosts taken are stored even when others are refused. */
+export const DhcpdImported = Type.Object({
+  rows: Type.Array(ImportedHost),
+  added: Type.Integer({ minimum: 0 }),
+  refused: Type.Integer({ minimum: 0 }),
+  dry_run: Type.Boolean(),
+  warnings: Warnings,
+});
+
 export const CenterInfo = Type.Object({ id: Type.Integer(), name: Type.String(), comment: Type.String() });
 
 export const RoomInfo = Type.Object({

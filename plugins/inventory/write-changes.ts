@@ -87,7 +87,7 @@ export class WriteChanges {
       return folder && this.read(folder.kind, [folder.id]);
     }
     const kind = kindOfPath[resource];
-    if (!kind || path === '/client/import') return undefined;
+    if (!kind || path === '/client/import' || path === '/client/import-dhcpd') return undefined;
     if (adds) return { kind, adds, before: new Map(), ids: [] };
     if (Array.isArray(fields.clients)) {
       const before = await readSnapshots(this.db, 'client', fields.clients as string[], 'ip');

@@ -101,7 +101,7 @@ test('CSV import: every row is checked first, a refused row named with its field
   try {
     const page = await browser.page();
     await signIn(page, site.url);
-    await page.getByRole('button', { name: 'Import CSV' }).click();
+    await page.getByRole('button', { name: 'Import CSV or dhcpd.conf' }).click();
     const dialog = page.locator('dialog');
     const file = ['name;ip;mac;room', 'pc-a;127.0.9.1;00:11:22:33:44:01;Lab 1', 'pc-b;127.0.9.2;not-a-mac;Lab 1', ''].join('\r\n');
     await dialog.getByLabel('Or paste it here').fill(file);
@@ -117,6 +117,49 @@ test('CSV import: every row is checked first, a refused row named with its field
     await dialog.waitFor({ state: 'detached' });
     await clientRow(page, '127.0.9.2').waitFor();
     assert.equal((await site.s.get('/client/info', { client: ['127.0.9.1'] })).body.name, 'pc-a');
+  } finally {
+    await site.close();
+  }
+});
+
+test('dhcpd.conf import: a pasted dhcpd.conf is told from CSV, each host checked with its room, then the hosts taken are added', async () => {
+  // One client on 127.0.1.1 gives Lab 1 (netmask 255.0.0.0, no gateway) its network.
+  const site = await consoleSite(1);
+  try {
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await page.getByRole('button', { name: 'Import CSV or dhcpd.conf' }).click();
+    const dialog = page.locator('dialog');
+    const conf = [
+      '# from the old server',
+      'subnet 127.0.0.0 netmask 255.0.0.0 {',
+      '  host lab-a { hardware ethernet 0:11:22:33:55:1; fixed-address 127.0.9.11; }',
+      '  host lab-b {',
+      '    hardware ethernet 00:11:22:33:55:01;',
+      '    fixed-address 127.0.9.12;',
+      '  }',
+      '  host lab-c { hardware ethernet 00:11:22:33:55:03; fixed-address 127.0.9.13; option host-name "pc-c"; }',
+      '}',
+    ].join('\n');
+    await dialog.getByLabel('Or paste it here').fill(conf);
+    await dialog.locator('.dhcpd-format').waitFor();
+    await dialog.getByRole('button', { name: 'Check the hosts' }).click();
+    await dialog.locator('caption', { hasText: '2 rows accepted, 1 refused' }).waitFor();
+    assert.match(
+      await dialog.locator('tr[data-line="4"]').innerText(),
+      /mac: the host at line 3 has mac/,
+      'the duplicate MAC, with its line',
+    );
+    assert.match(await dialog.locator('tr[data-line="8"]').innerText(), /pc-c\s+00:11:22:33:55:03\s+Lab 1\s+Accepted/);
+    await screenshot(page, 'dhcpd-import-checked');
+    assert.equal((await site.s.get('/client/info', { client: ['127.0.9.11'] })).status, 400, 'nothing stored by a check');
+
+    await dialog.getByRole('button', { name: 'Add the 2 clients' }).click();
+    await dialog.locator('caption', { hasText: '2 clients added, 1 hosts refused' }).waitFor();
+    await clientRow(page, '127.0.9.13').waitFor();
+    const added = await site.s.get('/client/info', { client: ['127.0.9.13'] });
+    assert.deepEqual([added.body.name, added.body.room], ['pc-c', site.room]);
+    assert.equal((await site.s.get('/client/info', { client: ['127.0.9.12'] })).status, 400, 'the refused host is not added');
   } finally {
     await site.close();
   }

@@ -212,7 +212,7 @@ test("the example plugin's view is listed only while the plugin is enabled, and 
   }
 });
 
-test('inventory: add a center, a room and a folder, import clients from dhcpd host blocks, and delete a room after being told what goes with it', async () => {
+test('inventory: add a center, a room and a folder, import clients from dhcpd host blocks (checked first, the refused ones listed), and delete a room after being told what goes with it', async () => {
   const site = await consoleSite(0);
   try {
     const page = await browser.page();
@@ -234,15 +234,18 @@ test('inventory: add a center, a room and a folder, import clients from dhcpd ho
     await page.locator('dialog textarea').fill(`# lab hosts
 host phys01 { hardware ethernet 02:00:00:00:01:01; fixed-address 127.0.5.1; }
 host phys02 {
-  hardware ethernet 02:00:00:00:01:02;
+  hardware ethernet 2:0:0:0:1:2;
   fixed-address 127.0.5.2;
 }
 host broken { hardware ethernet 02:00:00:00:01:01; fixed-address 127.0.5.3; }
 host nomac { fixed-address 127.0.5.4; }`);
-    await page.locator('dialog .hint', { hasText: '3 hosts found. Without a MAC or an address: nomac.' }).waitFor();
-    await page.locator('dialog').getByRole('button', { name: 'Import 3 clients' }).click();
-    await page.locator('dialog .import-report li.failed', { hasText: 'broken' }).waitFor();
-    assert.equal(await page.locator('dialog .import-report li.ok').count(), 2, 'two added, the duplicate MAC reported');
+    await page.locator('dialog').getByRole('button', { name: 'Check the hosts' }).click();
+    await page.locator('dialog caption', { hasText: '2 rows accepted, 2 refused' }).waitFor();
+    assert.match(await page.locator('dialog tr[data-line="7"]').innerText(), /mac: the host at line 2 has mac 02:00:00:00:01:01 too/);
+    assert.match(await page.locator('dialog tr[data-line="8"]').innerText(), /mac: host nomac has no 'hardware ethernet'/);
+    assert.equal((await site.s.get('/client/info', { client: ['127.0.5.1'] })).status, 400, 'nothing stored by the check');
+    await page.locator('dialog').getByRole('button', { name: 'Import 2 clients' }).click();
+    await page.locator('dialog caption', { hasText: '2 clients added, 2 hosts refused' }).waitFor();
     await page.locator('dialog').getByRole('button', { name: 'Close' }).last().click();
     await clientRow(page, '127.0.5.2').waitFor();
     const scopes = await site.s.get('/scopes');

@@ -43,6 +43,7 @@ const expected: Record<string, Permission | 'public'> = {
   'GET /client/addresses': 'read',
   'POST /client/add': 'admin',
   'POST /client/import': 'admin',
+  'POST /client/import-dhcpd': 'admin',
   'POST /client/update': 'admin',
   'POST /client/delete': 'admin',
   'POST /client/move': 'admin',

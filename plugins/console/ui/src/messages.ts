@@ -92,10 +92,10 @@ export const en = {
   'bootStage.initrd': 'Initrd',
   'bootStage.root': 'Root image',
   'bootStage.agent': 'Agent up',
-  'csvImport.title': 'Import CSV',
+  'csvImport.title': 'Import CSV or dhcpd.conf',
   'csvImport.hint':
-    'A header line names the columns: name, ip, mac, room (an id or a name) and any field a client has (netmask, boot, livedir, repo_id...). Every row is checked first; nothing is stored while one is refused.',
-  'csvImport.file': 'CSV file',
+    'A header line names the columns: name, ip, mac, room (an id or a name) and any field a client has (netmask, boot, livedir, repo_id...). Every row is checked first; nothing is stored while one is refused. An ISC dhcpd.conf is taken too: each host block becomes a client.',
+  'csvImport.file': 'CSV file or dhcpd.conf',
   'csvImport.text': 'Or paste it here',
   'csvImport.rows': '{ok} rows accepted, {refused} refused',
   'csvImport.line': 'Line',
@@ -103,6 +103,11 @@ export const en = {
   'csvImport.ok': 'Accepted',
   'csvImport.checkButton': 'Check the rows',
   'csvImport.store': 'Add the {count} clients',
+  'dhcpdImport.format':
+    'Read as an ISC dhcpd.conf: each host block becomes a client in the room whose network holds its address. Refused hosts are left out; the others are added.',
+  'dhcpdImport.room': 'Room',
+  'dhcpdImport.checkButton': 'Check the hosts',
+  'dhcpdImport.done': '{added} clients added, {refused} hosts refused',
   'nav.dashboard': 'Dashboard',
   'dashboard.byState': 'Clients by state',
   'dashboard.total': 'All states',
@@ -443,10 +448,7 @@ export const en = {
   'field.remote': 'Remote',
 
   'import.paste': 'Paste the host blocks of a dhcpd.conf',
-  'import.found': '{count} hosts found.',
-  'import.incomplete': 'Without a MAC or an address: {names}.',
   'import.run': 'Import {count} clients',
-  'import.added': 'added ({ip})',
 
   'client.ip': 'IP address',
   'client.mac': 'MAC address',
@@ -685,10 +687,10 @@ export const es: Messages = {
   'bootStage.initrd': 'Initrd',
   'bootStage.root': 'Imagen raíz',
   'bootStage.agent': 'Agente activo',
-  'csvImport.title': 'Importar CSV',
+  'csvImport.title': 'Importar CSV o dhcpd.conf',
   'csvImport.hint':
-    'Una línea de cabecera nombra las columnas: name, ip, mac, room (un id o un nombre) y cualquier campo de un equipo (netmask, boot, livedir, repo_id...). Primero se comprueba cada fila; no se guarda nada mientras alguna sea rechazada.',
-  'csvImport.file': 'Archivo CSV',
+    'Una línea de cabecera nombra las columnas: name, ip, mac, room (un id o un nombre) y cualquier campo de un equipo (netmask, boot, livedir, repo_id...). Primero se comprueba cada fila; no se guarda nada mientras alguna sea rechazada. También se admite un dhcpd.conf de ISC: cada bloque host se convierte en un equipo.',
+  'csvImport.file': 'Archivo CSV o dhcpd.conf',
   'csvImport.text': 'O pégalo aquí',
   'csvImport.rows': '{ok} filas aceptadas, {refused} rechazadas',
   'csvImport.line': 'Línea',
@@ -696,6 +698,11 @@ export const es: Messages = {
   'csvImport.ok': 'Aceptada',
   'csvImport.checkButton': 'Comprobar las filas',
   'csvImport.store': 'Añadir los {count} equipos',
+  'dhcpdImport.format':
+    'Leído como un dhcpd.conf de ISC: cada bloque host se convierte en un equipo en el aula cuya red contiene su dirección. Los hosts rechazados se omiten; los demás se añaden.',
+  'dhcpdImport.room': 'Aula',
+  'dhcpdImport.checkButton': 'Comprobar los hosts',
+  'dhcpdImport.done': '{added} equipos añadidos, {refused} hosts rechazados',
   'nav.dashboard': 'Resumen',
   'dashboard.byState': 'Equipos por estado',
   'dashboard.total': 'Todos los estados',
@@ -1036,10 +1043,7 @@ export const es: Messages = {
   'field.remote': 'Remota',
 
   'import.paste': 'Pegue los bloques host de un dhcpd.conf',
-  'import.found': '{count} equipos encontrados.',
-  'import.incomplete': 'Sin MAC o sin dirección: {names}.',
   'import.run': 'Importar {count} equipos',
-  'import.added': 'añadido ({ip})',
 
   'client.ip': 'Dirección IP',
   'client.mac': 'Dirección MAC',

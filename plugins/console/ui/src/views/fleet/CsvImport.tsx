@@ -1,44 +1,41 @@
 import { useState } from 'preact/hooks';
 import { ApiError, post } from '../../api';
 import { ErrorNote } from '../../components/ErrorNote';
-import { TableScroll } from '../../components/TableScroll';
 import { loadTree } from '../../fleet/fleet';
 import { t } from '../../i18n';
+import { type ImportAnswer, ImportRows } from './ImportRows';
 
-interface ImportRow {
-  line: number;
-  ip: string;
-  name: string;
-  ok: boolean;
-  field?: string;
-  message?: string;
-}
-interface ImportAnswer {
-  rows: ImportRow[];
-  added: number;
-  refused: number;
-  dry_run: boolean;
-}
+/**
+ * A text holding a `host NAME {` block is an ISC dhcpd.conf (as the inventory's
+ * looksLikeDhcpdConf tells it; the browser bundle cannot import the plugin's module).
+ */
+const isDhcpdConf = (text: string): boolean => /(^|[\s{;])host\s+[^\s{;]+\s*\{/m.test(text);
 
 /**
  * Clients from a CSV file (POST /client/import): checked first (a dry run lists every row,
  * refused ones with their field and why), then stored all at once; the server stores none
- * while any row is refused.
+ * while any row is refused. A pasted or chosen ISC dhcpd.conf goes to POST
+ * /client/import-dhcpd instead: each host in the room whose network holds its address, the
+ * refused hosts left out and the others added.
  */
 export function CsvImport(props: { done(): void }) {
   const [csv, setCsv] = useState('');
   const [answer, setAnswer] = useState<ImportAnswer | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
+  const dhcpd = isDhcpdConf(csv);
   const send = async (dryRun: boolean) => {
     setBusy(true);
     setError(null);
     try {
-      const result = await post<ImportAnswer>('/client/import', { csv, dry_run: dryRun });
+      const result = dhcpd
+        ? await post<ImportAnswer>('/client/import-dhcpd', { conf: csv, dry_run: dryRun })
+        : await post<ImportAnswer>('/client/import', { csv, dry_run: dryRun });
       setAnswer(result);
       if (!dryRun) {
         await loadTree();
-        props.done();
+        // Hosts refused stay listed: the dialog closes once every one was added.
+        if (result.refused === 0) props.done();
       }
     } catch (e) {
       // A refused import is a 400 that still lists every row.
@@ -49,7 +46,8 @@ export function CsvImport(props: { done(): void }) {
       setBusy(false);
     }
   };
-  const checked = answer?.dry_run && answer.refused === 0;
+  // A dhcpd.conf adds the hosts taken even when others are refused; a CSV file, all or none.
+  const checked = answer?.dry_run && (dhcpd ? answer.added > 0 : answer.refused === 0);
   return (
     <form
       class="csv-import"
@@ -63,7 +61,7 @@ export function CsvImport(props: { done(): void }) {
         <span>{t('csvImport.file')}</span>
         <input
           type="file"
-          accept=".csv,text/csv"
+          accept=".csv,text/csv,.conf,text/plain"
           onChange={async (e) => {
             const file = e.currentTarget.files?.[0];
             if (file) {
@@ -85,35 +83,12 @@ export function CsvImport(props: { done(): void }) {
           }}
         />
       </label>
+      {dhcpd && <p class="hint dhcpd-format">{t('dhcpdImport.format')}</p>}
       <ErrorNote error={error} />
-      {answer && (
-        <TableScroll>
-          <table class="grid">
-            <caption>{t('csvImport.rows', { ok: answer.rows.length - answer.refused, refused: answer.refused })}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('csvImport.line')}</th>
-                <th scope="col">IP</th>
-                <th scope="col">{t('field.name')}</th>
-                <th scope="col">{t('csvImport.check')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answer.rows.map((row) => (
-                <tr key={row.line} data-line={row.line} class={row.ok ? '' : 'alert'}>
-                  <td>{row.line}</td>
-                  <td>{row.ip}</td>
-                  <td>{row.name}</td>
-                  <td>{row.ok ? t('csvImport.ok') : `${row.field ? `${row.field}: ` : ''}${row.message}`}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      )}
+      {answer && <ImportRows answer={answer} hosts={dhcpd} />}
       <div class="buttons">
         <button type="submit" class="primary" disabled={busy || csv.trim() === ''}>
-          {checked ? t('csvImport.store', { count: answer!.rows.length }) : t('csvImport.checkButton')}
+          {checked ? t('csvImport.store', { count: answer!.added }) : dhcpd ? t('dhcpdImport.checkButton') : t('csvImport.checkButton')}
         </button>
       </div>
     </form>

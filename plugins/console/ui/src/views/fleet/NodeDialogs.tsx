@@ -9,7 +9,7 @@ import { t } from '../../i18n';
 import { enabled, may, useServer } from '../../plugins';
 import type { VersionInfo } from '../../types';
 import { useAsync } from '../../useAsync';
-import { parseDhcpHosts } from './dhcpd';
+import { RoomDhcpdImport } from './RoomDhcpdImport';
 
 /** Folder ids with the 0x10000 marker are computer folders (they hold clients); the others hold rooms. */
 export const isComputerFolder = (node: TreeNode) => node.type === 'folder' && node.id >= 0x10000;
@@ -71,7 +71,7 @@ export function NodeDialog(props: { node: TreeNode; onClose(): void }) {
       ) : panel === 'add-client' ? (
         <ClientAddForm room={roomOf(node)!.id} folder={node.type === 'folder' ? node.id : 0} done={done} />
       ) : panel === 'import' ? (
-        <ImportForm room={roomOf(node)!.id} folder={node.type === 'folder' ? node.id : 0} done={done} />
+        <RoomDhcpdImport room={roomOf(node)!.id} folder={node.type === 'folder' ? node.id : 0} done={done} />
       ) : (
         <DeleteNode node={node} done={done} />
       )}
@@ -88,8 +88,9 @@ export function nodeRoute(node: TreeNode, panel: Panel): string {
     case 'add-folder':
       return 'POST /folder/add';
     case 'add-client':
-    case 'import':
       return 'POST /client/add';
+    case 'import':
+      return 'POST /client/import-dhcpd';
     case 'delete':
       return `POST /${kind}/delete`;
     default:
@@ -322,71 +323,6 @@ export function ClientAddForm(props: { room: number; folder: number; done(): Pro
         <button type="submit" class="primary" disabled={busy}>
           {t('node.addClient')}
         </button>
-      </div>
-    </form>
-  );
-}
-
-/** Clients from pasted dhcpd `host` blocks, added one by one; each line says how it went. */
-function ImportForm(props: { room: number; folder: number; done(): Promise<void> }) {
-  const [text, setText] = useState('');
-  const [report, setReport] = useState<{ name: string; ok: boolean; message: string }[]>([]);
-  const [busy, setBusy] = useState(false);
-  const parsed = parseDhcpHosts(text);
-  async function run(): Promise<void> {
-    setBusy(true);
-    const lines: typeof report = [];
-    for (const host of parsed.hosts) {
-      try {
-        await post('/client/add', { name: host.name, ip: host.ip, mac: host.mac, room: props.room, folder_id: props.folder });
-        lines.push({ name: host.name, ok: true, message: t('import.added', { ip: host.ip }) });
-      } catch (e) {
-        const error = e as Error & { field?: string };
-        lines.push({ name: host.name, ok: false, message: error.field ? `${error.field}: ${error.message}` : error.message });
-      }
-      setReport([...lines]);
-    }
-    setBusy(false);
-    await loadTree();
-  }
-  return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault();
-        void run();
-      }}
-    >
-      <Field
-        label={t('import.paste')}
-        name="dhcpd"
-        value={text}
-        onInput={setText}
-        multiline
-        placeholder={'host pc01 { hardware ethernet 00:11:22:33:44:55; fixed-address 10.0.0.11; }'}
-      />
-      <p class="hint">
-        {t('import.found', { count: parsed.hosts.length })}
-        {parsed.incomplete.length > 0 && ` ${t('import.incomplete', { names: parsed.incomplete.join(', ') })}`}
-      </p>
-      {report.length > 0 && (
-        <ul class="import-report">
-          {report.map((line) => (
-            <li key={line.name} class={line.ok ? 'ok' : 'failed'}>
-              <strong>{line.name}</strong>: {line.message}
-            </li>
-          ))}
-        </ul>
-      )}
-      <div class="buttons">
-        {report.length > 0 && !busy ? (
-          <button type="button" onClick={() => void props.done()}>
-            {t('close')}
-          </button>
-        ) : (
-          <button type="submit" class="primary" disabled={busy || parsed.hosts.length === 0}>
-            {t('import.run', { count: parsed.hosts.length })}
-          </button>
-        )}
       </div>
     </form>
   );
