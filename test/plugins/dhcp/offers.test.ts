@@ -1,0 +1,61 @@
+// Engine-independent: runs once, on SQLite.
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { test } from 'uvu';
+import { addClient, macFor } from '../../support/fixtures';
+import { bootFiles, dhcpSite, offerOf } from './helpers';
+
+test('a PC added through REST is offered its address and the boot file of its firmware: BIOS, UEFI, then iPXE', async () => {
+  const site = await dhcpSite();
+  try {
+    const room = await site.room('Lab 1', '127.0.9', { dns: '127.0.0.53' });
+    const mac = macFor(0x901);
+    await addClient(site.s, room, '127.0.9.10', mac);
+    await site.inStep();
+    const pc = { giaddr: '127.0.9.254', mac };
+
+    const bios = await offerOf(site, { ...pc, arch: 0 }, '127.0.9.10', 5000);
+    assert.equal(bios.file, bootFiles.bios, 'BIOS (option 93 = 0)');
+    assert.equal(bios.siaddr, '127.0.0.1', 'next-server');
+    assert.deepEqual([...(bios.options.get(3) ?? [])], [127, 0, 9, 1], "the room's router");
+    assert.deepEqual([...(bios.options.get(6) ?? [])], [127, 0, 0, 53], "the room's DNS");
+
+    const uefi = await offerOf(site, { ...pc, arch: 7 }, '127.0.9.10');
+    assert.equal(uefi.file, bootFiles.uefi, 'UEFI x64 (option 93 = 7)');
+    const uefi9 = await offerOf(site, { ...pc, arch: 9 }, '127.0.9.10');
+    assert.equal(uefi9.file, bootFiles.uefi, 'UEFI x64 (option 93 = 9)');
+
+    const ipxe = await offerOf(site, { ...pc, arch: 7, userClass: 'iPXE' }, '127.0.9.10');
+    assert.equal(ipxe.file, bootFiles.ipxe, 'iPXE (user class, option 77), although it sends option 93 too');
+
+    const status = await site.status();
+    assert.deepEqual(status.differences, { missing: [], extra: [], different: [] });
+  } finally {
+    await site.close();
+  }
+});
+
+test('a PC moved to another room, or given another address, through REST is offered the new address within a second', async () => {
+  const site = await dhcpSite();
+  try {
+    const first = await site.room('Lab 1', '127.0.9');
+    const second = await site.room('Lab 2', '127.0.10');
+    const mac = macFor(0x902);
+    const id = await addClient(site.s, first, '127.0.9.11', mac);
+    await offerOf(site, { giaddr: '127.0.9.254', mac, arch: 0 }, '127.0.9.11', 5000);
+
+    const updated = await site.s.post('/client/update', { id, ip: '127.0.9.12' });
+    assert.equal(updated.status, 200, updated.text);
+    await offerOf(site, { giaddr: '127.0.9.254', mac, arch: 0 }, '127.0.9.12');
+
+    const moved = await site.s.post('/client/update', { id, ip: '127.0.10.12', room: second });
+    assert.equal(moved.status, 200, moved.text);
+    await offerOf(site, { giaddr: '127.0.10.254', mac, arch: 0 }, '127.0.10.12');
+    const status = await site.inStep();
+    assert.deepEqual(status.differences, { missing: [], extra: [], different: [] });
+  } finally {
+    await site.close();
+  }
+});
+
+test.run();
