@@ -57,10 +57,20 @@ export class KeaControl {
     return dhcp4 as KeaConfig;
   }
 
-  /** config-write to the file Kea was started with; the error text when it cannot. */
+  /**
+   * config-write to the file Kea was started with; the error text when it cannot. Kea
+   * reopens its control socket on config-set: a moment later the agent may not reach it yet.
+   */
   async configWrite(): Promise<string | undefined> {
-    const answer = await this.command('config-write');
-    return answer.result === KeaResult.success ? undefined : `config-write: ${answer.text ?? `result ${answer.result}`}`;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const answer = await this.command('config-write');
+        return answer.result === KeaResult.success ? undefined : `config-write: ${answer.text ?? `result ${answer.result}`}`;
+      } catch (error) {
+        if (!(error instanceof KeaUnreachable) || attempt === 10) return `config-write: ${(error as Error).message}`;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
   }
 
   private post(body: string): Promise<string> {

@@ -139,12 +139,12 @@ export class DhcpSync {
       this.metrics.pushed(refused ? 'refused' : 'unreachable');
       if (refused) this.log.error({ err: message }, `Kea refused ogserve's configuration: ${message}`);
       else this.log.warn({ err: message, retry_ms: this.retryMs }, `Kea did not answer; sent again in ${this.retryMs} ms`);
-      if (!told) await this.events.emit('dhcp.sync.failed', this.lastError);
       if (again && this.held) {
         this.setDirty(true);
         if (!this.timer) this.arm(this.retryMs);
         this.retryMs = Math.min(this.retryMs * 2, this.timing.retryMaxMs);
       }
+      if (!told) await this.events.emit('dhcp.sync.failed', this.lastError);
       throw error;
     }
   }
