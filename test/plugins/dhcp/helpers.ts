@@ -24,7 +24,9 @@ export interface DhcpSite {
 }
 
 /** A real Kea, and ogserve with inventory and dhcp driving it (debounce 100 ms, retries up to 1 s apart). */
-export async function dhcpSite(options: { kea?: KeaOptions; server?: StartOptions; dhcp?: Record<string, unknown> } = {}): Promise<DhcpSite> {
+export async function dhcpSite(
+  options: { kea?: KeaOptions; server?: StartOptions; dhcp?: Record<string, unknown> } = {},
+): Promise<DhcpSite> {
   const kea = await startKea(options.kea);
   let s: TestServer | undefined;
   try {
