@@ -5,6 +5,7 @@ import { addCenter, addRoom } from '../../support/fixtures';
 import { type Kea, type KeaOptions, startKea } from '../../support/kea';
 import { type StartOptions, type TestServer, deepMerge, startServer } from '../../support/server';
 
+// biome-ignore lint/suspicious/noTemplateCurlyInString: iPXE fills in ${mac} itself.
 export const bootFiles = { bios: 'undionly.kpxe', uefi: 'snponly.efi', ipxe: 'http://127.0.0.1:8080/boot/ipxe?mac=${mac}' };
 
 export interface DhcpSite {
