@@ -35,7 +35,10 @@ async function servedAll(kea: Kea, t0: number): Promise<number> {
   const last = { room: rooms - 1, n: perRoom - 1 };
   for (;;) {
     const config = (await kea.command('config-get')).arguments?.Dhcp4;
-    const reservations = (config?.subnet4 ?? []).reduce((sum: number, s: { reservations?: unknown[] }) => sum + (s.reservations?.length ?? 0), 0);
+    const reservations = (config?.subnet4 ?? []).reduce(
+      (sum: number, s: { reservations?: unknown[] }) => sum + (s.reservations?.length ?? 0),
+      0,
+    );
     if (reservations >= rooms * perRoom) {
       const offer = await discover({
         giaddr: `127.2.${last.room + 1}.254`,

@@ -68,7 +68,7 @@ export default definePlugin({
     ctx.events.on('client.saved', changed, 'keep Kea in step');
     ctx.events.on('client.removed', changed, 'keep Kea in step');
     ctx.cluster.on('inventory.changed', changed);
-    ctx.onStart(() => sync.elect(ctx.cluster));
+    sync.elect(ctx.cluster);
     ctx.onStop(() => sync.stop());
 
     dhcpRoutes(ctx, { push, sync, backups, url: config.control_agent, pushesHere: () => ctx.cluster.holds('dhcp-push') });

@@ -62,11 +62,15 @@ function subnetEntry(desired: DesiredSubnet, id: number): Json {
 
 /**
  * Each desired subnet's id: the id Kea has for that prefix among ogserve's subnets (kept
- * stable), else the network address as a number, moved on while a site's subnet holds it.
+ * stable), else the network address as a number, moved on while a site's subnet holds it
+ * (in `subnet4` or in a shared network).
  */
-function subnetIds(current: Json[], desired: DesiredSubnet[]): number[] {
+function subnetIds(config: KeaConfig, desired: DesiredSubnet[]): number[] {
+  const current = listOf(config.subnet4);
   const ownedIds = new Map(current.filter(isOwned).map((s) => [String(s.subnet), Number(s.id)]));
-  const taken = new Set(current.filter((s) => !isOwned(s)).map((s) => Number(s.id)));
+  // Subnet ids are unique across the whole server: the site's shared networks' subnets hold theirs too.
+  const shared = listOf(config['shared-networks']).flatMap((n) => listOf(n.subnet4));
+  const taken = new Set([...current.filter((s) => !isOwned(s)), ...shared].map((s) => Number(s.id)));
   return desired.map((d) => {
     let id = ownedIds.get(d.subnet) ?? Math.max(1, d.network);
     while (taken.has(id)) id = id >= 4294967294 ? 1 : id + 1;
@@ -82,7 +86,7 @@ function subnetIds(current: Json[], desired: DesiredSubnet[]): number[] {
  */
 export function mergedConfig(current: KeaConfig, desired: DesiredSubnet[], boot: BootChoice): KeaConfig {
   const subnets = listOf(current.subnet4);
-  const ids = subnetIds(subnets, desired);
+  const ids = subnetIds(current, desired);
   const site = subnets.filter((s) => !isOwned(s));
   const siteClasses = listOf(current['client-classes']).filter((c) => !isOwned(c));
   const next: KeaConfig = { ...current, subnet4: [...site, ...desired.map((d, i) => subnetEntry(d, ids[i]!))] };

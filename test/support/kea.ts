@@ -45,6 +45,8 @@ process.once('exit', () => {
 export interface KeaOptions {
   /** The site's own subnet (a room's network overlapping it makes Kea refuse). */
   siteSubnet?: string;
+  /** The site subnet's id (1 by default). */
+  siteSubnetId?: number;
 }
 
 export async function startKea(options: KeaOptions = {}): Promise<Kea> {
@@ -69,7 +71,7 @@ export async function startKea(options: KeaOptions = {}): Promise<Kea> {
           'valid-lifetime': 600,
           subnet4: [
             {
-              id: 1,
+              id: options.siteSubnetId ?? 1,
               subnet: siteSubnet,
               pools: [{ pool: `${siteBase}.10 - ${siteBase}.20` }],
               'option-data': [{ name: 'routers', data: `${siteBase}.1` }],

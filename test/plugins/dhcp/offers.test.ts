@@ -2,6 +2,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
+import { freePort } from '../../support/child-server';
 import { addClient, macFor } from '../../support/fixtures';
 import { bootFiles, dhcpSite, offerOf } from './helpers';
 
@@ -53,6 +54,31 @@ test('a PC moved to another room, or given another address, through REST is offe
     await offerOf(site, { giaddr: '127.0.10.254', mac, arch: 0 }, '127.0.10.12');
     const status = await site.inStep();
     assert.deepEqual(status.differences, { missing: [], extra: [], different: [] });
+  } finally {
+    await site.close();
+  }
+});
+
+test("with the boot plugin on and no iPXE file configured, iPXE is offered the boot plugin's script URL; a firmware without a file gets none", async () => {
+  const port = await freePort();
+  const site = await dhcpSite({
+    server: { config: { rest: { port }, plugins: ['inventory', 'pxe-modes', 'live', 'boot', 'dhcp'] } },
+    dhcp: { boot_files: { bios: '', uefi: 'snponly.efi', ipxe: '' } },
+  });
+  try {
+    const room = await site.room('Lab 1', '127.0.9');
+    const mac = macFor(0x903);
+    await addClient(site.s, room, '127.0.9.13', mac);
+    await site.inStep();
+    const ipxe = await offerOf(site, { giaddr: '127.0.9.254', mac, arch: 0, userClass: 'iPXE' }, '127.0.9.13', 5000);
+    // iPXE fills in the placeholder itself.
+    const placeholder = ['$', '{mac}'].join('');
+    assert.equal(ipxe.file, `http://127.0.0.1:${port}/boot/ipxe?mac=${placeholder}`, "the boot plugin's script URL");
+    const served = await fetch(ipxe.file.replace(placeholder, mac));
+    assert.equal(served.status, 200);
+    assert.match(await served.text(), /^#!ipxe/);
+    const bios = await offerOf(site, { giaddr: '127.0.9.254', mac, arch: 0 }, '127.0.9.13');
+    assert.equal(bios.file, '', 'boot_files.bios is empty: no boot file, the address all the same');
   } finally {
     await site.close();
   }

@@ -120,4 +120,27 @@ test('bad input: a restore of an unknown backup is 404, a wrong type 400, each n
   }
 });
 
+test("a subnet's id is its network's address as a number, kept while the network stays, moved on where the site's subnet holds it", async () => {
+  // 127.0.18.0 is 2130711040: the site's subnet holds that id.
+  const site = await dhcpSite({ kea: { siteSubnetId: 2130711040 } });
+  try {
+    const clash = await site.room('Lab 18', '127.0.18');
+    const plain = await site.room('Lab 19', '127.0.19');
+    await addClient(site.s, clash, '127.0.18.10', macFor(0x1801));
+    await addClient(site.s, plain, '127.0.19.10', macFor(0x1901));
+    await site.inStep();
+    const idsOf = async () =>
+      Object.fromEntries(
+        ((await site.kea.command('config-get')).arguments.Dhcp4.subnet4 as Json[]).filter(ours).map((s) => [s.subnet, s.id]),
+      );
+    assert.deepEqual(await idsOf(), { '127.0.18.0/24': 2130711041, '127.0.19.0/24': 2130711296 });
+    await addClient(site.s, plain, '127.0.19.11', macFor(0x1902));
+    await site.inStep();
+    assert.deepEqual(await idsOf(), { '127.0.18.0/24': 2130711041, '127.0.19.0/24': 2130711296 }, 'the same ids after a change');
+    await offerOf(site, { giaddr: '127.0.18.254', mac: macFor(0x1801), arch: 0 }, '127.0.18.10');
+  } finally {
+    await site.close();
+  }
+});
+
 test.run();
