@@ -36,7 +36,7 @@ test('a PC added through REST is offered its address and the boot file of its fi
   }
 });
 
-test('a PC moved to another room, or given another address, through REST is offered the new address within a second', async () => {
+test('a PC moved to another room, or given another address, through REST is offered the new address within a second; deleted, its reservation goes', async () => {
   const site = await dhcpSite();
   try {
     const first = await site.room('Lab 1', '127.0.9');
@@ -54,6 +54,15 @@ test('a PC moved to another room, or given another address, through REST is offe
     await offerOf(site, { giaddr: '127.0.10.254', mac, arch: 0 }, '127.0.10.12');
     const status = await site.inStep();
     assert.deepEqual(status.differences, { missing: [], extra: [], different: [] });
+
+    const deleted = await site.s.post('/client/delete', { clients: ['127.0.10.12'] });
+    assert.equal(deleted.status, 200, deleted.text);
+    await site.inStep();
+    const config = (await site.kea.command('config-get')).arguments.Dhcp4;
+    const reserved = config.subnet4.flatMap((s: { reservations: { 'hw-address': string }[] }) =>
+      s.reservations.map((r) => r['hw-address']),
+    );
+    assert.ok(!reserved.includes('00:00:00:00:09:02'), "a deleted PC's reservation is gone");
   } finally {
     await site.close();
   }
