@@ -40,6 +40,8 @@ export class DhcpSync {
   private retryMs = firstRetryMs;
   private chain: Promise<unknown> = Promise.resolve();
   private dirty = false;
+  /** A push is under way: what it sends is not in Kea until it ends. */
+  private pushing = false;
   last?: LastPush;
   lastError?: LastError;
 
@@ -63,9 +65,9 @@ export class DhcpSync {
     );
   }
 
-  /** Whether changes wait to be sent. */
+  /** Whether changes wait to be sent, or are being sent. */
   get pending(): boolean {
-    return this.dirty;
+    return this.dirty || this.pushing;
   }
 
   stop(): void {
@@ -117,6 +119,7 @@ export class DhcpSync {
   private async push(retry: boolean): Promise<Pushed> {
     if (retry && !this.held) throw new Error('not the instance that pushes');
     this.setDirty(false);
+    this.pushing = true;
     try {
       const pushed = await pushInventory(this.deps);
       this.retryMs = firstRetryMs;
@@ -146,6 +149,8 @@ export class DhcpSync {
       }
       if (!told) await this.events.emit('dhcp.sync.failed', this.lastError);
       throw error;
+    } finally {
+      this.pushing = false;
     }
   }
 }
