@@ -38,9 +38,9 @@ function prefixOf(netmask: string): number {
 }
 
 /**
- * The network a client's reservation goes in: its room's router's network when the router
- * is in the same network as the client (the router and netmask say it), else the client's
- * own address and netmask. The room's netmask first, the client's when the room has none.
+ * The network a client's reservation goes in: its address under the room's netmask (the
+ * client's own where the room has none). A room's router in that network is the same
+ * network; a router outside it is not the client's router and is left out of the options.
  */
 function networkOf(client: ClientView): { network: number; prefix: number } | undefined {
   const mask = isNetmask(client.room.netmask) ? client.room.netmask : isNetmask(client.netmask) ? client.netmask : '';

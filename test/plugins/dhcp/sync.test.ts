@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { eventually } from '../../support/fake-agent';
 import { addClient, macFor } from '../../support/fixtures';
+import { parsePrometheus } from '../../support/prometheus';
 import { dhcpSite, offerOf } from './helpers';
 
 test('30 PCs added one by one in a room are one config-set', async () => {
@@ -55,7 +56,10 @@ test('Kea stopped while PCs are added: the writes succeed, the change waits, and
 });
 
 test("a configuration Kea refuses (a room on the site's own subnet) is reported, and the inventory write still succeeds", async () => {
-  const site = await dhcpSite({ kea: { siteSubnet: '127.0.13.0/24' } });
+  const site = await dhcpSite({
+    kea: { siteSubnet: '127.0.13.0/24' },
+    server: { config: { plugins: ['inventory', 'agents', 'metrics', 'dhcp'] } },
+  });
   try {
     await site.inStep();
     const sets = site.kea.received('config-set');
@@ -77,6 +81,8 @@ test("a configuration Kea refuses (a room on the site's own subnet) is reported,
     );
     assert.equal(site.kea.received('config-set'), sets, 'no config-set after a refused config-test');
     assert.deepEqual((await site.kea.command('config-get')).arguments.Dhcp4, before.arguments.Dhcp4, 'Kea runs what it ran');
+    const metrics = parsePrometheus((await site.s.get('/metrics')).text);
+    assert.equal(metrics.value('ogserve_dhcp_pushes_total', { result: 'refused' }), 1, 'the refusal counted');
     const sync = await site.s.post('/dhcp/sync');
     assert.equal(sync.status, 400, sync.text);
     assert.equal(sync.body.error, 'kea_refused');
