@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { freePort } from '../../support/child-server';
 import { send, startServer } from '../../support/server';
 
 const helloPlugin = path.resolve(__dirname, '../../../../examples/hello-complete');
@@ -15,8 +16,9 @@ async function validate(document: unknown): Promise<{ valid: boolean; errors?: u
 
 test("GET /openapi.json: a valid OpenAPI 3.1 document of every route, the example plugin's included; public", async () => {
   const defaults = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../config/default.json'), 'utf8')) as { plugins: string[] };
-  const plugins = [...defaults.plugins, helloPlugin];
-  const s = await startServer({ config: { plugins } });
+  // dhcp is off by default: on here, its Control Agent a closed loopback port.
+  const plugins = [...defaults.plugins, 'dhcp', helloPlugin];
+  const s = await startServer({ config: { plugins, dhcp: { control_agent: `http://127.0.0.1:${await freePort()}/` } } });
   try {
     const r = await send(s.port, 'GET', '/openapi.json');
     assert.is(r.status, 200, 'no key needed: it describes the interface, not data');
@@ -56,8 +58,9 @@ test("GET /openapi.json: a valid OpenAPI 3.1 document of every route, the exampl
 
 test('every route that answers JSON declares the schema of its answer, in every bundled plugin and the example', async () => {
   const defaults = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../config/default.json'), 'utf8')) as { plugins: string[] };
-  const plugins = [...defaults.plugins, helloPlugin];
-  const s = await startServer({ config: { plugins } });
+  // dhcp is off by default: on here, its Control Agent a closed loopback port.
+  const plugins = [...defaults.plugins, 'dhcp', helloPlugin];
+  const s = await startServer({ config: { plugins, dhcp: { control_agent: `http://127.0.0.1:${await freePort()}/` } } });
   try {
     const undeclared = s.app.routeTable
       .filter((route) => route.responseType.startsWith('application/json') && !route.stream && !route.response)

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import type { Permission } from '../../../core/access';
+import { freePort } from '../../support/child-server';
 import { TOKEN, type TestServer, send, startServer } from '../../support/server';
 import { addUser, signIn } from '../auth/people';
 
@@ -130,6 +131,10 @@ const expected: Record<string, Permission | 'public'> = {
   'POST /power/calendars/:id': 'admin',
   'DELETE /power/calendars/:id': 'admin',
   'GET /power/calendar/preview': 'read',
+  'GET /dhcp/status': 'read',
+  'POST /dhcp/sync': 'admin',
+  'GET /dhcp/backups': 'read',
+  'POST /dhcp/restore': 'admin',
   'POST /auth/login': 'public',
   'GET /auth/providers': 'public',
   'GET /boot/ipxe': 'public',
@@ -186,7 +191,9 @@ function statusOf(port: number, method: string, urlPath: string, headers: Record
 
 async function everyPluginServer() {
   const defaults = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../config/default.json'), 'utf8')) as { plugins: string[] };
-  return startServer({ config: { plugins: [...defaults.plugins, helloPlugin] } });
+  // dhcp is off by default: on here, its Control Agent a closed loopback port.
+  const dhcp = { control_agent: `http://127.0.0.1:${await freePort()}/` };
+  return startServer({ config: { plugins: [...defaults.plugins, 'dhcp', helloPlugin], dhcp } });
 }
 
 test('every route of every bundled plugin declares the permission this table expects', async () => {
