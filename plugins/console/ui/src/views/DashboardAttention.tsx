@@ -6,10 +6,32 @@ import { t } from '../i18n';
 import { enabled, useServer } from '../plugins';
 import { go } from '../router';
 
-/** The PCs each count stands for: those that did not wake, those on with nobody using them. */
+/** The PCs each count stands for: those that did not wake, those on with nobody using them; and Kea's state. */
 interface Attention {
   notWoken: string[] | null;
   idle: string[] | null;
+  dhcp: DhcpState | null;
+}
+
+/** What the dhcp plugin's GET /dhcp/status says, as the dashboard reads it. */
+interface DhcpState {
+  in_step: boolean;
+  pending: boolean;
+  last_error: { reason: 'refused' | 'unreachable'; message: string } | null;
+  differences: { missing: unknown[]; extra: unknown[]; different: unknown[] } | null;
+}
+
+/** Kea's state in a sentence: in step, not answering, refusing, or how far apart it is. */
+function dhcpSentence(state: DhcpState): string {
+  if (state.in_step) return t('dashboard.dhcpInStep');
+  if (state.last_error)
+    return t(state.last_error.reason === 'unreachable' ? 'dashboard.dhcpUnreachable' : 'dashboard.dhcpRefused', state.last_error);
+  const { missing = [], extra = [], different = [] } = state.differences ?? {};
+  return t(state.pending ? 'dashboard.dhcpPending' : 'dashboard.dhcpApart', {
+    missing: missing.length,
+    extra: extra.length,
+    different: different.length,
+  });
 }
 
 /** Wake runs end and PCs go idle over minutes: reading again twice a minute is close enough. */
@@ -24,25 +46,30 @@ function showClients(only: ClientSet): void {
 /**
  * The dashboard's PCs that need a look: those whose last wake-up failed (the wol plugin's
  * GET /wol/failed) and those on with nobody using them (the energy plugin's GET /energy/now),
- * each number opening the fleet narrowed to them. Shown with whichever of those plugins is on.
+ * each number opening the fleet narrowed to them; and whether Kea serves what the inventory
+ * says (the dhcp plugin's GET /dhcp/status), the warning a refused or unsent change raises.
+ * Shown with whichever of those plugins is on.
  */
 export function DashboardAttention() {
   const info = useServer();
   const [seen, setSeen] = useState<Attention | null>(null);
   const wol = enabled(info, 'wol');
   const energy = enabled(info, 'energy');
+  const dhcp = enabled(info, 'dhcp');
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
     const load = async () => {
-      const [failed, now] = await Promise.all([
+      const [failed, now, kea] = await Promise.all([
         wol ? get<{ clients: { addr: string }[] }>('/wol/failed').catch(() => null) : null,
         energy ? get<{ rooms: { pcs: { ip: string; state: string }[] }[] }>('/energy/now').catch(() => null) : null,
+        dhcp ? get<DhcpState>('/dhcp/status').catch(() => null) : null,
       ]);
       if (stopped) return;
       setSeen({
         notWoken: failed?.clients.map((c) => c.addr) ?? null,
         idle: now?.rooms.flatMap((room) => room.pcs.filter((pc) => pc.state === 'idle').map((pc) => pc.ip)) ?? null,
+        dhcp: kea,
       });
       timer = setTimeout(() => void load(), pollMs);
     };
@@ -51,8 +78,8 @@ export function DashboardAttention() {
       stopped = true;
       clearTimeout(timer);
     };
-  }, [wol, energy]);
-  if (!seen || (seen.notWoken === null && seen.idle === null)) return null;
+  }, [wol, energy, dhcp]);
+  if (!seen || (seen.notWoken === null && seen.idle === null && seen.dhcp === null)) return null;
   const line = (ips: string[] | null, label: string, key: string) =>
     ips && (
       <li data-attention={key}>
@@ -72,6 +99,11 @@ export function DashboardAttention() {
       <ul class="attention">
         {line(seen.notWoken, t('dashboard.notWoken'), 'not-woken')}
         {line(seen.idle, t('dashboard.idle'), 'idle')}
+        {seen.dhcp && (
+          <li data-attention="dhcp" data-in-step={String(seen.dhcp.in_step)} class={seen.dhcp.in_step ? undefined : 'warning'}>
+            {t('dashboard.dhcp')}: {dhcpSentence(seen.dhcp)}
+          </li>
+        )}
       </ul>
     </section>
   );
