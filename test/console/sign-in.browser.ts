@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
+import { eventually } from '../support/fake-agent';
 import { addUser, login, passwordOf } from '../plugins/auth/people';
 import { type TestBrowser, launchBrowser, screenshot } from '../support/browser';
 import { send } from '../support/server';
@@ -170,9 +171,14 @@ test('a session follows the event stream: the ticket is taken with the CSRF toke
     });
     await signInAs(page, site.url, 'ana', passwordOf('ana'));
     await page.locator('header .who', { hasText: 'ana (operator)' }).waitFor();
+    // Signed in, the fleet's states follow the stream (a ticket), and the dashboard, where a
+    // session lands, follows the jobs' events (its own).
+    await page.locator('.dashboard-jobs[data-follow=events]').waitFor();
+    await eventually(async () => tickets.length >= 2, 'two tickets');
+    assert.deepEqual(tickets.splice(0), [200, 200], 'two tickets, both granted');
     await openFleet(page);
     await page.locator('.live', { hasText: /^Live$/ }).waitFor();
-    assert.deepEqual(tickets, [200], 'one ticket, granted');
+    assert.deepEqual(tickets, [], "the fleet's stream goes on: no ticket more");
     const row = clientRow(page, site.ips[0]!);
     await row.locator('.state-off').waitFor();
     await site.connect(site.ips[0]!, { mode: 'linux' });

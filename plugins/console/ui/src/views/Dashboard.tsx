@@ -131,7 +131,7 @@ function JobLists() {
   if (!lists) return null;
   const titles = { sent: t('dashboard.running'), failed: t('dashboard.failures'), timed_out: t('dashboard.timeouts') };
   return (
-    <div class="dashboard-jobs">
+    <div class="dashboard-jobs" data-follow={live ? 'events' : 'poll'}>
       {(['sent', 'failed', 'timed_out'] as const).map((state) => (
         <section key={state} aria-labelledby={`jobs-${state}`} data-jobs={state}>
           <h2 id={`jobs-${state}`}>{titles[state]}</h2>
