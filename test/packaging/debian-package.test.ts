@@ -91,6 +91,15 @@ test('the .deb: lintian-clean, installed with apt-get, its unit serving, upgrade
     assert.match(service.log(), /starting: config \/etc\/ogserve\/ogserve\.json/);
     assert.match(service.log(), /database: sqlite \/var\/lib\/ogserve\/ogserve\.sqlite/);
     assert.match(service.log(), /boot templates \/usr\/lib\/ogserve\/templates\/pxe/);
+    // What the build made beside the code is in the package: the console's page, the API's.
+    for (const [page, marker] of [
+      ['/console/', '<!doctype html>'],
+      ['/docs/', 'swagger-ui'],
+    ]) {
+      const answer = await fetch(`http://127.0.0.1:${service.port}${page}`);
+      assert.equal(answer.status, 200, page);
+      assert.ok((await answer.text()).toLowerCase().includes(marker.toLowerCase()), `${page} is the page`);
+    }
     assert.equal((await api(service.port, 'POST', '/center/add', { name: 'Kept across the upgrade' })).status, 200);
     assert.equal(await owner('/var/lib/ogserve/ogserve.sqlite'), 'ogserve:ogserve');
     assert.equal(mode('/var/lib/ogserve/ogserve.sqlite'), 0o640, "the unit's UMask");
