@@ -84,7 +84,9 @@ test('revert agent: the PC boots the mode until its agent connects, then its pre
     // A served script does not end an `agent` one-shot.
     assert.match((await pcGet(x.s.port, `/boot/ipxe?mac=${macFor(1)}`)).text, /ogvmlinuz/);
     await x.connect(ips[0]!);
-    await eventually(async () => (await x.mode(ips[0]!)) === 'pxe', 'the previous mode back');
+    // A deadline, not a timing: the revert is a few writes, each waiting on the engine's fsync
+    // (on MariaDB under CI's load, 5 s were once not enough).
+    await eventually(async () => (await x.mode(ips[0]!)) === 'pxe', 'the previous mode back', 15_000);
     assert.deepEqual(await x.pending(), []);
     assert.deepEqual(x.heard, [
       { name: 'set', client: ips[0] },
@@ -108,7 +110,7 @@ test('revert served: the first script is the one-shot mode, then the previous mo
     assert.equal(r.body.pending[0].previous, 'pxe', 'the mode before any one-shot');
     assert.equal(r.body.pending[0].until, new Date(start + 3600_000).toISOString(), 'boot.next_timeout_s by default');
     assert.match((await pcGet(x.s.port, `/boot/ipxe?mac=${macFor(2)}`)).text, /ogvmlinuz/);
-    await eventually(async () => (await x.mode(ips[1]!)) === 'pxe', 'the previous mode back');
+    await eventually(async () => (await x.mode(ips[1]!)) === 'pxe', 'the previous mode back', 15_000);
     assert.deepEqual(await x.pending(), []);
     assert.deepEqual(x.heard.at(-1), { name: 'reverted', client: ips[1], reason: 'served' });
   } finally {
