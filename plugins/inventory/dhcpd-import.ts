@@ -1,29 +1,15 @@
 import { ConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
-import {
-  type Database,
-  ErrorCode,
-  HttpError,
-  type Logger,
-  type PluginEvents,
-  badRequest,
-  compile,
-  execute,
-  ipv4ToInt,
-  isIpv4,
-  isNetmask,
-  normalizeMac,
-} from 'ogserve';
-import { type ClientRules, computerFolder } from './client-rules';
+import { type Database, ErrorCode, HttpError, type Logger, badRequest, execute, ipv4ToInt, isIpv4, isNetmask } from 'ogserve';
+import { computerFolder } from './client-rules';
 import { type DhcpdHost, type DhcpdSubnet, DhcpdSyntaxError, parseDhcpdConf } from './dhcpd-conf';
-import { ClientAdd, type DhcpdImported } from './schemas';
+import { type AcceptedClient, ImportedClients } from './imported-clients';
+import type { DhcpdImported } from './schemas';
 import { RoomEntity } from './entities/room';
 import { requireRow } from './lookups';
-import type { Inventory } from './service';
 
 export type DhcpdAnswer = Static<typeof DhcpdImported>;
 type Row = DhcpdAnswer['rows'][number];
-type Accepted = { body: Static<typeof ClientAdd>; mac: string };
 
 /** Where every host goes when the caller names it (a room's own import), instead of by network. */
 export interface DhcpdTarget {
@@ -43,8 +29,6 @@ interface RoomNetwork {
   mask: number;
 }
 
-const checkAdd = compile(ClientAdd);
-
 /**
  * `ogserve import-dhcpd` and POST /client/import-dhcpd: the `host` blocks of an ISC
  * dhcpd.conf as clients, each in the room whose network holds its address. Each host is held
@@ -54,9 +38,7 @@ const checkAdd = compile(ClientAdd);
 export class DhcpdImport {
   constructor(
     private readonly db: Database,
-    private readonly inventory: Inventory,
-    private readonly rules: ClientRules,
-    private readonly events: PluginEvents,
+    private readonly imported: ImportedClients,
     private readonly maxHosts: number,
   ) {}
 
@@ -73,21 +55,15 @@ export class DhcpdImport {
       );
     const check = async (em: EntityManager) => {
       const rows: Row[] = parsed.refused.map(({ line, refusal }) => ({ line, name: '', ip: '', mac: '', ok: false, ...refusal }));
-      const accepted: Accepted[] = [];
+      const accepted: AcceptedClient[] = [];
       const place = await placement(em, target);
-      const seen = { ip: new Map<string, number>(), mac: new Map<string, number>() };
+      const sameFile = ImportedClients.sameFile((line) => `the host at line ${line}`);
       for (const host of parsed.hosts) {
         const row: Row = { line: host.line, name: host.name, ip: host.ip, mac: host.mac, ok: true };
         try {
-          const body = await this.checkHost(em, host, place(host.ip, parsed.subnets), target?.folderId, row);
-          const mac = normalizeMac(body.mac);
-          for (const [field, value] of [['ip', body.ip] as const, ['mac', mac] as const]) {
-            const first = seen[field].get(value);
-            if (first !== undefined)
-              throw badRequest(ErrorCode.duplicate, `the host at line ${first} has ${field} ${host[field]} too`, field);
-            seen[field].set(value, host.line);
-          }
-          accepted.push({ body, mac });
+          const client = await this.checkHost(em, host, place(host.ip, parsed.subnets), target?.folderId, row);
+          sameFile(client, host.line);
+          accepted.push(client);
         } catch (error) {
           if (!(error instanceof HttpError)) throw error;
           Object.assign(row, { ok: false, error: String(error.code), field: error.field, message: error.message });
@@ -105,17 +81,14 @@ export class DhcpdImport {
     if (dryRun || accepted.length === 0) return { answer: answer(), ids: [] };
     let ids: number[];
     try {
-      ids = await this.store(accepted);
+      ids = await this.imported.store(accepted);
     } catch (error) {
       if (!(error instanceof ConstraintViolationException) && !(error instanceof HttpError)) throw error;
       // Written meanwhile (a client took an address): checked again, the hosts now refused say why.
       ({ rows, accepted } = await check(this.db.fork()));
-      ids = await this.store(accepted);
+      ids = await this.imported.store(accepted);
     }
-    this.inventory.clientsChanged(ids);
-    const ips = accepted.map((a) => a.body.ip);
-    void this.events.emit('inventory.created', { kind: 'client', clients: ips }, log);
-    const warnings = await this.inventory.notifySaved(await this.inventory.clientsByIps(ips), log);
+    const warnings = await this.imported.stored(ids, accepted, log);
     return { answer: warnings.length > 0 ? { ...answer(), warnings } : answer(), ids };
   }
 
@@ -126,27 +99,12 @@ export class DhcpdImport {
     place: () => Placement,
     folderId: number | undefined,
     row: Row,
-  ): Promise<Static<typeof ClientAdd>> {
+  ): Promise<AcceptedClient> {
     if (host.refusal) throw badRequest(host.refusal.error, host.refusal.message, host.refusal.field);
     const { room, name } = place();
     Object.assign(row, { room, room_name: name });
     const fields = { ip: host.ip, mac: host.mac, room, name: host.name };
-    const checked = checkAdd(folderId ? { ...fields, folder_id: folderId } : fields);
-    if (!checked.ok) {
-      const { field, message, missing } = checked.violation;
-      throw badRequest(missing ? ErrorCode.missingField : ErrorCode.invalidField, message, field || undefined);
-    }
-    await this.inventory.checkClient(checked.value);
-    await this.rules.explainRefusal(em, checked.value, normalizeMac(checked.value.mac));
-    return checked.value;
-  }
-
-  private store(accepted: Accepted[]): Promise<number[]> {
-    return this.db.transactional(async (em) => {
-      const ids: number[] = [];
-      for (const { body, mac } of accepted) ids.push(await this.rules.insertClient(em, body, mac));
-      return ids;
-    });
+    return this.imported.check(em, folderId ? { ...fields, folder_id: folderId } : fields);
   }
 }
 
