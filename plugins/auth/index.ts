@@ -9,7 +9,6 @@ import { credentialOf } from './credential';
 import { PendingSignInEntity } from './entities/pending-sign-in';
 import { SessionEntity } from './entities/session';
 import { UserEntity } from './entities/user';
-import { LdapDirectory } from './ldap-directory';
 import { OidcProvider } from './oidc';
 import { oidcRoutes } from './oidc-routes';
 import { ownTokenRoutes } from './own-tokens';
@@ -40,7 +39,7 @@ export default definePlugin({
   schemaVersion: 1,
   entities: [UserEntity, SessionEntity, PendingSignInEntity],
   config: AuthConfig,
-  register(ctx) {
+  async register(ctx) {
     const inventory = ctx.use(Inventory);
     const { config } = ctx;
     const clock = ctx.service<Clock>(AuthClock, () => new SystemClock());
@@ -66,11 +65,13 @@ export default definePlugin({
     ctx.provide(UserStore, users);
     const throttle = ctx.make(SignInThrottle);
     const ldap = config.ldap;
+    // Loaded only here: a site without a directory never has the LDAP client in memory.
+    const { LdapDirectory } = ldap ? await import('./ldap-directory.js') : { LdapDirectory: undefined };
     const signIn = new SignIn(
       users,
       throttle,
       ctx.log,
-      ldap && { directory: new LdapDirectory(ldap, ctx.log), groups: ldap.groups, normalise: LdapDirectory.normaliseDn },
+      ldap && LdapDirectory && { directory: new LdapDirectory(ldap, ctx.log), groups: ldap.groups, normalise: LdapDirectory.normaliseDn },
     );
 
     const credentialFor = (session: LiveSession) =>

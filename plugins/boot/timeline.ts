@@ -66,9 +66,11 @@ export class BootTimeline {
   }
 
   private async write(clientId: number, stage: TimelineStage, at: number, facts: StageFacts): Promise<void> {
+    // Most agents connect with no boot going on: that is seen without a transaction.
+    if (stage !== 'script' && ongoingAt(await latest(this.db.fork(), clientId), at) === undefined) return;
     await this.db.transactional(async (em) => {
       const last = await latest(em, clientId);
-      const ongoing = last && at - Number(last.at) <= bootGapMs ? Number(last.boot) : undefined;
+      const ongoing = ongoingAt(last, at);
       // Only a script begins a boot: an agent reconnecting long after any boot is no boot stage.
       if (stage !== 'script' && ongoing === undefined) return;
       const boot = stage === 'script' ? at : ongoing!;
@@ -95,6 +97,11 @@ export class BootTimeline {
     );
     if (boots[0]) await em.nativeDelete(BootStageEntity, { client: clientId, boot: { $lt: boots[0].boot } });
   }
+}
+
+/** The boot (its start) that a stage at `at` belongs to, after the PC's last stage `last`: none when that boot is over. */
+function ongoingAt(last: BootStageRow | null, at: number): number | undefined {
+  return last && at - Number(last.at) <= bootGapMs ? Number(last.boot) : undefined;
 }
 
 async function latest(em: EntityManager, clientId: number): Promise<BootStageRow | null> {

@@ -41,6 +41,20 @@ export async function latestRow(em: EntityManager, clientId: number): Promise<Ra
   return row;
 }
 
+/** Each PC's latest row (of those that have one), read in `em`: one index seek per PC. */
+export async function latestRows(em: EntityManager, clientIds: readonly number[]): Promise<Map<number, RawRow>> {
+  const found = new Map<number, RawRow>();
+  for (let i = 0; i < clientIds.length; i += chunk) {
+    const rows = await execute<RawRow>(
+      em,
+      `select ${columns} from (${idTable(clientIds.slice(i, i + chunk))}) c join power_states p on p.id =
+         (select b.id from power_states b where b.client_id = c.client_id order by b.started_at desc, b.id desc limit 1)`,
+    );
+    for (const row of rows) found.set(Number(row.client_id), row);
+  }
+  return found;
+}
+
 /**
  * A literal table of client ids: a union of selects, which every engine takes. The ids are
  * the inventory's own integers, written as literals so that each engine types them as such.

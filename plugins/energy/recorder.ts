@@ -4,6 +4,7 @@ import type { Inventory } from '../inventory';
 import { PowerStateEntity, type PowerStateRow } from './entities/power-state';
 import type { EnergyMetrics } from './metrics';
 import { type RawRow, latestRow, rowsAt, timesAt } from './readings';
+import { StateWrites, rawOf } from './state-writes';
 import { type PowerState, type StateTimes, noTime } from './states';
 
 const chunk = 500;
@@ -24,6 +25,7 @@ export class PowerRecorder {
   /** Whether the app started (the command line opens it without starting: nothing is written then). */
   private started = false;
   private stopped = false;
+  private readonly writes: StateWrites;
 
   constructor(
     private readonly db: Database,
@@ -34,7 +36,17 @@ export class PowerRecorder {
     /** Another instance shares the database: open rows may be its PCs'. */
     private readonly shared: boolean,
     private readonly wakeWindowMs: number,
-  ) {}
+  ) {
+    this.writes = new StateWrites(
+      db,
+      {
+        rowOf: (em, clientId, state, at, before) => this.rowOf(em, clientId, state, at, before),
+        latest: (clientId, row) => this.latest.set(clientId, row),
+        ended: (row, at) => this.metrics.ended(row.state, at - Number(row.started_at)),
+      },
+      log,
+    );
+  }
 
   /**
    * At start, every PC gets an open row: `off` until its agent connects. Alone, a row left open
@@ -82,7 +94,7 @@ export class PowerRecorder {
     return this.inTurn(ip, (id) => {
       this.waking.get(id)?.();
       this.waking.delete(id);
-      return this.write(id, state, at);
+      return this.writes.write(id, state, at);
     });
   }
 
@@ -93,11 +105,11 @@ export class PowerRecorder {
   woken(ip: string): Promise<void> {
     const at = this.clock.now();
     return this.inTurn(ip, async (id) => {
-      if (this.waking.has(id) || !(await this.write(id, 'busy', at, 'off'))) return;
+      if (this.waking.has(id) || !(await this.writes.write(id, 'busy', at, 'off'))) return;
       const cancel = this.clock.setTimer(this.clock.now() + this.wakeWindowMs, () => {
         if (this.waking.get(id) !== cancel) return;
         this.waking.delete(id);
-        return this.inTurn(ip, (sameId) => this.write(sameId, 'off', this.clock.now(), 'busy').then(() => undefined));
+        return this.inTurn(ip, (sameId) => this.writes.write(sameId, 'off', this.clock.now(), 'busy').then(() => undefined));
       });
       this.waking.set(id, cancel);
     });
@@ -142,43 +154,10 @@ export class PowerRecorder {
     return turn;
   }
 
-  /**
-   * The PC is in `state` from `at`: its open row ends and one in `state` begins (nothing when
-   * it is in it already; `only`: only from that state). Resolves with whether it wrote.
-   */
-  private write(clientId: number, state: PowerState, at: number, only?: PowerState): Promise<boolean> {
-    return this.db.transactional(async (em) => {
-      const last = await latestRow(em, clientId);
-      const open = last && last.ended_at === null ? last : undefined;
-      const was = open?.state ?? 'off';
-      if (was === state || (only !== undefined && was !== only)) {
-        if (last) this.latest.set(clientId, last);
-        return false;
-      }
-      if (open && Number(open.started_at) >= at) {
-        // A change within the same millisecond (BSY to OPG at connect): the row takes the new state.
-        await em.nativeUpdate(PowerStateEntity, { id: Number(open.id) }, { state });
-        this.latest.set(clientId, { ...open, state });
-      } else {
-        // The new row first: its reference takes the client's row before the old one is
-        // touched, the order a client's deletion locks them in (clients, then its power
-        // states); the other order deadlocked with it on PostgreSQL.
-        await this.open(em, clientId, state, at, last);
-        if (open) await this.end(em, open, at);
-      }
-      return true;
-    });
-  }
-
-  private async end(em: EntityManager, row: RawRow, at: number): Promise<void> {
-    await em.nativeUpdate(PowerStateEntity, { id: Number(row.id) }, { endedAt: at });
-    this.metrics.ended(row.state, at - Number(row.started_at));
-  }
-
   private async open(em: EntityManager, clientId: number, state: PowerState, at: number, last: RawRow | undefined): Promise<void> {
     const before = last ? timesAt(last, at, at) : noTime();
     const id = (await em.insert(PowerStateEntity, this.rowOf(em, clientId, state, at, before))) as number;
-    this.latest.set(clientId, rawOf(id, clientId, state, at, before));
+    this.latest.set(clientId, { ...rawOf(clientId, state, at, before), id });
   }
 
   private rowOf(em: EntityManager, clientId: number, state: PowerState, at: number, before: StateTimes): PowerStateRow {
@@ -224,24 +203,9 @@ export class PowerRecorder {
         for (const row of ended) this.metrics.ended(row.state, now - Number(row.started_at));
       }
       // Their ids are not read back: the reading at now needs none.
-      for (const { id, before } of rows) this.latest.set(id, rawOf(0, id, 'off', now, before));
+      for (const { id, before } of rows) this.latest.set(id, rawOf(id, 'off', now, before));
     });
     this.caughtUp = true;
     if (ending.length > 0) this.log.info({ ended: ending.length }, 'power states left open by the last run end now');
   }
-}
-
-/** A row as the readings take it, from what was just written. */
-function rawOf(id: number, clientId: number, state: PowerState, at: number, before: StateTimes): RawRow {
-  return {
-    id,
-    client_id: clientId,
-    state,
-    started_at: at,
-    ended_at: null,
-    off_ms: before.off,
-    idle_ms: before.idle,
-    session_ms: before.session,
-    busy_ms: before.busy,
-  };
 }
