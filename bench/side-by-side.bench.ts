@@ -33,6 +33,8 @@ const CLIENTS = 2000;
 const AGENTS_LEAVING = 10_000;
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** SIDE_BY_SIDE_CPU_PROF=<dir>: the service's CPU profile (all but the memory row's second server) is written there. */
+const profileDir = process.env.SIDE_BY_SIDE_CPU_PROF;
 
 /** 127.1.x.y with y in 1..200: distinct loopback sources for agents, none a network or broadcast address. */
 const addressOf = (i: number) => `127.${1 + Math.floor(i / 50_000)}.${Math.floor((i % 50_000) / 200)}.${(i % 200) + 1}`;
@@ -52,6 +54,7 @@ export default async function sideBySide(): Promise<BenchRow[]> {
         rest: { max_response_bytes: 16 * 1024 * 1024 },
         wol: { port: receiver.port },
       },
+      nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
     });
     await sleep(2000);
     const idle = await idleMemory(server.pid);

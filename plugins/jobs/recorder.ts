@@ -32,6 +32,9 @@ export interface FollowedJob {
   running(): string[];
 }
 
+/** Clients' ends written in one statement at most. */
+const chunk = 500;
+
 /** A job whose clients have not all ended, in memory on the instance that sent it. */
 interface LiveJob {
   id: number;
@@ -40,6 +43,10 @@ interface LiveJob {
   running: Set<string>;
   /** Writes of this job, one after the other: its end is written (and told) after its clients'. */
   writing: Promise<void>;
+  /** Clients ended and not yet written: the next write takes all of them. */
+  ends: { ip: string; ending: Ending; at: number }[];
+  /** When its last client ended: the job's own end, written once its clients' are. */
+  finishedAt?: number;
   cancelTimeout?: () => void;
 }
 
@@ -94,7 +101,7 @@ export class JobRecorder {
         origin,
         ips.map((addr) => ({ addr, outcome: 'sent' as const })),
       );
-      const job: LiveJob = { id, kind: origin.kind, clients: ips, running, writing: Promise.resolve() };
+      const job: LiveJob = { id, kind: origin.kind, clients: ips, running, writing: Promise.resolve(), ends: [] };
       if (running.size > 0) this.live.add(job);
       return { id, end: (ip, ending) => this.ended(job, ip, ending), running: () => [...job.running] };
     } catch (error) {
@@ -107,7 +114,7 @@ export class JobRecorder {
     const { id, running, created } = await this.insert(dispatch, dispatch.outcomes);
     const ips = dispatch.outcomes.map((o) => o.addr);
     if (running.size === 0) return id;
-    const job: LiveJob = { id, kind: dispatch.kind, clients: ips, running, writing: Promise.resolve() };
+    const job: LiveJob = { id, kind: dispatch.kind, clients: ips, running, writing: Promise.resolve(), ends: [] };
     this.live.add(job);
     for (const [ip, answer] of dispatch.answers) {
       answer.then(
@@ -184,24 +191,50 @@ export class JobRecorder {
     return { id, running, created: now };
   }
 
-  /** A client's end: written, told, and the job's end once it was the last. A client already ended is left as it is. */
+  /**
+   * A client's end: written, told, and the job's end once it was the last. A client already
+   * ended is left as it is. The ends that come while the job's last write runs are written
+   * together, one statement for those alike: a wake run's thousands of PCs not up after
+   * `wol.verify_s` end in the same millisecond, and one statement each held the database for
+   * seconds.
+   */
   private ended(job: LiveJob, ip: string, ending: Ending): void {
     if (this.stopped || !job.running.delete(ip)) return;
-    const last = job.running.size === 0;
-    if (last) job.cancelTimeout?.();
     const at = this.clock.now();
+    if (job.running.size === 0) {
+      job.cancelTimeout?.();
+      job.finishedAt = at;
+    }
+    job.ends.push({ ip, ending, at });
+    // A write is waiting already: it takes this end too.
+    if (job.ends.length > 1) return;
     job.writing = job.writing
-      .then(async () => {
-        await this.db.fork().nativeUpdate(JobClientEntity, { jobId: job.id, ip }, { ...ending, endedAt: at });
-        void this.events.emit('job.client', { job: job.id, kind: job.kind, client: ip, ...ending });
-        if (!last) return;
-        await this.db.fork().nativeUpdate(JobEntity, { id: job.id }, { finishedAt: at });
-        void this.events.emit('job.finished', { job: job.id, kind: job.kind, clients: job.clients });
-      })
-      .catch((error: unknown) => this.log.error({ err: error, job: job.id, client: ip }, 'job state not written'))
-      // Kept until its end is written, so that stop() waits for that too.
-      .finally(() => {
-        if (last) this.live.delete(job);
-      });
+      .then(() => this.writeEnds(job))
+      .catch((error: unknown) => this.log.error({ err: error, job: job.id }, 'job state not written'));
+  }
+
+  /** The job's ends so far, written and told; then, once the last is, the job's own end. */
+  private async writeEnds(job: LiveJob): Promise<void> {
+    const ends = job.ends.splice(0);
+    const alike = new Map<string, { ending: Ending; at: number; ips: string[] }>();
+    for (const { ip, ending, at } of ends) {
+      const key = JSON.stringify([ending.state, ending.status, ending.outcome, at]);
+      const group = alike.get(key) ?? { ending, at, ips: [] };
+      group.ips.push(ip);
+      alike.set(key, group);
+    }
+    const em = this.db.fork();
+    for (const { ending, at, ips } of alike.values())
+      for (let i = 0; i < ips.length; i += chunk)
+        await em.nativeUpdate(JobClientEntity, { jobId: job.id, ip: { $in: ips.slice(i, i + chunk) } }, { ...ending, endedAt: at });
+    for (const { ip, ending } of ends) void this.events.emit('job.client', { job: job.id, kind: job.kind, client: ip, ...ending });
+    if (job.finishedAt === undefined || job.ends.length > 0) return;
+    try {
+      await em.nativeUpdate(JobEntity, { id: job.id }, { finishedAt: job.finishedAt });
+      void this.events.emit('job.finished', { job: job.id, kind: job.kind, clients: job.clients });
+    } finally {
+      // Kept in `live` until here, so that stop() waits for this too.
+      this.live.delete(job);
+    }
   }
 }
