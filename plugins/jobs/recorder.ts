@@ -1,6 +1,8 @@
+import type { EntityManager } from '@mikro-orm/core';
 import {
   type Clock,
   Database,
+  execute,
   inject,
   injectable,
   insertInChunks,
@@ -216,17 +218,16 @@ export class JobRecorder {
   /** The job's ends so far, written and told; then, once the last is, the job's own end. */
   private async writeEnds(job: LiveJob): Promise<void> {
     const ends = job.ends.splice(0);
-    const alike = new Map<string, { ending: Ending; at: number; ips: string[] }>();
+    const alike = new Map<string, { ending: Ending; ends: { ip: string; at: number }[] }>();
     for (const { ip, ending, at } of ends) {
-      const key = JSON.stringify([ending.state, ending.status, ending.outcome, at]);
-      const group = alike.get(key) ?? { ending, at, ips: [] };
-      group.ips.push(ip);
+      const key = JSON.stringify([ending.state, ending.status, ending.outcome]);
+      const group = alike.get(key) ?? { ending, ends: [] };
+      group.ends.push({ ip, at });
       alike.set(key, group);
     }
     const em = this.db.fork();
-    for (const { ending, at, ips } of alike.values())
-      for (let i = 0; i < ips.length; i += chunk)
-        await em.nativeUpdate(JobClientEntity, { jobId: job.id, ip: { $in: ips.slice(i, i + chunk) } }, { ...ending, endedAt: at });
+    for (const group of alike.values())
+      for (let i = 0; i < group.ends.length; i += chunk) await writeAlike(em, job.id, group.ending, group.ends.slice(i, i + chunk));
     for (const { ip, ending } of ends) void this.events.emit('job.client', { job: job.id, kind: job.kind, client: ip, ...ending });
     if (job.finishedAt === undefined || job.ends.length > 0) return;
     try {
@@ -237,4 +238,18 @@ export class JobRecorder {
       this.live.delete(job);
     }
   }
+}
+
+/** Clients of a job that ended alike, each at its own time: one statement (the times by address in a case, as integers). */
+async function writeAlike(em: EntityManager, jobId: number, ending: Ending, ends: { ip: string; at: number }[]): Promise<void> {
+  if (ends.length === 1) {
+    await em.nativeUpdate(JobClientEntity, { jobId, ip: ends[0]!.ip }, { ...ending, endedAt: ends[0]!.at });
+    return;
+  }
+  const cases = ends.map(({ at }) => `when ? then ${Math.trunc(at)}`).join(' ');
+  await execute(
+    em,
+    `update job_clients set state = ?, status = ?, outcome = ?, ended_at = case ip ${cases} end where job_id = ? and ip in (${ends.map(() => '?').join(', ')})`,
+    [ending.state, ending.status, ending.outcome, ...ends.map((e) => e.ip), jobId, ...ends.map((e) => e.ip)],
+  );
 }
