@@ -7,6 +7,8 @@ export interface StreamedEvent {
   type: string;
   time: string;
   data: any;
+  /** When this reader had it whole (Date.now()): a bench's measure of how soon events come. */
+  receivedAt: number;
 }
 
 /**
@@ -92,7 +94,7 @@ export class EventStreamClient {
         .filter((line) => line.startsWith('data: '))
         .map((line) => line.slice(6))
         .join('\n');
-      if (data) this.events.push(JSON.parse(data) as StreamedEvent);
+      if (data) this.events.push({ ...(JSON.parse(data) as StreamedEvent), receivedAt: Date.now() });
     }
   }
 }
