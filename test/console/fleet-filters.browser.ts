@@ -40,7 +40,7 @@ test('the fleet narrows to clients by state and last result, selects every one s
     assert.equal(await page.getByRole('button', { name: 'ogLive' }).getAttribute('aria-pressed'), 'true', 'the chip says it is on');
     await page.getByLabel('Last result').selectOption('success');
     await eventually(async () => (await shown()).join() === live, 'and a successful last command');
-    await page.getByRole('button', { name: 'Select the 1 shown' }).click();
+    await page.getByRole('button', { name: 'Select the one shown' }).click();
     await page.locator('.selected-count', { hasText: '1 selected' }).waitFor();
     await screenshot(page, 'fleet-filtered');
 

@@ -92,14 +92,14 @@ test('the tree of 2,000 clients draws only the rows in view, counts per room and
 
     const search = page.getByPlaceholder('Search by name, IP or MAC');
     await search.fill('host01234');
-    await page.locator('#match-count', { hasText: '1 matching clients' }).waitFor();
+    await page.locator('#match-count', { hasText: /^1 matching client$/ }).waitFor();
     assert.equal(await page.locator('li.row.computer').count(), 1, 'by name');
     const n = 1000 + 1234;
     await search.fill(`10.0.${(n >> 8) & 255}.${n & 255}`);
     await page.locator('li.row.computer .name', { hasText: 'host01234' }).waitFor();
     const mac = macFor(0x100000 + n).replace(/(..)(?!$)/g, '$1:');
     await search.fill(mac.slice(-8).toUpperCase());
-    await page.locator('#match-count', { hasText: '1 matching clients' }).waitFor();
+    await page.locator('#match-count', { hasText: /^1 matching client$/ }).waitFor();
     assert.equal(await page.locator('li.row.computer .name').textContent(), 'host01234', `by the end of the MAC (${mac.slice(-8)})`);
 
     // A room's name finds the room with all its clients; its box selects them all.
@@ -352,7 +352,7 @@ test('every other action on a selection reaches the agent and shows the outcome,
     assert.deepEqual((await site.s.get('/cache/list', { clients: [ip] })).body.clients[0].images, [], 'the stored cache is empty now');
 
     await act('reboot', 'Reboot', async () => {
-      await dialog.getByText('Reboot 1 clients? Users on them lose unsaved work.').waitFor();
+      await dialog.getByText('Reboot 1 client? Its user loses unsaved work.').waitFor();
     });
     await agent.waitFor('reboot');
     await run('Reboot').locator(`tr[data-ip="${ip}"] .outcome-sent`).waitFor();
@@ -398,7 +398,7 @@ test('partition and format, fetch an image into the cache, move to another room 
     await page.locator('[data-action=setup]').click();
     const setupButton = dialog.getByRole('button', { name: 'Partition and format' });
     assert.equal(await setupButton.isDisabled(), true, 'not before the erase is acknowledged');
-    await dialog.getByLabel('I understand that this erases the disk of 1 clients.').check();
+    await dialog.getByLabel('I understand that this erases the disk of 1 client.').check();
     await setupButton.click();
     assert.deepEqual(
       (await agent.waitFor('setup')).body,
@@ -436,7 +436,7 @@ test('partition and format, fetch an image into the cache, move to another room 
 
     await clientRow(page, ip).locator('input[type=checkbox]').check();
     await page.locator('[data-action=delete]').click();
-    await dialog.getByText('Delete 1 clients from the inventory? Their boot files are deleted too.').waitFor();
+    await dialog.getByText('Delete 1 client from the inventory? Its boot files are deleted too.').waitFor();
     await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
     await eventually(async () => (await site.s.get('/client/info', { client: [ip] })).status === 400, 'deleted');
     await clientRow(page, ip).waitFor({ state: 'detached' });

@@ -58,7 +58,7 @@ test('a command becomes a job: its page shows each PC as it answers, survives a 
       'a line per PC',
     );
 
-    await page.getByRole('button', { name: 'Retry the 1 failed' }).click();
+    await page.getByRole('button', { name: 'Retry the failed one' }).click();
     await page.locator('h1', { hasText: `Job ${Number(id) + 1}: refresh` }).waitFor();
     await line(failing).and(page.locator('[data-state=done]')).waitFor();
     assert.equal(await page.locator('tbody tr').count(), 1, 'only the failed PC again');

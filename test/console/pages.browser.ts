@@ -368,8 +368,8 @@ test('repositories and servers: added, edited and deleted; scheduler: a procedur
       'the task as the form wrote it',
     );
     await page.getByLabel('Procedure', { exact: true }).selectOption({ label: 'nightly' });
-    await page.getByRole('button', { name: 'Run procedure on 1 selected clients' }).click();
-    await page.getByText('Queued for 1 clients.').waitFor();
+    await page.getByRole('button', { name: 'Run procedure on 1 selected client', exact: true }).click();
+    await page.getByText('Queued for 1 client.', { exact: true }).waitFor();
     await agent.waitFor('hardware');
     await agent.waitFor('refresh', 1);
     await page.getByRole('button', { name: 'Delete procedure' }).click();

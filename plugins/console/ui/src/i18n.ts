@@ -29,9 +29,23 @@ export function setLang(next: Lang): void {
 
 export type MessageKey = keyof Messages;
 
-/** The message in the current language, with {name} placeholders filled in. */
+/**
+ * The message in the current language, with {name} placeholders filled in. A message written
+ * 'one form|other form' is counted: `vars.count` picks the form.
+ */
 export function t(key: MessageKey, vars: Record<string, string | number> = {}): string {
-  return catalogs[lang.value][key].replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? `{${name}}`));
+  let text: string = catalogs[lang.value][key];
+  // 'one form|other form': the first for a count the language says 'one' of ("1 client").
+  const bar = text.indexOf('|');
+  if (bar >= 0) text = vars.count !== undefined && countsAsOne(Number(vars.count)) ? text.slice(0, bar) : text.slice(bar + 1);
+  return text.replace(/\{(\w+)\}/g, (_, name: string) => String(vars[name] ?? `{${name}}`));
+}
+
+const pluralRules = new Map<Lang, Intl.PluralRules>();
+function countsAsOne(count: number): boolean {
+  let rules = pluralRules.get(lang.value);
+  if (!rules) pluralRules.set(lang.value, (rules = new Intl.PluralRules(lang.value)));
+  return rules.select(count) === 'one';
 }
 
 /** A plugin's title in the current language: one string, or one per language. */

@@ -102,7 +102,7 @@ export const en = {
   'csvImport.check': 'Check',
   'csvImport.ok': 'Accepted',
   'csvImport.checkButton': 'Check the rows',
-  'csvImport.store': 'Add the {count} clients',
+  'csvImport.store': 'Add the client|Add the {count} clients',
   'dhcpdImport.format':
     'Read as an ISC dhcpd.conf: each host block becomes a client in the room whose network holds its address. Refused hosts are left out; the others are added.',
   'dhcpdImport.room': 'Room',
@@ -149,7 +149,7 @@ export const en = {
   'job.title': 'Job {id}: {kind}',
   'job.asked': 'Asked by {who} at {time}.',
   'job.finishedAt': 'Finished at {time}.',
-  'job.retry': 'Retry the {count} failed',
+  'job.retry': 'Retry the failed one|Retry the {count} failed',
   'job.client': 'Client',
   'job.outcome': 'Outcome',
   'job.sent': 'Sent',
@@ -171,7 +171,7 @@ export const en = {
   'reports.version': 'Version',
   'reports.search': 'Search',
   'reports.noPackage': 'No PC has a package named like "{name}".',
-  'reports.pcs': '{count} PCs have it.',
+  'reports.pcs': '{count} PC has it.|{count} PCs have it.',
   'client.details': 'Details',
   'client.pages': 'Client pages',
   'history.title': 'History',
@@ -206,7 +206,7 @@ export const en = {
   'audit.address': 'From',
   'audit.request': 'Request',
   'audit.clients': 'Clients',
-  'audit.clientCount': '{count} clients',
+  'audit.clientCount': '{count} client|{count} clients',
   'audit.status': 'Status',
   'audit.aborted': 'cut off',
   'audit.older': 'Older entries',
@@ -214,10 +214,10 @@ export const en = {
   'audit.empty': '(none)',
   'audit.added': 'added',
   'audit.removed': 'removed',
-  'audit.omitted': 'and {count} more changes',
+  'audit.omitted': 'and {count} more change|and {count} more changes',
   'audit.command': '{kind} on {pcs}',
-  'audit.pcCount': '{count} PCs',
-  'audit.records': '{count} records changed',
+  'audit.pcCount': '{count} PC|{count} PCs',
+  'audit.records': '{count} record changed|{count} records changed',
   'audit.entity.client': 'PC',
   'audit.entity.room': 'room',
   'audit.entity.center': 'center',
@@ -295,8 +295,8 @@ export const en = {
   'outcome.send_failed': 'Send failed',
 
   'fleet.search': 'Search by name, IP or MAC',
-  'fleet.matches': '{count} matching clients',
-  'fleet.clients': '{count} clients',
+  'fleet.matches': '{count} matching client|{count} matching clients',
+  'fleet.clients': '{count} client|{count} clients',
   'fleet.liveEvents': 'Live',
   'fleet.livePoll': 'Updated every 2 s',
   'fleet.addCenter': 'Add center',
@@ -306,7 +306,7 @@ export const en = {
   'fleet.filterState': 'Show only clients in this state (again: any state)',
   'fleet.lastResult': 'Last result',
   'fleet.anyResult': 'Any',
-  'fleet.selectMatches': 'Select the {count} shown',
+  'fleet.selectMatches': 'Select the one shown|Select the {count} shown',
   'fleet.exportCsv': 'Export CSV',
   'fleet.tree': 'Centers, rooms, folders and clients',
   'fleet.noMatch': 'No client matches.',
@@ -322,7 +322,7 @@ export const en = {
   'fleet.menu': 'Manage {name}',
 
   'actions.toolbar': 'Actions',
-  'actions.clients': '{count} clients',
+  'actions.clients': '{count} client|{count} clients',
   'actions.single': 'Select exactly one client',
   'action.wake': 'Wake',
   'action.poweroff': 'Power off',
@@ -347,13 +347,13 @@ export const en = {
   'action.move': 'Move',
   'action.repository': 'Repository',
   'action.delete': 'Delete',
-  'confirm.poweroff': 'Power off {count} clients? Users on them lose unsaved work.',
+  'confirm.poweroff': 'Power off {count} client? Its user loses unsaved work.|Power off {count} clients? Users on them lose unsaved work.',
   'risk.title': 'Some of these PCs are not ready for this.',
   'risk.session': 'In a user session ({count})',
   'risk.off': 'Switched off ({count})',
   'risk.more': 'and {count} more',
   'risk.accept': 'Send to them anyway',
-  'confirm.reboot': 'Reboot {count} clients? Users on them lose unsaved work.',
+  'confirm.reboot': 'Reboot {count} client? Its user loses unsaved work.|Reboot {count} clients? Users on them lose unsaved work.',
 
   'wake.type': 'Packets go to',
   'wake.broadcast': 'the room broadcast address',
@@ -392,7 +392,8 @@ export const en = {
   'setup.sizeOf': 'Size of partition {n} in GiB',
   'setup.formatOf': 'Format partition {n}',
   'setup.add': 'Add partition',
-  'setup.understood': 'I understand that this erases the disk of {count} clients.',
+  'setup.understood':
+    'I understand that this erases the disk of {count} client.|I understand that this erases the disk of {count} clients.',
 
   'image.from': 'From client {ip}',
   'image.partition': 'Partition',
@@ -405,7 +406,8 @@ export const en = {
   'image.method': 'Method',
   'image.createOf': 'Create image {name}',
   'image.restoreOf': 'Restore image {name}',
-  'image.understood': 'I understand that this overwrites the partition on {count} clients.',
+  'image.understood':
+    'I understand that this overwrites the partition on {count} client.|I understand that this overwrites the partition on {count} clients.',
 
   'shell.command': 'Command',
   'shell.script': 'Or a script from the server',
@@ -426,7 +428,8 @@ export const en = {
 
   'session.firstClient': 'Partitions as {ip} reported them.',
   'move.noFolder': 'No folder',
-  'delete.clients': 'Delete {count} clients from the inventory? Their boot files are deleted too.',
+  'delete.clients':
+    'Delete {count} client from the inventory? Its boot files are deleted too.|Delete {count} clients from the inventory? Their boot files are deleted too.',
   'delete.cascade':
     'Deleting {name} also deletes everything in it: {rooms} rooms, {folders} folders and {clients} clients, with their boot files and partition records. Images are kept.',
 
@@ -434,7 +437,7 @@ export const en = {
   'runs.outcome': 'Answer',
   'runs.result': 'Result',
   'runs.waiting': 'waiting…',
-  'runs.more': 'and {count} more clients',
+  'runs.more': 'and {count} more client|and {count} more clients',
 
   'node.edit': 'Edit',
   'node.rename': 'Rename',
@@ -454,7 +457,7 @@ export const en = {
   'field.remote': 'Remote',
 
   'import.paste': 'Paste the host blocks of a dhcpd.conf',
-  'import.run': 'Import {count} clients',
+  'import.run': 'Import {count} client|Import {count} clients',
 
   'client.ip': 'IP address',
   'client.mac': 'MAC address',
@@ -561,12 +564,12 @@ export const en = {
   'scheduler.taskProcedures': 'Procedures, in the order ticked',
   'scheduler.order': 'Order: {names}',
   'scheduler.runDelete': 'Run or delete',
-  'scheduler.runProcedure': 'Run procedure on {count} selected clients',
+  'scheduler.runProcedure': 'Run procedure on {count} selected client|Run procedure on {count} selected clients',
   'scheduler.runTask': 'Run task',
   'scheduler.deleteProcedure': 'Delete procedure',
   'scheduler.created': 'Created with id {id}.',
   'scheduler.deleted': 'Deleted.',
-  'scheduler.ran': 'Queued for {count} clients.',
+  'scheduler.ran': 'Queued for {count} client.|Queued for {count} clients.',
   'scheduler.taskRan': 'Task queued.',
 
   'users.intro': 'People who sign in with a password kept by this server. Directory accounts are managed in the directory.',
@@ -703,7 +706,7 @@ export const es: Messages = {
   'csvImport.check': 'Comprobación',
   'csvImport.ok': 'Aceptada',
   'csvImport.checkButton': 'Comprobar las filas',
-  'csvImport.store': 'Añadir los {count} equipos',
+  'csvImport.store': 'Añadir el equipo|Añadir los {count} equipos',
   'dhcpdImport.format':
     'Leído como un dhcpd.conf de ISC: cada bloque host se convierte en un equipo en el aula cuya red contiene su dirección. Los hosts rechazados se omiten; los demás se añaden.',
   'dhcpdImport.room': 'Aula',
@@ -750,7 +753,7 @@ export const es: Messages = {
   'job.title': 'Trabajo {id}: {kind}',
   'job.asked': 'Pedido por {who} a las {time}.',
   'job.finishedAt': 'Terminado a las {time}.',
-  'job.retry': 'Reintentar los {count} fallidos',
+  'job.retry': 'Reintentar el fallido|Reintentar los {count} fallidos',
   'job.client': 'Equipo',
   'job.outcome': 'Resultado',
   'job.sent': 'Enviado',
@@ -772,7 +775,7 @@ export const es: Messages = {
   'reports.version': 'Versión',
   'reports.search': 'Buscar',
   'reports.noPackage': 'Ningún equipo tiene un paquete llamado como "{name}".',
-  'reports.pcs': '{count} equipos lo tienen.',
+  'reports.pcs': '{count} equipo lo tiene.|{count} equipos lo tienen.',
   'client.details': 'Detalles',
   'client.pages': 'Páginas del equipo',
   'history.title': 'Historial',
@@ -807,7 +810,7 @@ export const es: Messages = {
   'audit.address': 'Desde',
   'audit.request': 'Petición',
   'audit.clients': 'Equipos',
-  'audit.clientCount': '{count} equipos',
+  'audit.clientCount': '{count} equipo|{count} equipos',
   'audit.status': 'Estado',
   'audit.aborted': 'interrumpida',
   'audit.older': 'Entradas anteriores',
@@ -815,10 +818,10 @@ export const es: Messages = {
   'audit.empty': '(nada)',
   'audit.added': 'añadido',
   'audit.removed': 'eliminado',
-  'audit.omitted': 'y {count} cambios más',
+  'audit.omitted': 'y {count} cambio más|y {count} cambios más',
   'audit.command': '{kind} en {pcs}',
-  'audit.pcCount': '{count} equipos',
-  'audit.records': '{count} registros cambiados',
+  'audit.pcCount': '{count} equipo|{count} equipos',
+  'audit.records': '{count} registro cambiado|{count} registros cambiados',
   'audit.entity.client': 'equipo',
   'audit.entity.room': 'aula',
   'audit.entity.center': 'centro',
@@ -896,18 +899,18 @@ export const es: Messages = {
   'outcome.send_failed': 'Envío fallido',
 
   'fleet.search': 'Buscar por nombre, IP o MAC',
-  'fleet.matches': '{count} equipos coinciden',
-  'fleet.clients': '{count} equipos',
+  'fleet.matches': '{count} equipo coincide|{count} equipos coinciden',
+  'fleet.clients': '{count} equipo|{count} equipos',
   'fleet.liveEvents': 'En directo',
   'fleet.livePoll': 'Actualizado cada 2 s',
   'fleet.addCenter': 'Añadir centro',
   'fleet.legend': 'Estados',
-  'fleet.selected': '{count} seleccionados',
+  'fleet.selected': '{count} seleccionado|{count} seleccionados',
   'fleet.clearSelection': 'Quitar selección',
   'fleet.filterState': 'Mostrar solo los equipos en este estado (otra vez: cualquier estado)',
   'fleet.lastResult': 'Último resultado',
   'fleet.anyResult': 'Cualquiera',
-  'fleet.selectMatches': 'Seleccionar los {count} mostrados',
+  'fleet.selectMatches': 'Seleccionar el mostrado|Seleccionar los {count} mostrados',
   'fleet.exportCsv': 'Exportar CSV',
   'fleet.tree': 'Centros, aulas, carpetas y equipos',
   'fleet.noMatch': 'Ningún equipo coincide.',
@@ -923,7 +926,7 @@ export const es: Messages = {
   'fleet.menu': 'Gestionar {name}',
 
   'actions.toolbar': 'Acciones',
-  'actions.clients': '{count} equipos',
+  'actions.clients': '{count} equipo|{count} equipos',
   'actions.single': 'Seleccione un único equipo',
   'action.wake': 'Encender',
   'action.poweroff': 'Apagar',
@@ -948,13 +951,15 @@ export const es: Messages = {
   'action.move': 'Mover',
   'action.repository': 'Repositorio',
   'action.delete': 'Eliminar',
-  'confirm.poweroff': '¿Apagar {count} equipos? Sus usuarios perderán el trabajo sin guardar.',
+  'confirm.poweroff':
+    '¿Apagar {count} equipo? Su usuario perderá el trabajo sin guardar.|¿Apagar {count} equipos? Sus usuarios perderán el trabajo sin guardar.',
   'risk.title': 'Algunos de estos equipos no están listos para esto.',
   'risk.session': 'Con una sesión de usuario ({count})',
-  'risk.off': 'Apagados ({count})',
+  'risk.off': 'Apagado ({count})|Apagados ({count})',
   'risk.more': 'y {count} más',
   'risk.accept': 'Enviar también a ellos',
-  'confirm.reboot': '¿Reiniciar {count} equipos? Sus usuarios perderán el trabajo sin guardar.',
+  'confirm.reboot':
+    '¿Reiniciar {count} equipo? Su usuario perderá el trabajo sin guardar.|¿Reiniciar {count} equipos? Sus usuarios perderán el trabajo sin guardar.',
 
   'wake.type': 'Los paquetes van a',
   'wake.broadcast': 'la dirección de difusión del aula',
@@ -993,7 +998,7 @@ export const es: Messages = {
   'setup.sizeOf': 'Tamaño de la partición {n} en GiB',
   'setup.formatOf': 'Formatear la partición {n}',
   'setup.add': 'Añadir partición',
-  'setup.understood': 'Entiendo que esto borra el disco de {count} equipos.',
+  'setup.understood': 'Entiendo que esto borra el disco de {count} equipo.|Entiendo que esto borra el disco de {count} equipos.',
 
   'image.from': 'Del equipo {ip}',
   'image.partition': 'Partición',
@@ -1006,7 +1011,8 @@ export const es: Messages = {
   'image.method': 'Método',
   'image.createOf': 'Crear la imagen {name}',
   'image.restoreOf': 'Restaurar la imagen {name}',
-  'image.understood': 'Entiendo que esto sobrescribe la partición en {count} equipos.',
+  'image.understood':
+    'Entiendo que esto sobrescribe la partición en {count} equipo.|Entiendo que esto sobrescribe la partición en {count} equipos.',
 
   'shell.command': 'Comando',
   'shell.script': 'O un script del servidor',
@@ -1027,7 +1033,8 @@ export const es: Messages = {
 
   'session.firstClient': 'Particiones según las comunicó {ip}.',
   'move.noFolder': 'Sin carpeta',
-  'delete.clients': '¿Eliminar {count} equipos del inventario? También se borran sus archivos de arranque.',
+  'delete.clients':
+    '¿Eliminar {count} equipo del inventario? También se borran sus archivos de arranque.|¿Eliminar {count} equipos del inventario? También se borran sus archivos de arranque.',
   'delete.cascade':
     'Eliminar {name} elimina también todo lo que contiene: {rooms} aulas, {folders} carpetas y {clients} equipos, con sus archivos de arranque y sus particiones. Las imágenes se conservan.',
 
@@ -1035,7 +1042,7 @@ export const es: Messages = {
   'runs.outcome': 'Respuesta',
   'runs.result': 'Resultado',
   'runs.waiting': 'esperando…',
-  'runs.more': 'y {count} equipos más',
+  'runs.more': 'y {count} equipo más|y {count} equipos más',
 
   'node.edit': 'Editar',
   'node.rename': 'Renombrar',
@@ -1055,7 +1062,7 @@ export const es: Messages = {
   'field.remote': 'Remota',
 
   'import.paste': 'Pegue los bloques host de un dhcpd.conf',
-  'import.run': 'Importar {count} equipos',
+  'import.run': 'Importar {count} equipo|Importar {count} equipos',
 
   'client.ip': 'Dirección IP',
   'client.mac': 'Dirección MAC',
@@ -1162,12 +1169,13 @@ export const es: Messages = {
   'scheduler.taskProcedures': 'Procedimientos, en el orden marcado',
   'scheduler.order': 'Orden: {names}',
   'scheduler.runDelete': 'Ejecutar o eliminar',
-  'scheduler.runProcedure': 'Ejecutar el procedimiento en {count} equipos seleccionados',
+  'scheduler.runProcedure':
+    'Ejecutar el procedimiento en {count} equipo seleccionado|Ejecutar el procedimiento en {count} equipos seleccionados',
   'scheduler.runTask': 'Ejecutar la tarea',
   'scheduler.deleteProcedure': 'Eliminar el procedimiento',
   'scheduler.created': 'Creado con id {id}.',
   'scheduler.deleted': 'Eliminado.',
-  'scheduler.ran': 'En cola para {count} equipos.',
+  'scheduler.ran': 'En cola para {count} equipo.|En cola para {count} equipos.',
   'scheduler.taskRan': 'Tarea en cola.',
 
   'users.intro':
