@@ -8,6 +8,7 @@ import { ImageEntity } from './entities/image';
 import { ImageScopeEntity } from './entities/image-scope';
 import { PendingCreates } from './pending';
 import { createRoutes } from './routes/create';
+import { holderRoutes } from './routes/holders';
 import { listRoutes } from './routes/list';
 import { recordRoutes } from './routes/records';
 import { restoreRoutes } from './routes/restore';
@@ -59,6 +60,7 @@ export default definePlugin({
       restore: restoreHandler(store, inventory, (image) => void ctx.events.emit('image.restored', image)),
     });
     listRoutes(ctx, store, inventory, directory);
+    holderRoutes(ctx, store, inventory);
     createRoutes(ctx, commands, link, pending);
     recordRoutes(ctx, store, inventory, directory);
     restoreRoutes(ctx, commands, inventory, link);

@@ -429,6 +429,15 @@ export class Inventory {
     this.db.afterCommit(em, () => this.patched([clientId], { hardwareId: profileId }));
   }
 
+  /** The addresses of the clients one of whose partitions holds the image (sorted as text). */
+  async clientsWithImage(imageId: number): Promise<string[]> {
+    const rows = await this.db.query<{ ip: string }>(
+      'select distinct c.ip from clients c join partitions p on p.client_id = c.id where p.image = ? order by c.ip',
+      [imageId],
+    );
+    return rows.map((r) => r.ip);
+  }
+
   /** Forget a deleted image on every partition that held it: consoles look every non-zero image id up. */
   async forgetImage(imageId: number): Promise<void> {
     await this.db.query('update partitions set image = 0 where image = ?', [imageId]);

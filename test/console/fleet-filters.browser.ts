@@ -185,4 +185,40 @@ test('bulk edit: the repository of every selected client at once', async () => {
   }
 });
 
+test('the fleet narrows to the PCs holding an image, picked by name, and the chip takes that away', async () => {
+  const site = await consoleSite(3);
+  try {
+    const [source] = site.ips as [string, string, string];
+    const agent = await site.connect(source);
+    agent.on('image/create', (r) => ({
+      body: { ...r.body, software: '', filesystem: 'EXT4', datasize: 1024, size: 1024, perms: 420, lastupdate: 1664897550, checksum: '' },
+    }));
+    const created = await site.s.post('/image/create', {
+      clients: [source],
+      disk: '1',
+      partition: '1',
+      code: '131',
+      id: '0',
+      name: 'base',
+    });
+    assert.equal(created.status, 200, created.text);
+    await eventually(
+      async () => (await site.s.get('/images')).body.images.some((i: { name: string }) => i.name === 'base'),
+      'the image stored',
+    );
+
+    const page = await browser.page();
+    await signIn(page, site.url);
+    const shown = () => page.locator('li.row.computer').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-ip')));
+    await eventually(async () => (await shown()).length === 3, 'every PC at first');
+    await page.getByLabel('Image').selectOption({ label: 'base' });
+    await page.getByRole('button', { name: 'Holding base' }).waitFor();
+    await eventually(async () => (await shown()).join() === source, 'only the PC holding it');
+    await page.getByRole('button', { name: 'Holding base' }).click();
+    await eventually(async () => (await shown()).length === 3, 'every PC again');
+  } finally {
+    await site.close();
+  }
+});
+
 test.run();

@@ -61,6 +61,20 @@ test("an image's life against fake agents: create, list, restore, delete; partit
     assert.equal((await x.settled(target)).last_cmd.result, 'success', 'restore answer stored');
     assert.equal(await partitionImage(target, 1), image.id, 'the restored partition links to the image');
     assert.equal((await partitionOf(target, 1)).software, profile, "the restored partition takes the image's software profile");
+    const holders = await x.s.get(`/image/clients?id=${image.id}`);
+    assert.equal(holders.status, 200, holders.text);
+    assert.deepEqual(holders.body, { clients: [source, target].sort() }, 'GET /image/clients: the source and the restored PC');
+    for (const [query, field] of [
+      ['', 'id'],
+      ['?id=abc', 'id'],
+      ['?id=0', 'id'],
+      ['?id=1.5', 'id'],
+      [`?id=${image.id + 999}`, 'id'],
+    ] as const) {
+      const refused = await x.s.get(`/image/clients${query}`);
+      assert.equal(refused.status, 400, `GET /image/clients${query}: ${refused.text}`);
+      assert.equal(refused.body.field, field, `GET /image/clients${query} names the field`);
+    }
 
     // A restore answer naming an image that does not exist fails.
     b.on('image/restore', { body: { disk: '1', partition: '1', image_id: '999' } });
@@ -76,6 +90,7 @@ test("an image's life against fake agents: create, list, restore, delete; partit
     assert.ok(!existsSync(path.join(x.directory, 'lab.img.full.sum')), 'checksum file gone');
     assert.equal(await partitionImage(source, 2), 0, 'source partition no longer links to it');
     assert.equal(await partitionImage(target, 1), 0, 'restored partition no longer links to it');
+    assert.equal((await x.s.get(`/image/clients?id=${image.id}`)).status, 400, 'a deleted image has no holders to list');
   } finally {
     await x.close();
   }

@@ -99,6 +99,7 @@ const expected: Record<string, Permission | 'public'> = {
   'POST /shell/output': 'shell',
   'GET /shell/list': 'read',
   'GET /images': 'read',
+  'GET /image/clients': 'read',
   'POST /image/create': 'image',
   'POST /image/restore': 'image',
   'POST /image/update': 'image',

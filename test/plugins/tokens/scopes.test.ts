@@ -73,6 +73,7 @@ const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'GET /events': 'filtered',
   'GET /metrics/targets': 'filtered',
   'GET /images': 'open',
+  'GET /image/clients': 'filtered',
   'GET /image/restrict': 'open',
   'GET /repositories': 'open',
   'GET /server': 'open',

@@ -12,6 +12,7 @@ import { may, useServer } from '../../plugins';
 import { CenterForm, NodeDialog, offersNodeMenu } from './NodeDialogs';
 import { CsvImport } from './CsvImport';
 import { exportFleet } from './export';
+import { ImageFilter } from './ImageFilter';
 import { RunsPanel } from './RunsPanel';
 import { TreeList } from './TreeList';
 
@@ -107,6 +108,7 @@ export function Fleet() {
             <option value="failure">{t('result.failure')}</option>
           </select>
         </label>
+        <ImageFilter />
         {filters.within && model?.byKey.get(filters.within) && (
           <button type="button" class="within" onClick={() => patchFleet({ filters: { ...filters, within: undefined } })}>
             {t('fleet.within', { name: model.byKey.get(filters.within)!.name })} ✕
