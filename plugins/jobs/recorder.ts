@@ -197,8 +197,8 @@ export class JobRecorder {
    * A client's end: written, told, and the job's end once it was the last. A client already
    * ended is left as it is. The ends that come while the job's last write runs are written
    * together, one statement for those alike: a wake run's thousands of PCs not up after
-   * `wol.verify_s` end in the same millisecond, and one statement each held the database for
-   * seconds.
+   * `wol.verify_s` end within moments of each other, and one statement each held the database
+   * for seconds.
    */
   private ended(job: LiveJob, ip: string, ending: Ending): void {
     if (this.stopped || !job.running.delete(ip)) return;
