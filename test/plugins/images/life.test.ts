@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
+import { send } from '../../support/server';
 import { createAnswer, imageSite, repositoryAddresses } from './helpers';
 
 test("an image's life against fake agents: create, list, restore, delete; partitions link to it", async () => {
@@ -64,6 +65,16 @@ test("an image's life against fake agents: create, list, restore, delete; partit
     const holders = await x.s.get(`/image/clients?id=${image.id}`);
     assert.equal(holders.status, 200, holders.text);
     assert.deepEqual(holders.body, { clients: [source, target].sort() }, 'GET /image/clients: the source and the restored PC');
+    const other = (await x.s.post('/room/add', { center: x.center, name: 'Other', netmask: '255.255.255.0' })).body.id as number;
+    for (const [rooms, expected] of [
+      [[x.room], [source, target].sort()],
+      [[other], []],
+    ] as const) {
+      const made = await x.s.post('/tokens', { name: `room-${rooms[0]}`, role: 'operator', rooms });
+      assert.equal(made.status, 200, made.text);
+      const limited = await send(x.s.port, 'GET', `/image/clients?id=${image.id}`, undefined, { Authorization: made.body.secret });
+      assert.deepEqual(limited.body, { clients: expected }, `a token limited to room ${rooms[0]} hears only of its PCs`);
+    }
     for (const [query, field] of [
       ['', 'id'],
       ['?id=abc', 'id'],
