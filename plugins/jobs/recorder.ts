@@ -242,10 +242,6 @@ export class JobRecorder {
 
 /** Clients of a job that ended alike, each at its own time: one statement (the times by address in a case, as integers). */
 async function writeAlike(em: EntityManager, jobId: number, ending: Ending, ends: { ip: string; at: number }[]): Promise<void> {
-  if (ends.length === 1) {
-    await em.nativeUpdate(JobClientEntity, { jobId, ip: ends[0]!.ip }, { ...ending, endedAt: ends[0]!.at });
-    return;
-  }
   const cases = ends.map(({ at }) => `when ? then ${Math.trunc(at)}`).join(' ');
   await execute(
     em,
