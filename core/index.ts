@@ -7,7 +7,7 @@ export type { Handler, RequestContext, Route, RouteRegistrar, RouteSpec, BodyPol
 export { queryOf } from './http/routes';
 export { Reply } from './http/reply';
 export type { Answered, Arriving, PluginHooks, RequestIdentifier } from './http/hooks';
-export { clientsNamed } from './http/clients-named';
+export type { ClientsAt } from './http/route-clients';
 export type { Access, AccessScope, Credential, CredentialPart, KeyLookup, Permission, PermissionDeclaration, Role } from './access';
 export { isRole, roleNames, scopeOf } from './access';
 export { execute, insertInChunks, Database } from './database';

@@ -5,7 +5,6 @@ import type { Database } from '../database';
 import { ErrorCode, HttpError, badRequest } from '../errors';
 import type { Logger } from '../log';
 import { InvalidUtf8Error, bodyText } from './body-text';
-import { clientsNamed } from './clients-named';
 import type { RequestHooks } from './hooks';
 import { JsonDepthError, JsonSyntaxError, LoneSurrogateError, NulCharacterError, parseJson } from './json';
 import type { RequestOrigin } from './origin';
@@ -42,13 +41,17 @@ export async function handle(
   const arriving = options.hooks.arrived({ route, req, res, access });
   if (arriving) await arriving;
   let body: unknown = noBody;
+  let clients: string[] = [];
   if (route.policy !== 'ignored') {
     const raw = await readBody(req, options.maxRequestBytes);
     if (raw.length > 0) {
       if (route.policy === 'forbidden') throw badRequest(ErrorCode.bodyNotAllowed, `${route.method} ${route.path} takes no request body`);
       body = parseBody(decodeBody(raw), options.maxJsonDepth);
-      requestLog.noteBody(req, body);
-      options.hooks.noteBody(req, body);
+      // One reading of the clients the body names, where the route says it names them: the
+      // request log, the onResponse hooks (the audit trail) and the scope check see the same.
+      if (route.clientsOf) clients = route.clientsOf(body);
+      requestLog.noteClients(req, clients);
+      options.hooks.noteBody(req, body, clients);
     }
   }
   if (body === noBody) {
@@ -57,7 +60,7 @@ export async function handle(
   }
   // Before the schema: a client outside a limited key's scope is refused whatever else is wrong.
   if (access?.scope && route.scoped === 'clients') {
-    const [outside] = await access.scope.outside(clientsNamed(body));
+    const [outside] = await access.scope.outside(clients);
     if (outside !== undefined) {
       throw new HttpError(
         403,

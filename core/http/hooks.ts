@@ -13,6 +13,8 @@ export interface Answered {
   access?: Access;
   /** Its parsed body; undefined when it had none or was refused before it was read. */
   body?: unknown;
+  /** The clients its body names, where its route says it names them (`scoped.clients` or `clients`). */
+  clients: readonly string[];
   /** When it arrived. */
   time: Date;
   /** Undefined when the connection closed before the answer was sent. */
@@ -67,7 +69,7 @@ export class RequestHooks {
   private readonly preHandlers: ((ctx: RequestContext<unknown>) => void | Promise<void>)[] = [];
   private readonly errorHooks: { plugin: string; fn: (error: HttpError, req: IncomingMessage) => void }[] = [];
   private readonly responders: { plugin: string; fn: (answered: Answered) => void }[] = [];
-  private readonly bodies = new WeakMap<IncomingMessage, unknown>();
+  private readonly bodies = new WeakMap<IncomingMessage, { body: unknown; clients: readonly string[] }>();
   private readonly routing = new WeakMap<IncomingMessage, { route: Readonly<Route>; access?: Access }>();
 
   constructor(private readonly log: Logger) {}
@@ -117,11 +119,13 @@ export class RequestHooks {
       done = true;
       const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
       const { route, access } = this.routing.get(req) ?? {};
+      const { body, clients = [] } = this.bodies.get(req) ?? {};
       const exchange: Answered = {
         route,
         req,
         access,
-        body: this.bodies.get(req),
+        body,
+        clients,
         time,
         status: answered ? res.statusCode : undefined,
         ms,
@@ -143,8 +147,8 @@ export class RequestHooks {
     if (this.responders.length > 0) this.routing.set(req, { route, access });
   }
 
-  /** The request's parsed body, for the onResponse hooks. */
-  noteBody(req: IncomingMessage, body: unknown): void {
-    if (this.responders.length > 0) this.bodies.set(req, body);
+  /** The request's parsed body and the clients it names, for the onResponse hooks. */
+  noteBody(req: IncomingMessage, body: unknown, clients: readonly string[]): void {
+    if (this.responders.length > 0) this.bodies.set(req, { body, clients });
   }
 }

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../log';
-import { clientLists } from './clients-named';
 
 interface Entry {
   started: bigint;
@@ -51,9 +50,9 @@ export class RequestLog {
     res.once('close', write);
   }
 
-  /** The clients a request body lists (`clients`, or the `client` list of per-client reads). */
-  noteBody(req: IncomingMessage, body: unknown): void {
+  /** The clients a request's body names, where its route says it names them. */
+  noteClients(req: IncomingMessage, clients: string[]): void {
     const entry = this.entries.get(req);
-    if (entry) entry.clients = clientLists(body);
+    if (entry) entry.clients = clients;
   }
 }

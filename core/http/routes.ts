@@ -8,6 +8,7 @@ import type { Logger } from '../log';
 import { compile, type Checker } from '../validation';
 import { type RequestOrigin, originOf } from './origin';
 import { openStream } from './reply';
+import { type ClientsAt, type ClientsReader, clientsReader } from './route-clients';
 
 /**
  * What a route does with a request body:
@@ -48,11 +49,17 @@ export interface RouteSpec<S extends TSchema> {
   public?: boolean;
   /**
    * Whether a token limited to part of the fleet may call it (core/access.ts AccessScope):
-   * `clients`, when every client its body names is inside (core refuses the request
-   * otherwise); `filtered`, when the handler leaves out of its answer what is outside
-   * (`ctx.access.scope`); `open`, when the answer names no client. Absent: refused to it.
+   * `{ clients }`, when every client its body names is inside (core refuses the request
+   * otherwise; `clients` says where the body names them, see `ClientsAt`); `filtered`, when
+   * the handler leaves out of its answer what is outside (`ctx.access.scope`); `open`, when
+   * the answer names no client. Absent: refused to it.
    */
-  scoped?: 'clients' | 'filtered' | 'open';
+  scoped?: { clients: ClientsAt } | 'filtered' | 'open';
+  /**
+   * Where the body of a route that is not `scoped` names the clients it acts on, for the
+   * audit trail and the request log (a scoped route says it in `scoped.clients`).
+   */
+  clients?: ClientsAt;
   /** The schema of the 200 answer (TypeBox): in the OpenAPI document, and checked by the tests. */
   response?: TSchema;
   /**
@@ -145,6 +152,8 @@ export interface Route {
   audit: boolean;
   stream: boolean;
   scoped?: 'clients' | 'filtered' | 'open';
+  /** The clients a body names, read as the route declared: the scope check, the audit trail and the request log use it. */
+  clientsOf?: ClientsReader;
   events: readonly string[];
   credential?: (req: IncomingMessage) => Access | undefined;
   public: boolean;
@@ -185,6 +194,7 @@ export class RouteTable {
         `route ${method} ${path} of plugin '${owner}' ${named} (one of ${this.permissions.names().join(', ')}) or be public`,
       );
     }
+    const { scoped, clientsOf } = this.clientsDeclared(owner, method, path, spec);
     this.routes.push({
       method,
       path,
@@ -198,12 +208,36 @@ export class RouteTable {
       log: spec.log ?? true,
       audit: spec.audit ?? (!spec.public && method !== 'GET' && spec.permission !== 'read'),
       stream: spec.stream ?? false,
-      scoped: spec.scoped,
+      scoped,
+      clientsOf,
       events: spec.events ?? [],
       credential: spec.credential,
       public: spec.public ?? false,
       handler,
       owner,
     });
+  }
+
+  /** What a route's `scoped` and `clients` declare, checked against its body schema. */
+  private clientsDeclared(owner: string, method: string, path: string, spec: RouteSpec<TSchema>): Pick<Route, 'scoped' | 'clientsOf'> {
+    const route = `route ${method} ${path} of plugin '${owner}'`;
+    const declared: unknown = spec.scoped;
+    const scoped = typeof declared === 'object' && declared !== null ? (declared as { clients?: ClientsAt }) : undefined;
+    // Guessing where a body names its clients once let a limited token through: it is said, once.
+    if (declared === 'clients' || (scoped && (scoped.clients === undefined || spec.clients !== undefined)))
+      throw new StartupError(
+        `${route} must say once where its body names its clients: scoped: { clients: 'clients' } (a path into its body schema) or scoped: { clients: (body) => [...] }`,
+      );
+    if (!scoped && declared !== undefined && declared !== 'filtered' && declared !== 'open')
+      throw new StartupError(`${route}: scoped must be { clients }, 'filtered' or 'open', not ${JSON.stringify(declared)}`);
+    const at = scoped?.clients ?? spec.clients;
+    try {
+      return {
+        scoped: scoped ? 'clients' : (declared as Route['scoped']),
+        clientsOf: at === undefined ? undefined : clientsReader(at, spec.body),
+      };
+    } catch (error) {
+      throw new StartupError(`${route} declares where its clients are, but ${(error as Error).message}`);
+    }
   }
 }

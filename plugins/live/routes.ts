@@ -39,7 +39,7 @@ export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, in
   );
   const setSpec = {
     permission: 'operate',
-    scoped: 'clients',
+    scoped: { clients: 'clients' },
     body: LiveSetBody,
     response: LiveSetAnswer,
     summary: "Set clients' live image and rewrite their boot files",
