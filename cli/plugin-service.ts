@@ -1,6 +1,6 @@
 import type { InjectionToken } from 'tsyringe';
-import { App } from '../core/app';
 import { StartupError } from '../core/errors';
+import { createApp } from './config';
 
 /**
  * Run `fn` with a plugin's service on the database of the config given (`--config`), the
@@ -12,7 +12,7 @@ export async function withPluginService<T>(
   token: InjectionToken<T>,
   fn: (service: T) => Promise<number>,
 ): Promise<number> {
-  const app = await App.create({ configFile: options.values['--config'], logStream: process.stderr });
+  const app = await createApp({ configFile: options.values['--config'], logStream: process.stderr });
   try {
     if (!app.plugins.some((enabled) => enabled.name === plugin))
       throw new StartupError(`the ${plugin} plugin is not enabled in this config: add "${plugin}" to "plugins"`);

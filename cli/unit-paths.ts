@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { Config } from '../core/config';
+import { Config } from './config';
 import { importPlugins } from '../core/loader';
 
 /**

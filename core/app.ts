@@ -5,7 +5,7 @@ import type { DestinationStream } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { resolveApiToken } from './api-token';
 import { Cluster } from './cluster';
-import { Config, type CoreSettings } from './config';
+import type { CoreSettings } from './config-schema';
 import { openDatabase, type Database } from './database';
 import { EventBus } from './events';
 import { PluginServices } from './injection';
@@ -23,16 +23,11 @@ import { RestListeners } from './rest-listeners';
 import { logStart } from './start-log';
 import { versionRoute } from './version';
 import type { PluginContext, PluginDefinition } from './plugin';
+import type { SiteConfig } from './site-config';
 
 export interface AppOptions {
-  /** A site config file merged over config/default.json. */
-  configFile?: string;
-  /** Values merged last (tests use this). */
-  overrides?: Record<string, unknown>;
-  /** Where `OGSERVE_<SECTION>__<KEY>` overrides and the state directory are read from; process.env by default. */
-  env?: NodeJS.ProcessEnv;
-  /** The state directory (the `--state-dir` option), over OGSERVE_STATE_DIR and systemd's STATE_DIRECTORY. */
-  stateDir?: string;
+  /** The site's configuration, as the program read it (cli/config's `Config`). */
+  config: SiteConfig;
   /** Where log lines go; stdout by default. */
   logStream?: DestinationStream;
   /**
@@ -66,7 +61,7 @@ export class App {
   private serving = false;
 
   private constructor(
-    readonly config: Config,
+    readonly config: SiteConfig,
     readonly log: Logger,
     readonly container: DependencyContainer,
     readonly plugins: PluginDefinition[],
@@ -91,8 +86,8 @@ export class App {
     return this.db;
   }
 
-  static async create(options: AppOptions = {}): Promise<App> {
-    const config = new Config(options.configFile, options.overrides, { env: options.env, stateDir: options.stateDir });
+  static async create(options: AppOptions): Promise<App> {
+    const { config } = options;
     const log = createLogger(config.core.log.level, options.logStream, config.core.log.format);
     const definitions = orderPlugins(await importPlugins(config.core.plugins, config.baseDirOf('plugins')));
     config.checkSections([...definitions.map((d) => d.section ?? d.name), ...bundledPluginNames()]);

@@ -16,7 +16,8 @@ export type { Migration, MigrationContext } from './migrations';
 export type { Logger } from './log';
 export { isIpv4, isHostIpv4, isMac, isNetmask, normalizeMac, ipv4ToInt, intToIpv4, isDecimalInt, MAX_INT } from './formats';
 export { App, type AppOptions } from './app';
-export type { CoreSettings } from './config';
+export type { CoreSettings } from './config-schema';
+export type { SiteConfig, StateDirectory } from './site-config';
 export {
   CoreConfig,
   MetricsRegistry,

@@ -3,7 +3,7 @@ import type net from 'node:net';
 import type { TObject, Static } from '@sinclair/typebox';
 import type { InjectionToken } from 'tsyringe';
 import type { PermissionDeclaration } from './access';
-import type { CoreSettings } from './config';
+import type { CoreSettings } from './config-schema';
 import type { PluginCluster } from './cluster';
 import type { Database } from './database';
 import type { PluginEvents } from './events';

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Server as TlsServer } from 'node:tls';
-import type { CoreSettings } from './config';
+import type { CoreSettings } from './config-schema';
 import { type RestOptions, closeRestServer, createRestServer } from './http/server';
 import { readTlsFiles } from './http/transport';
 import type { Listening, ListenSpec } from './listen';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { MikroORM, Options } from '@mikro-orm/core';
 import type { AbstractSqlConnection, Knex } from '@mikro-orm/knex';
-import { Config, type CoreSettings } from '../../core/config';
+import { Config, type CoreSettings } from '../config';
 import { StartupError } from '../../core/errors';
 import { importPlugins, orderPlugins } from '../../core/loader';
 import type { PluginDefinition } from '../../core/plugin';

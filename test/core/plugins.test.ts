@@ -11,6 +11,7 @@ import { EventStreamClient } from '../support/event-stream';
 import { FakeAgent, eventually } from '../support/fake-agent';
 import { addCenter, addClient, addRoom, macFor } from '../support/fixtures';
 import { send, startServer, withServer } from '../support/server';
+import { createApp } from '../../cli/config';
 
 const coreIndex = path.resolve(__dirname, '../../core/index.js');
 
@@ -39,7 +40,7 @@ async function startupError(config: Record<string, unknown>): Promise<string> {
       configFile,
       JSON.stringify({ database: { path: path.join(dir, 'db.sqlite') }, rest: { port: 0, api_token: 't' }, ...config }),
     );
-    const app = await App.create({ configFile }).catch((error: Error) => error);
+    const app = await createApp({ configFile }).catch((error: Error) => error);
     if (app instanceof App) {
       await app.close();
       return '';

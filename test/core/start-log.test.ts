@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
-import { packageRoot } from '../../core/config';
+import { packageRoot } from '../../core/version';
 import { hostAddress } from '../../core/host-address';
 import { describeDatabase } from '../../core/start-log';
 import { release } from '../../core/version';

@@ -7,6 +7,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import { App } from '../../core/app';
 import { send, withServer } from '../support/server';
+import { createApp } from '../../cli/config';
 
 const coreIndex = path.resolve(__dirname, '../../core/index.js');
 
@@ -246,7 +247,7 @@ async function startupError(pluginSource: string, plugins = ['./bad.js']): Promi
       configFile,
       JSON.stringify({ database: { path: path.join(dir, 'db.sqlite') }, rest: { port: 0, api_token: 't' }, plugins }),
     );
-    const app = await App.create({ configFile }).catch((error: Error) => error);
+    const app = await createApp({ configFile }).catch((error: Error) => error);
     if (app instanceof App) {
       await app.close();
       return '';

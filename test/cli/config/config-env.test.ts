@@ -4,22 +4,22 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { test } from 'uvu';
-import { App } from '../../core/app';
-import { Config, packageRoot } from '../../core/config';
-import agentsPlugin from '../../plugins/agents';
-import imagesPlugin from '../../plugins/images';
-import livePlugin from '../../plugins/live';
-import wolPlugin from '../../plugins/wol';
-import { send, TOKEN } from '../support/server';
-import { runNode } from '../support/process';
-import { freePort } from '../support/child-server';
+import { Config, packageRoot } from '../../../cli/config';
+import agentsPlugin from '../../../plugins/agents';
+import imagesPlugin from '../../../plugins/images';
+import livePlugin from '../../../plugins/live';
+import wolPlugin from '../../../plugins/wol';
+import { send, TOKEN } from '../../support/server';
+import { runNode } from '../../support/process';
+import { freePort } from '../../support/child-server';
+import { createApp } from '../../../cli/config';
 
 /**
  * OGSERVE_<SECTION>__<KEY> variables override config keys, typed and validated as the
  * file's values are; container and systemd users configure the service this way.
  */
 
-const mainJs = path.resolve(__dirname, '../../cli/main.js');
+const mainJs = path.resolve(__dirname, '../../../cli/main.js');
 const quiet = () => new Writable({ write: (_chunk, _encoding, done) => done() });
 
 function withSiteFile<T>(values: Record<string, unknown>, fn: (file: string, dir: string) => T): T {
@@ -38,7 +38,7 @@ async function startError(env: NodeJS.ProcessEnv): Promise<string> {
   try {
     const file = path.join(dir, 'site.json');
     writeFileSync(file, JSON.stringify({ database: { path: path.join(dir, 'db.sqlite') } }));
-    const app = await App.create({ configFile: file, env, logStream: quiet() });
+    const app = await createApp({ configFile: file, env, logStream: quiet() });
     await app.close();
     return '';
   } catch (error) {
@@ -118,7 +118,7 @@ test("a third-party plugin's section, known only once the plugin is loaded", asy
         agents: { ip: '127.0.0.1', port: 0 },
       }),
     );
-    const app = await App.create({ configFile: file, env: { OGSERVE_HELLO__GREETING: 'Hola' }, logStream: quiet() });
+    const app = await createApp({ configFile: file, env: { OGSERVE_HELLO__GREETING: 'Hola' }, logStream: quiet() });
     try {
       await app.listen();
       const port = app.restPort();

@@ -1,21 +1,24 @@
 import path from 'node:path';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import { type EnvOverride, envOverrides, segmentNames, typedFromEnv } from './config-env';
-import { describeConfigProblem } from './config-problem';
+import { CoreSchema, type CoreSettings, databaseTypes } from '../../core/config-schema';
+import { StartupError } from '../../core/errors';
+import { bundledPluginNames } from '../../core/loader';
+import type { SiteConfig, StateDirectory } from '../../core/site-config';
+import { compile } from '../../core/validation';
+import { packageRoot } from '../../core/version';
+import { type EnvOverride, envOverrides, segmentNames, typedFromEnv } from './env';
+import { readJson } from './file';
+import { defaultConfigFile, stateDirectory } from './install';
 import { applyPluginChanges, isPluginChangeList } from './plugin-list';
-import { StartupError } from './errors';
-import { defaultConfigFile, packageRoot, type StateDirectory, stateDirectory } from './install';
-import { readJson } from './config-file';
-import { CoreSchema, type CoreSettings, databaseTypes } from './config-schema';
-import { bundledPluginNames } from './loader';
-import { compile } from './validation';
+import { describeConfigProblem } from './problem';
 
-export { defaultConfigFile, packageRoot } from './install';
+export { packageRoot } from '../../core/version';
+export { defaultConfigFile } from './install';
 
 /** The database keys of the reference's ogserver.json: with them and no `type`, the database is MySQL/MariaDB. */
 const serverDatabaseKeys = ['ip', 'port', 'name', 'user', 'pass'];
 
-export { CoreSchema, type CoreSettings, databaseTypes, logFormats, logLevels } from './config-schema';
+export { CoreSchema, type CoreSettings, databaseTypes, logFormats, logLevels } from '../../core/config-schema';
 
 type Json = Record<string, unknown>;
 
@@ -48,7 +51,7 @@ function isObject(value: unknown): value is Json {
  * environment variables, then the caller's overrides. Remembers where each key came from,
  * for relative paths and for errors.
  */
-export class Config {
+export class Config implements SiteConfig {
   private readonly sources = new Map<string, Source>();
   /** Environment variables that name a section not known yet (a third-party plugin's). */
   private pendingEnv: EnvOverride[] = [];

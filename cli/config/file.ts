@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { StartupError } from './errors';
+import { StartupError } from '../../core/errors';
 import { findJsonSyntaxError, jsonKeyLines } from './json-lines';
 
 type Json = Record<string, unknown>;

@@ -1,14 +1,8 @@
 import path from 'node:path';
+import type { StateDirectory } from '../../core/site-config';
+import { packageRoot } from '../../core/version';
 
-/** The checkout (or installed package) root: bundled defaults and templates live below it. */
-export const packageRoot = path.resolve(__dirname, '..', '..');
 export const defaultConfigFile = path.join(packageRoot, 'config', 'default.json');
-
-/** Where the service keeps what it writes (database, API key, boot files), and why there. */
-export interface StateDirectory {
-  dir: string;
-  how: string;
-}
 
 /**
  * The state directory: an explicit choice (`--state-dir`), else `OGSERVE_STATE_DIR`, else the

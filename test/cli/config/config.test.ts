@@ -6,15 +6,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import { Writable } from 'node:stream';
-import { App } from '../../core/app';
-import { Config, packageRoot } from '../../core/config';
-import { AgentLink } from '../../plugins/agents';
-import images from '../../plugins/images';
-import pxeModes from '../../plugins/pxe-modes';
-import { freePort } from '../support/child-server';
-import { startServer } from '../support/server';
+import { Config, packageRoot } from '../../../cli/config';
+import { AgentLink } from '../../../plugins/agents';
+import images from '../../../plugins/images';
+import pxeModes from '../../../plugins/pxe-modes';
+import { freePort } from '../../support/child-server';
+import { startServer } from '../../support/server';
+import { createApp } from '../../../cli/config';
 
-const mainJs = path.resolve(__dirname, '../../cli/main.js');
+const mainJs = path.resolve(__dirname, '../../../cli/main.js');
 
 function tempDir(): string {
   return mkdtempSync(path.join(tmpdir(), 'ogserve-config-'));
@@ -30,7 +30,7 @@ async function configError(values: Record<string, unknown>, env: NodeJS.ProcessE
   const file = path.join(dir, 'c.json');
   try {
     writeFileSync(file, JSON.stringify({ database: { path: path.join(dir, 'db.sqlite') }, ...values }, null, 2));
-    const app = await App.create({ configFile: file, env, logStream: new Writable({ write: (_c, _e, done) => done() }) });
+    const app = await createApp({ configFile: file, env, logStream: new Writable({ write: (_c, _e, done) => done() }) });
     await app.close();
     return '';
   } catch (error) {
@@ -310,7 +310,7 @@ test('npm start with a bad config exits non-zero with one clear line', () => {
 
 /** Start the service and stop it again, closing whatever it opened even when the start fails. */
 async function startAndClose(configFile: string, logStream: { write(line: string): void }): Promise<void> {
-  const app = await App.create({ configFile, logStream });
+  const app = await createApp({ configFile, logStream });
   try {
     await app.listen();
   } finally {

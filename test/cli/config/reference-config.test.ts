@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
-import { Config } from '../../core/config';
-import { runNode } from '../support/process';
-import { makeTestDir, removeTestStore, send } from '../support/server';
-import { testDatabaseSection, testEngine } from '../support/test-db';
+import { Config } from '../../../cli/config';
+import { runNode } from '../../support/process';
+import { makeTestDir, removeTestStore, send } from '../../support/server';
+import { testDatabaseSection, testEngine } from '../../support/test-db';
 
 /**
  * A site's own ogserver.json means what it meant to the reference: its `database` section
@@ -14,7 +14,7 @@ import { testDatabaseSection, testEngine } from '../support/test-db';
  * MySQL/MariaDB. It must not fall back to an empty SQLite file.
  */
 
-const mainJs = path.resolve(__dirname, '../../cli/main.js');
+const mainJs = path.resolve(__dirname, '../../../cli/main.js');
 
 /** The shape of the reference's cfg/ogserver.json (string ports, no database type). */
 function referenceFile(dir: string, database: { ip: string; port: string; name: string; user: string; pass: string }): string {

@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
-import { StartupError } from './errors';
+import { StartupError } from '../../core/errors';
 
 const prefix = 'OGSERVE_';
 
