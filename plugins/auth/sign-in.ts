@@ -4,6 +4,7 @@ import { cookieChallenge } from './cookies';
 import type { Grant } from './grant';
 import { type GroupRights, grantsOfGroups } from './group-rights';
 import type { DirectoryAnswer } from './ldap-directory';
+import { signInName } from './sign-in-name';
 import type { SignInThrottle } from './sign-in-throttle';
 import type { UserStore } from './users';
 
@@ -35,7 +36,8 @@ const tarpitMs = 1000;
 
 /**
  * Checks a username and password: a local user of that name first (local users keep
- * working when the directory is down), else the directory when one is configured.
+ * working when the directory is down), else the directory when one is configured. Names are
+ * taken as {@link signInName} makes them, so that every spelling of one is one person.
  * Every wrong answer is the same 401 and costs the same time, so that it does not tell which
  * names exist: each attempt checks one password hash (the user's, or a decoy for a name that
  * is not local, while the directory is asked), and a wrong one is answered `wrongAnswerMs`
@@ -53,7 +55,8 @@ export class SignIn {
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   ) {}
 
-  async check(username: string, password: string, address: string): Promise<SignedIn> {
+  async check(typed: string, password: string, address: string): Promise<SignedIn> {
+    const username = signInName(typed);
     const wait = this.throttle.retryAfter(username, address);
     if (wait > 0) {
       await this.sleep(Math.min(wait * 1000, tarpitMs));
