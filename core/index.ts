@@ -6,7 +6,7 @@ export { Type, type Static } from '@sinclair/typebox';
 export type { Handler, RequestContext, Route, RouteRegistrar, RouteSpec, BodyPolicy } from './http/routes';
 export { queryOf } from './http/routes';
 export { Reply } from './http/reply';
-export type { Answered, Arriving, PluginHooks, RequestIdentifier } from './http/hooks';
+export type { Answered, Arriving, HookOptions, PluginHooks, RequestIdentifier } from './http/hooks';
 export type { ClientsAt } from './http/route-clients';
 export type { Access, AccessScope, Credential, CredentialPart, KeyLookup, Permission, PermissionDeclaration, Role } from './access';
 export { isRole, roleNames, scopeOf } from './access';

@@ -76,10 +76,12 @@ export async function handle(
       throw badRequest(missing ? ErrorCode.missingField : ErrorCode.invalidField, message, field || undefined);
     }
   }
-  const ctx = new RequestContext(req, res, body, options.log, options.db, access, options.origin);
+  const ctx = new RequestContext(route, req, res, body, options.log, options.db, access, options.origin);
   await options.hooks.beforeHandler(ctx);
+  if (route.preHandler) await route.preHandler(ctx);
   const result = await route.handler(ctx);
   if (route.stream) return;
+  await options.hooks.beforeSend(ctx, result);
   respond(req, res, result, options.maxResponseBytes);
 }
 

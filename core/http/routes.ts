@@ -72,6 +72,8 @@ export interface RouteSpec<S extends TSchema> {
   summary?: string;
   /** The media type of the 200 answer, when it is not JSON (a `Reply.text` or a stream): for the API document. */
   responseType?: string;
+  /** A check of this route alone, after the plugins' preHandler hooks: throw an HttpError to refuse the request. */
+  preHandler?: (ctx: RequestContext<Static<S>>) => void | Promise<void>;
 }
 
 export type Handler<B> = (ctx: RequestContext<B>) => unknown;
@@ -89,6 +91,8 @@ export class RequestContext<B> {
   private requestLog?: Logger;
 
   constructor(
+    /** The route that took it: its owner, path, permission and declarations. */
+    readonly route: Readonly<Route>,
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
     readonly body: B,
@@ -157,6 +161,7 @@ export interface Route {
   events: readonly string[];
   credential?: (req: IncomingMessage) => Access | undefined;
   public: boolean;
+  preHandler?: (ctx: RequestContext<unknown>) => void | Promise<void>;
   handler: Handler<unknown>;
   owner: string;
 }
@@ -178,7 +183,7 @@ export class RouteTable {
     const add =
       (method: string) =>
       <S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void =>
-        this.add(owner, method, path, spec, handler as Handler<unknown>);
+        this.add(owner, method, path, spec as unknown as RouteSpec<TSchema>, handler as Handler<unknown>);
     return { get: add('GET'), post: add('POST'), delete: add('DELETE') };
   }
 
@@ -213,6 +218,7 @@ export class RouteTable {
       events: spec.events ?? [],
       credential: spec.credential,
       public: spec.public ?? false,
+      preHandler: spec.preHandler as Route['preHandler'],
       handler,
       owner,
     });
