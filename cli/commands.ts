@@ -3,12 +3,13 @@ import type { Command } from './command';
 import { importDhcpd } from './import-dhcpd';
 import { importOpengnsys } from './import-opengnsys/command';
 import { live } from './live';
+import { plugins } from './plugins';
 import { serve } from './serve';
 import { token } from './token';
 import { user } from './user';
 import { waitReady } from './wait-ready';
 
 /** Every subcommand of `ogserve`, in the order `--help` lists them. */
-export const commands: Command[] = [serve, importOpengnsys, importDhcpd, backup, restore, token, user, live, waitReady];
+export const commands: Command[] = [serve, importOpengnsys, importDhcpd, backup, restore, token, user, live, plugins, waitReady];
 
 export const defaultCommand = serve;
