@@ -107,6 +107,8 @@ export function installedUnit(): { execStart: string[]; user: string; workingDir
 export interface UnitRun {
   /** The REST port the start log announced. */
   port: number;
+  /** The service's process. */
+  pid: number;
   /** The start log so far (the service logs JSON lines on stdout). */
   log(): string;
   /** SIGTERM, as systemctl stop sends it; resolves with the exit code. */
@@ -127,6 +129,11 @@ export function startUnit(): Promise<UnitRun> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return serving(child);
+}
+
+/** A command as an admin types it in a shell (root's, in `cwd`), that serves until stopped. */
+export function startCommand(command: string, args: string[], cwd: string): Promise<UnitRun> {
+  return serving(spawn(command, args, { cwd, env: adminEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 /** The service `child` runs, once its REST interface listens; killed when it exits first or never listens. */
@@ -160,6 +167,7 @@ async function serving(child: ChildProcess): Promise<UnitRun> {
   }
   return {
     port,
+    pid: child.pid!,
     log: () => out,
     stop: () => {
       child.kill('SIGTERM');
