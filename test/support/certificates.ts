@@ -1,3 +1,4 @@
+// System needs: openssl
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
