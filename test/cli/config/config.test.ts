@@ -220,6 +220,15 @@ test('a site file that is not JSON: the line and column of the mistake, and what
   for (const [text, where] of cases) assert.equal(fileError(text), `config: FILE is not valid JSON: ${where}`, text);
 });
 
+test('a site file nesting lists 100,000 deep is refused where it passes 64 levels, not with a stack overflow', () => {
+  const deep = (levels: number) => `{\n  "rest": ${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}\n}\n`;
+  assert.equal(
+    fileError(deep(100_000)),
+    'config: FILE is not valid JSON: line 2, column 74: sections and lists nest more than 64 deep here',
+  );
+  assert.equal(fileError(deep(64)), 'config: rest: must be a section (a JSON object) (FILE, line 2)', '64 deep is read, then judged');
+});
+
 test('a byte order mark before the JSON (some editors write one) is not a mistake', () => {
   assert.equal(fileError('\uFEFF{ "rest": { "port": 9000 } }'), '');
 });
