@@ -207,6 +207,9 @@ export function createRestServer(options: RestOptions): http.Server {
     routed(req, res);
   }, options.transport ?? {});
   const server = options.tls ? https.createServer({ ...options.tls }, listener) : http.createServer(listener);
+  // A client that half-closes once its request is sent (`nc -N`, some HTTP/1.0 clients) still
+  // gets its answer, then the connection closes: by default Node drops the request unanswered.
+  Object.assign(server, { httpAllowHalfOpen: true });
   inFlightOf.set(server, inFlight);
   inFlight.watch(server);
   answerUnroutedRequests(server, listener);
