@@ -85,6 +85,13 @@ test('every bad value is one line, config: <key>: <problem>, listing the allowed
     'must be an IPv4 address, or empty for the automatic choice',
     6,
   );
+  // A value that misses its key's pattern is told what the key expects, not the pattern.
+  await assertProblem(
+    { boot: { unknown_client: 'no such mode!' } },
+    'boot.unknown_client',
+    'must be a mode name such as local or ogLive',
+    6,
+  );
 });
 
 test('agents.port takes digits in a string, as rest.port does', async () => {
