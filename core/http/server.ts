@@ -16,7 +16,7 @@ import { commonHeaders, sendError } from './reply';
 import { RequestLog } from './request-log';
 import type { Route } from './routes';
 import { type StaticMount, withStaticFiles } from './static';
-import { type TlsFiles, withTransportRules } from './transport';
+import { type RedirectTo, type TlsFiles, withTransportRules } from './transport';
 import { answerUnroutedRequests } from './unrouted';
 
 export interface RestOptions {
@@ -41,8 +41,8 @@ export interface RestOptions {
   trustedProxies?: readonly string[];
   /** Serve HTTPS with this certificate and key (rest.tls) rather than plain HTTP. */
   tls?: TlsFiles;
-  /** HTTPS: send Strict-Transport-Security with this max-age. Plain HTTP: send browsers' page requests to this HTTPS port. */
-  transport?: { hstsMaxAgeS?: number; redirectToPort?: number };
+  /** HTTPS: send Strict-Transport-Security with this max-age. Plain HTTP: send browsers' page requests where this says. */
+  transport?: { hstsMaxAgeS?: number; redirectTo?: RedirectTo };
 }
 
 /** Who sent each authorised request. */

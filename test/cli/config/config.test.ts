@@ -51,7 +51,7 @@ test('unknown keys are an error naming them and the keys there are', async () =>
   await assertProblem(
     { rest: { prot: 1 } },
     'rest.prot',
-    'not a known key (known: ip, port, api_token, api_token_file, max_response_bytes, max_request_bytes, max_json_depth, max_key_failures, shutdown_grace_s, tls, trusted_proxies)',
+    'not a known key (known: ip, port, api_token, api_token_file, max_response_bytes, max_request_bytes, max_json_depth, max_key_failures, shutdown_grace_s, tls, public_url, trusted_proxies)',
     6,
   );
   assert.match(await configError({ database: { hostname: 'x' } }), /^config: database\.hostname: not a known key \(known: type, path, /);
@@ -86,6 +86,7 @@ test('every bad value is one line, config: <key>: <problem>, listing the allowed
     6,
   );
   // A value that misses its key's pattern is told what the key expects, not the pattern.
+  await assertProblem({ rest: { public_url: 'http://ogserve.example.edu' } }, 'rest.public_url', 'must be an https:// URL, or empty', 6);
   await assertProblem(
     { boot: { unknown_client: 'no such mode!' } },
     'boot.unknown_client',
