@@ -26,7 +26,8 @@ const usage = [
   '',
   'Exit codes: 0 every host added (or with --dry-run, would be); 1 some hosts were refused (the',
   'others were added, or would be), or the config cannot be opened; 2 the file cannot be read,',
-  'is not a dhcpd.conf (an unclosed block or quote, no host blocks), or a command-line mistake.',
+  'is not a dhcpd.conf (an unclosed block or quote, blocks nested over 64 deep, no host blocks),',
+  'or a command-line mistake.',
 ].join('\n');
 
 /** `ogserve import-dhcpd FILE`: the inventory's DhcpdImport service on the config's database. */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { StartupError } from '../../core/errors';
-import { findJsonSyntaxError, jsonKeyLines } from './json-lines';
+import { scanJson } from './json-lines';
 
 type Json = Record<string, unknown>;
 
@@ -13,15 +13,14 @@ export function readJson(file: string): { value: Json; lines: Map<string, number
   } catch (error) {
     throw new StartupError(`config: cannot read ${file}: ${(error as Error).message}`);
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    const found = findJsonSyntaxError(text);
-    const where = found ? `line ${found.line}, column ${found.column}: ${found.problem}` : (error as Error).message;
-    throw new StartupError(`config: ${file} is not valid JSON: ${where}`);
+  const scanned = scanJson(text);
+  if ('error' in scanned) {
+    const { line, column, problem } = scanned.error;
+    throw new StartupError(`config: ${file} is not valid JSON: line ${line}, column ${column}: ${problem}`);
   }
+  // The scan follows JSON's grammar: a text it passes, JSON.parse reads.
+  const value: unknown = JSON.parse(text);
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new StartupError(`config: ${file} must hold a JSON object`);
-  return { value: value as Json, lines: jsonKeyLines(text) };
+  return { value: value as Json, lines: scanned.lines };
 }

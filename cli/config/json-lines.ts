@@ -12,26 +12,20 @@ export interface JsonSyntaxError {
   problem: string;
 }
 
-/** The first syntax error of `text`; undefined when it is valid JSON. */
-export function findJsonSyntaxError(text: string): JsonSyntaxError | undefined {
+/**
+ * The line of each key and list item of a JSON text, named as config errors name them
+ * (`rest.port`, `plugins[2]`; a key written twice has the line of the last, the one
+ * JSON.parse keeps), or where its first syntax error is.
+ */
+export function scanJson(text: string): { lines: Map<string, number> } | { error: JsonSyntaxError } {
+  const scanner = new Scanner(text);
   try {
-    new Scanner(text).document();
-    return undefined;
+    scanner.document();
+    return { lines: scanner.lines };
   } catch (error) {
     if (!(error instanceof ScanError)) throw error;
-    return { ...lineAndColumn(text, error.at), problem: error.problem };
+    return { error: { ...lineAndColumn(text, error.at), problem: error.problem } };
   }
-}
-
-/**
- * The line of each key and list item of a valid JSON text, named as config errors name
- * them: `rest.port`, `plugins[2]`. A key written twice has the line of the last, the one
- * JSON.parse keeps.
- */
-export function jsonKeyLines(text: string): Map<string, number> {
-  const scanner = new Scanner(text);
-  scanner.document();
-  return scanner.lines;
 }
 
 class ScanError extends Error {
@@ -45,6 +39,8 @@ class ScanError extends Error {
 
 const numberPattern = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const escapes = new Set(['"', '\\', '/', 'b', 'f', 'n', 'r', 't']);
+/** Sections and lists nested deeper are refused: the scan recurses, and a config nests a few. */
+const maxDepth = 64;
 
 class Scanner {
   readonly lines = new Map<string, number>();
@@ -55,16 +51,17 @@ class Scanner {
   constructor(private readonly text: string) {}
 
   document(): void {
-    this.value('');
+    this.value('', 0);
     this.space();
     if (this.at < this.text.length) this.fail('more after the end of the JSON value');
   }
 
-  private value(key: string): void {
+  private value(key: string, depth: number): void {
     this.space();
     const c = this.text[this.at];
-    if (c === '{') this.object(key);
-    else if (c === '[') this.array(key);
+    if ((c === '{' || c === '[') && depth === maxDepth) this.fail(`sections and lists nest more than ${maxDepth} deep here`);
+    if (c === '{') this.object(key, depth + 1);
+    else if (c === '[') this.array(key, depth + 1);
     else if (c === '"') this.string();
     else if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) this.number();
     else if (this.text.startsWith('true', this.at)) this.at += 4;
@@ -75,7 +72,7 @@ class Scanner {
     else this.fail('expected a value (a string in double quotes, a number, true, false, null, a list or a section)');
   }
 
-  private object(key: string): void {
+  private object(key: string, depth: number): void {
     this.at++;
     this.space();
     if (this.text[this.at] === '}') {
@@ -94,7 +91,7 @@ class Scanner {
       this.space();
       if (this.text[this.at] !== ':') this.fail("expected ':' after the key");
       this.at++;
-      this.value(named);
+      this.value(named, depth);
       this.space();
       const next = this.text[this.at];
       if (next === undefined) this.fail("the text ends inside a section: '}' is missing");
@@ -104,7 +101,7 @@ class Scanner {
     }
   }
 
-  private array(key: string): void {
+  private array(key: string, depth: number): void {
     this.at++;
     this.space();
     if (this.text[this.at] === ']') {
@@ -115,7 +112,7 @@ class Scanner {
       this.space();
       if (this.text[this.at] === ']') this.fail("a comma before ']' (JSON allows none after the last item)", comma);
       this.lines.set(`${key}[${index}]`, this.line);
-      this.value(`${key}[${index}]`);
+      this.value(`${key}[${index}]`, depth);
       this.space();
       const next = this.text[this.at];
       if (next === undefined) this.fail("the text ends inside a list: ']' is missing");

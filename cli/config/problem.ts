@@ -71,6 +71,10 @@ export function describeConfigProblem(schema: TSchema, errors: ErrorObject[]): C
       return { key, problem: `must be ${formatNames[String(params.format)] ?? `a valid ${String(params.format)}`}` };
     case 'const':
       return { key, problem: `must be ${JSON.stringify(params.allowedValue)}` };
+    case 'pattern': {
+      const expected = nodeAt(schema, error.schemaPath, 1).expected;
+      return { key, problem: typeof expected === 'string' ? `must be ${expected}` : (error.message ?? 'is invalid') };
+    }
     case 'enum':
       return { key, problem: `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}` };
     default:

@@ -36,8 +36,13 @@ export class InFlight {
     });
   }
 
-  /** An answer that stays open (an event stream): a stop ends it at once rather than waiting. */
+  /**
+   * An answer that stays open (an event stream): a stop ends it at once rather than waiting.
+   * So does the client closing its side: the server answers a request whose client has
+   * half-closed, but a browser leaving a stream sends just that, and is gone.
+   */
   stream(res: ServerResponse): void {
+    res.socket?.once('end', () => res.destroy());
     this.open.delete(res);
     this.streams.add(res);
     res.once('close', () => this.streams.delete(res));

@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import polka from 'polka';
-import { type Access, type Permissions, accessForRoute } from '../access';
+import { type Access, type Credential, type Permissions, accessForRoute } from '../access';
 import type { Database } from '../database';
 import { ErrorCode, HttpError } from '../errors';
 import type { Logger } from '../log';
@@ -16,7 +16,7 @@ import { commonHeaders, sendError } from './reply';
 import { RequestLog } from './request-log';
 import type { Route } from './routes';
 import { type StaticMount, withStaticFiles } from './static';
-import { type TlsFiles, withTransportRules } from './transport';
+import { type RedirectTo, type TlsFiles, withTransportRules } from './transport';
 import { answerUnroutedRequests } from './unrouted';
 
 export interface RestOptions {
@@ -41,8 +41,8 @@ export interface RestOptions {
   trustedProxies?: readonly string[];
   /** Serve HTTPS with this certificate and key (rest.tls) rather than plain HTTP. */
   tls?: TlsFiles;
-  /** HTTPS: send Strict-Transport-Security with this max-age. Plain HTTP: send browsers' page requests to this HTTPS port. */
-  transport?: { hstsMaxAgeS?: number; redirectToPort?: number };
+  /** HTTPS: send Strict-Transport-Security with this max-age. Plain HTTP: send browsers' page requests where this says. */
+  transport?: { hstsMaxAgeS?: number; redirectTo?: RedirectTo };
 }
 
 /** Who sent each authorised request. */
@@ -108,16 +108,10 @@ export function createRestServer(options: RestOptions): http.Server {
   });
 
   const failures = new KeyFailures(options.maxKeyFailures ?? 20, log);
-  const accessFor = async (key: string): Promise<Access | undefined> => {
-    for (const lookup of hooks.lookups) {
-      const credential = await lookup(key);
-      if (credential) return options.permissions.accessOf(credential);
-    }
-    return undefined;
-  };
-  const identify = async (req: IncomingMessage): Promise<Access | undefined> => {
-    for (const identifier of hooks.identifiers) {
-      const credential = await identifier(req);
+  /** The access of the first credential one of `finders` finds (a key's lookups, a keyless request's identifiers). */
+  const firstAccess = async <T>(finders: ((of: T) => Credential | undefined | Promise<Credential | undefined>)[], of: T) => {
+    for (const find of finders) {
+      const credential = await find(of);
       if (credential) return options.permissions.accessOf(credential);
     }
     return undefined;
@@ -143,7 +137,7 @@ export function createRestServer(options: RestOptions): http.Server {
       fail(req, res, new HttpError(401, ErrorCode.unauthorized, 'the Authorization header must carry the API key'));
     if (supplied === undefined) {
       if (hooks.identifiers.length === 0) return unauthorized();
-      return identify(req).then(
+      return firstAccess(hooks.identifiers, req).then(
         (access) => {
           if (!access) return unauthorized();
           accessByRequest.set(req, access);
@@ -157,7 +151,7 @@ export function createRestServer(options: RestOptions): http.Server {
       accessByRequest.set(req, configuredKey);
       return next();
     }
-    accessFor(supplied).then(
+    firstAccess(hooks.lookups, supplied).then(
       (access) => {
         if (!access) {
           failures.failed(req.socket.remoteAddress ?? '');
@@ -207,6 +201,9 @@ export function createRestServer(options: RestOptions): http.Server {
     routed(req, res);
   }, options.transport ?? {});
   const server = options.tls ? https.createServer({ ...options.tls }, listener) : http.createServer(listener);
+  // A client that half-closes once its request is sent (`nc -N`, some HTTP/1.0 clients) still
+  // gets its answer, then the connection closes: by default Node drops the request unanswered.
+  Object.assign(server, { httpAllowHalfOpen: true });
   inFlightOf.set(server, inFlight);
   inFlight.watch(server);
   answerUnroutedRequests(server, listener);

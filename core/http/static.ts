@@ -117,6 +117,5 @@ export function withStaticFiles(mounts: StaticMount[], api: RequestListener, max
 }
 
 function redirect(res: ServerResponse, location: string): void {
-  res.writeHead(302, { Location: location, 'Content-Length': '0', 'Cache-Control': 'no-cache' });
-  res.end();
+  res.writeHead(302, { Location: location, 'Content-Length': '0', 'Cache-Control': 'no-cache' }).end();
 }

@@ -51,7 +51,7 @@ test('unknown keys are an error naming them and the keys there are', async () =>
   await assertProblem(
     { rest: { prot: 1 } },
     'rest.prot',
-    'not a known key (known: ip, port, api_token, api_token_file, max_response_bytes, max_request_bytes, max_json_depth, max_key_failures, shutdown_grace_s, tls, trusted_proxies)',
+    'not a known key (known: ip, port, api_token, api_token_file, max_response_bytes, max_request_bytes, max_json_depth, max_key_failures, shutdown_grace_s, tls, public_url, trusted_proxies)',
     6,
   );
   assert.match(await configError({ database: { hostname: 'x' } }), /^config: database\.hostname: not a known key \(known: type, path, /);
@@ -83,6 +83,14 @@ test('every bad value is one line, config: <key>: <problem>, listing the allowed
     { 'pxe-modes': { server_ip: 'x' } },
     'pxe-modes.server_ip',
     'must be an IPv4 address, or empty for the automatic choice',
+    6,
+  );
+  // A value that misses its key's pattern is told what the key expects, not the pattern.
+  await assertProblem({ rest: { public_url: 'http://ogserve.example.edu' } }, 'rest.public_url', 'must be an https:// URL, or empty', 6);
+  await assertProblem(
+    { boot: { unknown_client: 'no such mode!' } },
+    'boot.unknown_client',
+    'must be a mode name such as local or ogLive',
     6,
   );
 });
@@ -218,6 +226,15 @@ test('a site file that is not JSON: the line and column of the mistake, and what
     ['{\n  "rest": { "port": 8000 }\n}\n}\n', 'line 4, column 1: more after the end of the JSON value'],
   ];
   for (const [text, where] of cases) assert.equal(fileError(text), `config: FILE is not valid JSON: ${where}`, text);
+});
+
+test('a site file nesting lists 100,000 deep is refused where it passes 64 levels, not with a stack overflow', () => {
+  const deep = (levels: number) => `{\n  "rest": ${'['.repeat(levels - 1)}${']'.repeat(levels - 1)}\n}\n`;
+  assert.equal(
+    fileError(deep(100_000)),
+    'config: FILE is not valid JSON: line 2, column 74: sections and lists nest more than 64 deep here',
+  );
+  assert.equal(fileError(deep(64)), 'config: rest: must be a section (a JSON object) (FILE, line 2)', '64 deep is read, then judged');
 });
 
 test('a byte order mark before the JSON (some editors write one) is not a mistake', () => {
