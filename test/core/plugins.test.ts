@@ -423,6 +423,28 @@ test('a scoped route reads its clients where it says: a nested path, a function;
   });
 });
 
+test("an entity that is not the running MikroORM's EntitySchema stops the start naming the plugin and the entity", async () => {
+  await inTempDir('ogserve-entity-', async (dir) => {
+    // What a second copy of @mikro-orm/core makes: an object with a schema's shape, not the running class.
+    const file = writePlugin(
+      dir,
+      'notes.js',
+      `module.exports = { name: 'notes', entities: [{ meta: { className: 'Note' }, name: 'Note' }], register() {} };`,
+    );
+    assert.equal(
+      await startupError({ plugins: [file] }),
+      "plugin 'notes': entity 'Note' is not an EntitySchema of the MikroORM ogserve runs: make it with EntitySchema from 'ogserve' (a plugin's own copy of @mikro-orm/core makes schemas ogserve cannot read)",
+    );
+    const made = writePlugin(
+      dir,
+      'kept.js',
+      `const { EntitySchema } = require('@mikro-orm/core');
+       module.exports = { name: 'kept', entities: [new EntitySchema({ name: 'Kept', tableName: 'kept', properties: { id: { type: 'integer', primary: true } } })], register() {} };`,
+    );
+    assert.equal(await startupError({ plugins: [made] }), '', "a plugin's require('@mikro-orm/core') is the running one");
+  });
+});
+
 test('an unloadable or malformed plugin stops startup naming it', async () => {
   assert.match(
     await startupError({ plugins: ['no-such-package-ogserve'] }),

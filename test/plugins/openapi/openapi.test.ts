@@ -42,6 +42,16 @@ test("GET /openapi.json: a valid OpenAPI 3.1 document of every route, the exampl
     assert.is(wol.requestBody.required, true);
     assert.equal(Object.keys(wol.requestBody.content['application/json'].schema.properties).sort(), ['clients', 'type']);
     assert.equal(wol.security, [{ key: [] }, { bearer: [] }]);
+    assert.equal(
+      [wol['x-ogserve-permission'], wol['x-ogserve-scoped']],
+      ['operate', 'clients'],
+      'what a key needs, and how a limited one is cut',
+    );
+    for (const route of s.app.routeTable.filter((r) => !r.public)) {
+      const operation = document.paths[templated(route.path)][route.method.toLowerCase()];
+      assert.equal(operation['x-ogserve-permission'], route.permission, `${route.method} ${route.path}`);
+    }
+    assert.equal(document.paths['/healthz'].get['x-ogserve-permission'], undefined, 'a public route needs none');
     assert.ok(wol.responses['401'] && wol.responses['400']);
     assert.equal(document.paths['/healthz'].get.security, [], 'public');
     assert.equal(document.paths['/healthz'].get.responses['200'].content['application/json'].schema.properties.status.const, 'ok');
