@@ -51,7 +51,7 @@ test('a command becomes a job: its page shows each PC as it answers, survives a 
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
     const csv = readFileSync((await download.path())!, 'utf8').split('\r\n');
-    assert.equal(csv[0], 'client,room,state,reason,status,outcome,sent,ended');
+    assert.equal(csv[0], 'client,room,state,reason,status,outcome,code,sent,ended');
     assert.deepEqual(
       csv.slice(1, -1).map((row) => row.split(',').slice(0, 3).join(',')),
       [quick, slow, failing].map((ip) => `${ip},${site.room},${ip === failing ? 'failed' : 'done'}`).sort(),

@@ -9,7 +9,8 @@ import { t } from '../i18n';
 import { enabled, useServer } from '../plugins';
 import { go, href } from '../router';
 import { useStore } from '../store';
-import type { Partition, Repository } from '../types';
+import type { ClientListing, JobDetail, JobSummary, Partition, Repository } from '../types';
+import { kindLabel, outcomeText } from './jobWords';
 import { useAsync } from '../useAsync';
 import { ClientHistory } from './History';
 import { LastBoot } from './LastBoot';
@@ -82,9 +83,10 @@ function Details(props: { ip: string; record: ReturnType<typeof useAsync<ClientI
         <section aria-labelledby="last-results">
           <h2 id="last-results">{t('client.lastResults')}</h2>
           <p>
-            {t('client.lastCommand')}: {listing ? t(`result.${listing.last_cmd.result}` as 'result.success') : t('state.off')}
+            {t('client.lastCommand')}: <LastResult listing={listing} />
             {listing?.speed ? ` · ${listing.speed} Mbit/s` : ''}
           </p>
+          {enabled(info, 'jobs') && <LastJob ip={props.ip} state={listing?.state} />}
           {enabled(info, 'shell') && <ShellResult ip={props.ip} />}
         </section>
       )}
@@ -93,6 +95,39 @@ function Details(props: { ip: string; record: ReturnType<typeof useAsync<ClientI
       {enabled(info, 'boot') && <LastBoot ip={props.ip} />}
       {enabled(info, 'agents') && <Hardware ip={props.ip} />}
     </>
+  );
+}
+
+/** The last command's result as GET /clients says it, in its colour; while a command runs, that it runs. */
+function LastResult(props: { listing: ClientListing | undefined }) {
+  const { listing } = props;
+  if (!listing) return <span>{t('state.off')}</span>;
+  if (listing.state === 'BSY') return <span class="job-running">{t('client.running')}</span>;
+  const result = listing.last_cmd.result;
+  return (
+    <span class={`result result-${result}`} data-result={result}>
+      {t(`result.${result}` as 'result.success')}
+    </span>
+  );
+}
+
+/** The PC's latest job (the jobs plugin): what it was, how it ended here, with its exit code; a link to its page. */
+function LastJob(props: { ip: string; state?: string }) {
+  const last = useAsync(async () => {
+    const { jobs } = await get<{ jobs: JobSummary[] }>(`/jobs?client=${encodeURIComponent(props.ip)}&limit=1`);
+    if (!jobs[0]) return null;
+    const job = await get<JobDetail>(`/jobs/${jobs[0].id}`);
+    return { job, line: job.clients.find((c) => c.addr === props.ip) };
+  }, [props.ip, props.state]);
+  const found = last.value;
+  if (!found?.line) return null;
+  const { job, line } = found;
+  return (
+    <p class="last-job" data-job={job.id} data-state={line.state}>
+      <a href={href('job', String(job.id))}>{t('job.title', { id: job.id, kind: kindLabel(job.kind) })}</a>:{' '}
+      <span class={`job-state job-${line.state}`}>{t(`jobState.${line.state}`)}</span>
+      {line.state !== 'sent' && ` · ${outcomeText(line.outcome)}`}
+    </p>
   );
 }
 

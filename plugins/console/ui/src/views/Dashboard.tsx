@@ -15,6 +15,7 @@ import { DashboardBoots } from './DashboardBoots';
 import { JobProgress } from './JobProgress';
 import { useJobEvents } from './jobEvents';
 import { jobPollMs } from './Jobs';
+import { kindLabel } from './jobWords';
 
 /** Open the fleet narrowed to the clients of `within` (a center's key; all when undefined) in `state`. */
 function showFleet(state: StateName | undefined, within?: string): void {
@@ -141,7 +142,8 @@ function JobLists() {
             <ul class="job-list">
               {lists[state].map((job) => (
                 <li key={job.id} data-job={job.id}>
-                  <a href={href('job', String(job.id))}>{t('job.title', { id: job.id, kind: job.kind })}</a> <JobProgress job={job} />
+                  <a href={href('job', String(job.id))}>{t('job.title', { id: job.id, kind: kindLabel(job.kind) })}</a>{' '}
+                  <JobProgress job={job} />
                 </li>
               ))}
             </ul>

@@ -8,6 +8,7 @@ import { href } from '../router';
 import { type JobSummary, jobStateNames } from '../types';
 import { JobProgress } from './JobProgress';
 import { useJobEvents } from './jobEvents';
+import { kindLabel } from './jobWords';
 
 /** How often a page with a running job asks again: the answer is small, a job's PCs end at their own pace. */
 export const jobPollMs = 2000;
@@ -116,7 +117,7 @@ export function Jobs() {
                   <td>
                     <a href={href('job', String(job.id))}>{job.id}</a>
                   </td>
-                  <td>{job.kind}</td>
+                  <td>{kindLabel(job.kind)}</td>
                   <td>{job.who ?? ''}</td>
                   <td>{new Date(job.created).toLocaleString()}</td>
                   <td>
