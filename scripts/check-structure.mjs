@@ -16,9 +16,11 @@
  *   brought it to 3,734 with nothing in core that a plugin could own without weakening it:
  *   the ceiling holds that, so core grows only by a decision written here.
  *   Decisions: 3,750 (issue 34's close); 3,780 for electedEvery (one instance's hourly work),
- *   which audit, history and jobs had each written out (about 20 lines apiece); 3,300 once the
- *   config reader (files, the environment, errors by line) moved to cli/config (issue 53):
- *   core takes a SiteConfig and reads no file of a site's.
+ *   which audit, history and jobs had each written out (about 20 lines apiece); 3,375 once the
+ *   config reader (files, the environment, errors by line) moved to cli/config and one observer
+ *   per request replaced three (issue 53: about -580), with issue 50's route client declarations
+ *   checked against their schema, hooks kept to their plugin, plugin packages and the entity
+ *   check (about +170).
  *
  * Usage: node scripts/check-structure.mjs [root]   (root: the checkout, by default this one)
  */
@@ -30,7 +32,7 @@ const pluginsDir = path.join(root, 'plugins');
 const coreDir = path.join(root, 'core');
 const cliDir = path.join(root, 'cli');
 
-const goals = { coreLines: 3300, fileLines: 300 };
+const goals = { coreLines: 3375, fileLines: 300 };
 const domainWords = /\b(images?|shells?|rooms?|centers?|wol)\b/gi;
 
 function sources(dir) {

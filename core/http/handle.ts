@@ -9,7 +9,7 @@ import type { RequestHooks } from './hooks';
 import { JsonDepthError, JsonSyntaxError, LoneSurrogateError, NulCharacterError, parseJson } from './json';
 import type { RequestOrigin } from './origin';
 import { respond } from './reply';
-import type { RequestLog } from './request-log';
+import type { Exchange } from './exchange';
 import { RequestContext, type Route } from './routes';
 
 /** What handling a routed request needs of the listener's options. */
@@ -36,7 +36,7 @@ export async function handle(
   res: ServerResponse,
   access: Access | undefined,
   options: HandleOptions,
-  requestLog: RequestLog,
+  exchange: Exchange,
 ): Promise<void> {
   const arriving = options.hooks.arrived({ route, req, res, access });
   if (arriving) await arriving;
@@ -50,8 +50,8 @@ export async function handle(
       // One reading of the clients the body names, where the route says it names them: the
       // request log, the onResponse hooks (the audit trail) and the scope check see the same.
       if (route.clientsOf) clients = route.clientsOf(body);
-      requestLog.noteClients(req, clients);
-      options.hooks.noteBody(req, body, clients);
+      exchange.body = body;
+      exchange.clients = clients;
     }
   }
   if (body === noBody) {

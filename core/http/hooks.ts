@@ -91,9 +91,6 @@ export class RequestHooks {
   private readonly senders: Registered<(ctx: RequestContext<unknown>, result: unknown) => void | Promise<void>>[] = [];
   private readonly errorHooks: Registered<(error: HttpError, req: IncomingMessage) => void>[] = [];
   private readonly responders: Registered<(answered: Answered) => void>[] = [];
-  private readonly bodies = new WeakMap<IncomingMessage, { body: unknown; clients: readonly string[] }>();
-  private readonly routing = new WeakMap<IncomingMessage, { route: Readonly<Route>; access?: Access }>();
-
   constructor(private readonly log: Logger) {}
 
   forPlugin(plugin: string): PluginHooks {
@@ -122,8 +119,7 @@ export class RequestHooks {
   }
 
   /** A refusal or failure is about to be answered: tell the onError hooks (one that throws is logged, not answered). */
-  failed(error: HttpError, req: IncomingMessage): void {
-    const route = this.routing.get(req)?.route;
+  failed(error: HttpError, req: IncomingMessage, route: Readonly<Route> | undefined): void {
     for (const hook of this.errorHooks) {
       if (!applies(hook, route)) continue;
       try {
@@ -145,42 +141,19 @@ export class RequestHooks {
     for (const hook of this.senders) if (applies(hook, ctx.route)) await hook.fn(ctx, result);
   }
 
-  /** A request arrived: tell the onResponse hooks once its answer is out or its connection gone. */
-  begin(req: IncomingMessage, res: ServerResponse): void {
-    if (this.responders.length === 0) return;
-    const time = new Date();
-    const started = process.hrtime.bigint();
-    let done = false;
-    const finish = (answered: boolean): void => {
-      if (done) return;
-      done = true;
-      const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
-      const { route, access } = this.routing.get(req) ?? {};
-      const { body, clients = [] } = this.bodies.get(req) ?? {};
-      const exchange: Answered = { route, req, access, body, clients, time, status: answered ? res.statusCode : undefined, ms };
-      for (const hook of this.responders) {
-        if (!applies(hook, route)) continue;
-        try {
-          hook.fn(exchange);
-        } catch (error) {
-          this.log.error(
-            { err: error, plugin: hook.plugin, method: req.method, url: req.url },
-            `an onResponse hook of plugin '${hook.plugin}' failed`,
-          );
-        }
+  /** A request was answered or cut off: tell the onResponse hooks that apply (one that throws is logged). */
+  answered(exchange: Answered): void {
+    for (const hook of this.responders) {
+      if (!applies(hook, exchange.route)) continue;
+      try {
+        hook.fn(exchange);
+      } catch (error) {
+        const { req } = exchange;
+        this.log.error(
+          { err: error, plugin: hook.plugin, method: req.method, url: req.url },
+          `an onResponse hook of plugin '${hook.plugin}' failed`,
+        );
       }
-    };
-    res.once('prefinish', () => finish(true));
-    res.once('close', () => finish(res.writableFinished));
-  }
-
-  /** The route that took a request, and who sent it. */
-  routed(route: Readonly<Route>, req: IncomingMessage, access: Access | undefined): void {
-    if (this.responders.length > 0 || this.errorHooks.length > 0) this.routing.set(req, { route, access });
-  }
-
-  /** The request's parsed body and the clients it names, for the onResponse hooks. */
-  noteBody(req: IncomingMessage, body: unknown, clients: readonly string[]): void {
-    if (this.responders.length > 0) this.bodies.set(req, { body, clients });
+    }
   }
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../log';
 
@@ -26,14 +26,17 @@ export class InFlight {
     });
   }
 
-  begin(_req: IncomingMessage, res: ServerResponse): void {
+  begin(res: ServerResponse): void {
     this.open.add(res);
     // Once stopping, every answer closes its connection: a keep-alive client goes elsewhere.
     if (this.closing) res.setHeader('Connection', 'close');
-    res.once('close', () => {
-      this.open.delete(res);
-      if (this.open.size === 0) this.idle?.();
-    });
+  }
+
+  /** Its connection is done with it (its exchange closed). */
+  done(res: ServerResponse): void {
+    this.open.delete(res);
+    this.streams.delete(res);
+    if (this.open.size === 0) this.idle?.();
   }
 
   /**
@@ -45,7 +48,6 @@ export class InFlight {
     res.socket?.once('end', () => res.destroy());
     this.open.delete(res);
     this.streams.add(res);
-    res.once('close', () => this.streams.delete(res));
     if (this.open.size === 0) this.idle?.();
   }
 

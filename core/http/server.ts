@@ -13,7 +13,8 @@ import { KeyFailures } from './key-failures';
 import { withMethodOverride } from './method-override';
 import { originOf } from './origin';
 import { commonHeaders, sendError } from './reply';
-import { RequestLog } from './request-log';
+import { Exchange } from './exchange';
+import { requestLogLine } from './request-log';
 import type { Route } from './routes';
 import { type StaticMount, withStaticFiles } from './static';
 import { type RedirectTo, type TlsFiles, withTransportRules } from './transport';
@@ -45,8 +46,8 @@ export interface RestOptions {
   transport?: { hstsMaxAgeS?: number; redirectTo?: RedirectTo };
 }
 
-/** Who sent each authorised request. */
-const accessByRequest = new WeakMap<IncomingMessage, Access>();
+/** Each request's exchange: who sent it, its route, its body. */
+const exchanges = new WeakMap<IncomingMessage, Exchange>();
 const inFlightOf = new WeakMap<http.Server, InFlight>();
 
 /**
@@ -76,15 +77,19 @@ export function createRestServer(options: RestOptions): http.Server {
   );
 
   // The spec logs every request but these polled reads; refused requests are logged too.
-  const requestLog = new RequestLog(log, new Set(routes.filter((r) => !r.log).map((r) => `${r.method} ${r.path}`)));
+  const logLine = requestLogLine(log, new Set(routes.filter((r) => !r.log).map((r) => `${r.method} ${r.path}`)));
   const inFlight = new InFlight();
   const { hooks } = options;
+  const answered = (exchange: Parameters<typeof logLine>[0]): void => {
+    logLine(exchange);
+    hooks.answered(exchange);
+  };
   const trusted = new Set(options.trustedProxies ?? []);
   const handleOptions = { ...options, origin: (req: IncomingMessage) => originOf(req, trusted) };
   const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
     const known = toHttpError(error);
     if (known.status >= 500) log.error({ err: error, method: req.method, url: req.url }, 'request failed');
-    hooks.failed(known, req);
+    hooks.failed(known, req, exchanges.get(req)?.route);
     const headers: Record<string, string> = { ...commonHeaders(req), ...known.headers };
     // The reference's challenge, unless the refusal brings its own or a page's script sent the
     // request: a browser asked for Basic opens its own login box over the page.
@@ -123,7 +128,7 @@ export function createRestServer(options: RestOptions): http.Server {
     if (publicRoutes.some((r) => r.method === req.method && r.path.test(req.path ?? ''))) return next();
     const standIn = supplied === undefined ? credentials.get(endpoint)?.(req) : undefined;
     if (standIn) {
-      accessByRequest.set(req, standIn);
+      exchanges.get(req)!.access = standIn;
       return next();
     }
     // The source address costs a system call on a new connection: asked only once a key has failed.
@@ -140,7 +145,7 @@ export function createRestServer(options: RestOptions): http.Server {
       return firstAccess(hooks.identifiers, req).then(
         (access) => {
           if (!access) return unauthorized();
-          accessByRequest.set(req, access);
+          exchanges.get(req)!.access = access;
           next();
         },
         (error: unknown) => fail(req, res, error),
@@ -148,7 +153,7 @@ export function createRestServer(options: RestOptions): http.Server {
     }
     // The configured key, the common case, is settled without a turn of the event loop.
     if (isKey(supplied, token)) {
-      accessByRequest.set(req, configuredKey);
+      exchanges.get(req)!.access = configuredKey;
       return next();
     }
     firstAccess(hooks.lookups, supplied).then(
@@ -157,7 +162,7 @@ export function createRestServer(options: RestOptions): http.Server {
           failures.failed(req.socket.remoteAddress ?? '');
           return unauthorized();
         }
-        accessByRequest.set(req, access);
+        exchanges.get(req)!.access = access;
         next();
       },
       (error: unknown) => fail(req, res, error),
@@ -166,8 +171,10 @@ export function createRestServer(options: RestOptions): http.Server {
 
   for (const route of routes) {
     app.add(route.method as Parameters<typeof app.add>[0], route.path, (req: IncomingMessage, res: ServerResponse) => {
-      const access = accessForRoute(accessByRequest.get(req), route.permission);
-      hooks.routed(route, req, access);
+      const exchange = exchanges.get(req)!;
+      const access = accessForRoute(exchange.access, route.permission);
+      exchange.route = route;
+      exchange.access = access;
       if (route.permission && !access?.permissions.has(route.permission)) {
         const why = `${route.method} ${route.path} needs the '${route.permission}' permission`;
         return fail(
@@ -188,16 +195,15 @@ export function createRestServer(options: RestOptions): http.Server {
         );
       }
       if (route.stream) inFlight.stream(res);
-      handle(route, req, res, access, handleOptions, requestLog).catch((error: unknown) => fail(req, res, error));
+      handle(route, req, res, access, handleOptions, exchange).catch((error: unknown) => fail(req, res, error));
     });
   }
 
   const api = withMethodOverride(app.handler as http.RequestListener);
   const routed = withStaticFiles(options.statics ?? [], api, maxResponseBytes);
   const listener = withTransportRules((req: IncomingMessage, res: ServerResponse): void => {
-    hooks.begin(req, res);
-    inFlight.begin(req, res);
-    requestLog.begin(req, res);
+    exchanges.set(req, new Exchange(req, res, answered, ({ res }) => inFlight.done(res)));
+    inFlight.begin(res);
     routed(req, res);
   }, options.transport ?? {});
   const server = options.tls ? https.createServer({ ...options.tls }, listener) : http.createServer(listener);
