@@ -25,7 +25,7 @@ test('Power page: a calendar made in the weekday grid with a holiday, refusals s
     await signIn(page, site.url);
     await page.getByRole('link', { name: 'Power', exact: true }).click();
     await page.locator('h1#power-title').waitFor();
-    await page.getByText('Times are local times in Europe/Madrid.').waitFor();
+    await page.locator('.zone-note', { hasText: /^Times are in Europe\/Madrid: power.time_zone overrides the site's time zone/ }).waitFor();
     await page.getByText('No power calendar yet.').waitFor();
 
     await page.getByRole('button', { name: 'New calendar' }).click();

@@ -23,9 +23,18 @@ function nextAt8(from: number, weekday: number): number {
   return date.getTime();
 }
 
+/** The first Sunday 12:00 local time after `from`. */
+function nextSundayNoon(from: number): number {
+  const date = new Date(from);
+  date.setHours(12, 0, 0, 0);
+  while (date.getDay() !== 0 || date.getTime() <= from) date.setDate(date.getDate() + 1);
+  return date.getTime();
+}
+
 test('a weekly schedule picked by name fires on its weekday and time on a manual clock; disabled, it does not fire', async () => {
-  // The server's scheduler runs on a manual clock that starts now: the console writes years from this year on.
-  const clock = new ManualClock(Date.now());
+  // The server's scheduler runs on a manual clock that starts next Sunday at noon, so that Monday
+  // comes before Wednesday whatever day the test runs (the console writes 50 years from this one).
+  const clock = new ManualClock(nextSundayNoon(Date.now()));
   const services = container.createChildContainer();
   services.register(SchedulerClock, { useValue: clock });
   const site = await consoleSite(2, {}, services);

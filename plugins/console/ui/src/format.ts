@@ -1,4 +1,7 @@
-/** Sizes and times as people read them. */
+import { lang } from './i18n';
+import { server } from './plugins';
+
+/** Sizes and times as people read them: times on the site's clock, in the console's language. */
 
 const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
 
@@ -24,4 +27,44 @@ export function bareMac(text: string): string {
 /** 001122aabbcc -> 00:11:22:aa:bb:cc */
 export function colonMac(mac: string): string {
   return bareMac(mac).replace(/(..)(?!$)/g, '$1:');
+}
+
+/** The site's time zone (GET /site), else the browser's: the one clock of every time shown. */
+export function siteZone(): string | undefined {
+  return server.value?.timeZone;
+}
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+function formatOf(style: 'dateTime' | 'time' | 'date'): Intl.DateTimeFormat {
+  const zone = siteZone();
+  const key = `${lang.value} ${zone ?? ''} ${style}`;
+  let format = formats.get(key);
+  if (!format) {
+    const options: Intl.DateTimeFormatOptions =
+      style === 'time'
+        ? { timeStyle: 'medium' }
+        : style === 'date'
+          ? { dateStyle: 'medium' }
+          : { dateStyle: 'medium', timeStyle: 'medium' };
+    format = new Intl.DateTimeFormat(lang.value, { ...options, timeZone: zone });
+    formats.set(key, format);
+  }
+  return format;
+}
+
+type When = string | number | Date;
+
+/** A date and time on the site's clock, in the console's language: "27 nov 2026, 9:00:00". */
+export function dateTime(when: When): string {
+  return formatOf('dateTime').format(new Date(when));
+}
+
+/** The time of day on the site's clock: "9:00:00". */
+export function timeOfDay(when: When): string {
+  return formatOf('time').format(new Date(when));
+}
+
+/** The date on the site's clock: "27 nov 2026". */
+export function dateOnly(when: When): string {
+  return formatOf('date').format(new Date(when));
 }

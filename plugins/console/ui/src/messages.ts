@@ -632,6 +632,10 @@ export const en = {
   'job.retryThese': 'Retry these {count}|Retry these {count}',
   'jobs.endedFailed': '{ended} of {total} ended, {failed} failed',
   'client.running': 'Running a command…',
+  'header.zone': 'Site time: {zone}',
+  'header.zoneTitle': 'Every time the console shows, and every time a form takes, is on this clock (site.time_zone).',
+  'zone.forms': "Times are in {zone}, the site's time zone.",
+  'zone.powerOverride': "Times are in {zone}: power.time_zone overrides the site's time zone ({site}) for power calendars.",
 };
 
 export type Messages = typeof en;
@@ -1271,4 +1275,9 @@ export const es: Messages = {
   'job.retryThese': 'Reintentar estos {count}|Reintentar estos {count}',
   'jobs.endedFailed': '{ended} de {total} terminados, {failed} fallidos',
   'client.running': 'Ejecutando una orden…',
+  'header.zone': 'Hora del sitio: {zone}',
+  'header.zoneTitle': 'Todas las horas que muestra la consola, y las que piden sus formularios, son de este reloj (site.time_zone).',
+  'zone.forms': 'Las horas son de {zone}, la zona horaria del sitio.',
+  'zone.powerOverride':
+    'Las horas son de {zone}: power.time_zone sustituye a la zona horaria del sitio ({site}) en los calendarios de encendido.',
 };

@@ -1,3 +1,4 @@
+import { dateTime } from '../format';
 import { useEffect, useState } from 'preact/hooks';
 import { get } from '../api';
 import { ErrorNote } from '../components/ErrorNote';
@@ -84,7 +85,7 @@ export function Audit() {
             <tbody>
               {entries.map((entry) => (
                 <tr key={entry.id} data-audit={entry.id}>
-                  <td>{new Date(entry.time).toLocaleString()}</td>
+                  <td>{dateTime(entry.time)}</td>
                   <td>{entry.token}</td>
                   <td>{entry.address}</td>
                   <td>

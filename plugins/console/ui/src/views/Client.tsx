@@ -4,7 +4,7 @@ import { ErrorNote } from '../components/ErrorNote';
 import { Checkbox, Field } from '../components/Field';
 import { StateBadge } from '../components/StateBadge';
 import { fleet, loadTree } from '../fleet/fleet';
-import { colonMac, humanBytes } from '../format';
+import { colonMac, dateTime, humanBytes } from '../format';
 import { t } from '../i18n';
 import { enabled, useServer } from '../plugins';
 import { go, href } from '../router';
@@ -393,7 +393,7 @@ function ShellResult(props: { ip: string }) {
   if (!last) return null;
   return (
     <div class="shell-result">
-      <p>{t('client.lastShell', { cmd: last.cmd, code: last.retcode, time: new Date(last.timestamp * 1000).toLocaleString() })}</p>
+      <p>{t('client.lastShell', { cmd: last.cmd, code: last.retcode, time: dateTime(last.timestamp * 1000) })}</p>
       <pre class="output">{last.output}</pre>
     </div>
   );

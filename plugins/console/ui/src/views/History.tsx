@@ -1,3 +1,4 @@
+import { dateTime } from '../format';
 import { useEffect, useState } from 'preact/hooks';
 import { get } from '../api';
 import { ErrorNote } from '../components/ErrorNote';
@@ -95,7 +96,7 @@ export function ClientHistory(props: { ip: string }) {
             <tbody>
               {changes.map((c) => (
                 <tr key={c.id} data-change={c.id} class={c.alerts.length > 0 ? 'alert' : undefined}>
-                  <td>{new Date(c.time).toLocaleString()}</td>
+                  <td>{dateTime(c.time)}</td>
                   <td>{what(c)}</td>
                   <td>{t(`history.change.${c.change}` as 'history.change.added')}</td>
                   <td>{c.before ?? '—'}</td>

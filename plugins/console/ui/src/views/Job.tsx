@@ -1,3 +1,4 @@
+import { dateTime, timeOfDay } from '../format';
 import { memo } from 'preact/compat';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, post } from '../api';
@@ -78,8 +79,8 @@ const JobLine = memo(function JobLine(props: { line: JobDetail['clients'][number
         {props.output && c.code !== null && <LineOutput job={props.job} ip={c.addr} />}
       </td>
       <td data-code={c.code ?? undefined}>{c.code ?? ''}</td>
-      <td>{c.sent ? new Date(c.sent).toLocaleTimeString() : ''}</td>
-      <td>{c.ended ? new Date(c.ended).toLocaleTimeString() : ''}</td>
+      <td>{c.sent ? timeOfDay(c.sent) : ''}</td>
+      <td>{c.ended ? timeOfDay(c.ended) : ''}</td>
     </tr>
   );
 });
@@ -181,8 +182,8 @@ export function Job(props: { id: string }) {
         </p>
       )}
       <p>
-        {t('job.asked', { who: job.who ?? '', time: new Date(job.created).toLocaleString() })}{' '}
-        {job.finished && t('job.finishedAt', { time: new Date(job.finished).toLocaleString() })}
+        {t('job.asked', { who: job.who ?? '', time: dateTime(job.created) })}{' '}
+        {job.finished && t('job.finishedAt', { time: dateTime(job.finished) })}
       </p>
       <JobProgress job={job} />
       <ErrorNote error={error} />

@@ -1,3 +1,4 @@
+import { dateTime } from '../format';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get } from '../api';
 import { ErrorNote } from '../components/ErrorNote';
@@ -119,7 +120,7 @@ export function Jobs() {
                   </td>
                   <td>{kindLabel(job.kind)}</td>
                   <td>{job.who ?? ''}</td>
-                  <td>{new Date(job.created).toLocaleString()}</td>
+                  <td>{dateTime(job.created)}</td>
                   <td>
                     <JobProgress job={job} />
                   </td>

@@ -66,7 +66,7 @@ const dayKey = (d: Weekday) => `power.day.${d}` as MessageKey;
 /** Power calendars (the power plugin): the list, one calendar's weekday grid and holidays, and what the next week holds. */
 export function Power() {
   const [calendars, setCalendars] = useState<Calendar[] | null>(null);
-  const [zone, setZone] = useState('');
+  const [zone, setZone] = useState<{ zone: string; source: string; site: string } | null>(null);
   const [preview, setPreview] = useState<Planned[]>([]);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [error, setError] = useState<{ field?: string; message: string } | null>(null);
@@ -74,9 +74,11 @@ export function Power() {
 
   const load = async () => {
     try {
-      const list = await get<{ time_zone: string; calendars: Calendar[] }>('/power/calendars');
+      const list = await get<{ time_zone: string; time_zone_source: string; site_time_zone: string; calendars: Calendar[] }>(
+        '/power/calendars',
+      );
       setCalendars(list.calendars);
-      setZone(list.time_zone);
+      setZone({ zone: list.time_zone, source: list.time_zone_source, site: list.site_time_zone });
       setPreview((await get<{ actions: Planned[] }>('/power/calendar/preview?days=7')).actions);
     } catch (e) {
       setError(e as Error);
@@ -117,7 +119,7 @@ export function Power() {
   return (
     <section aria-labelledby="power-title">
       <h1 id="power-title">{t('nav.power')}</h1>
-      <p class="hint">{t('power.zone', { zone })}</p>
+      {zone && <ZoneNote {...zone} />}
       {calendars && calendars.length === 0 && <p class="hint">{t('power.none')}</p>}
       {calendars && calendars.length > 0 && (
         <TableScroll>
@@ -162,7 +164,9 @@ export function Power() {
           {t('power.new')}
         </button>
       </div>
-      {draft && <Editor draft={draft} onChange={setDraft} error={error} onSave={save} onRemove={remove} onCancel={() => edit(null)} />}
+      {draft && (
+        <Editor draft={draft} zone={zone} onChange={setDraft} error={error} onSave={save} onRemove={remove} onCancel={() => edit(null)} />
+      )}
       {!draft && <ErrorNote error={error} />}
       {note && (
         <p class="hint" role="status">
@@ -198,8 +202,20 @@ export function Power() {
   );
 }
 
+/** Which clock the calendars' times are on: the site's, or power.time_zone's override of it, said as such. */
+function ZoneNote(props: { zone: string; source: string; site: string }) {
+  return (
+    <p class="hint zone-note" data-zone={props.zone} data-source={props.source}>
+      {props.source === 'power.time_zone'
+        ? t('zone.powerOverride', { zone: props.zone, site: props.site })
+        : t('zone.forms', { zone: props.zone })}
+    </p>
+  );
+}
+
 function Editor(props: {
   draft: Draft;
+  zone: { zone: string; source: string; site: string } | null;
   onChange: (d: Draft) => void;
   error: { field?: string; message: string } | null;
   onSave: () => void;
@@ -234,6 +250,7 @@ function Editor(props: {
         />
         <Field label={t('power.targetId')} name="target.id" value={draft.target} onInput={(v) => set({ target: v })} error={error} />
       </div>
+      {props.zone && <ZoneNote {...props.zone} />}
       <table class="grid power-week">
         <thead>
           <tr>

@@ -1,3 +1,4 @@
+import { dateTime } from '../format';
 import { useState } from 'preact/hooks';
 import { get, post } from '../api';
 import { ErrorNote } from '../components/ErrorNote';
@@ -65,7 +66,7 @@ export function Users() {
                 <td>{user.rooms.join(', ') || wholeOr(user, t('none'))}</td>
                 <td>{user.shell ? t('yes') : t('no')}</td>
                 <td>{user.disabled ? t('users.isDisabled') : t('users.isActive')}</td>
-                <td>{new Date(user.password_changed).toLocaleString()}</td>
+                <td>{dateTime(user.password_changed)}</td>
                 <td class="row-actions">
                   <button
                     type="button"

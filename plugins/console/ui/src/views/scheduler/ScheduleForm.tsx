@@ -1,3 +1,4 @@
+import { siteZone } from '../../format';
 import { useState } from 'preact/hooks';
 import { post } from '../../api';
 import { Field } from '../../components/Field';
@@ -113,7 +114,11 @@ export function ScheduleForm(props: { catalogue?: Catalogue; model: TreeModel | 
               value={form.at}
               onInput={(v) => setForm({ ...form, at: v })}
               error={s.error}
-              hint={t('scheduler.nowHint')}
+              hint={
+                <>
+                  {t('scheduler.nowHint')} {zoneHint()}
+                </>
+              }
             />
           ) : (
             <Field
@@ -123,6 +128,7 @@ export function ScheduleForm(props: { catalogue?: Catalogue; model: TreeModel | 
               value={form.time}
               onInput={(v) => setForm({ ...form, time: v })}
               error={s.error}
+              hint={zoneHint()}
               required
             />
           )}
@@ -159,4 +165,10 @@ export function ScheduleForm(props: { catalogue?: Catalogue; model: TreeModel | 
       </div>
     </form>
   );
+}
+
+/** Which clock a time typed here is on: the site's (the server runs schedules on it). */
+function zoneHint(): string {
+  const zone = siteZone();
+  return zone ? t('zone.forms', { zone }) : '';
 }
