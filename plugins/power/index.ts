@@ -62,8 +62,11 @@ export default definePlugin({
     const fire = async ({ at, action, calendar }: Planned) => {
       // All calendars: a PC follows the most specific one that names it.
       const clients = (await governed(inventory, await store.all())).get(calendar.id) ?? [];
+      // The job and the wake run name the calendar by its target's name, as people know it.
+      const { type, id } = calendar.target;
+      const asker = { name: (await inventory.scopeName(type, id)) ?? `${type} ${id}`, source: 'calendar' };
       const done: { sent: string[]; skipped: Skip[]; job?: number } =
-        action === 'on' ? await powerOn(waker, clients) : await powerOff(link, commands, clients, calendar.force_off);
+        action === 'on' ? await powerOn(waker, clients, asker) : await powerOff(link, commands, clients, calendar.force_off, asker);
       const when = isoWithOffset(at, zone);
       ctx.log.info(
         { calendar: calendar.id, action, at: when, clients: done.sent, skipped: done.skipped, job: done.job },

@@ -68,6 +68,8 @@ test('site.time_zone is the one clock: a schedule and a power calendar at 07:45 
     const agent = await lab.connect(lab.ips[0]!);
     await Promise.all([schedulerClock.advanceTo(next), powerClock.advanceTo(next)]);
     await agent.waitFor('refresh', 1);
+    const job = await eventually(async () => (await s.get('/jobs?kind=refresh')).body.jobs[0], 'the schedule is a job');
+    assert.deepEqual([job.who, job.source], ['morning', 'schedule'], 'asked by the schedule, by its name');
     await eventually(async () => fired.length > 0, 'the calendar fired');
     assert.equal(Date.parse(fired[0]!.at), next, 'at the same instant');
   } finally {

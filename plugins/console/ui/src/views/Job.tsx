@@ -12,7 +12,9 @@ import { type JobDetail, jobStateNames } from '../types';
 import { JobProgress } from './JobProgress';
 import { useJobEvents, type JobClientEvent } from './jobEvents';
 import { jobPollMs } from './Jobs';
-import { kindLabel, outcomeText } from './jobWords';
+import { askerText, kindLabel, outcomeText, whatText } from './jobWords';
+import { fleet } from '../fleet/fleet';
+import { useStore } from '../store';
 
 /** States a retry sends to again: the PCs that were sent the command and did not do it. */
 const retried = new Set(['failed', 'timed_out']);
@@ -65,13 +67,49 @@ function LineOutput(props: { job: number; ip: string }) {
   );
 }
 
+/**
+ * What the job asked for, where (its rooms by name, as the tree names them), who or what
+ * asked (a person, a key or token, a schedule, a power calendar) and when.
+ */
+function JobFacts(props: { job: JobDetail }) {
+  const { job } = props;
+  const { model } = useStore(fleet);
+  const rooms = new Map<number, number>();
+  for (const c of job.clients) rooms.set(c.room, (rooms.get(c.room) ?? 0) + 1);
+  const roomName = (id: number) => {
+    const room = model?.byKey.get(`room:${id}`);
+    return room ? (room.parent?.type === 'center' ? `${room.name} (${room.parent.name})` : room.name) : t('job.unknownRoom');
+  };
+  const what = whatText(job.kind, job.params as Record<string, unknown> | null);
+  return (
+    <dl class="facts job-facts">
+      {what && (
+        <>
+          <dt>{t('job.what')}</dt>
+          <dd data-what>{what}</dd>
+        </>
+      )}
+      <dt>{t('job.where')}</dt>
+      <dd data-where>{[...rooms].map(([room, count]) => t('job.wherePcs', { rooms: roomName(room), count })).join('; ')}</dd>
+      <dt>{t('job.who')}</dt>
+      <dd data-who={job.who ?? ''}>{askerText(job.who, job.source)}</dd>
+      <dt>{t('job.when')}</dt>
+      <dd>
+        {job.finished
+          ? t('job.whenEnded', { start: dateTime(job.created), end: dateTime(job.finished) })
+          : t('job.whenText', { start: dateTime(job.created) })}
+      </dd>
+    </dl>
+  );
+}
+
 /** One PC's line: drawn again only when that PC's part changes (a job may have thousands). */
-const JobLine = memo(function JobLine(props: { line: JobDetail['clients'][number]; job: number; output: boolean }) {
+const JobLine = memo(function JobLine(props: { line: JobDetail['clients'][number]; job: number; output: boolean; name?: string }) {
   const c = props.line;
   return (
     <tr data-ip={c.addr} data-state={c.state} class={`line-${c.state}`}>
       <td>
-        <a href={href('client', c.addr)}>{c.addr}</a>
+        <a href={href('client', c.addr)}>{props.name ? `${props.name} (${c.addr})` : c.addr}</a>
       </td>
       <td class={`job-state job-${c.state}`}>{t(`jobState.${c.state}`)}</td>
       <td class={c.state === 'failed' || c.state === 'timed_out' ? `job-${c.state}` : undefined}>
@@ -131,6 +169,7 @@ export function Job(props: { id: string }) {
   }, [job, live]);
 
   const [only, setOnly] = useState('');
+  const { model } = useStore(fleet);
   const [retry, setRetry] = useState<'sending' | { sent: number } | null>(null);
   if (!job) return <ErrorNote error={error} />;
   const failed = job.clients.filter((c) => retried.has(c.state)).map((c) => c.addr);
@@ -153,6 +192,7 @@ export function Job(props: { id: string }) {
   const retryOf = retries.get(job.id);
   // Shell output is shown to whoever sees the script (the params): the same permission.
   const output = job.kind === 'shell/run' && job.params !== null;
+  const names = model?.byIp ?? new Map<string, { name: string }>();
   const counts = new Map<string, number>();
   for (const c of job.clients) counts.set(c.state, (counts.get(c.state) ?? 0) + 1);
   const lines = job.clients.filter((c) => !only || c.state === only).sort((a, b) => (lineOrder[a.state] ?? 9) - (lineOrder[b.state] ?? 9));
@@ -181,10 +221,7 @@ export function Job(props: { id: string }) {
           <a href={href('job', String(retryOf))}>{t('job.retryOf', { id: retryOf })}</a>
         </p>
       )}
-      <p>
-        {t('job.asked', { who: job.who ?? '', time: dateTime(job.created) })}{' '}
-        {job.finished && t('job.finishedAt', { time: dateTime(job.finished) })}
-      </p>
+      <JobFacts job={job} />
       <JobProgress job={job} />
       <ErrorNote error={error} />
       <div class="buttons">
@@ -226,7 +263,7 @@ export function Job(props: { id: string }) {
         <table class="grid">
           <thead>
             <tr>
-              <th scope="col">{t('job.client')}</th>
+              <th scope="col">{t('job.pc')}</th>
               <th scope="col">{t('jobs.state')}</th>
               <th scope="col">{t('job.outcome')}</th>
               <th scope="col">{t('job.exitCode')}</th>
@@ -236,7 +273,7 @@ export function Job(props: { id: string }) {
           </thead>
           <tbody>
             {lines.map((c) => (
-              <JobLine key={c.addr} line={c} job={job.id} output={output} />
+              <JobLine key={c.addr} line={c} job={job.id} output={output} name={names.get(c.addr)?.name} />
             ))}
           </tbody>
         </table>

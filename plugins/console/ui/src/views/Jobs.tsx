@@ -9,7 +9,7 @@ import { href } from '../router';
 import { type JobSummary, jobStateNames } from '../types';
 import { JobProgress } from './JobProgress';
 import { useJobEvents } from './jobEvents';
-import { kindLabel } from './jobWords';
+import { askerText, kindLabel } from './jobWords';
 
 /** How often a page with a running job asks again: the answer is small, a job's PCs end at their own pace. */
 export const jobPollMs = 2000;
@@ -119,7 +119,7 @@ export function Jobs() {
                     <a href={href('job', String(job.id))}>{job.id}</a>
                   </td>
                   <td>{kindLabel(job.kind)}</td>
-                  <td>{job.who ?? ''}</td>
+                  <td>{askerText(job.who, job.source)}</td>
                   <td>{dateTime(job.created)}</td>
                   <td>
                     <JobProgress job={job} />

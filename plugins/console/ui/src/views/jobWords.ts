@@ -56,3 +56,60 @@ export function outcomeText(outcome: string): string {
   }
   return outcome;
 }
+
+/**
+ * Who asked, as people say it: a person by name, "the API key (api_token)", "token ops",
+ * "the schedule «Morning»", "the power calendar of Lab 1", "the scheduler".
+ */
+export function askerText(who: string | null, source: string | null): string {
+  if (who === null) return t('who.nobody');
+  switch (source) {
+    case 'key':
+      return t('who.key', { name: who });
+    case 'token':
+      return t('who.token', { name: who });
+    case 'scheduler':
+      return t('who.scheduler');
+    case 'schedule':
+      return t('who.schedule', { name: who });
+    case 'calendar':
+      return t('who.calendar', { name: who });
+    default:
+      return who;
+  }
+}
+
+type Params = Record<string, unknown> | null;
+const text = (value: unknown) => (value === undefined || value === null ? '' : String(value));
+
+/**
+ * What a job asked for, in a sentence: the command a script ran, the image and partition of a
+ * restore, the wake run and its packets; a kind the console does not know by its params.
+ */
+export function whatText(kind: string, params: Params): string {
+  if (kind === 'shell/run') return params ? t('what.command', { command: text(params.run) }) : t('what.commandHidden');
+  if (!params) return '';
+  switch (kind) {
+    case 'image/restore':
+      return t('what.restore', {
+        image: text(params.name || params.id),
+        disk: text(params.disk),
+        partition: text(params.partition),
+        type: text(params.type),
+      });
+    case 'image/create':
+      return t('what.create', { image: text(params.name), disk: text(params.disk), partition: text(params.partition) });
+    case 'wol':
+      return t('what.wake', { run: text(params.run), type: text(params.type) });
+    case 'session':
+      return t('what.session', { disk: text(params.disk), partition: text(params.partition) });
+    case 'software':
+      return params.disk === undefined ? '' : t('what.partition', { disk: text(params.disk), partition: text(params.partition) });
+    case 'setup':
+      return t('what.setup', { disk: text(params.disk), type: text(params.type) });
+    default: {
+      const pairs = Object.entries(params).filter(([, v]) => v !== undefined && v !== null && typeof v !== 'object');
+      return pairs.map(([k, v]) => `${k} ${String(v)}`).join(', ');
+    }
+  }
+}

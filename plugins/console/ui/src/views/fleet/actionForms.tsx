@@ -25,7 +25,7 @@ export function useSubmit(props: FormProps) {
     try {
       const sent = await send();
       if (Array.isArray(sent)) addRun(title, sent, watch);
-      else addRun(title, sent.clients, watch, sent.job);
+      else addRun(title, sent.clients, watch, sent.job, sent.wakeRun);
       props.done();
     } catch (e) {
       setError(e as Error & { field?: string });
@@ -40,6 +40,8 @@ export function useSubmit(props: FormProps) {
 interface Relayed {
   clients: Outcome[];
   job?: number;
+  /** A wake's run (POST /wol): its job is found afterwards. */
+  wakeRun?: number | null;
 }
 
 const relayed = (path: string, body: Record<string, unknown>) => post<Relayed>(path, body);
@@ -81,11 +83,14 @@ export function WakeForm(props: FormProps) {
   const [type, setType] = useState('broadcast');
   const { error, busy, submit } = useSubmit(props);
   const send = async () => {
-    const answer = await post<{ sent: string[]; skipped: Record<string, string[]> }>('/wol', { clients: props.clients, type });
+    const answer = await post<{ sent: string[]; skipped: Record<string, string[]>; run?: number | null }>('/wol', {
+      clients: props.clients,
+      type,
+    });
     const outcome: Record<string, string> = Object.fromEntries(answer.sent.map((ip) => [ip, 'sent']));
     const words: Record<string, string> = { not_found: 'unknown', connected: 'already_on' };
     for (const [reason, ips] of Object.entries(answer.skipped)) for (const ip of ips) outcome[ip] = words[reason] ?? reason;
-    return props.clients.map((addr) => ({ addr, outcome: outcome[addr] ?? 'unknown' }));
+    return { clients: props.clients.map((addr) => ({ addr, outcome: outcome[addr] ?? 'unknown' })), wakeRun: answer.run };
   };
   return (
     <form
