@@ -9,6 +9,7 @@ import { endLeftovers } from './leftovers';
 import { pruneJobs } from './prune';
 import { JobRecorder } from './recorder';
 import { jobRoutes } from './routes';
+import { jobsTimeline } from './timeline';
 import { followWakeRuns } from './wake-runs';
 
 declare module 'ogserve' {
@@ -64,6 +65,7 @@ export default definePlugin({
     const recorder = ctx.make(JobRecorder);
     ctx.use(AgentLink).observers.observe((dispatch) => recorder.observe(dispatch));
     followWakeRuns(ctx.events, recorder);
+    jobsTimeline(ctx.events, ctx.db);
     ctx.onStart(async () => {
       if (ctx.cluster.shared) return;
       const ended = await endLeftovers(ctx.db, clock.now());

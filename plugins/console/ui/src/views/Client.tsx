@@ -13,6 +13,7 @@ import type { ClientListing, JobDetail, JobSummary, Partition, Repository } from
 import { kindLabel, outcomeText } from './jobWords';
 import { useAsync } from '../useAsync';
 import { ClientHistory } from './History';
+import { ClientTimeline } from './Timeline';
 import { LastBoot } from './LastBoot';
 import { TableScroll } from '../components/TableScroll';
 
@@ -58,15 +59,24 @@ export function Client(props: { ip: string; tab?: string }) {
       <ErrorNote error={record.error} />
       {enabled(info, 'history') && (
         <nav class="tabs" aria-label={t('client.pages')}>
-          <a href={href('client', props.ip)} aria-current={props.tab !== 'history' ? 'page' : undefined}>
+          <a href={href('client', props.ip)} aria-current={props.tab !== 'history' && props.tab !== 'timeline' ? 'page' : undefined}>
             {t('client.details')}
+          </a>
+          <a href={href('client', props.ip, 'timeline')} aria-current={props.tab === 'timeline' ? 'page' : undefined}>
+            {t('client.timelineTab')}
           </a>
           <a href={href('client', props.ip, 'history')} aria-current={props.tab === 'history' ? 'page' : undefined}>
             {t('history.title')}
           </a>
         </nav>
       )}
-      {props.tab === 'history' && enabled(info, 'history') ? <ClientHistory ip={props.ip} /> : <Details {...props} record={record} />}
+      {props.tab === 'history' && enabled(info, 'history') ? (
+        <ClientHistory ip={props.ip} />
+      ) : props.tab === 'timeline' && enabled(info, 'history') ? (
+        <ClientTimeline ip={props.ip} />
+      ) : (
+        <Details {...props} record={record} />
+      )}
     </div>
   );
 }
