@@ -684,6 +684,17 @@ export const en = {
   'timeline.by': 'by {who}',
   'client.timelineTab': 'Timeline',
   'timeline.asked': 'Asked for: {path}',
+  'scope.filter': 'Find a center or room',
+  'scope.wholeCenter': '{name} (whole center)',
+  'users.scope': 'Limited to',
+  'users.scopeHint': 'Nothing ticked: the whole fleet.',
+  'users.edit': 'Edit',
+  'users.editUser': 'Edit {username}',
+  'users.edited': 'User {username} changed: their sessions have ended, they sign in again with their new rights.',
+  'users.editHint': 'Saving ends their sessions: they sign in again with what they now hold.',
+  'users.shellLong': 'May run commands on PCs (shell)',
+  'users.wholeFleet': 'the whole fleet',
+  'audit.entity.user': 'user',
 };
 
 export type Messages = typeof en;
@@ -1376,4 +1387,15 @@ export const es: Messages = {
   'timeline.by': 'por {who}',
   'client.timelineTab': 'Cronología',
   'timeline.asked': 'Se pidió: {path}',
+  'scope.filter': 'Buscar un centro o aula',
+  'scope.wholeCenter': '{name} (todo el centro)',
+  'users.scope': 'Limitado a',
+  'users.scopeHint': 'Nada marcado: todos los equipos.',
+  'users.edit': 'Editar',
+  'users.editUser': 'Editar a {username}',
+  'users.edited': 'Usuario {username} cambiado: sus sesiones han terminado y entrará de nuevo con sus nuevos permisos.',
+  'users.editHint': 'Al guardar terminan sus sesiones: entrará de nuevo con lo que tenga ahora.',
+  'users.shellLong': 'Puede ejecutar órdenes en los equipos (shell)',
+  'users.wholeFleet': 'todos los equipos',
+  'audit.entity.user': 'usuario',
 };

@@ -20,6 +20,7 @@ const entities: Record<string, MessageKey> = {
   folder: 'audit.entity.folder',
   repository: 'audit.entity.repository',
   server: 'audit.entity.server',
+  user: 'audit.entity.user',
 };
 
 /** The record a change is of: "PC front-desk", "room Lab 1". */
