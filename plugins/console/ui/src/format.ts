@@ -68,3 +68,28 @@ export function timeOfDay(when: When): string {
 export function dateOnly(when: When): string {
   return formatOf('date').format(new Date(when));
 }
+
+/** Minutes the site's zone is ahead of UTC at `at` (the browser's zone when the site said none). */
+function offsetMinutes(at: number): number {
+  const zone = siteZone();
+  const parts: Record<string, number> = {};
+  const format = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
+  for (const part of format.formatToParts(at)) if (part.type !== 'literal') parts[part.type] = Number(part.value);
+  const wall = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!);
+  return Math.round((wall - Math.floor(at / 60_000) * 60_000) / 60_000);
+}
+
+/** The instant a day ('2026-11-26', `days` later) begins on the site's clock. */
+export function siteMidnight(date: string, days = 0): number {
+  const utc = Date.parse(`${date}T00:00:00Z`) + days * 86_400_000;
+  const guess = utc - offsetMinutes(utc) * 60_000;
+  return utc - offsetMinutes(guess) * 60_000;
+}

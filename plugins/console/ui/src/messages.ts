@@ -695,6 +695,10 @@ export const en = {
   'users.shellLong': 'May run commands on PCs (shell)',
   'users.wholeFleet': 'the whole fleet',
   'audit.entity.user': 'user',
+  'audit.dryRun': 'A check only (dry run): nothing was written.',
+  'audit.entity.procedure': 'procedure',
+  'audit.entity.task': 'task',
+  'audit.entity.schedule': 'schedule',
 };
 
 export type Messages = typeof en;
@@ -1398,4 +1402,8 @@ export const es: Messages = {
   'users.shellLong': 'Puede ejecutar órdenes en los equipos (shell)',
   'users.wholeFleet': 'todos los equipos',
   'audit.entity.user': 'usuario',
+  'audit.dryRun': 'Solo una comprobación: no se escribió nada.',
+  'audit.entity.procedure': 'procedimiento',
+  'audit.entity.task': 'tarea',
+  'audit.entity.schedule': 'programación',
 };
