@@ -16,7 +16,7 @@ const writes: Record<string, { entity: string; does: 'add' | 'update' | 'delete'
 };
 
 /** A body's value as the audit log keeps it: lists and sections as their JSON. */
-const valueOf = (value: unknown): AuditValue =>
+const auditValue = (value: unknown): AuditValue =>
   value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? value : JSON.stringify(value);
 
 /** The record's id: what the write answered (`id`), else what it named. */
@@ -43,11 +43,11 @@ export function auditSchedulerWrites(ctx: Pick<PluginContext, 'hooks' | 'events'
     let changes: AuditChange[];
     if (write.does === 'delete') changes = [{ ...base, field: 'id', before: id }];
     else if (write.does === 'run')
-      changes = [{ ...base, field: 'run', after: Array.isArray(sent.clients) ? sent.clients.join(', ') : valueOf(sent.scope ?? null) }];
+      changes = [{ ...base, field: 'run', after: Array.isArray(sent.clients) ? sent.clients.join(', ') : auditValue(sent.scope ?? null) }];
     else
       changes = Object.entries(sent)
         .filter(([field, value]) => value !== undefined && field !== 'id')
-        .map(([field, value]) => ({ ...base, field, after: valueOf(value) }));
+        .map(([field, value]) => ({ ...base, field, after: auditValue(value) }));
     if (changes.length > 0) await ctx.events.tell('audit.details', { req, changes });
   });
 }
