@@ -13,6 +13,7 @@ import { useStore } from './store';
 import type { VersionInfo } from './types';
 import { Audit } from './views/Audit';
 import { Dashboard } from './views/Dashboard';
+import { Dhcp } from './views/Dhcp';
 import { Job } from './views/Job';
 import { Jobs } from './views/Jobs';
 import { Energy } from './views/Energy';
@@ -108,6 +109,7 @@ function Shell(props: { info: VersionInfo }) {
     ['energy', t('nav.energy'), offers('energy', 'GET /energy')],
     ['power', t('nav.power'), offers('power', 'GET /power/calendars')],
     ['audit', t('nav.audit'), offers('audit', 'GET /audit')],
+    ['dhcp', t('nav.dhcp'), offers('dhcp', 'GET /dhcp/status')],
     ['users', t('nav.users'), managesUsers(info, who)],
     ['server', t('nav.server'), true],
   ];
@@ -178,6 +180,8 @@ function Shell(props: { info: VersionInfo }) {
           <Energy />
         ) : page === 'power' && shown.has('power') ? (
           <Power />
+        ) : page === 'dhcp' && shown.has('dhcp') ? (
+          <Dhcp />
         ) : page === 'audit' && shown.has('audit') ? (
           <Audit />
         ) : page === 'users' && managesUsers(info, who) ? (

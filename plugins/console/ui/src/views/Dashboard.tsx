@@ -12,6 +12,7 @@ import { useStore } from '../store';
 import type { JobSummary } from '../types';
 import { DashboardAttention } from './DashboardAttention';
 import { DashboardBoots } from './DashboardBoots';
+import { FirstRun } from './FirstRun';
 import { JobProgress } from './JobProgress';
 import { useJobEvents } from './jobEvents';
 import { jobPollMs } from './Jobs';
@@ -57,6 +58,7 @@ export function Dashboard() {
   return (
     <section aria-labelledby="dashboard-title" class="dashboard">
       <h1 id="dashboard-title">{t('nav.dashboard')}</h1>
+      <FirstRun />
       <h2>{t('dashboard.byState')}</h2>
       <TableScroll>
         <table class="grid">
