@@ -68,7 +68,7 @@ test("one clock: under a site zone unlike the host's, a schedule and a power cal
       .waitFor();
     await page.getByRole('button', { name: 'New calendar' }).click();
     const editor = page.locator('form.power-editor');
-    await editor.getByLabel('Its id', { exact: true }).fill(String(site.room));
+    await editor.getByLabel('Calendar of', { exact: true }).selectOption({ label: 'Lab 1' });
     for (const day of ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'])
       await editor.getByLabel(`${day}: Power on`).fill('07:45');
     await editor.getByRole('button', { name: 'Save' }).click();

@@ -142,7 +142,8 @@ test('a restore over 50 PCs: the job page shows each PC sent, then done as its a
     await page.locator('[data-action=restore-image]').click();
     const dialog = page.locator('dialog');
     await dialog.locator('select[name=id] option', { hasText: 'lab' }).waitFor({ state: 'attached' });
-    await dialog.locator('input[name=partition]').fill('1');
+    await dialog.locator('select[name=partition] option[value="1:1"]').waitFor({ state: 'attached' });
+    await dialog.locator('select[name=partition]').selectOption('1:1');
     await dialog.getByLabel(/I understand/).check();
     await dialog.getByRole('button', { name: 'Restore image' }).click();
     const link = page.locator('details.run a.job-link');

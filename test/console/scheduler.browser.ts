@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { ManualClock, Scheduler, SchedulerClock } from '../../plugins/scheduler';
 import { type TestBrowser, launchBrowser, screenshot, seriousViolations } from '../support/browser';
-import { consoleSite, signIn } from './site';
+import { bulkClients, consoleSite, signIn } from './site';
 // After the server's imports, which load the reflection tsyringe needs.
 import { container } from 'tsyringe';
 
@@ -127,6 +127,31 @@ test('in Spanish the form and the schedule read in Spanish; a weekly schedule wi
     const [stored] = (await site.s.post('/schedule/get')).body.schedule;
     assert.deepEqual([stored.week_days, stored.hours, stored.am_pm, stored.minutes], [1 << 4, 1 << 9, 1, 30], 'Fridays at 21:30');
     assert.deepEqual(await seriousViolations(page), [], 'axe-core in Spanish with the error shown');
+  } finally {
+    await site.close();
+  }
+});
+
+test('on a large fleet the schedule form lists centers and rooms by name and finds a PC by name or address instead of listing them all', async () => {
+  const site = await consoleSite(1);
+  try {
+    await bulkClients(site, 300);
+    await site.s.post('/procedure/add', { center: site.center, name: 'Inventory', steps: [{ command: 'hardware' }] });
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await page.getByRole('link', { name: 'Scheduler', exact: true }).click();
+    const form = page.locator('form.schedule-form');
+    await form.getByLabel('Runs').locator('option', { hasText: 'Inventory' }).waitFor({ state: 'attached' });
+    await form.getByLabel('Runs').selectOption({ label: 'Inventory' });
+    const on = form.getByLabel('On', { exact: true });
+    await on.locator('option', { hasText: 'Room 003' }).waitFor({ state: 'attached' });
+    const count = await on.locator('option').count();
+    assert.ok(count < 20, `centers and rooms, not 301 PCs: ${count} options`);
+    await form.getByLabel('Find a room or PC').fill('host00042');
+    await on.locator('option', { hasText: 'host00042' }).waitFor({ state: 'attached' });
+    await on.selectOption({ label: 'Room 001 › host00042 (10.0.4.18)' });
+    await form.getByLabel('Find a room or PC').fill('');
+    assert.equal(await on.inputValue(), 'computer:1042', 'the PC picked stays picked');
   } finally {
     await site.close();
   }

@@ -776,6 +776,12 @@ export const en = {
   'server.plugin.jobs': 'Every command as a job',
   'server.plugin.events': 'Live events and webhooks',
   'server.plugin.boot': 'Network boot over HTTP (iPXE)',
+  'scheduler.find': 'Find a room or PC',
+  'scheduler.findHint': 'Its name or address: large fleets list only the PCs found.',
+  'power.calendarOf': 'Calendar of',
+  'power.pickTarget': 'Pick a center, room or folder',
+  'restore.fromFirst': 'As {ip} has it; each selected PC gets the same disk and partition.',
+  'restore.noSetup': '{ip} has not reported its disks yet: type them.',
 };
 
 export type Messages = typeof en;
@@ -1560,4 +1566,10 @@ export const es: Messages = {
   'server.plugin.jobs': 'Cada orden como un trabajo',
   'server.plugin.events': 'Eventos en vivo y webhooks',
   'server.plugin.boot': 'Arranque por red por HTTP (iPXE)',
+  'scheduler.find': 'Buscar un aula o equipo',
+  'scheduler.findHint': 'Su nombre o dirección: en flotas grandes solo se listan los equipos encontrados.',
+  'power.calendarOf': 'Calendario de',
+  'power.pickTarget': 'Elija un centro, aula o carpeta',
+  'restore.fromFirst': 'Tal como la tiene {ip}; cada equipo elegido recibe el mismo disco y partición.',
+  'restore.noSetup': '{ip} aún no ha informado de sus discos: escríbalos.',
 };

@@ -1,3 +1,4 @@
+import { humanBytes } from '../../format';
 import { useState } from 'preact/hooks';
 import { get, post } from '../../api';
 import { ErrorNote } from '../../components/ErrorNote';
@@ -370,18 +371,24 @@ export function RestoreImageForm(props: FormProps) {
   const [image, setImage] = useState('');
   const [disk, setDisk] = useState('1');
   const [partition, setPartition] = useState('1');
+  const [place, setPlace] = useState('');
   const [type, setType] = useState('UNICAST');
   const [understood, setUnderstood] = useState(false);
   const { error, busy, submit } = useSubmit(props);
   const risk = useAtRisk(props.clients);
   const list = images.value?.images ?? [];
   const chosen = list.find((i) => String(i.id) === image) ?? list[0];
+  // Disk and partition by name, from the first PC's own setup; typed only when it reported none.
+  const partitions = usePartitions(props.clients[0]!);
+  const known = partitions.value ?? [];
+  const picked = known.find((p) => `${p.disk}:${p.partition}` === place) ?? known[0];
+  const target = picked ? { disk: String(picked.disk), partition: String(picked.partition) } : { disk, partition };
   return (
     <form
       onSubmit={(e) => {
         e.preventDefault();
         void submit(t('image.restoreOf', { name: chosen!.name }), 'command', () =>
-          relayed('/image/restore', { clients: props.clients, id: String(chosen!.id), name: chosen!.name, disk, partition, type }),
+          relayed('/image/restore', { clients: props.clients, id: String(chosen!.id), name: chosen!.name, ...target, type }),
         );
       }}
     >
@@ -395,8 +402,32 @@ export function RestoreImageForm(props: FormProps) {
         error={error}
       />
       <div class="row-fields">
-        <Field label={t('setup.disk')} name="disk" value={disk} onInput={setDisk} error={error} />
-        <Field label={t('image.partitionNumber')} name="partition" value={partition} onInput={setPartition} error={error} />
+        {known.length > 0 ? (
+          <Field
+            label={t('image.partition')}
+            name="partition"
+            value={picked ? `${picked.disk}:${picked.partition}` : ''}
+            onInput={setPlace}
+            options={known.map((p) => ({
+              value: `${p.disk}:${p.partition}`,
+              label: `${t('image.diskPartition', { disk: p.disk, partition: p.partition })}: ${[p.filesystem_name, humanBytes(p.size), p.os].filter(Boolean).join(', ')}`,
+            }))}
+            error={error?.field === 'disk' ? { ...error, field: 'partition' } : error}
+            hint={t('restore.fromFirst', { ip: props.clients[0]! })}
+          />
+        ) : (
+          <>
+            <Field label={t('setup.disk')} name="disk" value={disk} onInput={setDisk} error={error} />
+            <Field
+              label={t('image.partitionNumber')}
+              name="partition"
+              value={partition}
+              onInput={setPartition}
+              error={error}
+              hint={partitions.value ? t('restore.noSetup', { ip: props.clients[0]! }) : undefined}
+            />
+          </>
+        )}
         <Field
           label={t('image.method')}
           name="type"

@@ -22,8 +22,8 @@ export function ScheduleForm(props: { catalogue?: Catalogue; model: TreeModel | 
     { group: t('scheduler.tasks'), options: tasks.map((k) => ({ value: `task:${k.id}`, label: k.name })) },
     { group: t('scheduler.procedures'), options: procedures.map((p) => ({ value: `procedure:${p.id}`, label: p.name })) },
   ].filter((g) => g.options.length > 0);
-  const targets = targetOptions(props.model);
-  const [form, setForm] = useState({ name: '', runs: '', target: '', repeat: 'weekly', at: '', time: '08:00' });
+  const [form, setForm] = useState({ name: '', runs: '', target: '', repeat: 'weekly', at: '', time: '08:00', find: '' });
+  const targets = targetOptions(props.model, form.find, form.target);
   const [weekdays, setWeekdays] = useState<number[]>([]);
   const s = useRequest();
   const chosen = form.runs || runs[0]?.options[0]?.value || '';
@@ -81,14 +81,24 @@ export function ScheduleForm(props: { catalogue?: Catalogue; model: TreeModel | 
             error={s.error}
           />
           {kind === 'procedure' ? (
-            <Field
-              label={t('scheduler.on')}
-              name="target"
-              value={target}
-              onInput={(v) => setForm({ ...form, target: v })}
-              options={targets}
-              error={s.error}
-            />
+            <>
+              <Field
+                label={t('scheduler.find')}
+                name="find"
+                type="search"
+                value={form.find}
+                onInput={(v) => setForm({ ...form, find: v })}
+                hint={t('scheduler.findHint')}
+              />
+              <Field
+                label={t('scheduler.on')}
+                name="target"
+                value={target}
+                onInput={(v) => setForm({ ...form, target: v })}
+                options={targets}
+                error={s.error}
+              />
+            </>
           ) : (
             task && (
               <p class="hint">
