@@ -11,6 +11,7 @@ import { go, href } from '../router';
 import { useStore } from '../store';
 import type { ClientListing, JobDetail, JobSummary, Partition, Repository } from '../types';
 import { kindLabel, outcomeText } from './jobWords';
+import { hardwareName } from '../hardwareNames';
 import { useAsync } from '../useAsync';
 import { ClientHistory } from './History';
 import { ClientTimeline } from './Timeline';
@@ -385,7 +386,14 @@ function Hardware(props: { ip: string }) {
       {list.length === 0 ? (
         <p class="hint">{t('client.noHardware')}</p>
       ) : (
-        <dl class="facts">{list.map((h, i) => [<dt key={`t${i}`}>{h.type}</dt>, <dd key={`d${i}`}>{h.description}</dd>])}</dl>
+        <dl class="facts">
+          {list.map((h, i) => [
+            <dt key={`t${i}`} data-type={h.type}>
+              {hardwareName(h.type)}
+            </dt>,
+            <dd key={`d${i}`}>{h.description}</dd>,
+          ])}
+        </dl>
       )}
     </section>
   );

@@ -5,6 +5,7 @@ import { ErrorNote } from '../components/ErrorNote';
 import { Field } from '../components/Field';
 import { t } from '../i18n';
 import type { HistoryEntry } from '../types';
+import { hardwareName } from '../hardwareNames';
 import { TableScroll } from '../components/TableScroll';
 
 const filterNames = ['kind', 'from', 'to'] as const;
@@ -36,7 +37,7 @@ export function ClientHistory(props: { ip: string }) {
 
   const what = (c: HistoryEntry) =>
     c.kind === 'hardware'
-      ? (c.type_name ?? c.type ?? '')
+      ? hardwareName(c.type ?? c.type_name ?? '')
       : c.package
         ? t('history.package', { name: c.package, disk: c.disk ?? 0, partition: c.partition ?? 0 })
         : t('history.os', { disk: c.disk ?? 0, partition: c.partition ?? 0 });

@@ -8,6 +8,7 @@ import { href } from '../router';
 import type { HistoryEntry } from '../types';
 import { askerText, kindLabel, outcomeText, whatText } from './jobWords';
 import { AuditDetails } from './AuditDetails';
+import { hardwareName } from '../hardwareNames';
 
 /** One entry of GET /client/timeline (the history plugin's answer, each plugin's records). */
 interface Entry {
@@ -93,7 +94,7 @@ function EntryText({ entry }: { entry: Entry }) {
           :{' '}
           {changes
             .map((c) => {
-              const what = c.kind === 'hardware' ? (c.type_name ?? c.type ?? '') : c.package || t('timeline.os');
+              const what = c.kind === 'hardware' ? hardwareName(c.type ?? c.type_name ?? '') : c.package || t('timeline.os');
               const change = t(`history.change.${c.change}` as MessageKey);
               return c.before && c.after
                 ? `${what} ${change}: ${c.before} → ${c.after}`
