@@ -44,9 +44,9 @@ test('a command that exits non-zero is red as a failure on its job (listed first
     await line.locator('pre.output', { hasText: 'false: it went wrong' }).waitFor();
     assert.equal(await page.locator('.job-bar .bar-failed').count(), 1, 'the bar has a red part');
     await page.getByRole('button', { name: 'Retry the failed one' }).waitFor();
+    await screenshot(page, 'job-failed');
     await page.locator('[data-show=failed]').click();
     assert.equal(await rows.count(), 1, 'narrowed to the failed PC');
-    await screenshot(page, 'job-failed');
 
     // The PC: its last command failed, in red; its last job says how.
     await page.goto(`${site.url}/console/#/client/${bad}`);
