@@ -170,6 +170,8 @@ export interface RouteRegistrar {
   get<S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void;
   post<S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void;
   delete<S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void;
+  /** Node sends a HEAD answer's head only, whatever the handler writes: register the GET's handler. */
+  head<S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void;
 }
 
 /** Every route of every plugin; two plugins may not claim the same method and path. */
@@ -184,7 +186,7 @@ export class RouteTable {
       (method: string) =>
       <S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void =>
         this.add(owner, method, path, spec as unknown as RouteSpec<TSchema>, handler as Handler<unknown>);
-    return { get: add('GET'), post: add('POST'), delete: add('DELETE') };
+    return { get: add('GET'), post: add('POST'), delete: add('DELETE'), head: add('HEAD') };
   }
 
   private add(owner: string, method: string, path: string, spec: RouteSpec<TSchema>, handler: Handler<unknown>): void {
@@ -211,7 +213,7 @@ export class RouteTable {
       summary: spec.summary,
       responseType: spec.responseType ?? 'application/json',
       log: spec.log ?? true,
-      audit: spec.audit ?? (!spec.public && method !== 'GET' && spec.permission !== 'read'),
+      audit: spec.audit ?? (!spec.public && method !== 'GET' && method !== 'HEAD' && spec.permission !== 'read'),
       stream: spec.stream ?? false,
       scoped,
       clientsOf,
