@@ -1,27 +1,31 @@
-import { ErrorCode, HttpError, type PluginContext } from 'ogserve';
+import { ErrorCode, HttpError, type PluginContext, type RequestContext } from 'ogserve';
 import type { Inventory } from '../inventory';
 import { allowList } from './allow-list';
 import { stageOfFile } from './events';
 import { type BootFolder, BootFileServer, type Transfer } from './files';
 import { macFrom } from './mac';
-import { BootMetrics } from './metrics';
+import type { BootMetrics } from './metrics';
 import type { BootSettings } from './schemas';
+import type { TransferSlots } from './transfer-slots';
 
 /**
- * GET /boot/files/<path>: kernels, initrds and root images for PCs (public: a PC holds no
- * key). `folders`: `live.directory` (its images checked against their manifests), then
- * `boot.extra_dir` when set.
+ * GET and HEAD /boot/files/<path>: kernels, initrds and root images for PCs (public: a PC
+ * holds no key). `folders`: `live.directory` (its images checked against their manifests),
+ * then `boot.extra_dir` when set; their bodies go out in `slots`.
  */
-export function fileRoutes(ctx: PluginContext<BootSettings>, inventory: Inventory, folders: BootFolder[]): void {
+export function fileRoutes(
+  ctx: PluginContext<BootSettings>,
+  deps: { inventory: Inventory; folders: BootFolder[]; slots: TransferSlots; metrics: BootMetrics },
+): void {
+  const { inventory, metrics } = deps;
   const allowed = allowList(ctx.config.allow);
-  const files = new BootFileServer(folders, ctx.config.max_transfers, ctx.log);
-  const metrics = new BootMetrics(ctx.metrics, () => files.inFlight);
+  const files = new BootFileServer(deps.folders, deps.slots, ctx.log);
 
   // The PC a transfer is for: the MAC its script put in the URL, else its source address.
   async function announce(transfer: Transfer, mac: string | undefined, address: string): Promise<void> {
     const stage = stageOfFile(transfer.file);
     metrics.transferred(transfer, stage);
-    if (!stage || (transfer.status !== 200 && transfer.status !== 206)) return;
+    if (!stage) return;
     const client = mac ? await inventory.clientByMac(mac) : await inventory.clientByIp(address);
     if (!client) return;
     const { bytes, ms, cutShort } = transfer;
@@ -35,13 +39,13 @@ export function fileRoutes(ctx: PluginContext<BootSettings>, inventory: Inventor
     summary: 'A boot file (kernel, initrd, root image) for PCs',
   } as const;
   const prefix = '/boot/files/';
-  ctx.router.get(`${prefix}*`, spec, async (rc) => {
+  const answer = async (rc: RequestContext<unknown>): Promise<void> => {
     const { address } = rc;
     if (!allowed(address)) {
       metrics.refusedFor('not_allowed');
       throw new HttpError(403, ErrorCode.forbidden, `boot files are not served to ${address} (boot.allow)`);
     }
-    // Read before the file is sent: sirv is handed the checked path, without the query.
+    // The PC its script put in the file's URL.
     const mac = macFrom(rc.query.get('mac'));
     // The whole rest of the path, as sent (polka's `*` parameter holds one segment only).
     const pathname = (rc.req.url ?? '').split('?', 1)[0]!;
@@ -56,5 +60,8 @@ export function fileRoutes(ctx: PluginContext<BootSettings>, inventory: Inventor
         if (error instanceof HttpError && error.code === 'file_damaged') metrics.refusedFor('damaged');
         throw error;
       });
-  });
+  };
+  ctx.router.get(`${prefix}*`, spec, answer);
+  // A download tool's first look (curl -I, wget --spider): the same head, no body, no slot.
+  ctx.router.head(`${prefix}*`, spec, answer);
 }

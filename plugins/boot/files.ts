@@ -1,10 +1,11 @@
-import { constants } from 'node:fs';
+import { type BigIntStats, close, constants, createReadStream, fstat, open } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
-import sirv from 'sirv';
+import { promisify } from 'node:util';
 import { ErrorCode, HttpError, type Logger } from 'ogserve';
+import { fileAnswer, versionOf } from './file-answer';
+import type { TransferSlots } from './transfer-slots';
 
 /**
  * One segment of a boot file's path: the characters ogLive, kernel and GRUB file names use.
@@ -16,14 +17,22 @@ const segment = /^[A-Za-z0-9_+~-][A-Za-z0-9._+~-]{0,254}$/;
 /** How long a PC refused for the transfer cap waits before it asks again (iPXE honours Retry-After). */
 const retryAfterS = 5;
 
-/** A transfer once its answer ended or was cut off. */
+/** Bytes read from a file at a time: what a transfer must hand on within boot.stall_s. */
+const chunkBytes = 64 * 1024;
+
+const openFile = promisify(open);
+const closeFile = promisify(close);
+const fileStats = promisify(fstat) as (fd: number, options: { bigint: true }) => Promise<BigIntStats>;
+
+/** A body sent (a 200 or 206), once its answer ended or was cut off. */
 export interface Transfer {
   /** The path under /boot/files/. */
   file: string;
-  status: number;
   bytes: number;
   ms: number;
   cutShort: boolean;
+  /** Cut for standing still longer than boot.stall_s. */
+  stalled: boolean;
 }
 
 /** A folder of boot files, and what may refuse one of its files (the live images' manifests). */
@@ -33,35 +42,27 @@ export interface BootFolder {
   refusal?: (file: string) => Promise<string | undefined>;
 }
 
-type Root = BootFolder & { serve: ReturnType<typeof sirv> };
-
 /**
  * The boot files PCs fetch over HTTP: those under the given folders (the first that has a
- * path wins), sent by sirv (Range, ETag and Last-Modified, 304), never a listing, never a file
- * whose real path (symlinks followed) is outside its folder, nor one its folder refuses; at
- * most `maxTransfers` at once.
+ * path wins), with ETag and Last-Modified (304), Range and If-Range (206, 416), HEAD; never a
+ * listing, never a file whose real path (symlinks followed) is outside its folder, nor one its
+ * folder refuses. Bodies go out in the slots of `slots` (503 when none is free).
  */
 export class BootFileServer {
-  private readonly roots: Root[];
-  private active = 0;
-
-  /** Transfers under way (the metric). */
-  get inFlight(): number {
-    return this.active;
-  }
+  private readonly roots: BootFolder[];
 
   constructor(
     folders: readonly BootFolder[],
-    private readonly maxTransfers: number,
+    private readonly slots: TransferSlots,
     private readonly log: Logger,
   ) {
-    // dev: files are looked up when asked (ogLive images come and go), not listed once at start.
-    this.roots = folders.map((f) => ({ ...f, dir: path.resolve(f.dir), serve: sirv(f.dir, { dev: true, etag: true, extensions: [] }) }));
+    // Looked up when asked (ogLive images come and go), not listed once at start.
+    this.roots = folders.map((f) => ({ ...f, dir: path.resolve(f.dir) }));
   }
 
   /**
    * Answer `raw` (the path after /boot/files/, as the request wrote it); an HttpError when it
-   * is not served. `ended` hears of the transfer once its answer ended or was cut off.
+   * is not served. `ended` hears of each body sent once its answer ended or was cut off.
    */
   async send(req: IncomingMessage, res: ServerResponse, raw: string, ended: (transfer: Transfer) => void): Promise<void> {
     const file = relativePath(raw);
@@ -71,39 +72,48 @@ export class BootFileServer {
     // A PC never boots a damaged image: iPXE shows the error and goes on to its next boot device.
     const refused = await root.refusal?.(real);
     if (refused) throw new HttpError(500, 'file_damaged', `${file} is not served: ${refused}`);
-    if (this.active >= this.maxTransfers) {
-      const message = `${this.active} boot file transfers under way (boot.max_transfers); try again in ${retryAfterS} s`;
+    // Opened once: the size and validators in the head are those of the bytes the body reads.
+    // A plain descriptor: a stream over a FileHandle reads through promises, a third slower.
+    const fd = await openFile(real, 'r').catch(() => {
+      throw new HttpError(404, ErrorCode.notFound, `no boot file at ${file}`);
+    });
+    let answer: ReturnType<typeof fileAnswer>;
+    try {
+      answer = fileAnswer(req.method ?? 'GET', req.headers, versionOf(await fileStats(fd, { bigint: true })));
+    } catch (error) {
+      await closeFile(fd);
+      throw error;
+    }
+    const { body } = answer;
+    // A connection gone while the file was opened would never say so again: nothing to send.
+    const gone = res.socket === null || res.socket.destroyed;
+    if (!body || gone) {
+      await closeFile(fd);
+      if (gone) return;
+      res.writeHead(answer.status, answer.headers);
+      res.end();
+      return;
+    }
+    if (this.slots.full) {
+      await closeFile(fd);
+      const message = `${this.slots.inFlight} boot file transfers under way (boot.max_transfers); try again in ${retryAfterS} s`;
       throw new HttpError(503, 'busy', message, undefined, { 'Retry-After': String(retryAfterS) });
     }
-    this.active++;
-    const started = performance.now();
-    const body = watchBody(res);
-    res.once('close', () => {
-      this.active--;
-      const ms = Math.round(performance.now() - started);
-      // Cut short: fewer bytes than the answer declared. Not whether the answer ended: a PC
-      // may close the connection on its last byte, before the file stream says it is done.
-      ended({ file, status: res.statusCode, bytes: body.sent, ms, cutShort: body.sent < body.declared });
-    });
-    // sirv pipes a file stream it gives no error handler: a file gone or unreadable between
-    // the checks and its opening would be an uncaught error. It cuts this answer instead.
-    res.once('pipe', (source: NodeJS.ReadableStream) =>
-      source.once('error', (error: Error) => {
-        this.log.warn({ err: error, file }, `boot file transfer failed: ${error.message}`);
-        res.destroy();
-      }),
+    res.writeHead(answer.status, answer.headers);
+    const declared = body.end - body.start + 1;
+    this.slots.flow(
+      createReadStream('', { fd, start: body.start, end: body.end, highWaterMark: chunkBytes }),
+      res,
+      ({ bytes, ms, stalled }) =>
+        // Cut short: fewer bytes than the head declared, or stuck before the PC took the last.
+        // Not whether the answer ended: a PC may close the connection on its last byte.
+        ended({ file, bytes, ms, cutShort: bytes < declared || stalled, stalled }),
+      (error) => this.log.warn({ err: error, file }, `boot file transfer failed: ${error.message}`),
     );
-    // What sirv looks up: the checked path, without the query.
-    req.url = `/${file}`;
-    // sirv answers at once (its lookups are synchronous), or says the file went meanwhile.
-    await new Promise<void>((resolve, reject) => {
-      root.serve(req, res, () => reject(new HttpError(404, ErrorCode.notFound, `no boot file at ${file}`)));
-      resolve();
-    });
   }
 
   /** The first folder holding `file` as a readable regular file whose real path stays inside it, and that path. */
-  private async rootHolding(file: string): Promise<{ root: Root; real: string } | undefined> {
+  private async rootHolding(file: string): Promise<{ root: BootFolder; real: string } | undefined> {
     for (const root of this.roots) {
       const [real, realRoot] = await Promise.all([realpath(path.join(root.dir, file)), realpath(root.dir)].map((p) => p.catch(() => null)));
       if (!real || !realRoot || !real.startsWith(realRoot + path.sep)) continue;
@@ -115,27 +125,6 @@ export class BootFileServer {
     }
     return undefined;
   }
-}
-
-/**
- * The body bytes written to `res` and the length its head declared: sirv gives its headers to
- * writeHead and pipes the file into the answer, so neither getHeader nor the socket's count
- * says what the body was.
- */
-function watchBody(res: ServerResponse): { sent: number; declared: number } {
-  const body = { sent: 0, declared: 0 };
-  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
-  res.writeHead = ((...args: unknown[]) => {
-    const headers = args.find((a): a is Record<string, unknown> => typeof a === 'object' && a !== null && !Array.isArray(a));
-    body.declared = Number(headers?.['Content-Length'] ?? 0);
-    return writeHead(...args);
-  }) as ServerResponse['writeHead'];
-  const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
-  res.write = ((chunk: unknown, ...rest: unknown[]) => {
-    body.sent += typeof chunk === 'string' ? Buffer.byteLength(chunk) : (chunk as Uint8Array).length;
-    return write(chunk, ...rest);
-  }) as ServerResponse['write'];
-  return body;
 }
 
 /** The decoded path under /boot/files/, every segment plain; a 400 otherwise. */

@@ -7,6 +7,7 @@ import { BootClock } from './clock';
 import { BootStageEntity } from './entities/boot-stage';
 import { NextBootEntity } from './entities/next-boot';
 import { fileRoutes } from './file-routes';
+import { BootMetrics } from './metrics';
 import { oneShotBoots } from './next-routes';
 import { publicUrl } from './public-url';
 import { BootConfig } from './schemas';
@@ -15,6 +16,7 @@ import { lastStagesRoute } from './last-stages-route';
 import { IpxeTemplates } from './templates';
 import { BootTimeline } from './timeline';
 import { timelineRoutes } from './timeline-routes';
+import { TransferSlots } from './transfer-slots';
 
 export type { BootStage } from './events';
 export { BootClock } from './clock';
@@ -31,13 +33,15 @@ export default definePlugin({
     const bootFiles = ctx.use(BootFiles);
     const templates = new IpxeTemplates(config.templates_dir);
     const url = publicUrl(config.public_url, ctx.settings.rest);
+    const slots = new TransferSlots(config.max_transfers, config.stall_s * 1000);
+    const metrics = new BootMetrics(ctx.metrics, () => slots.inFlight);
     scriptRoutes(ctx, { inventory, bootFiles, templates, filesUrl: `${url}/boot/files` });
     const catalog = ctx.use(LiveCatalog);
     const folders = [
       { dir: catalog.directory, refusal: (file: string) => catalog.refusal(file) },
       ...(config.extra_dir ? [{ dir: config.extra_dir }] : []),
     ];
-    fileRoutes(ctx, inventory, folders);
+    fileRoutes(ctx, { inventory, folders, slots, metrics });
     oneShotBoots(ctx, bootFiles, inventory);
 
     // The timeline: each boot's stages from the events above, and the agent coming up after it.

@@ -19,6 +19,8 @@ export const BootConfig = Type.Object(
     extra_dir: Type.Optional(Type.String({ path: true })),
     /** File transfers at once; beyond, 503 with Retry-After (iPXE tries again). */
     max_transfers: Type.Integer({ default: 100, minimum: 1 }),
+    /** Seconds a transfer may go without a byte taken before it is cut, freeing its place for another PC. */
+    stall_s: Type.Number({ default: 30, exclusiveMinimum: 0, maximum: 3600 }),
     /** Networks (CIDR, or single addresses) files are served to; empty = every address. */
     allow: Type.Array(Type.String({ minLength: 1 }), { default: [], maxItems: 256 }),
     /** Scripts one source address may fetch per minute (0 = no limit). */
