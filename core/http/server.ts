@@ -88,7 +88,9 @@ export function createRestServer(options: RestOptions): http.Server {
   const handleOptions = { ...options, origin: (req: IncomingMessage) => originOf(req, trusted) };
   const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
     const known = toHttpError(error);
-    if (known.status >= 500) log.error({ err: error, method: req.method, url: req.url }, 'request failed');
+    // A 503 refuses for load: no failure of the service, and a flood of them (PCs retrying a busy
+    // file) must not write a stack each. The request log has each; the plugin may sum them up.
+    if (known.status >= 500 && known.status !== 503) log.error({ err: error, method: req.method, url: req.url }, 'request failed');
     hooks.failed(known, req, exchanges.get(req)?.route);
     const headers: Record<string, string> = { ...commonHeaders(req), ...known.headers };
     // The reference's challenge, unless the refusal brings its own or a page's script sent the

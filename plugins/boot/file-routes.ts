@@ -5,6 +5,7 @@ import { stageOfFile } from './events';
 import { type BootFolder, BootFileServer, type Transfer } from './files';
 import { macFrom } from './mac';
 import type { BootMetrics } from './metrics';
+import type { RefusalLog } from './refusal-log';
 import type { BootSettings } from './schemas';
 import type { TransferSlots } from './transfer-slots';
 
@@ -15,9 +16,9 @@ import type { TransferSlots } from './transfer-slots';
  */
 export function fileRoutes(
   ctx: PluginContext<BootSettings>,
-  deps: { inventory: Inventory; folders: BootFolder[]; slots: TransferSlots; metrics: BootMetrics },
+  deps: { inventory: Inventory; folders: BootFolder[]; slots: TransferSlots; metrics: BootMetrics; refusals: RefusalLog },
 ): void {
-  const { inventory, metrics } = deps;
+  const { inventory, metrics, refusals } = deps;
   const allowed = allowList(ctx.config.allow);
   const files = new BootFileServer(deps.folders, deps.slots, ctx.log);
 
@@ -56,7 +57,10 @@ export function fileRoutes(
         ),
       )
       .catch((error: unknown) => {
-        if (error instanceof HttpError && error.status === 503) metrics.refusedFor('busy');
+        if (error instanceof HttpError && error.status === 503) {
+          metrics.refusedFor('busy');
+          refusals.note('503 busy', error.message);
+        }
         if (error instanceof HttpError && error.code === 'file_damaged') metrics.refusedFor('damaged');
         throw error;
       });

@@ -8,6 +8,7 @@ import { BootStageEntity } from './entities/boot-stage';
 import { NextBootEntity } from './entities/next-boot';
 import { fileRoutes } from './file-routes';
 import { BootMetrics } from './metrics';
+import { RefusalLog } from './refusal-log';
 import { oneShotBoots } from './next-routes';
 import { publicUrl } from './public-url';
 import { BootConfig } from './schemas';
@@ -35,13 +36,15 @@ export default definePlugin({
     const url = publicUrl(config.public_url, ctx.settings.rest);
     const slots = new TransferSlots(config.max_transfers, config.stall_s * 1000);
     const metrics = new BootMetrics(ctx.metrics, () => slots.inFlight);
-    scriptRoutes(ctx, { inventory, bootFiles, templates, filesUrl: `${url}/boot/files` });
+    const refusals = new RefusalLog(ctx.log, config.refusals_log_s * 1000);
+    ctx.onStop(() => refusals.flush());
+    scriptRoutes(ctx, { inventory, bootFiles, templates, metrics, refusals, filesUrl: `${url}/boot/files` });
     const catalog = ctx.use(LiveCatalog);
     const folders = [
       { dir: catalog.directory, refusal: (file: string) => catalog.refusal(file) },
       ...(config.extra_dir ? [{ dir: config.extra_dir }] : []),
     ];
-    fileRoutes(ctx, { inventory, folders, slots, metrics });
+    fileRoutes(ctx, { inventory, folders, slots, metrics, refusals });
     oneShotBoots(ctx, bootFiles, inventory);
 
     // The timeline: each boot's stages from the events above, and the agent coming up after it.

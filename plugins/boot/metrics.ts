@@ -32,7 +32,9 @@ export class BootMetrics {
     });
     this.refused = new Counter({
       name: 'ogserve_boot_refused_total',
-      help: 'Boot file requests refused: busy (boot.max_transfers), not_allowed (boot.allow), damaged (not as its manifest says)',
+      help:
+        'Boot requests refused: busy (boot.max_transfers), not_allowed (boot.allow), damaged (not as its manifest says), ' +
+        'too_many_scripts (boot.scripts_per_minute)',
       labelNames: ['reason'],
       registers: [registry],
     });
@@ -44,7 +46,7 @@ export class BootMetrics {
     if (transfer.stalled) this.stalled.inc();
   }
 
-  refusedFor(reason: 'busy' | 'not_allowed' | 'damaged'): void {
+  refusedFor(reason: 'busy' | 'not_allowed' | 'damaged' | 'too_many_scripts'): void {
     this.refused.inc({ reason });
   }
 }

@@ -21,6 +21,8 @@ export const BootConfig = Type.Object(
     max_transfers: Type.Integer({ default: 100, minimum: 1 }),
     /** Seconds a transfer may go without a byte taken before it is cut, freeing its place for another PC. */
     stall_s: Type.Number({ default: 30, exclusiveMinimum: 0, maximum: 3600 }),
+    /** Seconds between the log lines that sum up refused requests (503 busy, 429 too many scripts), never one line each. */
+    refusals_log_s: Type.Number({ default: 60, exclusiveMinimum: 0, maximum: 86400 }),
     /** Networks (CIDR, or single addresses) files are served to; empty = every address. */
     allow: Type.Array(Type.String({ minLength: 1 }), { default: [], maxItems: 256 }),
     /** Scripts one source address may fetch per minute (0 = no limit). */

@@ -4,7 +4,9 @@ import type { Inventory } from '../inventory';
 import type { BootFiles } from '../pxe-modes';
 import './events';
 import { colonMac, macFrom } from './mac';
+import type { BootMetrics } from './metrics';
 import { PerAddressLimit } from './rate-limit';
+import type { RefusalLog } from './refusal-log';
 import type { BootSettings } from './schemas';
 import { messageScript, scriptReply } from './script-text';
 import type { IpxeTemplates, ScriptVariables } from './templates';
@@ -19,15 +21,24 @@ const defaultLivedir = 'ogLive';
  */
 export function scriptRoutes(
   ctx: PluginContext<BootSettings>,
-  deps: { inventory: Inventory; bootFiles: BootFiles; templates: IpxeTemplates; filesUrl: string },
+  deps: {
+    inventory: Inventory;
+    bootFiles: BootFiles;
+    templates: IpxeTemplates;
+    metrics: BootMetrics;
+    refusals: RefusalLog;
+    filesUrl: string;
+  },
 ): void {
-  const { inventory, bootFiles, templates, filesUrl } = deps;
+  const { inventory, bootFiles, templates, metrics, refusals, filesUrl } = deps;
   const limit = new PerAddressLimit(ctx.config.scripts_per_minute);
 
   const answer = async (rc: RequestContext<unknown>, asked: string | null | undefined) => {
     const wait = limit.take(rc.address);
     if (wait > 0) {
       const message = `too many boot requests from ${rc.address}; try again in ${wait} s`;
+      metrics.refusedFor('too_many_scripts');
+      refusals.note('429 too_many_scripts', message);
       return scriptReply(messageScript(message), 429, { 'Retry-After': String(wait) });
     }
     const mac = macFrom(asked);
