@@ -114,8 +114,7 @@ export default definePlugin({
     // Every inventory route that is not a read may change the tree, and is announced, with
     // what it changed field by field for the audit log. Reading the records around a write
     // costs about 0.4 ms of CPU: done only where the audit plugin is on to keep them.
-    const audited = ctx.plugins.some((p) => p.name === 'audit');
-    const changes = new WriteChanges(ctx.db, ctx.events, audited);
+    const changes = new WriteChanges(ctx.db, ctx.events, () => ctx.events.heard('audit.details'));
     // Before a write, the records it is about to change; once it succeeded, before its answer,
     // the tree read again and what changed announced; after a failed one, the tree read again.
     const watching = new WeakMap<IncomingMessage, Watched | undefined>();

@@ -111,7 +111,8 @@ test('the TypeScript plugin of docs/writing-a-plugin.md is examples/notes-plugin
   const blocks = [...section.matchAll(/```(?:json|ts)\n([\s\S]*?)```/g)].map((m) => m[1]);
   const files = ['package.json', 'tsconfig.json', 'src/index.ts', 'test/notes.test.ts'];
   assert.equal(blocks.length, files.length, 'one block per file');
-  for (const [i, file] of files.entries()) assert.equal(blocks[i], readFileSync(path.join(root, 'examples', 'notes-plugin', file), 'utf8'), file);
+  for (const [i, file] of files.entries())
+    assert.equal(blocks[i], readFileSync(path.join(root, 'examples', 'notes-plugin', file), 'utf8'), file);
 });
 
 test('the small example plugin stays under 40 lines', () => {
