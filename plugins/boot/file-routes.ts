@@ -2,12 +2,11 @@ import { ErrorCode, HttpError, type PluginContext, type RequestContext } from 'o
 import type { Inventory } from '../inventory';
 import { allowList } from './allow-list';
 import { stageOfFile } from './events';
-import { type BootFolder, BootFileServer, type Transfer } from './files';
+import { FolderFiles, type ServedFolder, type Transfer, type TransferSlots } from '../transfers';
 import { macFrom } from './mac';
 import type { BootMetrics } from './metrics';
 import type { RefusalLog } from './refusal-log';
 import type { BootSettings } from './schemas';
-import type { TransferSlots } from './transfer-slots';
 
 /**
  * GET and HEAD /boot/files/<path>: kernels, initrds and root images for PCs (public: a PC
@@ -16,11 +15,11 @@ import type { TransferSlots } from './transfer-slots';
  */
 export function fileRoutes(
   ctx: PluginContext<BootSettings>,
-  deps: { inventory: Inventory; folders: BootFolder[]; slots: TransferSlots; metrics: BootMetrics; refusals: RefusalLog },
+  deps: { inventory: Inventory; folders: ServedFolder[]; slots: TransferSlots; metrics: BootMetrics; refusals: RefusalLog },
 ): void {
   const { inventory, metrics, refusals } = deps;
   const allowed = allowList(ctx.config.allow);
-  const files = new BootFileServer(deps.folders, deps.slots, ctx.log);
+  const files = new FolderFiles(deps.folders, deps.slots, ctx.log, { what: 'boot file', limitKey: 'boot.max_transfers' });
 
   // The PC a transfer is for: the MAC its script put in the URL, else its source address.
   async function announce(transfer: Transfer, mac: string | undefined, address: string): Promise<void> {

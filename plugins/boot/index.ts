@@ -3,6 +3,7 @@ import { type Clock, SystemClock, definePlugin } from 'ogserve';
 import { Inventory } from '../inventory';
 import { LiveCatalog } from '../live';
 import { BootFiles } from '../pxe-modes';
+import { TransferSlots } from '../transfers';
 import { BootClock } from './clock';
 import { BootStageEntity } from './entities/boot-stage';
 import { NextBootEntity } from './entities/next-boot';
@@ -17,14 +18,13 @@ import { lastStagesRoute } from './last-stages-route';
 import { IpxeTemplates } from './templates';
 import { BootTimeline } from './timeline';
 import { timelineRoutes } from './timeline-routes';
-import { TransferSlots } from './transfer-slots';
 
 export type { BootStage } from './events';
 export { BootClock } from './clock';
 
 export default definePlugin({
   name: 'boot',
-  requires: ['inventory', 'pxe-modes', 'live'],
+  requires: ['inventory', 'pxe-modes', 'live', 'transfers'],
   config: BootConfig,
   schemaVersion: 1,
   entities: [BootStageEntity, NextBootEntity],

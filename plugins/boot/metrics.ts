@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'ogserve';
-import type { Transfer } from './files';
+import type { Transfer } from '../transfers';
 
 /** What the boot files cost: transfers under way, bytes sent, how long each stage took, transfers cut for stalling, refusals. */
 export class BootMetrics {

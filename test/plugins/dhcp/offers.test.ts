@@ -71,7 +71,7 @@ test('a PC moved to another room, or given another address, through REST is offe
 test("with the boot plugin on and no iPXE file configured, iPXE is offered the boot plugin's script URL; a firmware without a file gets none", async () => {
   const port = await freePort();
   const site = await dhcpSite({
-    server: { config: { rest: { port }, plugins: ['inventory', 'pxe-modes', 'live', 'boot', 'dhcp'] } },
+    server: { config: { rest: { port }, plugins: ['inventory', 'pxe-modes', 'live', 'transfers', 'boot', 'dhcp'] } },
     dhcp: { boot_files: { bios: '', uefi: 'snponly.efi', ipxe: '' } },
   });
   try {

@@ -10,7 +10,7 @@ export interface Flow {
 }
 
 /**
- * The bodies sent at once (`boot.max_transfers`) and how long one may stand still
+ * The bodies sent at once (`boot.max_transfers`, say) and how long one may stand still
  * (`boot.stall_s`). A slot is taken when a body starts and given back when it ended or its
  * connection went, so answers without a body (304, 416, HEAD, refusals) never hold one; and a
  * body none of whose bytes moved for `stallMs` (a reader that stopped, or that takes less

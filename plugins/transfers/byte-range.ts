@@ -1,6 +1,6 @@
 /**
  * The Range and If-Range headers of a GET for one file, read as RFC 9110 (sections 13.1.5 and
- * 14) says. Pure: no file, no socket; the boot files use it, and the images' files can.
+ * 14) says. Pure: no file, no socket.
  */
 
 /** What to answer: the whole file, one part of it (`start` to `end`, both included), or 416. */
