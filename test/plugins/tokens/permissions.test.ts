@@ -141,6 +141,7 @@ const expected: Record<string, Permission | 'public'> = {
   'GET /boot/ipxe': 'public',
   'GET /boot/ipxe/:mac': 'public',
   'GET /boot/files/*': 'public',
+  'HEAD /boot/files/*': 'public',
   'POST /auth/logout': 'read',
   'GET /auth/me': 'read',
   'GET /auth/tokens': 'read',
