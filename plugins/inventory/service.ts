@@ -284,6 +284,26 @@ export class Inventory {
     );
   }
 
+  /** A room's settings as clients' views carry them, or null when no room has that id. */
+  async room(roomId: number): Promise<ClientView['room'] | null> {
+    const [row] = await this.db.query<Record<string, unknown>>(
+      'select id, name, center_id, netmask, gateway, ntp, dns, location from rooms where id = ?',
+      [roomId],
+    );
+    if (!row) return null;
+    const text = (value: unknown) => String(value ?? '');
+    return {
+      id: Number(row.id),
+      name: text(row.name),
+      centerId: Number(row.center_id),
+      netmask: text(row.netmask),
+      gateway: text(row.gateway),
+      ntp: text(row.ntp),
+      dns: text(row.dns),
+      location: text(row.location),
+    };
+  }
+
   /** The clients of a room, or undefined when no room has that id. */
   async clientsInRoom(roomId: number): Promise<ClientView[] | undefined> {
     const [room] = await this.db.query<{ id: number }>('select id from rooms where id = ?', [roomId]);
