@@ -1,0 +1,155 @@
+// Engine-independent: runs once, on SQLite.
+import assert from 'node:assert/strict';
+import { test } from 'uvu';
+import { AgentLink } from '../../../plugins/agents';
+import { FakeAgent, eventually } from '../../support/fake-agent';
+import { startServer } from '../../support/server';
+import { bootUnknown, discovered, discoverPc, enrolServer, hardwareOf, lab } from './helpers';
+
+test('an unknown MAC in a discovery network boots the live image with the discovery flag, and is listed as booted', async () => {
+  const s = await enrolServer();
+  try {
+    const heard: unknown[] = [];
+    s.app.events.on('test', 'discovered.booted', (payload) => void heard.push(payload));
+    const script = await bootUnknown(s, '52-54-00-00-09-01', `${lab}.20`);
+    assert.match(script, /^kernel http:\/\/10\.0\.2\.100\/boot\/files\/ogLive\/ogvmlinuz\?mac=525400000901 .* ip=dhcp .*ogdiscover=true /m);
+    assert.match(script, /^initrd http:\/\/10\.0\.2\.100\/boot\/files\/ogLive\/oginitrd\.img\?mac=525400000901 /m);
+    const [pc, ...others] = await discovered(s);
+    assert.deepEqual(others, []);
+    assert.equal(pc.mac, '52:54:00:00:09:01');
+    assert.equal(pc.ip, `${lab}.20`);
+    assert.equal(pc.network, `${lab}.0/24`);
+    assert.equal(pc.state, 'booted');
+    assert.equal(pc.connected, false);
+    assert.deepEqual(pc.hardware, []);
+    assert.deepEqual(heard, [{ mac: '52:54:00:00:09:01', address: `${lab}.20`, network: `${lab}.0/24`, first: true }]);
+
+    // Outside the discovery network an unknown MAC boots its disk, as before, and is not kept.
+    const local = await bootUnknown(s, '52:54:00:00:08:01', '127.0.8.20');
+    assert.match(local, /sanboot --no-describe --drive 0x80/);
+    assert.doesNotMatch(local, /kernel/);
+    assert.equal((await discovered(s)).length, 1);
+  } finally {
+    await s.close();
+  }
+});
+
+test("its agent is taken at once: its disks, serial and hardware read and listed; it is no client's agent", async () => {
+  const s = await enrolServer();
+  const link = s.app.container.resolve(AgentLink);
+  let agent: FakeAgent | undefined;
+  try {
+    const reported: any[] = [];
+    s.app.events.on('test', 'discovered.reported', (payload) => void reported.push(payload));
+    agent = await discoverPc(s, link.port(), {
+      mac: '52:54:00:00:09:02',
+      ip: `${lab}.21`,
+      model: 'Dell Inc. OptiPlex 7090',
+      serial: 'CZC1234',
+    });
+    assert.deepEqual(
+      agent.requests.map((r) => `${r.method} ${r.path}`),
+      ['GET refresh', 'GET hardware'],
+      'the inventory commands only, refresh first',
+    );
+    const [pc] = await discovered(s);
+    assert.equal(pc.state, 'discovered');
+    assert.equal(pc.connected, true);
+    assert.equal(pc.serial_number, 'CZC1234');
+    assert.equal(pc.model, 'Dell Inc. OptiPlex 7090');
+    assert.deepEqual(pc.disks, [{ disk: 1, size: 500107608 * 1024 }]);
+    assert.deepEqual(
+      pc.hardware.map((c: { type: string }) => c.type),
+      ['mod', 'boa', 'cpu', 'mem', 'mem', 'dis', 'net'],
+    );
+    assert.equal(pc.moved, null);
+    assert.ok(pc.discovered_at >= pc.booted_at, 'discovered after its boot');
+    assert.deepEqual(reported, [
+      {
+        mac: '52:54:00:00:09:02',
+        address: `${lab}.21`,
+        network: `${lab}.0/24`,
+        model: 'Dell Inc. OptiPlex 7090',
+        serial_number: 'CZC1234',
+      },
+    ]);
+
+    // The reference's clients see nothing of it: no entry in GET /clients, commands find no agent there.
+    assert.deepEqual((await s.get('/clients')).body, { clients: [] });
+    const refresh = await s.post('/refresh', { clients: [`${lab}.21`] });
+    assert.equal(refresh.status, 200, refresh.text);
+    assert.deepEqual(refresh.body.clients, [{ addr: `${lab}.21`, outcome: 'not_connected' }]);
+    assert.equal(agent.requests.length, 2, 'nothing more sent to it');
+  } finally {
+    agent?.destroy();
+    await s.close();
+  }
+});
+
+test('an agent from an address where no PC booted for discovery is refused as before, and so is one outside the window', async () => {
+  const s = await enrolServer({ enrol: { boot_window_s: 10 } });
+  const link = s.app.container.resolve(AgentLink);
+  try {
+    // Outside every discovery network.
+    const stranger = await FakeAgent.connect({ port: link.port(), localAddress: '127.0.8.30' });
+    await stranger.closed;
+    assert.deepEqual(stranger.requests, []);
+    assert.ok(s.logs.some((l) => l.msg.startsWith('agent connection from an address no client has') && l.ip === '127.0.8.30'));
+    // In the network, but no PC booted there and its serial names no client.
+    const unknown = await FakeAgent.connect({ port: link.port(), localAddress: `${lab}.31` });
+    await unknown.closed;
+    assert.deepEqual(
+      unknown.requests.map((r) => r.path),
+      ['refresh'],
+      'asked for its serial number only',
+    );
+    assert.deepEqual(await discovered(s), []);
+    // It is not asked again for a while: refused at once.
+    const again = await FakeAgent.connect({ port: link.port(), localAddress: `${lab}.31` });
+    await again.closed;
+    assert.deepEqual(again.requests, []);
+  } finally {
+    await s.close();
+  }
+});
+
+test('without enrol an unknown agent is refused; boot.unknown_client discover without it stops the start, naming the plugin', async () => {
+  await assert.rejects(
+    startServer({ config: { plugins: ['inventory', 'agents', 'pxe-modes', 'live', 'boot'], boot: { unknown_client: 'discover' } } }),
+    /boot\.unknown_client says 'discover', but no enabled plugin discovers PCs: add "enrol" to plugins/,
+  );
+  await assert.rejects(
+    startServer({
+      config: { plugins: ['inventory', 'agents', 'pxe-modes', 'live', 'boot'], boot: { unknown_client: { '10.1.0.0/33': 'local' } } },
+    }),
+    /boot\.unknown_client: '10\.1\.0\.0\/33' is not a network/,
+  );
+});
+
+test('the hardware of a PC that reports again replaces what it said; a second boot keeps its row and first sighting', async () => {
+  const s = await enrolServer();
+  const link = s.app.container.resolve(AgentLink);
+  const agents: FakeAgent[] = [];
+  try {
+    const mac = '52:54:00:00:09:03';
+    agents.push(await discoverPc(s, link.port(), { mac, ip: `${lab}.22`, model: 'HP EliteDesk 800' }));
+    const [first] = await discovered(s);
+    agents[0]!.destroy();
+    await eventually(async () => (await discovered(s))[0].connected === false, 'its agent gone');
+    // It boots again, now at another address, with more memory.
+    await bootUnknown(s, mac, `${lab}.23`);
+    const agent = await FakeAgent.connect({ port: link.port(), localAddress: `${lab}.23` });
+    agents.push(agent);
+    agent.on('hardware', { body: { hardware: `${hardwareOf('HP EliteDesk 800')}mem=Samsung 16GiB DDR4\n` } }, true);
+    await eventually(async () => (await discovered(s))[0].hardware.length === 8, 'the new hardware');
+    const [again] = await discovered(s);
+    assert.equal(again.ip, `${lab}.23`);
+    assert.equal(again.first_seen, first.first_seen);
+    assert.ok(again.booted_at > first.booted_at);
+  } finally {
+    for (const agent of agents) agent.destroy();
+    await s.close();
+  }
+});
+
+test.run();
