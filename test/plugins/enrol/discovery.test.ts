@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { AgentLink } from '../../../plugins/agents';
 import { FakeAgent, eventually } from '../../support/fake-agent';
+import { addCenter, addClient, addRoom } from '../../support/fixtures';
 import { startServer } from '../../support/server';
 import { bootUnknown, discovered, discoverPc, enrolServer, hardwareOf, lab } from './helpers';
 
@@ -148,6 +149,48 @@ test('the hardware of a PC that reports again replaces what it said; a second bo
     assert.ok(again.booted_at > first.booted_at);
   } finally {
     for (const agent of agents) agent.destroy();
+    await s.close();
+  }
+});
+
+test("ogCLI's and ogCP's calls are answered as before a PC was discovered: no entry, no scope, no command reaches it", async () => {
+  const s = await enrolServer();
+  const link = s.app.container.resolve(AgentLink);
+  let agent: FakeAgent | undefined;
+  try {
+    const center = await addCenter(s, 'School');
+    const room = await addRoom(s, center, 'Lab 1');
+    await addClient(s, room, '127.0.7.1', '02:00:00:00:07:01');
+    const known = await FakeAgent.connect({ port: link.port(), localAddress: '127.0.7.1' });
+    await known.waitFor('refresh');
+    await eventually(async () => (await s.get('/clients')).body.clients[0]?.state === 'OPG', 'the known client OPG');
+    const reads = ['/clients', '/scopes', '/mode', '/images'];
+    const before = new Map<string, string>();
+    for (const path of reads) before.set(path, (await s.get(path)).text);
+    const ip = `${lab}.40`;
+    agent = await discoverPc(s, link.port(), { mac: '52:54:00:00:09:40', ip });
+    for (const path of reads) assert.equal((await s.get(path)).text, before.get(path), `GET ${path} as before`);
+    // Per-client reads refuse its address as any address no client has.
+    for (const path of ['/client/info', '/client/setup', '/hardware']) {
+      const asked = await s.get(path, { client: [ip] });
+      const other = await s.get(path, { client: ['127.0.6.99'] });
+      assert.equal(asked.status, other.status, path);
+      assert.equal(asked.text.replace(ip, 'X'), other.text.replace('127.0.6.99', 'X'), path);
+    }
+    // Commands: not connected, as for a PC that is off; ogCP's probe is not sent to it.
+    for (const path of ['/clients', '/poweroff', '/reboot', '/refresh', '/hardware']) {
+      const r = await s.post(path, { clients: [ip] });
+      assert.equal(r.status, 200, `${path}: ${r.text}`);
+      if (r.body) assert.deepEqual(r.body.clients, [{ addr: ip, outcome: 'not_connected' }], path);
+    }
+    assert.deepEqual(
+      agent.requests.map((r) => r.path),
+      ['refresh', 'hardware'],
+      'nothing but its discovery reached it',
+    );
+    known.destroy();
+  } finally {
+    agent?.destroy();
     await s.close();
   }
 });
