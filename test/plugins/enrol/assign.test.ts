@@ -1,4 +1,3 @@
-// Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { AgentLink } from '../../../plugins/agents';
@@ -311,6 +310,22 @@ test('a restore asked with the assignment is sent as one job once the new client
     const job = await x.s.get(`/jobs/${heard[0].job}`);
     assert.equal(job.status, 200, job.text);
     assert.equal(job.body.kind ?? job.body.command, 'image/restore');
+  } finally {
+    await x.close();
+  }
+});
+
+test('an assignment is in the audit log with the clients it made', async () => {
+  const x = await site({ plugins: ['inventory', 'agents', 'pxe-modes', 'live', 'boot', 'enrol', 'audit'] });
+  try {
+    const r = await x.s.post('/discovered/assign', { macs: [macs[2]], room: x.room, names: 'lab3-pc{nn}' });
+    assert.equal(r.status, 200, r.text);
+    const entry = await eventually(async () => (await x.s.get('/audit?path=/discovered/assign')).body.entries[0], 'the audit entry');
+    assert.equal(entry.status, 200);
+    assert.deepEqual(
+      entry.changes.map((c: { entity: string; field: string; after: unknown }) => `${c.entity} ${c.field}: ${c.after}`),
+      [`client ip: ${lab}.200`, 'client mac: 525400000913', 'client name: lab3-pc02'],
+    );
   } finally {
     await x.close();
   }

@@ -1,7 +1,10 @@
 // Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
+import { container } from 'tsyringe';
+import { ManualClock } from '../../../core/clock';
 import { AgentLink } from '../../../plugins/agents';
+import { EnrolClock } from '../../../plugins/enrol';
 import { FakeAgent, eventually } from '../../support/fake-agent';
 import { addCenter, addClient, addRoom } from '../../support/fixtures';
 import { startServer } from '../../support/server';
@@ -191,6 +194,56 @@ test("ogCLI's and ogCP's calls are answered as before a PC was discovered: no en
     known.destroy();
   } finally {
     agent?.destroy();
+    await s.close();
+  }
+});
+
+test('agents of discovered PCs are taken at most enrol.agents_per_minute per network: the next waits for the next minute', async () => {
+  const clock = new ManualClock(Date.parse('2026-03-02T08:00:00Z'));
+  const services = container.createChildContainer();
+  services.register(EnrolClock, { useValue: clock });
+  const s = await enrolServer({ enrol: { agents_per_minute: 1 }, container: services });
+  const link = s.app.container.resolve(AgentLink);
+  const agents: FakeAgent[] = [];
+  try {
+    await discoverPc(s, link.port(), { mac: '52:54:00:00:09:a1', ip: `${lab}.81` }).then((a) => agents.push(a));
+    await bootUnknown(s, '52:54:00:00:09:a2', `${lab}.82`);
+    const waiting = await FakeAgent.connect({ port: link.port(), localAddress: `${lab}.82` });
+    agents.push(waiting);
+    await waiting.closed;
+    assert.deepEqual(waiting.requests, [], 'refused this minute');
+    assert.ok(s.logs.some((l) => /enrol\.agents_per_minute reached in 127\.0\.9\.0\/24/.test(l.msg)));
+    await clock.advance(60_000);
+    const next = await FakeAgent.connect({ port: link.port(), localAddress: `${lab}.82` });
+    agents.push(next);
+    await next.waitFor('hardware');
+  } finally {
+    for (const agent of agents) agent.destroy();
+    await s.close();
+  }
+});
+
+test('GET /discovered is refused to a token limited to rooms: discovered PCs are in none', async () => {
+  const s = await enrolServer({ plugins: ['inventory', 'agents', 'pxe-modes', 'live', 'boot', 'enrol', 'tokens'] });
+  try {
+    const center = await addCenter(s);
+    const room = await addRoom(s, center);
+    await bootUnknown(s, '52:54:00:00:09:b1', `${lab}.91`);
+    const made = await s.post('/tokens', { name: 'desk', role: 'admin', rooms: [room] });
+    assert.equal(made.status, 200, made.text);
+    const limited = await s.request('GET', '/discovered', undefined, { Authorization: made.body.secret });
+    assert.equal(limited.status, 403, limited.text);
+    const whole = await s.post('/tokens', { name: 'reader', role: 'reader' });
+    const reader = await s.request('GET', '/discovered', undefined, { Authorization: whole.body.secret });
+    assert.equal(reader.body.discovered.length, 1);
+    const assign = await s.request(
+      'POST',
+      '/discovered/assign',
+      { macs: ['52:54:00:00:09:b1'], room },
+      { Authorization: whole.body.secret },
+    );
+    assert.equal(assign.status, 403, 'a reader may not assign');
+  } finally {
     await s.close();
   }
 });
