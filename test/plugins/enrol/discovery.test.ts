@@ -1,4 +1,5 @@
 // Engine-independent: runs once, on SQLite.
+import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { container } from 'tsyringe';
@@ -6,6 +7,9 @@ import { ManualClock } from '../../../core/clock';
 import { AgentLink } from '../../../plugins/agents';
 import { EnrolClock } from '../../../plugins/enrol';
 import { FakeAgent, eventually } from '../../support/fake-agent';
+import * as ogcli from '../../contract/ogcli';
+import { PythonClient } from '../../contract/python-client';
+import * as read from '../../contract/readers';
 import { addCenter, addClient, addRoom } from '../../support/fixtures';
 import { startServer } from '../../support/server';
 import { bootUnknown, discovered, discoverPc, enrolServer, hardwareOf, lab } from './helpers';
@@ -159,6 +163,7 @@ test('the hardware of a PC that reports again replaces what it said; a second bo
 test("ogCLI's and ogCP's calls are answered as before a PC was discovered: no entry, no scope, no command reaches it", async () => {
   const s = await enrolServer();
   const link = s.app.container.resolve(AgentLink);
+  const py = new PythonClient(s.port);
   let agent: FakeAgent | undefined;
   try {
     const center = await addCenter(s, 'School');
@@ -167,24 +172,31 @@ test("ogCLI's and ogCP's calls are answered as before a PC was discovered: no en
     const known = await FakeAgent.connect({ port: link.port(), localAddress: '127.0.7.1' });
     await known.waitFor('refresh');
     await eventually(async () => (await s.get('/clients')).body.clients[0]?.state === 'OPG', 'the known client OPG');
-    const reads = ['/clients', '/scopes', '/mode', '/images'];
+    // What their dashboards, trees and lists read, byte for byte, as python-requests sends it.
+    const reads = ['/clients', '/scopes', '/mode', '/images', '/repositories', '/oglive/list'];
     const before = new Map<string, string>();
-    for (const path of reads) before.set(path, (await s.get(path)).text);
+    for (const path of reads) before.set(path, (await py.get(path)).text);
     const ip = `${lab}.40`;
     agent = await discoverPc(s, link.port(), { mac: '52:54:00:00:09:40', ip });
-    for (const path of reads) assert.equal((await s.get(path)).text, before.get(path), `GET ${path} as before`);
+    for (const path of reads) assert.equal((await py.get(path)).text, before.get(path), `GET ${path} as before`);
+    assert.deepEqual(
+      read.clients(await py.read('/clients')).map((c) => c.addr),
+      ['127.0.7.1'],
+    );
     // Per-client reads refuse its address as any address no client has.
     for (const path of ['/client/info', '/client/setup', '/hardware']) {
-      const asked = await s.get(path, { client: [ip] });
-      const other = await s.get(path, { client: ['127.0.6.99'] });
+      const asked = await py.get(path, { client: [ip] });
+      const other = await py.get(path, { client: ['127.0.6.99'] });
       assert.equal(asked.status, other.status, path);
       assert.equal(asked.text.replace(ip, 'X'), other.text.replace('127.0.6.99', 'X'), path);
     }
-    // Commands: not connected, as for a PC that is off; ogCP's probe is not sent to it.
-    for (const path of ['/clients', '/poweroff', '/reboot', '/refresh', '/hardware']) {
-      const r = await s.post(path, { clients: [ip] });
+    // ogCLI's `send poweroff --center-id`: the center holds the known client only.
+    assert.deepEqual(await ogcli.expand(py, { centerIds: [center] }), ['127.0.7.1']);
+    // Commands naming its address: not connected, as for a PC that is off; ogCP's probe is not sent to it.
+    for (const path of ['/clients', '/refresh', '/hardware', '/poweroff', '/reboot']) {
+      const r = await py.post(path, { clients: [ip] });
       assert.equal(r.status, 200, `${path}: ${r.text}`);
-      if (r.body) assert.deepEqual(r.body.clients, [{ addr: ip, outcome: 'not_connected' }], path);
+      if (r.json) assert.deepEqual((r.json as { clients: unknown }).clients, [{ addr: ip, outcome: 'not_connected' }], path);
     }
     assert.deepEqual(
       agent.requests.map((r) => r.path),
