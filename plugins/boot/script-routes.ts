@@ -52,8 +52,14 @@ export function scriptRoutes(
     else {
       // A PC nobody registered: its network's setting; `discover` asks the plugin that discovers PCs.
       const setting = unknown.modeAt(rc.address);
+      // A failure of the plugin that discovers boots the PC from its disk, as a refusal does.
       const discovery =
-        setting.mode === discoverMode ? await unknown.discover({ mac, address: rc.address, network: setting.network }) : undefined;
+        setting.mode === discoverMode
+          ? await unknown.discover({ mac, address: rc.address, network: setting.network }).catch((error: Error) => {
+              rc.log.error({ err: error, mac }, `unknown PC not discovered: ${error.message}`);
+              return undefined;
+            })
+          : undefined;
       vars = {
         mode: setting.mode === discoverMode && !discovery ? 'local' : setting.mode,
         params: '',

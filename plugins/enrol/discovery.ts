@@ -35,6 +35,8 @@ export class Discovery {
   private readonly guests = new Map<string, GuestAgent>();
   private readonly agentsLimit: PerMinute;
   private readonly coolDown = new Map<string, number>();
+  /** Networks whose limit was logged, until when it is not logged again. */
+  private readonly limitSaid = new Map<string, number>();
   private readonly working = new Set<Promise<unknown>>();
   /** MACs an assignment is making clients: their `client.saved` leaves their guests to it. */
   readonly assigning = new Set<string>();
@@ -106,13 +108,15 @@ export class Discovery {
     return forgotten;
   }
 
-  /** A client saved with a discovered PC's MAC (added another way): the PC is not new any more. */
+  /**
+   * A client saved with a discovered PC's MAC (added another way, or assigned on another
+   * instance): the PC is not new any more, and its agent, let go, connects again as the client's.
+   */
   async clientSaved(client: ClientView): Promise<void> {
     if (this.assigning.has(client.mac)) return;
     const forgotten = await this.d.store.forget([client.mac]);
-    if (forgotten.length === 0) return;
     this.release(client.mac, `it is client ${client.name} now`);
-    void this.d.events.emit('discovered.forgotten', { macs: forgotten.map(colonMac), reason: 'client' });
+    if (forgotten.length > 0) void this.d.events.emit('discovered.forgotten', { macs: forgotten.map(colonMac), reason: 'client' });
   }
 
   /** Let a guest go: closed (its agent connects again, as a client if it is one now). */
@@ -137,8 +141,12 @@ export class Discovery {
     });
   }
 
+  /** Refused for now (the agent retries a second later): said once per network and minute. */
   private overLimit(ip: string, network: string): undefined {
-    this.d.log.info({ ip, network }, `agent of a discovered PC at ${ip} waits: enrol.agents_per_minute reached in ${network}`);
+    const now = this.d.clock.now();
+    if ((this.limitSaid.get(network) ?? 0) > now) return undefined;
+    this.limitSaid.set(network, now + 60_000);
+    this.d.log.info({ ip, network }, `agents of discovered PCs wait: enrol.agents_per_minute reached in ${network} (${ip} first)`);
     return undefined;
   }
 
