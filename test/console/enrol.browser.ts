@@ -18,7 +18,7 @@ const macs = ['52:54:00:00:09:51', '52:54:00:00:09:52', '52:54:00:00:09:53'];
 
 test('New PCs: the dashboard lists them; the page shows their hardware, previews their names and puts the selected in a room; one is forgotten', async () => {
   const site = await consoleSite(1, {
-    plugins: [...consolePlugins, 'enrol'],
+    plugins: [...new Set([...consolePlugins, 'transfers', 'enrol'])],
     boot: { unknown_client: { [`${lab}.0/24`]: 'discover' } },
   });
   const agents: FakeAgent[] = [];
@@ -100,7 +100,7 @@ test('New PCs: the dashboard lists them; the page shows their hardware, previews
 
 test('in Spanish, and a PC found again is shown moved? with its client, confirmed from the page', async () => {
   const site = await consoleSite(1, {
-    plugins: [...consolePlugins, 'enrol'],
+    plugins: [...new Set([...consolePlugins, 'transfers', 'enrol'])],
     boot: { unknown_client: { [`${lab}.0/24`]: 'discover' } },
   });
   const agents: FakeAgent[] = [];

@@ -271,7 +271,7 @@ test("a PC whose serial number is a client's is shown moved?, cannot be assigned
 });
 
 test('a restore asked with the assignment is sent as one job once the new clients are up after their reboot', async () => {
-  const x = await site({ plugins: ['inventory', 'agents', 'pxe-modes', 'live', 'boot', 'enrol', 'images', 'jobs'] });
+  const x = await site({ plugins: ['inventory', 'agents', 'pxe-modes', 'live', 'transfers', 'boot', 'enrol', 'images', 'jobs'] });
   try {
     const repo = await x.s.post('/repository/add', { name: 'repo', ip: `${lab}.250` });
     const image = await x.s.app.container.resolve(ImageStore).saveCapture({
@@ -316,7 +316,7 @@ test('a restore asked with the assignment is sent as one job once the new client
 });
 
 test('an assignment is in the audit log with the clients it made', async () => {
-  const x = await site({ plugins: ['inventory', 'agents', 'pxe-modes', 'live', 'boot', 'enrol', 'audit'] });
+  const x = await site({ plugins: ['inventory', 'agents', 'pxe-modes', 'live', 'transfers', 'boot', 'enrol', 'audit'] });
   try {
     const r = await x.s.post('/discovered/assign', { macs: [macs[2]], room: x.room, names: 'lab3-pc{nn}' });
     assert.equal(r.status, 200, r.text);

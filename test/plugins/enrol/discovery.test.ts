@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { container } from 'tsyringe';
-import { ManualClock } from '../../../core/clock';
+import { ManualClock } from '../../../testing';
 import { AgentLink } from '../../../plugins/agents';
 import { EnrolClock } from '../../../plugins/enrol';
 import { FakeAgent, eventually } from '../../support/fake-agent';
@@ -123,12 +123,17 @@ test('an agent from an address where no PC booted for discovery is refused as be
 
 test('without enrol an unknown agent is refused; boot.unknown_client discover without it stops the start, naming the plugin', async () => {
   await assert.rejects(
-    startServer({ config: { plugins: ['inventory', 'agents', 'pxe-modes', 'live', 'boot'], boot: { unknown_client: 'discover' } } }),
+    startServer({
+      config: { plugins: ['inventory', 'agents', 'pxe-modes', 'live', 'transfers', 'boot'], boot: { unknown_client: 'discover' } },
+    }),
     /boot\.unknown_client says 'discover', but no enabled plugin discovers PCs: add "enrol" to plugins/,
   );
   await assert.rejects(
     startServer({
-      config: { plugins: ['inventory', 'agents', 'pxe-modes', 'live', 'boot'], boot: { unknown_client: { '10.1.0.0/33': 'local' } } },
+      config: {
+        plugins: ['inventory', 'agents', 'pxe-modes', 'live', 'transfers', 'boot'],
+        boot: { unknown_client: { '10.1.0.0/33': 'local' } },
+      },
     }),
     /boot\.unknown_client: '10\.1\.0\.0\/33' is not a network/,
   );
@@ -236,7 +241,7 @@ test('agents of discovered PCs are taken at most enrol.agents_per_minute per net
 });
 
 test('GET /discovered is refused to a token limited to rooms: discovered PCs are in none', async () => {
-  const s = await enrolServer({ plugins: ['inventory', 'agents', 'pxe-modes', 'live', 'boot', 'enrol', 'tokens'] });
+  const s = await enrolServer({ plugins: ['inventory', 'agents', 'pxe-modes', 'live', 'transfers', 'boot', 'enrol', 'tokens'] });
   try {
     const center = await addCenter(s);
     const room = await addRoom(s, center);

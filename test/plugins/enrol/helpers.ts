@@ -13,7 +13,7 @@ export function enrolServer(options: StartOptions & { enrol?: Record<string, unk
     deepMerge(
       {
         config: {
-          plugins: plugins ?? ['inventory', 'agents', 'pxe-modes', 'live', 'boot', 'enrol'],
+          plugins: plugins ?? ['inventory', 'agents', 'pxe-modes', 'live', 'transfers', 'boot', 'enrol'],
           boot: { public_url: 'http://10.0.2.100', unknown_client: { [`${lab}.0/24`]: 'discover', '*': 'local' } },
           enrol: enrol ?? {},
         },

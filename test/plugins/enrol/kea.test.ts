@@ -15,7 +15,7 @@ function site() {
   return dhcpSite({
     server: {
       config: {
-        plugins: ['inventory', 'agents', 'pxe-modes', 'live', 'boot', 'enrol', 'dhcp'],
+        plugins: ['inventory', 'agents', 'pxe-modes', 'live', 'transfers', 'boot', 'enrol', 'dhcp'],
         boot: { public_url: 'http://10.0.2.100', unknown_client: { [`${network}.0/24`]: 'discover' } },
       },
     },
