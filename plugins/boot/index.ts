@@ -5,6 +5,7 @@ import { LiveCatalog } from '../live';
 import { BootFiles } from '../pxe-modes';
 import { BootClock } from './clock';
 import { BootStageEntity } from './entities/boot-stage';
+import { BootFolders } from './folders';
 import { NextBootEntity } from './entities/next-boot';
 import { fileRoutes } from './file-routes';
 import { oneShotBoots } from './next-routes';
@@ -17,7 +18,11 @@ import { BootTimeline } from './timeline';
 import { timelineRoutes } from './timeline-routes';
 
 export type { BootStage } from './events';
+export { stageOfFile } from './events';
 export { BootClock } from './clock';
+export { BootFolders, type BootFolder } from './folders';
+export { allowList } from './allow-list';
+export { PerAddressLimit } from './rate-limit';
 
 export default definePlugin({
   name: 'boot',
@@ -38,6 +43,7 @@ export default definePlugin({
       ...(config.extra_dir ? [{ dir: config.extra_dir }] : []),
     ];
     fileRoutes(ctx, inventory, folders);
+    ctx.provide(BootFolders, new BootFolders(folders));
     oneShotBoots(ctx, bootFiles, inventory);
 
     // The timeline: each boot's stages from the events above, and the agent coming up after it.
