@@ -6,6 +6,7 @@ import { BootFiles } from '../pxe-modes';
 import { BootClock } from './clock';
 import { BootStageEntity } from './entities/boot-stage';
 import { BootFolders } from './folders';
+import { BootLoaders } from './loaders';
 import { NextBootEntity } from './entities/next-boot';
 import { fileRoutes } from './file-routes';
 import { oneShotBoots } from './next-routes';
@@ -21,6 +22,8 @@ export type { BootStage } from './events';
 export { stageOfFile } from './events';
 export { BootClock } from './clock';
 export { BootFolders, type BootFolder } from './folders';
+export { BootLoaders, LOADERS, type FoundLoader, type LoaderFirmware, type LoaderSpec } from './loaders';
+export { BootConfig } from './schemas';
 export { allowList } from './allow-list';
 export { PerAddressLimit } from './rate-limit';
 
@@ -38,9 +41,12 @@ export default definePlugin({
     const url = publicUrl(config.public_url, ctx.settings.rest);
     scriptRoutes(ctx, { inventory, bootFiles, templates, filesUrl: `${url}/boot/files` });
     const catalog = ctx.use(LiveCatalog);
+    const loaders = new BootLoaders(config.loaders_dir, config.loaders_served_dir, ctx.log);
+    ctx.provide(BootLoaders, loaders);
     const folders = [
       { dir: catalog.directory, refusal: (file: string) => catalog.refusal(file) },
       ...(config.extra_dir ? [{ dir: config.extra_dir }] : []),
+      { dir: loaders.folder },
     ];
     fileRoutes(ctx, inventory, folders);
     ctx.provide(BootFolders, new BootFolders(folders));
@@ -64,6 +70,14 @@ export default definePlugin({
 
     // Every mode GET /mode offers should boot over iPXE too: one without a template is said at start.
     ctx.onStart(async () => {
+      const found = await loaders.start();
+      const absent = found.filter((l) => !l.source).map((l) => `${l.name} (${l.debian[0]!.package})`);
+      ctx.log[absent.length > 0 ? 'warn' : 'info'](
+        { served: found.filter((l) => l.source).map((l) => l.name), missing: absent, from: config.loaders_dir ?? "Debian's packages" },
+        absent.length > 0
+          ? `first stages not found: ${absent.join(', ')} (ogserve doctor boot says which PCs can boot)`
+          : 'first stages found',
+      );
       const missing: string[] = [];
       for (const mode of await bootFiles.modes()) if (!(await templates.has(mode))) missing.push(mode);
       if (missing.length > 0)
@@ -73,5 +87,6 @@ export default definePlugin({
         );
       ctx.log.info({ public_url: url, files: folders.map((f) => path.resolve(f.dir)) }, 'iPXE scripts and boot files served');
     });
+    ctx.onStop(() => loaders.stop());
   },
 });

@@ -9,6 +9,7 @@ import { installRoutes } from './install-routes';
 import { liveRoutes } from './routes';
 
 export { LiveCatalog } from './catalog';
+export { peSignature, signatureOf, type PeSignature } from './authenticode';
 export { LiveInstaller, type LiveSource } from './installer';
 
 export default definePlugin({
