@@ -1,8 +1,13 @@
 import { definePlugin } from 'ogserve';
 import { BootFolders, PerAddressLimit, allowList, stageOfFile, type BootStage } from '../boot';
 import { Inventory } from '../inventory';
+import { KernelSignatures } from '../live';
 import { BootFiles, macOfBootFile } from '../pxe-modes';
+import { SecureBootClientEntity, SecureBootRoomEntity } from './entities/secure-boot';
 import { TftpFiles } from './files';
+import { grubConfig } from './grub-config';
+import { SecureBootSettings, secureLoader, uefiLoaders } from './secure-boot';
+import { secureBootRoutes } from './secure-boot-routes';
 import { TftpMetrics } from './metrics';
 import { TftpConfig } from './schemas';
 import { type Refusal, TftpServer, type TransferEnd } from './server';
@@ -26,11 +31,18 @@ export default definePlugin({
   name: 'tftp',
   requires: ['inventory', 'pxe-modes', 'live', 'boot'],
   config: TftpConfig,
+  schemaVersion: 1,
+  entities: [SecureBootRoomEntity, SecureBootClientEntity],
   register(ctx) {
     const { config } = ctx;
     const inventory = ctx.use(Inventory);
+    const secureBoot = new SecureBootSettings(ctx.db, inventory, ctx.use(KernelSignatures), ctx.cluster, ctx.log);
+    secureBootRoutes(ctx, secureBoot);
     const sources = new Sources(config.shared_file_max_bytes, config.shared_file_max_bytes * sharedBudgetFactor);
-    const files = new TftpFiles(ctx.use(BootFiles).folders, ctx.use(BootFolders).list, sources);
+    // A Secure Boot PC asking for iPXE gets shim in its place: its firmware would refuse iPXE (unsigned).
+    const substitute = async (file: string, address: string) =>
+      uefiLoaders.has(file) && (await secureBoot.forAddress(address)) ? secureLoader : file;
+    const files = new TftpFiles(ctx.use(BootFiles).folders, ctx.use(BootFolders).list, sources, [grubConfig], substitute);
     const allowed = allowList(config.allow);
     const rate = new PerAddressLimit(config.requests_per_minute);
     // One line per address and minute: a flood is said once, not once per packet.
@@ -56,6 +68,7 @@ export default definePlugin({
     let server: TftpServer | undefined;
     const metrics = new TftpMetrics(ctx.metrics, () => server?.active ?? 0);
     ctx.onStart(async () => {
+      await secureBoot.load();
       server = new TftpServer(
         config,
         {
