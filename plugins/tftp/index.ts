@@ -84,8 +84,21 @@ export default definePlugin({
           started: () => undefined,
           ended(end) {
             metrics.ended(end);
-            const level = end.outcome === 'done' ? 'debug' : 'info';
-            ctx.log[level]({ client: end.address, file: end.served, ...end }, `TFTP transfer of ${end.served} ${end.outcome}`);
+            // As tftpd-hpa logs each request: one line per transfer.
+            const { asked, served, address, outcome, bytes, ms, retransmits, message } = end;
+            ctx.log.info(
+              {
+                client: address,
+                file: served,
+                ...(asked !== served ? { asked } : {}),
+                outcome,
+                bytes,
+                ms,
+                retransmits,
+                ...(message ? { message } : {}),
+              },
+              `TFTP transfer of ${served} ${outcome}`,
+            );
             announce(end).catch((error: Error) => ctx.log.warn({ err: error }, `boot stage not announced: ${error.message}`));
           },
         },
