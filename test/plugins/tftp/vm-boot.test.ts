@@ -216,6 +216,7 @@ test('(d) a BIOS PC (SeaBIOS) gets undionly.kpxe over TFTP, then iPXE its script
       await pc.type(`${command}\n`);
       await pc.waitFor(new RegExp(`(iPXE> [^]*){${prompts}}$`), `the prompt after '${command}'`, 60_000);
     }
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: iPXE fills in its settings itself.
     await pc.type('chain tftp://${next-server}/${filename}\n');
     await pc.waitFor(/undionly\.kpxe.*ok/s, 'undionly.kpxe fetched over TFTP');
     await pc.waitFor(/ogserve: booting from the first hard disk/, "mode 10's script, over HTTP");
