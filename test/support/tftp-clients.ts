@@ -84,7 +84,11 @@ export async function freeUdpPort(): Promise<number> {
 }
 
 /** A real tftpd-hpa serving `dir` (chrooted, `--secure`) on loopback, in the foreground; needs root. */
-export async function startTftpdHpa(dir: string, port: number, extra: string[] = []): Promise<{ stop(): Promise<void> }> {
+export async function startTftpdHpa(
+  dir: string,
+  port: number,
+  extra: string[] = [],
+): Promise<{ pid: number; port: number; stop(): Promise<void> }> {
   const child: ChildProcess = spawn(
     '/usr/sbin/in.tftpd',
     ['--listen', '--foreground', '--secure', '--address', `127.0.0.1:${port}`, ...extra, dir],
@@ -119,6 +123,8 @@ export async function startTftpdHpa(dir: string, port: number, extra: string[] =
     probe.close();
   }
   return {
+    pid: child.pid!,
+    port,
     stop() {
       child.kill('SIGTERM');
       return exited;
