@@ -12,11 +12,16 @@ declare module 'ogserve' {
 
 export type BootStage = 'loader' | 'script' | 'kernel' | 'initrd' | 'root';
 
-/** The stage a served file stands for, by the names ogLive gives them; undefined for other files. */
+/**
+ * The stage a served file stands for, by the names ogLive gives them, and a first stage's
+ * (iPXE, shim, GRUB: `.efi`, `.kpxe`, `.pxe`, `grldr`), which UEFI HTTP boot fetches from
+ * /boot/files; undefined for other files.
+ */
 export function stageOfFile(name: string): BootStage | undefined {
   const base = name.slice(name.lastIndexOf('/') + 1).toLowerCase();
   if (/vmlinuz|^linux|kernel/.test(base)) return 'kernel';
   if (/initrd|initramfs/.test(base)) return 'initrd';
   if (/\.(sqfs|squashfs)$/.test(base)) return 'root';
+  if (/\.(efi|kpxe|kkpxe|pxe|0)$|^grldr$/.test(base)) return 'loader';
   return undefined;
 }

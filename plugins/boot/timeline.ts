@@ -19,9 +19,9 @@ const bootGapMs = 30 * 60 * 1000;
 
 /**
  * Each PC's last network boots as stages with their times: a first stage (`loader`) or a
- * script served begins a boot, unless the PC's ongoing boot has reached no further than its
- * loaders (shim then GRUB, or iPXE then its script, are one boot); the files it fetches and
- * its agent coming up are stages of that boot. Only the last `keep` boots
+ * script served begins a boot, unless it continues the PC's boot under way (shim then GRUB
+ * then its GRUB file, iPXE then its script, a script chaining GRUB: see `continues`); the
+ * files it fetches and its agent coming up are stages of that boot. Only the last `keep` boots
  * of a PC are kept. A PC's stages are written one after the other, in the order they came.
  */
 export class BootTimeline {
@@ -76,7 +76,7 @@ export class BootTimeline {
       const ongoing = ongoingAt(last, at);
       // Only a loader or a script begins a boot: an agent reconnecting long after any boot is no boot stage.
       if (!begins && ongoing === undefined) return;
-      const boot = begins && !(await onlyLoaders(em, clientId, ongoing)) ? at : ongoing!;
+      const boot = begins && !(await continues(em, clientId, ongoing, stage, at)) ? at : ongoing!;
       await em.insert(BootStageEntity, {
         client: this.inventory.clientRef(em, clientId),
         boot: String(boot),
@@ -108,11 +108,32 @@ export async function bootStarts(em: EntityManager, clientId: number, limit: num
   return rows.map((r) => Number(r.boot));
 }
 
-/** Whether the boot that began at `boot` has reached no stage but its loaders so far. */
-async function onlyLoaders(em: EntityManager, clientId: number, boot: number | undefined): Promise<boolean> {
+/** How soon after a PC's last loader or script the next one is part of the same boot (a loader loading the next, a script chaining GRUB). */
+const chainedMs = 120_000;
+
+/**
+ * Whether a loader or a script at `at` continues the boot that began at `boot` rather than
+ * beginning another: that boot has reached no stage past its loaders and scripts, its last
+ * stage came less than two minutes before, and that last stage is a loader (shim loading
+ * GRUB, GRUB reading its file, iPXE fetching its script) or this one is (a script chaining
+ * GRUB). A script after a script is the PC booting again.
+ */
+async function continues(
+  em: EntityManager,
+  clientId: number,
+  boot: number | undefined,
+  stage: TimelineStage,
+  at: number,
+): Promise<boolean> {
   if (boot === undefined) return false;
-  const stages = await em.find(BootStageEntity, { client: clientId, boot: String(boot) }, { fields: ['stage'] });
-  return stages.length > 0 && stages.every((s) => s.stage === 'loader');
+  const stages = await em.find(
+    BootStageEntity,
+    { client: clientId, boot: String(boot) },
+    { fields: ['stage', 'at'], orderBy: { id: 'asc' } },
+  );
+  const last = stages[stages.length - 1];
+  if (!last || !stages.every((s) => s.stage === 'loader' || s.stage === 'script') || at - Number(last.at) >= chainedMs) return false;
+  return last.stage === 'loader' || stage === 'loader';
 }
 
 /** The boot (its start) that a stage at `at` belongs to, after the PC's last stage `last`: none when that boot is over. */
