@@ -69,11 +69,10 @@ export class KernelSignatures {
       issuer: (read.issuer ?? '').slice(0, 255),
       problem: (read.problem ?? '').slice(0, 255),
     };
-    const row = { directory: image, ...signature, size: String(info.size), mtime: String(Math.trunc(info.mtimeMs)) };
     await this.db
       .transactional(async (em) => {
         await em.nativeDelete(LiveKernelEntity, { directory: image });
-        await em.insert(LiveKernelEntity, row);
+        await em.insert(LiveKernelEntity, { directory: image, ...signature, size: String(info.size), mtime: String(Math.trunc(info.mtimeMs)) });
       })
       .catch((error: Error) => this.log.warn({ err: error, image }, `kernel signature not recorded: ${error.message}`));
     this.known.set(image, { key: `${info.size}:${info.mtimeMs}:${info.ino}`, signature });
