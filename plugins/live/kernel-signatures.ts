@@ -72,7 +72,12 @@ export class KernelSignatures {
     await this.db
       .transactional(async (em) => {
         await em.nativeDelete(LiveKernelEntity, { directory: image });
-        await em.insert(LiveKernelEntity, { directory: image, ...signature, size: String(info.size), mtime: String(Math.trunc(info.mtimeMs)) });
+        await em.insert(LiveKernelEntity, {
+          directory: image,
+          ...signature,
+          size: String(info.size),
+          mtime: String(Math.trunc(info.mtimeMs)),
+        });
       })
       .catch((error: Error) => this.log.warn({ err: error, image }, `kernel signature not recorded: ${error.message}`));
     this.known.set(image, { key: `${info.size}:${info.mtimeMs}:${info.ino}`, signature });

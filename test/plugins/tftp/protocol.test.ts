@@ -136,6 +136,23 @@ test('a lost ACK, a lost block and a lost window end are sent again; the files a
   }
 });
 
+test('a file larger than tftp.shared_file_max_bytes is read from disk as it goes, in windows; tftp.allow leaves other addresses unanswered', async () => {
+  const { s, port, root } = await tftpServer({ shared_file_max_bytes: 0, allow: ['127.0.0.0/30'] });
+  try {
+    const bytes = randomBytes(3 * 1024 * 1024 + 7);
+    writeFileSync(path.join(root, 'oginitrd.img'), bytes);
+    const out = path.join(s.dir, 'initrd');
+    const run = await atftpGet(port, 'oginitrd.img', out, ['blksize 1468', 'windowsize 16']);
+    assert.equal(run.code, 0, run.output.slice(-500));
+    assert.ok(readFileSync(out).equals(bytes), 'read a chunk at a time, whole');
+    const outside = await curlTftp(port, 'oginitrd.img', path.join(s.dir, 'outside'), { from: '127.0.66.9' });
+    assert.notEqual(outside.code, 0, 'an address outside tftp.allow gets nothing');
+    assert.ok(((await metrics(s)).value('ogserve_tftp_refused_total', { reason: 'not_allowed' }) ?? 0) >= 1, 'its requests counted');
+  } finally {
+    await s.close();
+  }
+});
+
 test('a PC that stops answering is given up after tftp.retries; a PC that sends an error ends its transfer', async () => {
   const { s, port, root } = await tftpServer({ retries: 2, timeout_ms: 100 });
   const pc = dgram.createSocket('udp4');
