@@ -1,4 +1,3 @@
-// Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
