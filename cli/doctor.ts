@@ -2,7 +2,7 @@ import dgram from 'node:dgram';
 import { readdir, readlink, stat } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { Config } from '../core/config';
+import { Config } from './config';
 import boot, { BootLoaders, type FoundLoader } from '../plugins/boot';
 import live, { type PeSignature, peSignature } from '../plugins/live';
 import tftp from '../plugins/tftp';

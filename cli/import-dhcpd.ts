@@ -2,11 +2,11 @@ import { readFile } from 'node:fs/promises';
 import type { HttpError } from '../core/errors';
 import { type DhcpdAnswer, DhcpdImport } from '../plugins/inventory';
 import { type Command, UsageError } from './command';
-import { parseOptions } from './options';
+import { parseOptions, siteOptions, siteOptionsHelp } from './options';
 import { withPluginService } from './plugin-service';
 
 const usage = [
-  'Usage: ogserve import-dhcpd FILE [--dry-run] [--config FILE]',
+  'Usage: ogserve import-dhcpd FILE [--dry-run] [--config FILE] [--state-dir DIR]',
   '',
   'Reads the host blocks of an ISC dhcpd.conf (at the top level or inside group, subnet and',
   'shared-network blocks) and adds each as a client: its name (option host-name, else the',
@@ -21,12 +21,13 @@ const usage = [
   "file's lock); while it runs, paste the file in the console (Fleet, Import) instead.",
   '',
   'Options:',
-  '  --dry-run          check every host; nothing is written',
-  '  -f, --config FILE  the ogserve config (as for `ogserve serve`)',
+  '  --dry-run            check every host; nothing is written',
+  ...siteOptionsHelp,
   '',
   'Exit codes: 0 every host added (or with --dry-run, would be); 1 some hosts were refused (the',
   'others were added, or would be), or the config cannot be opened; 2 the file cannot be read,',
-  'is not a dhcpd.conf (an unclosed block or quote, no host blocks), or a command-line mistake.',
+  'is not a dhcpd.conf (an unclosed block or quote, blocks nested over 64 deep, no host blocks),',
+  'or a command-line mistake.',
 ].join('\n');
 
 /** `ogserve import-dhcpd FILE`: the inventory's DhcpdImport service on the config's database. */
@@ -35,7 +36,7 @@ export const importDhcpd: Command = {
   summary: "add clients from an ISC dhcpd.conf's host blocks",
   usage,
   async run(args) {
-    const options = parseOptions(args, { values: { '--config': ['-f'] }, flags: ['--dry-run'] });
+    const options = parseOptions(args, { values: siteOptions, flags: ['--dry-run'] });
     if (options.positional.length !== 1) throw new UsageError('import-dhcpd needs one dhcpd.conf file');
     const file = options.positional[0]!;
     const dryRun = options.flags.has('--dry-run');

@@ -1,13 +1,13 @@
 import { LiveInstaller, type LiveSource } from '../plugins/live';
 import { type Command, UsageError } from './command';
-import { parseOptions } from './options';
+import { parseOptions, siteOptions, siteOptionsHelp } from './options';
 import { withPluginService } from './plugin-service';
 
 const usage = [
-  'Usage: ogserve live install --iso FILE | --dir FOLDER [--name NAME] [--config FILE]',
-  '       ogserve live list [--config FILE]',
-  '       ogserve live default NAME [--config FILE]',
-  '       ogserve live remove NAME [--config FILE]',
+  'Usage: ogserve live install --iso FILE | --dir FOLDER [--name NAME] [--config FILE] [--state-dir DIR]',
+  '       ogserve live list [--config FILE] [--state-dir DIR]',
+  '       ogserve live default NAME [--config FILE] [--state-dir DIR]',
+  '       ogserve live remove NAME [--config FILE] [--state-dir DIR]',
   '',
   'The ogLive images PCs boot, in live.directory of the config given, as oglivecli keeps',
   "them. `install` unpacks an ogLive ISO's ogclient/ogvmlinuz, oginitrd.img and",
@@ -18,6 +18,9 @@ const usage = [
   '`default` moves the link. `remove` is refused for the default and for an image clients',
   'boot, naming them (a SQLite database is locked while ogserve runs: use POST',
   '/live/install, /live/default and /live/remove there).',
+  '',
+  'Options:',
+  ...siteOptionsHelp,
 ].join('\n');
 
 /** `ogserve live install|list|default|remove`: the live plugin's installer, on the config's live directory. */
@@ -28,9 +31,9 @@ export const live: Command = {
   async run(args) {
     const [action, ...rest] = args;
     if (action === 'install') return install(rest);
-    if (action === 'list') return withInstaller(parseOptions(rest, { values: { '--config': ['-f'] } }), list);
+    if (action === 'list') return withInstaller(parseOptions(rest, { values: siteOptions }), list);
     if (action === 'default' || action === 'remove') {
-      const options = parseOptions(rest, { values: { '--config': ['-f'] } });
+      const options = parseOptions(rest, { values: siteOptions });
       if (options.positional.length !== 1) throw new UsageError(`live ${action} needs the name of one image`);
       const name = options.positional[0]!;
       return withInstaller(options, async (installer) => {
@@ -47,7 +50,7 @@ export const live: Command = {
 };
 
 async function install(args: string[]): Promise<number> {
-  const options = parseOptions(args, { values: { '--config': ['-f'], '--iso': [], '--dir': [], '--name': [] } });
+  const options = parseOptions(args, { values: { ...siteOptions, '--iso': [], '--dir': [], '--name': [] } });
   if (options.positional.length > 0) throw new UsageError(`unexpected argument '${options.positional[0]}'`);
   const { '--iso': iso, '--dir': dir, '--name': name } = options.values;
   if ((iso === undefined) === (dir === undefined)) throw new UsageError('live install needs --iso FILE or --dir FOLDER (one of them)');

@@ -17,8 +17,12 @@ function help(): string {
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}${c === defaultCommand ? ' (the default)' : ''}`),
     '',
     'Options:',
-    "  -h, --help     show this help, or a command's with `ogserve <command> --help`",
-    '  -V, --version  print the version',
+    '  -f, --config FILE    merge FILE over config/default.json (default: $OGSERVE_CONFIG, which the Debian package sets)',
+    '  -s, --state-dir DIR  where the database, the API key and boot files go (default: $OGSERVE_STATE_DIR, else var/ of the install)',
+    "  -h, --help           show this help, or a command's with `ogserve <command> --help`",
+    '  -V, --version        print the version',
+    '',
+    'The commands that open the site (serve, backup, restore, import-*, token, user, live) take --config and --state-dir.',
   ].join('\n');
 }
 

@@ -49,6 +49,18 @@ export function parseOptions(args: string[], spec: OptionSpec): ParsedOptions {
   return parsed;
 }
 
+/**
+ * The options every command that opens the site takes: its config and its state directory
+ * (where the defaults' relative data paths go: the database, the API key, boot files).
+ */
+export const siteOptions: Record<string, string[]> = { '--config': ['-f', '--config-file'], '--state-dir': ['-s'] };
+
+/** The two lines of a command's help that describe siteOptions. */
+export const siteOptionsHelp = [
+  '  -f, --config FILE    the ogserve config (as for `ogserve serve`; default: $OGSERVE_CONFIG)',
+  '  -s, --state-dir DIR  its state directory (as for `ogserve serve`; default: $OGSERVE_STATE_DIR, else var/ of the install)',
+];
+
 /** `2,3` -> [2, 3]; a usage error for anything but ids. */
 export function idList(text: string | undefined, option: string): number[] {
   if (text === undefined) return [];

@@ -1,10 +1,11 @@
 import type { InjectionToken } from 'tsyringe';
-import { App } from '../core/app';
 import { StartupError } from '../core/errors';
+import { createApp } from './config';
 
 /**
- * Run `fn` with a plugin's service on the database of the config given (`--config`), the
- * app closed after: what `ogserve token` and `ogserve user` do without the server.
+ * Run `fn` with a plugin's service on the database of the config and state directory given
+ * (`--config`, `--state-dir`), the app closed after: what `ogserve token` and `ogserve user` do
+ * without the server.
  */
 export async function withPluginService<T>(
   options: { values: Record<string, string> },
@@ -12,7 +13,11 @@ export async function withPluginService<T>(
   token: InjectionToken<T>,
   fn: (service: T) => Promise<number>,
 ): Promise<number> {
-  const app = await App.create({ configFile: options.values['--config'], logStream: process.stderr });
+  const app = await createApp({
+    configFile: options.values['--config'],
+    stateDir: options.values['--state-dir'],
+    logStream: process.stderr,
+  });
   try {
     if (!app.plugins.some((enabled) => enabled.name === plugin))
       throw new StartupError(`the ${plugin} plugin is not enabled in this config: add "${plugin}" to "plugins"`);

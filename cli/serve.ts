@@ -1,6 +1,6 @@
-import { App } from '../core/app';
 import { type Command, UsageError } from './command';
 import { parseOptions } from './options';
+import { createApp } from './config';
 
 /** `ogserve [serve] [--config FILE]`: run the service until SIGTERM or SIGINT. */
 export const serve: Command = {
@@ -23,7 +23,7 @@ export const serve: Command = {
   async run(args) {
     const options = parseOptions(args, { values: { '--config': ['-f', '--config-file'], '--state-dir': ['-s'] } });
     if (options.positional.length > 0) throw new UsageError(`unexpected argument '${options.positional[0]}'`);
-    const app = await App.create({ configFile: options.values['--config'], stateDir: options.values['--state-dir'] });
+    const app = await createApp({ configFile: options.values['--config'], stateDir: options.values['--state-dir'] });
     let stopping = false;
     const stopped = new Promise<number>((resolve) => {
       const stop = (signal: string): void => {

@@ -1,13 +1,13 @@
 import { StartupError } from '../core/errors';
 import { TokenStore, expiryOf, type TokenView } from '../plugins/tokens';
 import { type Command, UsageError } from './command';
-import { idList, parseOptions } from './options';
+import { idList, parseOptions, siteOptions, siteOptionsHelp } from './options';
 import { describeLimits, withPluginService } from './plugin-service';
 
 const usage = [
-  'Usage: ogserve token create --name NAME --role ROLE [--center IDS] [--room IDS] [--shell] [--expires 30d] [--config FILE]',
-  '       ogserve token list [--config FILE]',
-  '       ogserve token revoke NAME [--config FILE]',
+  'Usage: ogserve token create --name NAME --role ROLE [--center IDS] [--room IDS] [--shell] [--expires 30d] [--config FILE] [--state-dir DIR]',
+  '       ogserve token list [--config FILE] [--state-dir DIR]',
+  '       ogserve token revoke NAME [--config FILE] [--state-dir DIR]',
   '',
   'API tokens besides rest.api_token, kept in the database of the config given (only a hash',
   'of each secret). ROLE is reader, operator, imager or admin; --shell adds running shell',
@@ -16,6 +16,9 @@ const usage = [
   'secret on stdout once: it cannot be shown again. A running server sees a token made or',
   'revoked here within a second (a SQLite database is locked while ogserve runs: use',
   'POST /tokens and DELETE /tokens there).',
+  '',
+  'Options:',
+  ...siteOptionsHelp,
 ].join('\n');
 
 /** `ogserve token create|list|revoke`: the tokens plugin's store, on the config's database. */
@@ -26,9 +29,9 @@ export const token: Command = {
   async run(args) {
     const [action, ...rest] = args;
     if (action === 'create') return create(rest);
-    if (action === 'list') return withStore(parseOptions(rest, { values: { '--config': ['-f'] } }), list);
+    if (action === 'list') return withStore(parseOptions(rest, { values: siteOptions }), list);
     if (action === 'revoke') {
-      const options = parseOptions(rest, { values: { '--config': ['-f'] } });
+      const options = parseOptions(rest, { values: siteOptions });
       if (options.positional.length !== 1) throw new UsageError('token revoke needs the name of one token');
       return withStore(options, (store) => revoke(store, options.positional[0]!));
     }
@@ -38,7 +41,7 @@ export const token: Command = {
 
 async function create(args: string[]): Promise<number> {
   const options = parseOptions(args, {
-    values: { '--config': ['-f'], '--name': [], '--role': [], '--expires': [], '--center': [], '--room': [] },
+    values: { ...siteOptions, '--name': [], '--role': [], '--expires': [], '--center': [], '--room': [] },
     flags: ['--shell'],
   });
   if (options.positional.length > 0) throw new UsageError(`unexpected argument '${options.positional[0]}'`);

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { Config } from '../core/config';
+import { Config } from './config';
 import { importPlugins } from '../core/loader';
 
 /**
@@ -17,7 +17,7 @@ export async function configuredDataPaths(
   env: NodeJS.ProcessEnv,
 ): Promise<Map<string, string>> {
   const config = new Config(configFile, {}, { env, stateDir });
-  for (const definition of await importPlugins(config.core.plugins, config.baseDirOf('plugins'))) {
+  for (const { definition } of await importPlugins(config.core.plugins, config.baseDirOf('plugins'))) {
     if (definition.config) config.section(definition.section ?? definition.name, definition.config);
   }
   const paths = new Map(config.dataPaths);

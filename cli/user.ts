@@ -1,15 +1,15 @@
 import { StartupError } from '../core/errors';
 import { UserStore, type UserView } from '../plugins/auth';
 import { type Command, UsageError } from './command';
-import { idList, parseOptions } from './options';
+import { idList, parseOptions, siteOptions, siteOptionsHelp } from './options';
 import { describeLimits, withPluginService } from './plugin-service';
 import { passwordFromStdin, passwordFromTerminal } from './password-input';
 
 const usage = [
-  'Usage: ogserve user add NAME --role ROLE [--center IDS] [--room IDS] [--shell] [--password-stdin] [--config FILE]',
-  '       ogserve user list [--config FILE]',
-  '       ogserve user disable NAME | enable NAME | remove NAME [--config FILE]',
-  '       ogserve user passwd NAME [--password-stdin] [--config FILE]',
+  'Usage: ogserve user add NAME --role ROLE [--center IDS] [--room IDS] [--shell] [--password-stdin] [--config FILE] [--state-dir DIR]',
+  '       ogserve user list [--config FILE] [--state-dir DIR]',
+  '       ogserve user disable NAME | enable NAME | remove NAME [--config FILE] [--state-dir DIR]',
+  '       ogserve user passwd NAME [--password-stdin] [--config FILE] [--state-dir DIR]',
   '',
   'Local users, who sign in to the console and to POST /auth/login with a password (kept as',
   'a scrypt hash in the database of the config given). ROLE is reader, operator, imager or',
@@ -19,6 +19,9 @@ const usage = [
   'admin this way on a fresh install. Disabling a user, or setting their password, ends',
   'their sessions (a SQLite database is locked while ogserve runs: use the /users routes',
   'there).',
+  '',
+  'Options:',
+  ...siteOptionsHelp,
 ].join('\n');
 
 /** `ogserve user add|list|disable|enable|remove|passwd`: the auth plugin's users, on the config's database. */
@@ -29,10 +32,10 @@ export const user: Command = {
   async run(args) {
     const [action, ...rest] = args;
     if (action === 'add') return add(rest);
-    if (action === 'list') return withUsers(parseOptions(rest, { values: { '--config': ['-f'] } }), list);
+    if (action === 'list') return withUsers(parseOptions(rest, { values: siteOptions }), list);
     if (action === 'passwd') return passwd(rest);
     if (action === 'disable' || action === 'enable' || action === 'remove') {
-      const options = parseOptions(rest, { values: { '--config': ['-f'] } });
+      const options = parseOptions(rest, { values: siteOptions });
       const name = oneName(options.positional, action);
       return withUsers(options, async (users) => {
         const found = action === 'remove' ? await users.remove(name) : await users.setDisabled(name, action === 'disable');
@@ -49,7 +52,7 @@ export const user: Command = {
 
 async function add(args: string[]): Promise<number> {
   const options = parseOptions(args, {
-    values: { '--config': ['-f'], '--role': [], '--center': [], '--room': [] },
+    values: { ...siteOptions, '--role': [], '--center': [], '--room': [] },
     flags: ['--shell', '--password-stdin'],
   });
   const username = oneName(options.positional, 'add');
@@ -66,7 +69,7 @@ async function add(args: string[]): Promise<number> {
 }
 
 async function passwd(args: string[]): Promise<number> {
-  const options = parseOptions(args, { values: { '--config': ['-f'] }, flags: ['--password-stdin'] });
+  const options = parseOptions(args, { values: siteOptions, flags: ['--password-stdin'] });
   const username = oneName(options.positional, 'passwd');
   const password = await passwordOf(options.flags);
   return withUsers(options, async (users) => {

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { Config } from '../core/config';
+import { Config } from './config';
 import { type Command, UsageError } from './command';
 import { parseOptions } from './options';
 

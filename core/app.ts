@@ -1,11 +1,12 @@
 import 'reflect-metadata';
 import type dgram from 'node:dgram';
+import type http from 'node:http';
 import net from 'node:net';
 import type { DestinationStream } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { resolveApiToken } from './api-token';
 import { Cluster } from './cluster';
-import { Config, type CoreSettings } from './config';
+import type { CoreSettings } from './config-schema';
 import { openDatabase, type Database } from './database';
 import { EventBus } from './events';
 import { PluginServices } from './injection';
@@ -20,19 +21,15 @@ import { type Listening, type ListenSpec, listen } from './listen';
 import { createLogger, type Logger } from './log';
 import { checkMigrationList, type MigrationContext, type PluginSchema } from './migrations';
 import { RestListeners } from './rest-listeners';
+import { type RestOptions, createRestServer } from './http/server';
 import { logStart } from './start-log';
 import { versionRoute } from './version';
 import type { PluginContext, PluginDefinition } from './plugin';
+import type { SiteConfig } from './site-config';
 
 export interface AppOptions {
-  /** A site config file merged over config/default.json. */
-  configFile?: string;
-  /** Values merged last (tests use this). */
-  overrides?: Record<string, unknown>;
-  /** Where `OGSERVE_<SECTION>__<KEY>` overrides and the state directory are read from; process.env by default. */
-  env?: NodeJS.ProcessEnv;
-  /** The state directory (the `--state-dir` option), over OGSERVE_STATE_DIR and systemd's STATE_DIRECTORY. */
-  stateDir?: string;
+  /** The site's configuration, as the program read it (cli/config's `Config`). */
+  config: SiteConfig;
   /** Where log lines go; stdout by default. */
   logStream?: DestinationStream;
   /**
@@ -66,7 +63,7 @@ export class App {
   private serving = false;
 
   private constructor(
-    readonly config: Config,
+    readonly config: SiteConfig,
     readonly log: Logger,
     readonly container: DependencyContainer,
     readonly plugins: PluginDefinition[],
@@ -91,10 +88,10 @@ export class App {
     return this.db;
   }
 
-  static async create(options: AppOptions = {}): Promise<App> {
-    const config = new Config(options.configFile, options.overrides, { env: options.env, stateDir: options.stateDir });
+  static async create(options: AppOptions): Promise<App> {
+    const { config } = options;
     const log = createLogger(config.core.log.level, options.logStream, config.core.log.format);
-    const definitions = orderPlugins(await importPlugins(config.core.plugins, config.baseDirOf('plugins')));
+    const definitions = orderPlugins((await importPlugins(config.core.plugins, config.baseDirOf('plugins'))).map((p) => p.definition));
     config.checkSections([...definitions.map((d) => d.section ?? d.name), ...bundledPluginNames()]);
     config.refuseEnabledWhileOff(bundledPluginNames().filter((name) => !definitions.some((d) => d.name === name)));
     const sections = new Map(definitions.map((d) => [d.name, d.config ? config.section(d.section ?? d.name, d.config) : {}]));
@@ -133,40 +130,51 @@ export class App {
   }
 
   /**
-   * Start every plugin, then open the REST port. If anything fails (a port taken, an address
-   * not on this machine), whatever was opened is closed again, database included, and the
-   * error is passed on: a failed start leaves nothing running.
+   * Start every plugin, then open the REST port (unless `rest` is false: requests then come
+   * through `restServer`, as ogserve/testing's inject sends them). If anything fails (a port
+   * taken, an address not on this machine), whatever was opened is closed again, database
+   * included, and the error is passed on: a failed start leaves nothing running.
    */
-  async listen(): Promise<void> {
+  async listen(options: { rest?: boolean } = {}): Promise<void> {
     try {
       await this.cluster.open();
       for (const hook of this.startHooks) await hook();
       await this.cluster.startRoles();
-      const { rest } = this.settings;
-      const token = resolveApiToken(rest.api_token, rest.api_token_file, this.log);
-      this.rest = new RestListeners(rest, this.log);
-      await this.rest.open(
-        {
-          routes: this.routes.routes,
-          token,
-          maxKeyFailures: rest.max_key_failures,
-          maxRequestBytes: rest.max_request_bytes,
-          maxResponseBytes: rest.max_response_bytes,
-          db: this.database,
-          maxJsonDepth: rest.max_json_depth,
-          log: this.log,
-          statics: this.statics.mounts,
-          hooks: this.hooks,
-          permissions: this.permissions,
-          trustedProxies: rest.trusted_proxies,
-        },
-        (server, spec) => this.openListener(server, this.log, spec),
-      );
+      if (options.rest !== false) {
+        this.rest = new RestListeners(this.settings.rest, this.log);
+        await this.rest.open(this.restOptions(), (server, spec) => this.openListener(server, this.log, spec));
+      }
       this.serving = true;
     } catch (error) {
       await this.close();
       throw error;
     }
+  }
+
+  /** A REST server that listens nowhere: what a connection handed to it (`emit('connection')`) is answered by. */
+  restServer(): http.Server {
+    this.unlistened ??= createRestServer(this.restOptions());
+    return this.unlistened;
+  }
+
+  private unlistened?: http.Server;
+
+  private restOptions(): Omit<RestOptions, 'tls' | 'transport'> {
+    const { rest } = this.settings;
+    return {
+      routes: this.routes.routes,
+      token: resolveApiToken(rest.api_token, rest.api_token_file, this.log),
+      maxKeyFailures: rest.max_key_failures,
+      maxRequestBytes: rest.max_request_bytes,
+      maxResponseBytes: rest.max_response_bytes,
+      db: this.database,
+      maxJsonDepth: rest.max_json_depth,
+      log: this.log,
+      statics: this.statics.mounts,
+      hooks: this.hooks,
+      permissions: this.permissions,
+      trustedProxies: rest.trusted_proxies,
+    };
   }
 
   /** Every route registered, core's and the plugins' (the API document and the tests read it). */

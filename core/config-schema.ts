@@ -5,6 +5,13 @@ export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 's
 export const logFormats = ['json', 'pretty'] as const;
 export const databaseTypes = ['sqlite', 'mariadb', 'mysql', 'postgresql'] as const;
 
+/**
+ * ECDHE key exchange with AES-GCM or ChaCha20-Poly1305 for TLS 1.2, and TLS 1.3's suites:
+ * Node's default list also offers static-RSA key exchange (no forward secrecy) and CBC.
+ */
+const FORWARD_SECRET_AEAD =
+  'TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256:TLS_AES_128_GCM_SHA256:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305';
+
 /** Keys core itself reads. Everything else belongs to a plugin section named after the plugin. */
 export const CoreSchema = Type.Object(
   {
@@ -33,10 +40,14 @@ export const CoreSchema = Type.Object(
               /** Browsers asking the plain port for a page are sent to HTTPS, and HTTPS answers carry HSTS. */
               redirect: Type.Boolean({ default: false }),
               hsts_max_age_s: Type.Integer({ minimum: 0, default: 15_552_000 }),
+              /** OpenSSL's cipher list: forward-secret AEAD suites only by default. */
+              ciphers: Type.String({ minLength: 1, default: FORWARD_SECRET_AEAD }),
             },
             { additionalProperties: false },
           ),
         ),
+        /** The HTTPS address people open the console at (`https://ogserve.example.edu:8443`): where the plain port sends browsers. */
+        public_url: Type.String({ default: '', pattern: '^(https://[^/\\s?#@]+(/[^\\s?#]*)?)?$', expected: 'an https:// URL, or empty' }),
         /** Reverse proxies whose X-Forwarded-Proto and X-Forwarded-For are believed (their addresses). */
         trusted_proxies: Type.Array(Type.String({ minLength: 1 }), { default: [], maxItems: 64 }),
       },

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CoreSettings } from './config';
+import type { CoreSettings } from './config-schema';
 import type { Logger } from './log';
 
 /**

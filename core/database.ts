@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { EntityManager, EntityName, MikroORM, Options, RequiredEntityData } from '@mikro-orm/core';
 import type { AbstractSqlConnection } from '@mikro-orm/knex';
-import type { CoreSettings } from './config';
+import type { CoreSettings } from './config-schema';
 import { type DatabaseRecord, describeRecord, readDatabaseRecord, recordOf, writeDatabaseRecord } from './database-record';
 import { StartupError } from './errors';
 import type { Logger } from './log';

@@ -5,18 +5,21 @@ export { HttpError, ErrorCode, badRequest, StartupError } from './errors';
 export { Type, type Static } from '@sinclair/typebox';
 export type { Handler, RequestContext, Route, RouteRegistrar, RouteSpec, BodyPolicy } from './http/routes';
 export { queryOf } from './http/routes';
+export { positive, timeOf } from './http/query-values';
 export { Reply } from './http/reply';
-export type { Answered, Arriving, PluginHooks, RequestIdentifier } from './http/hooks';
-export { clientsNamed } from './http/clients-named';
+export type { Answered, Arriving, HookOptions, PluginHooks, RequestIdentifier } from './http/hooks';
+export type { ClientsAt } from './http/route-clients';
 export type { Access, AccessScope, Credential, CredentialPart, KeyLookup, Permission, PermissionDeclaration, Role } from './access';
 export { isRole, roleNames, scopeOf } from './access';
 export { execute, insertInChunks, Database } from './database';
+export { EntitySchema } from '@mikro-orm/core';
 export type { ClusterBackend, ClusterEvents, ClusterMessage, PluginCluster } from './cluster';
 export type { Migration, MigrationContext } from './migrations';
 export type { Logger } from './log';
 export { isIpv4, isHostIpv4, isMac, isNetmask, normalizeMac, ipv4ToInt, intToIpv4, isDecimalInt, MAX_INT } from './formats';
 export { App, type AppOptions } from './app';
-export type { CoreSettings } from './config';
+export type { CoreSettings } from './config-schema';
+export type { SiteConfig, StateDirectory } from './site-config';
 export {
   CoreConfig,
   MetricsRegistry,
@@ -28,7 +31,7 @@ export {
   type Injectable,
 } from './injection';
 export { inject, injectable, type InjectionToken } from 'tsyringe';
-export { SystemClock, ManualClock, type Clock } from './clock';
+export { SystemClock, type Clock } from './clock';
 export { electedEvery, type ElectedWork } from './elected-every';
 export { IntLike, Number16, Port, Ipv4, HostIpv4, Mac, Netmask, IpList, OneClient, Name, Text, toInt } from './schema-types';
 export { PreparedJson, stringifyAscii } from './http/json';

@@ -1,6 +1,6 @@
 import { type DependencyContainer, type InjectionToken, inject, injectable } from 'tsyringe';
 import type { PluginCluster } from './cluster';
-import type { CoreSettings } from './config';
+import type { CoreSettings } from './config-schema';
 import { Database } from './database';
 import { StartupError } from './errors';
 import type { PluginEvents } from './events';

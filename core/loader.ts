@@ -1,8 +1,10 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { EntitySchema } from '@mikro-orm/core';
 import { StartupError } from './errors';
 import type { PluginDefinition } from './plugin';
 import { resolveOgserveToThisInstall } from './self-resolution';
+import { packageRoot, release } from './version';
 
 const bundledDir = path.resolve(__dirname, '..', 'plugins');
 
@@ -16,28 +18,86 @@ export function isBundled(name: string): boolean {
   return /^[a-z][a-z0-9-]*$/.test(name) && existsSync(path.join(bundledDir, name, 'index.js'));
 }
 
+/** Where a loaded plugin came from: `ogserve plugins` lists it. */
+export interface PluginOrigin {
+  /** `bundled`, or the file its definition was read from. */
+  from: string;
+  /** Its release: ogserve's for a bundled plugin, its package's (package.json) for another, if it has one. */
+  version?: string;
+}
+
 /**
  * Import each enabled plugin: a bundled name, a path (relative to the config file that
- * listed it) or an npm package name. The definition is the module's default export or `plugin`.
+ * listed it) or an npm package name, found beside the config file, the working directory or
+ * ogserve's own node_modules (its package.json's `ogserve` field names its entry, else
+ * `main`). The definition is the module's default export or `plugin`; its entities must be
+ * the running MikroORM's.
  */
-export async function importPlugins(specifiers: string[], baseDir: string): Promise<PluginDefinition[]> {
-  const definitions: PluginDefinition[] = [];
+export async function importPlugins(
+  specifiers: string[],
+  baseDir: string,
+): Promise<{ definition: PluginDefinition; origin: PluginOrigin }[]> {
+  const imported: { definition: PluginDefinition; origin: PluginOrigin }[] = [];
   if (specifiers.some((specifier) => !isBundled(specifier))) resolveOgserveToThisInstall();
   for (const specifier of specifiers) {
-    const target = isBundled(specifier)
-      ? path.join(bundledDir, specifier, 'index.js')
-      : specifier.startsWith('.') || path.isAbsolute(specifier)
-        ? path.resolve(baseDir, specifier)
-        : specifier;
+    let file: string;
     let mod: Record<string, unknown>;
     try {
-      mod = (await import(require.resolve(target, { paths: [baseDir, process.cwd()] }))) as Record<string, unknown>;
+      file = isBundled(specifier) ? path.join(bundledDir, specifier, 'index.js') : entryOf(specifier, baseDir);
+      mod = (await import(file)) as Record<string, unknown>;
     } catch (error) {
       throw new StartupError(`config: plugins: '${specifier}' cannot be loaded: ${(error as Error).message.split('\n')[0]}`);
     }
-    definitions.push(definitionOf(mod, specifier));
+    const definition = definitionOf(mod, specifier);
+    checkEntities(definition);
+    imported.push({
+      definition,
+      origin: isBundled(specifier) ? { from: 'bundled', version: release } : { from: file, version: versionNear(file) },
+    });
   }
-  return definitions;
+  return imported;
+}
+
+/** The entry of a plugin named by a path or a package name. */
+function entryOf(specifier: string, baseDir: string): string {
+  const paths = [baseDir, process.cwd(), packageRoot];
+  if (specifier.startsWith('.') || path.isAbsolute(specifier)) return require.resolve(path.resolve(baseDir, specifier), { paths });
+  let manifest: string;
+  try {
+    manifest = require.resolve(`${specifier}/package.json`, { paths });
+  } catch {
+    // A package whose exports hide its package.json: its main entry.
+    return require.resolve(specifier, { paths });
+  }
+  const declared = (JSON.parse(readFileSync(manifest, 'utf8')) as { ogserve?: unknown }).ogserve;
+  const entry = typeof declared === 'string' ? declared : (declared as { entry?: unknown } | undefined)?.entry;
+  if (entry === undefined) return require.resolve(specifier, { paths });
+  if (typeof entry !== 'string') throw new Error(`its package.json's "ogserve" field must name its entry (a path in the package)`);
+  return require.resolve(path.resolve(path.dirname(manifest), entry));
+}
+
+/** The version in the package.json nearest above a plugin's file, if any. */
+function versionNear(file: string): string | undefined {
+  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const manifest = path.join(dir, 'package.json');
+    if (existsSync(manifest)) return (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version;
+  }
+  return undefined;
+}
+
+/**
+ * An entity made with another copy of MikroORM (the plugin's own node_modules) is an object
+ * the running one cannot read: refused by name here rather than failing deep inside MikroORM.
+ */
+function checkEntities(definition: PluginDefinition): void {
+  for (const entity of definition.entities ?? []) {
+    if (entity instanceof EntitySchema) continue;
+    const named = entity as { meta?: { className?: string }; name?: string } | undefined;
+    const name = named?.meta?.className ?? named?.name ?? String(entity);
+    throw new StartupError(
+      `plugin '${definition.name}': entity '${name}' is not an EntitySchema of the MikroORM ogserve runs: make it with EntitySchema from 'ogserve' (a plugin's own copy of @mikro-orm/core makes schemas ogserve cannot read)`,
+    );
+  }
 }
 
 function definitionOf(mod: Record<string, unknown>, specifier: string): PluginDefinition {

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import type { DestinationStream, Logger } from 'pino';
-import type { logFormats } from './config';
+import type { logFormats } from './config-schema';
 import { prettyStream } from './log-pretty';
 
 export type { Logger };

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import type { CoreSettings } from './config';
+import type { CoreSettings } from './config-schema';
 import { StartupError } from './errors';
 import type { Logger } from './log';
 

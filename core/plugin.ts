@@ -3,7 +3,7 @@ import type net from 'node:net';
 import type { TObject, Static } from '@sinclair/typebox';
 import type { InjectionToken } from 'tsyringe';
 import type { PermissionDeclaration } from './access';
-import type { CoreSettings } from './config';
+import type { CoreSettings } from './config-schema';
 import type { PluginCluster } from './cluster';
 import type { Database } from './database';
 import type { PluginEvents } from './events';
@@ -99,10 +99,11 @@ export interface PluginContext<C = unknown> {
   readonly metrics: Registry;
   /**
    * Where the plugin joins the handling of requests: `authenticate` and `identify` (keys other
-   * than `rest.api_token`, session cookies), `onRequest` (a routed request before its body is
-   * read), `preHandler` (a check before every handler), `onResponse` (each request once
-   * answered or cut off: the audit trail, the request metrics) and `onError` (each refusal and
-   * failure as it is answered).
+   * than `rest.api_token`, session cookies), and, on the plugin's own routes unless given
+   * `{ global: true }`: `onRequest` (a routed request before its body is read), `preHandler`
+   * (a check before the handler), `onSend` (what the handler answered, before it is sent),
+   * `onResponse` (each request once answered or cut off: the audit trail, the request
+   * metrics) and `onError` (each refusal and failure as it is answered).
    */
   readonly hooks: PluginHooks;
   /** Export a service for the plugins that declare this one in `requires` (`ctx.provide(Foo, ctx.make(Foo))`). */

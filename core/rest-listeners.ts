@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import type { Server as TlsServer } from 'node:tls';
-import type { CoreSettings } from './config';
+import type { CoreSettings } from './config-schema';
 import { type RestOptions, closeRestServer, createRestServer } from './http/server';
-import { readTlsFiles } from './http/transport';
+import { readTlsFiles, redirectTarget, type TlsFiles } from './http/transport';
 import type { Listening, ListenSpec } from './listen';
 import type { Logger } from './log';
 
@@ -16,6 +16,8 @@ export class RestListeners {
   private readonly servers: Server[] = [];
   private plain?: Listening;
   private secure?: { server: Server; listening: Listening };
+  /** What HTTPS serves now: the redirect to it goes by its certificate's names. */
+  private files?: TlsFiles;
 
   constructor(
     private readonly rest: CoreSettings['rest'],
@@ -27,14 +29,15 @@ export class RestListeners {
     const { tls } = this.rest;
     if (tls) {
       const hsts = tls.redirect ? { hstsMaxAgeS: tls.hsts_max_age_s } : {};
-      const server = createRestServer({ ...options, tls: readTlsFiles(tls), transport: hsts });
+      this.files = readTlsFiles(tls);
+      const server = createRestServer({ ...options, tls: this.files, transport: hsts });
       this.servers.push(server);
       const ip = tls.ip ?? this.rest.ip;
       const spec = { name: 'REST interface over HTTPS', ip, port: Number(tls.port), ipKey: 'rest.tls.ip', portKey: 'rest.tls.port' };
       this.secure = { server, listening: await open(server, spec) };
     }
-    const redirectToPort = tls?.redirect ? this.secure?.listening.port : undefined;
-    const server = createRestServer({ ...options, transport: { redirectToPort } });
+    const redirectTo = tls?.redirect ? redirectTarget(this.rest.public_url, this.tlsPort, () => this.files!.cert) : undefined;
+    const server = createRestServer({ ...options, transport: { redirectTo } });
     this.servers.push(server);
     const { ip, port } = this.rest;
     this.plain = await open(server, { name: 'REST interface', ip, port, ipKey: 'rest.ip', portKey: 'rest.port' });
@@ -53,7 +56,8 @@ export class RestListeners {
     const { tls } = this.rest;
     if (!tls || !this.secure) return;
     try {
-      (this.secure.server as unknown as TlsServer).setSecureContext({ ...readTlsFiles(tls) });
+      this.files = readTlsFiles(tls);
+      (this.secure.server as unknown as TlsServer).setSecureContext(this.files);
       this.log.info({ cert: tls.cert }, 'TLS certificate and key read again');
     } catch (error) {
       this.log.error({ err: error, cert: tls.cert }, 'TLS certificate and key not reloaded: the ones in use are kept');

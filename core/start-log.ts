@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { Config, CoreSettings } from './config';
+import type { CoreSettings } from './config-schema';
+import type { SiteConfig } from './site-config';
 import { defaultDatabasePorts } from './database-record';
 import type { Logger } from './log';
 import { release } from './version';
@@ -17,7 +18,7 @@ export function describeDatabase(database: CoreSettings['database'], inferred: b
  * database, with which plugins. Plugins add their own lines from `onStart` (pxe-modes: its
  * server address and templates), listeners theirs when they open.
  */
-export function logStart(log: Logger, config: Config, plugins: string[]): void {
+export function logStart(log: Logger, config: SiteConfig, plugins: string[]): void {
   const file = config.file ? path.resolve(config.file) : 'none (the defaults)';
   const env = config.envVariables.length > 0 ? `, overridden by ${config.envVariables.join(', ')}` : '';
   log.info(

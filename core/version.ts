@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from './config';
 import { schemaVersions, type Database } from './database';
 import type { RouteRegistrar } from './http/routes';
 import type { PluginDefinition } from './plugin';
+
+/** The checkout (or installed package) root: package.json, bundled defaults and templates live below it. */
+export const packageRoot = path.resolve(__dirname, '..', '..');
 
 /** The release, read once from package.json. */
 export const release = (JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;

@@ -16,7 +16,13 @@
  *   brought it to 3,734 with nothing in core that a plugin could own without weakening it:
  *   the ceiling holds that, so core grows only by a decision written here.
  *   Decisions: 3,750 (issue 34's close); 3,780 for electedEvery (one instance's hourly work),
- *   which audit, history and jobs had each written out (about 20 lines apiece).
+ *   which audit, history and jobs had each written out (about 20 lines apiece); 3,375 once the
+ *   config reader (files, the environment, errors by line) moved to cli/config and one observer
+ *   per request replaced three (issue 53: about -580), with issue 50's route client declarations
+ *   checked against their schema, hooks kept to their plugin, plugin packages and the entity
+ *   check (about +170); 3,356 once ManualClock moved to ogserve/testing, where tests find it,
+ *   with HEAD routes (boot files answer HEAD without a key); 3,347 with Reply.stream, the one
+ *   way a body written as it goes (a file, an event stream) leaves.
  *
  * Usage: node scripts/check-structure.mjs [root]   (root: the checkout, by default this one)
  */
@@ -28,7 +34,7 @@ const pluginsDir = path.join(root, 'plugins');
 const coreDir = path.join(root, 'core');
 const cliDir = path.join(root, 'cli');
 
-const goals = { coreLines: 3780, fileLines: 300 };
+const goals = { coreLines: 3347, fileLines: 300 };
 const domainWords = /\b(images?|shells?|rooms?|centers?|wol)\b/gi;
 
 function sources(dir) {

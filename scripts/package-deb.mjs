@@ -22,6 +22,7 @@ import {
   readdirSync,
   readFileSync,
   readSync,
+  realpathSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -98,7 +99,9 @@ function copyProgram() {
 /** The installed node_modules, pruned to production dependencies (nothing compiled again), without build leftovers. */
 function copyDependencies() {
   const modules = into(lib, 'node_modules');
-  cpSync(path.join(root, 'node_modules'), modules, { recursive: true, verbatimSymlinks: true });
+  // The folder itself where node_modules is a link to it (a git worktree sharing another's): a
+  // copy of the link was pruned away by npm, leaving a package without its modules.
+  cpSync(realpathSync(path.join(root, 'node_modules')), modules, { recursive: true, verbatimSymlinks: true });
   run('npm', ['prune', '--omit=dev', '--no-audit', '--no-fund', '--ignore-scripts'], into(lib));
   rmSync(into(lib, 'package-lock.json'));
   rmSync(path.join(modules, '.bin'), { recursive: true, force: true });

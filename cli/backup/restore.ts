@@ -1,8 +1,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { AbstractSqlConnection, Knex } from '@mikro-orm/knex';
-import { App } from '../../core/app';
-import type { CoreSettings } from '../../core/config';
+import type { CoreSettings } from '../config';
 import { StartupError } from '../../core/errors';
 import { UsageError } from '../command';
 import { holdsOgserve } from '../import-opengnsys/target-database';
@@ -10,6 +9,7 @@ import { parseOptions } from '../options';
 import { BackupRefused, type Manifest, type PartHeader, readBackup } from './format';
 import { openSource, type SiteFiles, siteFiles } from './site';
 import { type TableSpec, tableSpecs } from './tables';
+import { createApp } from '../config';
 
 /** What `ogserve restore` does (command.ts says what it is). */
 export async function runRestore(args: string[]): Promise<number> {
@@ -43,7 +43,7 @@ export async function runRestore(args: string[]): Promise<number> {
     throw new StartupError(
       `${describe(database)} already holds ${held.join(', ')}: restore into an empty database, or add --force to replace everything it holds`,
     );
-  const app = await App.create({
+  const app = await createApp({
     configFile: options.values['--config'],
     stateDir: options.values['--state-dir'],
     logStream: process.stderr,

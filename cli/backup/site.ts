@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { MikroORM, Options } from '@mikro-orm/core';
 import type { AbstractSqlConnection, Knex } from '@mikro-orm/knex';
-import { Config, type CoreSettings } from '../../core/config';
+import { Config, type CoreSettings } from '../config';
 import { StartupError } from '../../core/errors';
 import { importPlugins, orderPlugins } from '../../core/loader';
 import type { PluginDefinition } from '../../core/plugin';
@@ -20,7 +20,7 @@ export interface SiteFiles {
 /** Read the config and import its plugins as `serve` would, opening nothing. */
 export async function siteFiles(configFile: string | undefined, stateDir: string | undefined): Promise<SiteFiles> {
   const config = new Config(configFile, {}, { stateDir });
-  const definitions = orderPlugins(await importPlugins(config.core.plugins, config.baseDirOf('plugins')));
+  const definitions = orderPlugins((await importPlugins(config.core.plugins, config.baseDirOf('plugins'))).map((p) => p.definition));
   const bootDirs: SiteFiles['bootDirs'] = [];
   const pxe = definitions.find((d) => d.name === 'pxe-modes');
   if (pxe?.config) {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { MikroORM, Options } from '@mikro-orm/core';
 import sqlite3 from 'sqlite3';
-import type { CoreSettings } from '../../core/config';
+import type { CoreSettings } from '../config';
 
 /** The table where ogserve records its schema versions: a database without it holds no ogserve yet. */
 const versionTable = 'ogserve_schema';

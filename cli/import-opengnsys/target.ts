@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DestinationStream } from 'pino';
-import { App } from '../../core/app';
-import { Config, type CoreSettings } from '../../core/config';
+import type { App } from '../../core/app';
+import { Config, type CoreSettings } from '../config';
 import { StartupError } from '../../core/errors';
 import { imageHoldings } from '../../plugins/images';
 import { Inventory, inventoryHoldings, type InventoryHoldings } from '../../plugins/inventory';
@@ -11,6 +11,7 @@ import { Scheduler, schedulerHoldings } from '../../plugins/scheduler';
 import type { LegacySite } from './model';
 import { type Held, nothingHeld, type PlanRules } from './plan/context';
 import { holdsOgserve } from './target-database';
+import { createApp } from '../config';
 
 /** The ogserve an import goes into: its config, database and plugins, with no port opened. */
 export interface Target {
@@ -62,7 +63,7 @@ export async function openTarget(
   const overrides = scratch ? { database: { type: 'sqlite', path: path.join(scratch, 'ogserve.sqlite') } } : {};
   let app: App;
   try {
-    app = await App.create({ configFile, logStream, stateDir: options.stateDir, overrides });
+    app = await createApp({ configFile, logStream, stateDir: options.stateDir, overrides });
   } catch (error) {
     removeScratch();
     throw error;

@@ -5,12 +5,11 @@ import type { Database } from '../database';
 import { ErrorCode, HttpError, badRequest } from '../errors';
 import type { Logger } from '../log';
 import { InvalidUtf8Error, bodyText } from './body-text';
-import { clientsNamed } from './clients-named';
 import type { RequestHooks } from './hooks';
 import { JsonDepthError, JsonSyntaxError, LoneSurrogateError, NulCharacterError, parseJson } from './json';
 import type { RequestOrigin } from './origin';
 import { respond } from './reply';
-import type { RequestLog } from './request-log';
+import type { Exchange } from './exchange';
 import { RequestContext, type Route } from './routes';
 
 /** What handling a routed request needs of the listener's options. */
@@ -37,18 +36,22 @@ export async function handle(
   res: ServerResponse,
   access: Access | undefined,
   options: HandleOptions,
-  requestLog: RequestLog,
+  exchange: Exchange,
 ): Promise<void> {
   const arriving = options.hooks.arrived({ route, req, res, access });
   if (arriving) await arriving;
   let body: unknown = noBody;
+  let clients: string[] = [];
   if (route.policy !== 'ignored') {
     const raw = await readBody(req, options.maxRequestBytes);
     if (raw.length > 0) {
       if (route.policy === 'forbidden') throw badRequest(ErrorCode.bodyNotAllowed, `${route.method} ${route.path} takes no request body`);
       body = parseBody(decodeBody(raw), options.maxJsonDepth);
-      requestLog.noteBody(req, body);
-      options.hooks.noteBody(req, body);
+      // One reading of the clients the body names, where the route says it names them: the
+      // request log, the onResponse hooks (the audit trail) and the scope check see the same.
+      if (route.clientsOf) clients = route.clientsOf(body);
+      exchange.body = body;
+      exchange.clients = clients;
     }
   }
   if (body === noBody) {
@@ -57,7 +60,7 @@ export async function handle(
   }
   // Before the schema: a client outside a limited key's scope is refused whatever else is wrong.
   if (access?.scope && route.scoped === 'clients') {
-    const [outside] = await access.scope.outside(clientsNamed(body));
+    const [outside] = await access.scope.outside(clients);
     if (outside !== undefined) {
       throw new HttpError(
         403,
@@ -73,10 +76,17 @@ export async function handle(
       throw badRequest(missing ? ErrorCode.missingField : ErrorCode.invalidField, message, field || undefined);
     }
   }
-  const ctx = new RequestContext(req, res, body, options.log, options.db, access, options.origin);
+  const ctx = new RequestContext(route, req, res, body, options.log, options.db, access, options.origin);
   await options.hooks.beforeHandler(ctx);
+  if (route.preHandler) await route.preHandler(ctx);
   const result = await route.handler(ctx);
-  if (route.stream) return;
+  // Every answer leaves through respond: one a handler wrote itself skipped what it adds.
+  if (res.headersSent)
+    return void options.log.warn(
+      { request: `${route.method} ${route.path}` },
+      `the handler of ${route.method} ${route.path} wrote its answer itself instead of returning it (a Reply)`,
+    );
+  await options.hooks.beforeSend(ctx, result);
   respond(req, res, result, options.maxResponseBytes);
 }
 

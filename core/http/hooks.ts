@@ -13,6 +13,8 @@ export interface Answered {
   access?: Access;
   /** Its parsed body; undefined when it had none or was refused before it was read. */
   body?: unknown;
+  /** The clients its body names, where its route says it names them (`scoped.clients` or `clients`). */
+  clients: readonly string[];
   /** When it arrived. */
   time: Date;
   /** Undefined when the connection closed before the answer was sent. */
@@ -50,101 +52,108 @@ export interface PluginHooks {
    * Once a request is routed and its caller let in, before its body is read: throw an
    * HttpError to refuse it (a limit on requests from one address).
    */
-  onRequest(fn: (arriving: Arriving) => void | Promise<void>): void;
-  /** Before every handler, once the body is valid: throw an HttpError to refuse the request. */
-  preHandler(fn: (ctx: RequestContext<unknown>) => void | Promise<void>): void;
-  /** Once each request is answered or cut off (every one: metrics count them all). Called on the request path: keep it short. */
-  onResponse(fn: (answered: Answered) => void): void;
+  onRequest(fn: (arriving: Arriving) => void | Promise<void>, options?: HookOptions): void;
+  /** Before the handler, once the body is valid: throw an HttpError to refuse the request. */
+  preHandler(fn: (ctx: RequestContext<unknown>) => void | Promise<void>, options?: HookOptions): void;
+  /** Once the handler answered without an error, before the answer is sent: `result` is what it returned. */
+  onSend(fn: (ctx: RequestContext<unknown>, result: unknown) => void | Promise<void>, options?: HookOptions): void;
+  /** Once each request is answered or cut off (refusals included). Called on the request path: keep it short. */
+  onResponse(fn: (answered: Answered) => void, options?: HookOptions): void;
   /** Each refusal and failure, as it is about to be answered (a 500 carries 'internal_error'). Keep it short. */
-  onError(fn: (error: HttpError, req: IncomingMessage) => void): void;
+  onError(fn: (error: HttpError, req: IncomingMessage) => void, options?: HookOptions): void;
+}
+
+/**
+ * Where a request hook applies: by default the routes of the plugin that registers it, as a
+ * Fastify plugin's hooks stay in its own scope; `global` for every request, routed or not
+ * (sessions, rate limits, the audit trail, metrics).
+ */
+export interface HookOptions {
+  global?: boolean;
+}
+
+interface Registered<F> {
+  plugin: string;
+  fn: F;
+  global: boolean;
+}
+
+function applies(hook: Registered<unknown>, route: Readonly<Route> | undefined): boolean {
+  return hook.global || hook.plugin === route?.owner;
 }
 
 /** The hooks every plugin registered, and running them. */
 export class RequestHooks {
   readonly lookups: KeyLookup[] = [];
   readonly identifiers: RequestIdentifier[] = [];
-  private readonly arrivals: ((arriving: Arriving) => void | Promise<void>)[] = [];
-  private readonly preHandlers: ((ctx: RequestContext<unknown>) => void | Promise<void>)[] = [];
-  private readonly errorHooks: { plugin: string; fn: (error: HttpError, req: IncomingMessage) => void }[] = [];
-  private readonly responders: { plugin: string; fn: (answered: Answered) => void }[] = [];
-  private readonly bodies = new WeakMap<IncomingMessage, unknown>();
-  private readonly routing = new WeakMap<IncomingMessage, { route: Readonly<Route>; access?: Access }>();
-
+  private readonly arrivals: Registered<(arriving: Arriving) => void | Promise<void>>[] = [];
+  private readonly preHandlers: Registered<(ctx: RequestContext<unknown>) => void | Promise<void>>[] = [];
+  private readonly senders: Registered<(ctx: RequestContext<unknown>, result: unknown) => void | Promise<void>>[] = [];
+  private readonly errorHooks: Registered<(error: HttpError, req: IncomingMessage) => void>[] = [];
+  private readonly responders: Registered<(answered: Answered) => void>[] = [];
   constructor(private readonly log: Logger) {}
 
   forPlugin(plugin: string): PluginHooks {
+    const add =
+      <F>(list: Registered<F>[]) =>
+      (fn: F, options?: HookOptions): void => {
+        list.push({ plugin, fn, global: options?.global ?? false });
+      };
     return {
       authenticate: (lookup) => this.lookups.push(lookup),
       identify: (identify) => this.identifiers.push(identify),
-      onRequest: (fn) => this.arrivals.push(fn),
-      preHandler: (fn) => this.preHandlers.push(fn),
-      onResponse: (fn) => this.responders.push({ plugin, fn }),
-      onError: (fn) => this.errorHooks.push({ plugin, fn }),
+      onRequest: add(this.arrivals),
+      preHandler: add(this.preHandlers),
+      onSend: add(this.senders),
+      onResponse: add(this.responders),
+      onError: add(this.errorHooks),
     };
   }
 
-  /** The onRequest hooks, in turn; undefined (no turn of the event loop) when there are none. */
+  /** The onRequest hooks that apply, in turn; undefined (no turn of the event loop) when none does. */
   arrived(arriving: Arriving): Promise<void> | undefined {
-    if (this.arrivals.length === 0) return undefined;
+    if (!this.arrivals.some((hook) => applies(hook, arriving.route))) return undefined;
     return (async () => {
-      for (const fn of this.arrivals) await fn(arriving);
+      for (const hook of this.arrivals) if (applies(hook, arriving.route)) await hook.fn(arriving);
     })();
   }
 
   /** A refusal or failure is about to be answered: tell the onError hooks (one that throws is logged, not answered). */
-  failed(error: HttpError, req: IncomingMessage): void {
-    for (const { plugin, fn } of this.errorHooks) {
+  failed(error: HttpError, req: IncomingMessage, route: Readonly<Route> | undefined): void {
+    for (const hook of this.errorHooks) {
+      if (!applies(hook, route)) continue;
       try {
-        fn(error, req);
+        hook.fn(error, req);
       } catch (thrown) {
-        this.log.error({ err: thrown, plugin, method: req.method, url: req.url }, `an onError hook of plugin '${plugin}' failed`);
+        this.log.error(
+          { err: thrown, plugin: hook.plugin, method: req.method, url: req.url },
+          `an onError hook of plugin '${hook.plugin}' failed`,
+        );
       }
     }
   }
 
   async beforeHandler(ctx: RequestContext<unknown>): Promise<void> {
-    for (const fn of this.preHandlers) await fn(ctx);
+    for (const hook of this.preHandlers) if (applies(hook, ctx.route)) await hook.fn(ctx);
   }
 
-  /** A request arrived: tell the onResponse hooks once its answer is out or its connection gone. */
-  begin(req: IncomingMessage, res: ServerResponse): void {
-    if (this.responders.length === 0) return;
-    const time = new Date();
-    const started = process.hrtime.bigint();
-    let done = false;
-    const finish = (answered: boolean): void => {
-      if (done) return;
-      done = true;
-      const ms = Math.round(Number(process.hrtime.bigint() - started) / 1e5) / 10;
-      const { route, access } = this.routing.get(req) ?? {};
-      const exchange: Answered = {
-        route,
-        req,
-        access,
-        body: this.bodies.get(req),
-        time,
-        status: answered ? res.statusCode : undefined,
-        ms,
-      };
-      for (const { plugin, fn } of this.responders) {
-        try {
-          fn(exchange);
-        } catch (error) {
-          this.log.error({ err: error, plugin, method: req.method, url: req.url }, `an onResponse hook of plugin '${plugin}' failed`);
-        }
+  async beforeSend(ctx: RequestContext<unknown>, result: unknown): Promise<void> {
+    for (const hook of this.senders) if (applies(hook, ctx.route)) await hook.fn(ctx, result);
+  }
+
+  /** A request was answered or cut off: tell the onResponse hooks that apply (one that throws is logged). */
+  answered(exchange: Answered): void {
+    for (const hook of this.responders) {
+      if (!applies(hook, exchange.route)) continue;
+      try {
+        hook.fn(exchange);
+      } catch (error) {
+        const { req } = exchange;
+        this.log.error(
+          { err: error, plugin: hook.plugin, method: req.method, url: req.url },
+          `an onResponse hook of plugin '${hook.plugin}' failed`,
+        );
       }
-    };
-    res.once('prefinish', () => finish(true));
-    res.once('close', () => finish(res.writableFinished));
-  }
-
-  /** The route that took a request, and who sent it. */
-  routed(route: Readonly<Route>, req: IncomingMessage, access: Access | undefined): void {
-    if (this.responders.length > 0) this.routing.set(req, { route, access });
-  }
-
-  /** The request's parsed body, for the onResponse hooks. */
-  noteBody(req: IncomingMessage, body: unknown): void {
-    if (this.responders.length > 0) this.bodies.set(req, body);
+    }
   }
 }

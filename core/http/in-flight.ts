@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../log';
 
@@ -26,21 +26,28 @@ export class InFlight {
     });
   }
 
-  begin(_req: IncomingMessage, res: ServerResponse): void {
+  begin(res: ServerResponse): void {
     this.open.add(res);
     // Once stopping, every answer closes its connection: a keep-alive client goes elsewhere.
     if (this.closing) res.setHeader('Connection', 'close');
-    res.once('close', () => {
-      this.open.delete(res);
-      if (this.open.size === 0) this.idle?.();
-    });
   }
 
-  /** An answer that stays open (an event stream): a stop ends it at once rather than waiting. */
+  /** Its connection is done with it (its exchange closed). */
+  done(res: ServerResponse): void {
+    this.open.delete(res);
+    this.streams.delete(res);
+    if (this.open.size === 0) this.idle?.();
+  }
+
+  /**
+   * An answer that stays open (an event stream): a stop ends it at once rather than waiting.
+   * So does the client closing its side: the server answers a request whose client has
+   * half-closed, but a browser leaving a stream sends just that, and is gone.
+   */
   stream(res: ServerResponse): void {
+    res.socket?.once('end', () => res.destroy());
     this.open.delete(res);
     this.streams.add(res);
-    res.once('close', () => this.streams.delete(res));
     if (this.open.size === 0) this.idle?.();
   }
 

@@ -1,4 +1,4 @@
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Access, Permission, Permissions } from '../access';
@@ -7,7 +7,7 @@ import { StartupError } from '../errors';
 import type { Logger } from '../log';
 import { compile, type Checker } from '../validation';
 import { type RequestOrigin, originOf } from './origin';
-import { openStream } from './reply';
+import { type ClientsAt, type ClientsReader, clientsReader } from './route-clients';
 
 /**
  * What a route does with a request body:
@@ -34,9 +34,9 @@ export interface RouteSpec<S extends TSchema> {
    */
   audit?: boolean;
   /**
-   * The answer stays open (an event stream): the handler begins it with `ctx.beginStream`
-   * and writes on it; a stop ends it at once instead of waiting for it. Other answers are
-   * what the handler returns: a JSON value, or a `Reply` (another media type, or uncapped).
+   * The answer stays open (an event stream, a `Reply.stream` that does not end): a stop ends
+   * it at once instead of waiting for it. Every answer is what the handler returns: a JSON
+   * value, or a `Reply` (another media type, uncapped, or a body written as it goes).
    */
   stream?: boolean;
   /**
@@ -48,11 +48,17 @@ export interface RouteSpec<S extends TSchema> {
   public?: boolean;
   /**
    * Whether a token limited to part of the fleet may call it (core/access.ts AccessScope):
-   * `clients`, when every client its body names is inside (core refuses the request
-   * otherwise); `filtered`, when the handler leaves out of its answer what is outside
-   * (`ctx.access.scope`); `open`, when the answer names no client. Absent: refused to it.
+   * `{ clients }`, when every client its body names is inside (core refuses the request
+   * otherwise; `clients` says where the body names them, see `ClientsAt`); `filtered`, when
+   * the handler leaves out of its answer what is outside (`ctx.access.scope`); `open`, when
+   * the answer names no client. Absent: refused to it.
    */
-  scoped?: 'clients' | 'filtered' | 'open';
+  scoped?: { clients: ClientsAt } | 'filtered' | 'open';
+  /**
+   * Where the body of a route that is not `scoped` names the clients it acts on, for the
+   * audit trail and the request log (a scoped route says it in `scoped.clients`).
+   */
+  clients?: ClientsAt;
   /** The schema of the 200 answer (TypeBox): in the OpenAPI document, and checked by the tests. */
   response?: TSchema;
   /**
@@ -65,6 +71,8 @@ export interface RouteSpec<S extends TSchema> {
   summary?: string;
   /** The media type of the 200 answer, when it is not JSON (a `Reply.text` or a stream): for the API document. */
   responseType?: string;
+  /** A check of this route alone, after the plugins' preHandler hooks: throw an HttpError to refuse the request. */
+  preHandler?: (ctx: RequestContext<Static<S>>) => void | Promise<void>;
 }
 
 export type Handler<B> = (ctx: RequestContext<B>) => unknown;
@@ -82,6 +90,8 @@ export class RequestContext<B> {
   private requestLog?: Logger;
 
   constructor(
+    /** The route that took it: its owner, path, permission and declarations. */
+    readonly route: Readonly<Route>,
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
     readonly body: B,
@@ -122,12 +132,6 @@ export class RequestContext<B> {
   get query(): URLSearchParams {
     return queryOf(this.req);
   }
-
-  /** Begin the answer of a `stream` route, which stays open: its head, with the headers every answer carries. */
-  beginStream(headers: OutgoingHttpHeaders): ServerResponse {
-    openStream(this.req, this.res, headers);
-    return this.res;
-  }
 }
 
 export interface Route {
@@ -145,9 +149,12 @@ export interface Route {
   audit: boolean;
   stream: boolean;
   scoped?: 'clients' | 'filtered' | 'open';
+  /** The clients a body names, read as the route declared: the scope check, the audit trail and the request log use it. */
+  clientsOf?: ClientsReader;
   events: readonly string[];
   credential?: (req: IncomingMessage) => Access | undefined;
   public: boolean;
+  preHandler?: (ctx: RequestContext<unknown>) => void | Promise<void>;
   handler: Handler<unknown>;
   owner: string;
 }
@@ -156,6 +163,8 @@ export interface RouteRegistrar {
   get<S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void;
   post<S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void;
   delete<S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void;
+  /** Node sends a HEAD answer's head only, whatever the handler writes: register the GET's handler. */
+  head<S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void;
 }
 
 /** Every route of every plugin; two plugins may not claim the same method and path. */
@@ -169,8 +178,8 @@ export class RouteTable {
     const add =
       (method: string) =>
       <S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void =>
-        this.add(owner, method, path, spec, handler as Handler<unknown>);
-    return { get: add('GET'), post: add('POST'), delete: add('DELETE') };
+        this.add(owner, method, path, spec as unknown as RouteSpec<TSchema>, handler as Handler<unknown>);
+    return { get: add('GET'), post: add('POST'), delete: add('DELETE'), head: add('HEAD') };
   }
 
   private add(owner: string, method: string, path: string, spec: RouteSpec<TSchema>, handler: Handler<unknown>): void {
@@ -185,6 +194,7 @@ export class RouteTable {
         `route ${method} ${path} of plugin '${owner}' ${named} (one of ${this.permissions.names().join(', ')}) or be public`,
       );
     }
+    const { scoped, clientsOf } = this.clientsDeclared(owner, method, path, spec);
     this.routes.push({
       method,
       path,
@@ -196,14 +206,39 @@ export class RouteTable {
       summary: spec.summary,
       responseType: spec.responseType ?? 'application/json',
       log: spec.log ?? true,
-      audit: spec.audit ?? (!spec.public && method !== 'GET' && spec.permission !== 'read'),
+      audit: spec.audit ?? (!spec.public && method !== 'GET' && method !== 'HEAD' && spec.permission !== 'read'),
       stream: spec.stream ?? false,
-      scoped: spec.scoped,
+      scoped,
+      clientsOf,
       events: spec.events ?? [],
       credential: spec.credential,
       public: spec.public ?? false,
+      preHandler: spec.preHandler as Route['preHandler'],
       handler,
       owner,
     });
+  }
+
+  /** What a route's `scoped` and `clients` declare, checked against its body schema. */
+  private clientsDeclared(owner: string, method: string, path: string, spec: RouteSpec<TSchema>): Pick<Route, 'scoped' | 'clientsOf'> {
+    const route = `route ${method} ${path} of plugin '${owner}'`;
+    const declared: unknown = spec.scoped;
+    const scoped = typeof declared === 'object' && declared !== null ? (declared as { clients?: ClientsAt }) : undefined;
+    // Guessing where a body names its clients once let a limited token through: it is said, once.
+    if (declared === 'clients' || (scoped && (scoped.clients === undefined || spec.clients !== undefined)))
+      throw new StartupError(
+        `${route} must say once where its body names its clients: scoped: { clients: 'clients' } (a path into its body schema) or scoped: { clients: (body) => [...] }`,
+      );
+    if (!scoped && declared !== undefined && declared !== 'filtered' && declared !== 'open')
+      throw new StartupError(`${route}: scoped must be { clients }, 'filtered' or 'open', not ${JSON.stringify(declared)}`);
+    const at = scoped?.clients ?? spec.clients;
+    try {
+      return {
+        scoped: scoped ? 'clients' : (declared as Route['scoped']),
+        clientsOf: at === undefined ? undefined : clientsReader(at, spec.body),
+      };
+    } catch (error) {
+      throw new StartupError(`${route} declares where its clients are, but ${(error as Error).message}`);
+    }
   }
 }

@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import polka from 'polka';
-import { type Access, type Permissions, accessForRoute } from '../access';
+import { type Access, type Credential, type Permissions, accessForRoute } from '../access';
 import type { Database } from '../database';
 import { ErrorCode, HttpError } from '../errors';
 import type { Logger } from '../log';
@@ -13,10 +13,11 @@ import { KeyFailures } from './key-failures';
 import { withMethodOverride } from './method-override';
 import { originOf } from './origin';
 import { commonHeaders, sendError } from './reply';
-import { RequestLog } from './request-log';
+import { Exchange } from './exchange';
+import { requestLogLine } from './request-log';
 import type { Route } from './routes';
 import { type StaticMount, withStaticFiles } from './static';
-import { type TlsFiles, withTransportRules } from './transport';
+import { type RedirectTo, type TlsFiles, withTransportRules } from './transport';
 import { answerUnroutedRequests } from './unrouted';
 
 export interface RestOptions {
@@ -41,12 +42,12 @@ export interface RestOptions {
   trustedProxies?: readonly string[];
   /** Serve HTTPS with this certificate and key (rest.tls) rather than plain HTTP. */
   tls?: TlsFiles;
-  /** HTTPS: send Strict-Transport-Security with this max-age. Plain HTTP: send browsers' page requests to this HTTPS port. */
-  transport?: { hstsMaxAgeS?: number; redirectToPort?: number };
+  /** HTTPS: send Strict-Transport-Security with this max-age. Plain HTTP: send browsers' page requests where this says. */
+  transport?: { hstsMaxAgeS?: number; redirectTo?: RedirectTo };
 }
 
-/** Who sent each authorised request. */
-const accessByRequest = new WeakMap<IncomingMessage, Access>();
+/** Each request's exchange: who sent it, its route, its body. */
+const exchanges = new WeakMap<IncomingMessage, Exchange>();
 const inFlightOf = new WeakMap<http.Server, InFlight>();
 
 /**
@@ -76,15 +77,21 @@ export function createRestServer(options: RestOptions): http.Server {
   );
 
   // The spec logs every request but these polled reads; refused requests are logged too.
-  const requestLog = new RequestLog(log, new Set(routes.filter((r) => !r.log).map((r) => `${r.method} ${r.path}`)));
+  const logLine = requestLogLine(log, new Set(routes.filter((r) => !r.log).map((r) => `${r.method} ${r.path}`)));
   const inFlight = new InFlight();
   const { hooks } = options;
+  const answered = (exchange: Parameters<typeof logLine>[0]): void => {
+    logLine(exchange);
+    hooks.answered(exchange);
+  };
   const trusted = new Set(options.trustedProxies ?? []);
   const handleOptions = { ...options, origin: (req: IncomingMessage) => originOf(req, trusted) };
   const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
     const known = toHttpError(error);
-    if (known.status >= 500) log.error({ err: error, method: req.method, url: req.url }, 'request failed');
-    hooks.failed(known, req);
+    // A 503 refuses for load: no failure of the service, and a flood of them (PCs retrying a busy
+    // file) must not write a stack each. The request log has each; the plugin may sum them up.
+    if (known.status >= 500 && known.status !== 503) log.error({ err: error, method: req.method, url: req.url }, 'request failed');
+    hooks.failed(known, req, exchanges.get(req)?.route);
     const headers: Record<string, string> = { ...commonHeaders(req), ...known.headers };
     // The reference's challenge, unless the refusal brings its own or a page's script sent the
     // request: a browser asked for Basic opens its own login box over the page.
@@ -99,25 +106,16 @@ export function createRestServer(options: RestOptions): http.Server {
       const allowed = methodsByPath.get(req.path ?? '');
       if (!allowed) return fail(req, res, new HttpError(404, ErrorCode.notFound, `no endpoint at ${req.path}`));
       res.setHeader('Allow', allowed.join(', '));
-      fail(
-        req,
-        res,
-        new HttpError(405, ErrorCode.methodNotAllowed, `${req.method} is not allowed on ${req.path}; use ${allowed.join(' or ')}`),
-      );
+      const message = `${req.method} is not allowed on ${req.path}; use ${allowed.join(' or ')}`;
+      fail(req, res, new HttpError(405, ErrorCode.methodNotAllowed, message));
     },
   });
 
   const failures = new KeyFailures(options.maxKeyFailures ?? 20, log);
-  const accessFor = async (key: string): Promise<Access | undefined> => {
-    for (const lookup of hooks.lookups) {
-      const credential = await lookup(key);
-      if (credential) return options.permissions.accessOf(credential);
-    }
-    return undefined;
-  };
-  const identify = async (req: IncomingMessage): Promise<Access | undefined> => {
-    for (const identifier of hooks.identifiers) {
-      const credential = await identifier(req);
+  /** The access of the first credential one of `finders` finds (a key's lookups, a keyless request's identifiers). */
+  const firstAccess = async <T>(finders: ((of: T) => Credential | undefined | Promise<Credential | undefined>)[], of: T) => {
+    for (const find of finders) {
+      const credential = await find(of);
       if (credential) return options.permissions.accessOf(credential);
     }
     return undefined;
@@ -129,7 +127,7 @@ export function createRestServer(options: RestOptions): http.Server {
     if (publicRoutes.some((r) => r.method === req.method && r.path.test(req.path ?? ''))) return next();
     const standIn = supplied === undefined ? credentials.get(endpoint)?.(req) : undefined;
     if (standIn) {
-      accessByRequest.set(req, standIn);
+      exchanges.get(req)!.access = standIn;
       return next();
     }
     // The source address costs a system call on a new connection: asked only once a key has failed.
@@ -143,10 +141,10 @@ export function createRestServer(options: RestOptions): http.Server {
       fail(req, res, new HttpError(401, ErrorCode.unauthorized, 'the Authorization header must carry the API key'));
     if (supplied === undefined) {
       if (hooks.identifiers.length === 0) return unauthorized();
-      return identify(req).then(
+      return firstAccess(hooks.identifiers, req).then(
         (access) => {
           if (!access) return unauthorized();
-          accessByRequest.set(req, access);
+          exchanges.get(req)!.access = access;
           next();
         },
         (error: unknown) => fail(req, res, error),
@@ -154,16 +152,16 @@ export function createRestServer(options: RestOptions): http.Server {
     }
     // The configured key, the common case, is settled without a turn of the event loop.
     if (isKey(supplied, token)) {
-      accessByRequest.set(req, configuredKey);
+      exchanges.get(req)!.access = configuredKey;
       return next();
     }
-    accessFor(supplied).then(
+    firstAccess(hooks.lookups, supplied).then(
       (access) => {
         if (!access) {
           failures.failed(req.socket.remoteAddress ?? '');
           return unauthorized();
         }
-        accessByRequest.set(req, access);
+        exchanges.get(req)!.access = access;
         next();
       },
       (error: unknown) => fail(req, res, error),
@@ -172,41 +170,34 @@ export function createRestServer(options: RestOptions): http.Server {
 
   for (const route of routes) {
     app.add(route.method as Parameters<typeof app.add>[0], route.path, (req: IncomingMessage, res: ServerResponse) => {
-      const access = accessForRoute(accessByRequest.get(req), route.permission);
-      hooks.routed(route, req, access);
-      if (route.permission && !access?.permissions.has(route.permission)) {
-        const why = `${route.method} ${route.path} needs the '${route.permission}' permission`;
-        return fail(
-          req,
-          res,
-          new HttpError(403, ErrorCode.forbidden, `${why}, which the key '${access?.name}' (${access?.role}) does not have`),
-        );
-      }
-      if (access?.scope && !route.scoped) {
-        return fail(
-          req,
-          res,
-          new HttpError(
-            403,
-            ErrorCode.forbidden,
-            `${route.method} ${route.path} is not open to the key '${access.name}', which is limited to ${access.scope.description}`,
-          ),
-        );
-      }
+      const exchange = exchanges.get(req)!;
+      const access = accessForRoute(exchange.access, route.permission);
+      exchange.route = route;
+      exchange.access = access;
+      const endpoint = `${route.method} ${route.path}`;
+      const refused =
+        route.permission && !access?.permissions.has(route.permission)
+          ? `${endpoint} needs the '${route.permission}' permission, which the key '${access?.name}' (${access?.role}) does not have`
+          : access?.scope && !route.scoped
+            ? `${endpoint} is not open to the key '${access.name}', which is limited to ${access.scope.description}`
+            : undefined;
+      if (refused) return fail(req, res, new HttpError(403, ErrorCode.forbidden, refused));
       if (route.stream) inFlight.stream(res);
-      handle(route, req, res, access, handleOptions, requestLog).catch((error: unknown) => fail(req, res, error));
+      handle(route, req, res, access, handleOptions, exchange).catch((error: unknown) => fail(req, res, error));
     });
   }
 
   const api = withMethodOverride(app.handler as http.RequestListener);
   const routed = withStaticFiles(options.statics ?? [], api, maxResponseBytes);
   const listener = withTransportRules((req: IncomingMessage, res: ServerResponse): void => {
-    hooks.begin(req, res);
-    inFlight.begin(req, res);
-    requestLog.begin(req, res);
+    exchanges.set(req, new Exchange(req, res, answered, ({ res }) => inFlight.done(res)));
+    inFlight.begin(res);
     routed(req, res);
   }, options.transport ?? {});
   const server = options.tls ? https.createServer({ ...options.tls }, listener) : http.createServer(listener);
+  // A client that half-closes once its request is sent (`nc -N`, some HTTP/1.0 clients) still
+  // gets its answer, then the connection closes: by default Node drops the request unanswered.
+  Object.assign(server, { httpAllowHalfOpen: true });
   inFlightOf.set(server, inFlight);
   inFlight.watch(server);
   answerUnroutedRequests(server, listener);

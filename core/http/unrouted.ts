@@ -27,7 +27,8 @@ export function answerUnroutedRequests(server: http.Server, listener: Listener):
     const req = error.code === 'HPE_INVALID_METHOD' && error.rawPacket ? requestFromBytes(error.rawPacket, socket) : undefined;
     if (req) return answerOnSocket(req, socket, listener);
     // Anything else gets what Node answers when nobody listens for client errors.
-    if (socket.writable && socket.bytesWritten === 0) socket.write(bareAnswer(error.code));
+    const status = bareStatus.get(error.code ?? '') ?? '400 Bad Request';
+    if (socket.writable && socket.bytesWritten === 0) socket.write(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`);
     socket.destroy();
   });
 }
@@ -40,17 +41,12 @@ function tcpSocket(duplex: Duplex): net.Socket & { _httpMessage?: ServerResponse
   return duplex as net.Socket;
 }
 
-function bareAnswer(code: string | undefined): string {
-  const status =
-    code === 'HPE_HEADER_OVERFLOW'
-      ? '431 Request Header Fields Too Large'
-      : code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
-        ? '413 Payload Too Large'
-        : code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? '408 Request Timeout'
-          : '400 Bad Request';
-  return `HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`;
-}
+/** Node's answers to the parser errors that are no 400. */
+const bareStatus = new Map([
+  ['HPE_HEADER_OVERFLOW', '431 Request Header Fields Too Large'],
+  ['HPE_CHUNK_EXTENSIONS_OVERFLOW', '413 Payload Too Large'],
+  ['ERR_HTTP_REQUEST_TIMEOUT', '408 Request Timeout'],
+]);
 
 function answerOnSocket(req: IncomingMessage, socket: net.Socket, listener: Listener): void {
   const res = new http.ServerResponse(req);

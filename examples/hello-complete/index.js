@@ -25,6 +25,9 @@ module.exports = definePlugin({
     const inventory = ctx.use(Inventory);
     const spec = {
       permission: 'read',
+      // A token limited to centers or rooms may greet the clients inside them: core refuses
+      // any other client it finds where the route says its body names them.
+      scoped: { clients: 'client' },
       body: Type.Object({ client: Ipv4() }),
       // What a 200 answer holds: published in GET /openapi.json, checked by ogserve's tests.
       response: Type.Object({ message: Type.String() }),
@@ -69,7 +72,7 @@ module.exports = definePlugin({
     const link = ctx.use(AgentLink);
     const waveSpec = {
       permission: 'shell',
-      scoped: 'clients',
+      scoped: { clients: 'clients' },
       body: withClients(wave.params),
       response: DispatchAnswer,
       summary: "Print the greeting on clients' consoles",

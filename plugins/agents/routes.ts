@@ -44,14 +44,14 @@ export function agentRoutes(
   // A state probe consoles poll: changes nothing, so not an audited action either.
   router.post(
     '/clients',
-    { permission: 'operate', scoped: 'clients', body: ClientsBody, log: false, audit: false, response: DispatchAnswer },
+    { permission: 'operate', scoped: { clients: 'clients' }, body: ClientsBody, log: false, audit: false, response: DispatchAnswer },
     async ({ body }) => respond(await link.dispatch(body.clients, { method: 'POST', path: 'probe' })),
   );
 
   const relay = <P extends TObject>(path: string, command: AgentCommand<P>, permission: 'operate' | 'image') =>
     router.post(
       path,
-      { permission, scoped: 'clients', body: withClients(command.params), response: DispatchAnswer },
+      { permission, scoped: { clients: 'clients' }, body: withClients(command.params), response: DispatchAnswer },
       async ({ body, access, req }) => {
         // Generic over P, TypeScript cannot see `clients` in the composed body.
         const asked = body as unknown as Static<P> & { clients: string[] };
@@ -71,28 +71,40 @@ export function agentRoutes(
 
   // One client: {sessions}. Several: the same, for the first, plus {clients:[{addr, sessions}]}
   // for all of them in the order asked; the key is always there, so callers need one shape.
-  router.get('/session', { permission: 'read', scoped: 'clients', body: SessionQuery, response: SessionAnswer }, async ({ body }) => {
-    const field = body.client ? 'client' : 'clients';
-    const ips = [...new Set(body.client ?? body.clients ?? [])];
-    if (ips.length === 0) throw badRequest(ErrorCode.missingField, "'client' (or 'clients') must list an address", 'client');
-    const clients: { addr: string; sessions: { disk: number; partition: number; name: string }[] }[] = [];
-    for (const ip of ips) {
-      const client = await known(ip, field);
-      const sessions = (await inventory.diskSetup(client.id))
-        .filter((p) => p.partition > 0 && p.os !== '')
-        .map((p) => ({ disk: p.disk, partition: p.partition, name: p.os }));
-      clients.push({ addr: ip, sessions });
-    }
-    return { sessions: clients[0]!.sessions, clients };
-  });
+  router.get(
+    '/session',
+    { permission: 'read', scoped: { clients: ['client', 'clients'] }, body: SessionQuery, response: SessionAnswer },
+    async ({ body }) => {
+      const field = body.client ? 'client' : 'clients';
+      const ips = [...new Set(body.client ?? body.clients ?? [])];
+      if (ips.length === 0) throw badRequest(ErrorCode.missingField, "'client' (or 'clients') must list an address", 'client');
+      const clients: { addr: string; sessions: { disk: number; partition: number; name: string }[] }[] = [];
+      for (const ip of ips) {
+        const client = await known(ip, field);
+        const sessions = (await inventory.diskSetup(client.id))
+          .filter((p) => p.partition > 0 && p.os !== '')
+          .map((p) => ({ disk: p.disk, partition: p.partition, name: p.os }));
+        clients.push({ addr: ip, sessions });
+      }
+      return { sessions: clients[0]!.sessions, clients };
+    },
+  );
 
-  router.get('/hardware', { permission: 'read', scoped: 'clients', body: ClientQuery, response: HardwareAnswer }, async ({ body }) => {
-    const client = await known(body.client[0]!, 'client');
-    return { hardware: await storedHardware(db, client.id, hardwareNames) };
-  });
+  router.get(
+    '/hardware',
+    { permission: 'read', scoped: { clients: 'client' }, body: ClientQuery, response: HardwareAnswer },
+    async ({ body }) => {
+      const client = await known(body.client[0]!, 'client');
+      return { hardware: await storedHardware(db, client.id, hardwareNames) };
+    },
+  );
 
-  router.get('/software', { permission: 'read', scoped: 'clients', body: SoftwareQuery, response: SoftwareAnswer }, async ({ body }) => {
-    const client = await known(body.client[0]!, 'client');
-    return { software: await storedSoftware(db, client.id, toInt(body.disk), toInt(body.partition)) };
-  });
+  router.get(
+    '/software',
+    { permission: 'read', scoped: { clients: 'client' }, body: SoftwareQuery, response: SoftwareAnswer },
+    async ({ body }) => {
+      const client = await known(body.client[0]!, 'client');
+      return { software: await storedSoftware(db, client.id, toInt(body.disk), toInt(body.partition)) };
+    },
+  );
 }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { clientsNamed, Counter, definePlugin, electedEvery } from 'ogserve';
+import { Counter, definePlugin, electedEvery } from 'ogserve';
 import { AuditEntryEntity } from './entities/entry';
 import { type EntryDetails, RequestDetails } from './entry-details';
 import { pruneEntries } from './prune';
@@ -62,23 +62,16 @@ export default definePlugin({
     ctx.events.on('audit.details', (details) => told.add(details), 'keep the details of an audit entry');
     // Every request to a route marked `audit` (by default those that change something or
     // reach an agent or the network), refusals included: who, from where, what, which clients.
-    ctx.hooks.onResponse(({ route, req, access, body, time, status, ms }) => {
-      const details = told.take(req);
-      if (!route?.audit) return;
-      const address = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
-      const path = (req.url ?? '').split('?')[0]!;
-      recorder.record({
-        time,
-        token: access?.name ?? '',
-        address,
-        method: route.method,
-        path,
-        clients: clientsNamed(body),
-        status,
-        ms,
-        details,
-      });
-    });
+    ctx.hooks.onResponse(
+      ({ route, req, access, clients, time, status, ms }) => {
+        const details = told.take(req);
+        if (!route?.audit) return;
+        const address = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+        const path = (req.url ?? '').split('?')[0]!;
+        recorder.record({ time, token: access?.name ?? '', address, method: route.method, path, clients, status, ms, details });
+      },
+      { global: true },
+    );
 
     ctx.router.get(
       '/audit',

@@ -14,7 +14,7 @@ export interface Action {
   /** As sent, without the query. */
   path: string;
   /** The client addresses its body named. */
-  clients: string[];
+  clients: readonly string[];
   /** Undefined when the connection closed before the answer was sent. */
   status?: number;
   ms: number;

@@ -68,6 +68,12 @@ export const AuthConfig = Type.Object(
     free_failures: Type.Integer({ minimum: 1, maximum: 100, default: 5 }),
     max_delay_s: Type.Integer({ minimum: 1, maximum: 3600, default: 60 }),
     /**
+     * A wrong name or password is answered this long after the attempt began (later only when
+     * its checks took longer), whatever it was: a local name, a directory's, or none. Above
+     * what a password check and the directory's answer take, so that their time shows nowhere.
+     */
+    wrong_answer_ms: Type.Integer({ minimum: 0, maximum: 10_000, default: 250 }),
+    /**
      * Password checks at once (scrypt takes a core and a thread of libuv's pool, which the
      * database shares): 1 keeps a spray of wrong passwords from slowing everyone else on a
      * small server, and still checks about 25 a second.

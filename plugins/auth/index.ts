@@ -71,6 +71,7 @@ export default definePlugin({
       users,
       throttle,
       ctx.log,
+      config.wrong_answer_ms,
       ldap && LdapDirectory && { directory: new LdapDirectory(ldap, ctx.log), groups: ldap.groups, normalise: LdapDirectory.normaliseDn },
     );
 

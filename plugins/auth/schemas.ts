@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { IntLike } from 'ogserve';
 
-const Username = Type.String({ minLength: 1, maxLength: 255 });
+/** Not only spaces: they are trimmed off (plugins/auth/sign-in-name.ts), which would leave no name. */
+const Username = Type.String({ minLength: 1, maxLength: 255, pattern: '\\S' });
 const Password = Type.String({ minLength: 1, maxLength: 1024 });
 
 export const Login = Type.Object({ username: Username, password: Password });

@@ -1,5 +1,6 @@
 import { type Clock, inject, injectable, type Logger, PluginConfig, PluginLog } from 'ogserve';
 import { AuthClock } from './clock';
+import { signInName } from './sign-in-name';
 
 /** Failures within this window count together; an entry is forgotten once it has passed. */
 const windowMs = 15 * 60_000;
@@ -92,6 +93,7 @@ export class SignInThrottle {
   }
 }
 
+/** Every spelling of one name counts as that name: `alice ` is not a fresh one. */
 function keysOf(username: string, address: string): [string, string] {
-  return [`user ${username.toLowerCase()}`, `address ${address}`];
+  return [`user ${signInName(username)}`, `address ${address}`];
 }

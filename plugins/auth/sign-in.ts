@@ -1,8 +1,10 @@
+import { performance } from 'node:perf_hooks';
 import { ErrorCode, HttpError, type Logger } from 'ogserve';
 import { cookieChallenge } from './cookies';
 import type { Grant } from './grant';
 import { type GroupRights, grantsOfGroups } from './group-rights';
 import type { DirectoryAnswer } from './ldap-directory';
+import { signInName } from './sign-in-name';
 import type { SignInThrottle } from './sign-in-throttle';
 import type { UserStore } from './users';
 
@@ -34,21 +36,27 @@ const tarpitMs = 1000;
 
 /**
  * Checks a username and password: a local user of that name first (local users keep
- * working when the directory is down), else the directory when one is configured. Every
- * wrong answer is the same 401 and costs the same time, so that it does not tell which
- * names exist; attempts slow the next ones of that name and address (429, answered after a
- * second), and only the right password takes the user's back.
+ * working when the directory is down), else the directory when one is configured. Names are
+ * taken as {@link signInName} makes them, so that every spelling of one is one person.
+ * Every wrong answer is the same 401 and costs the same time, so that it does not tell which
+ * names exist: each attempt checks one password hash (the user's, or a decoy for a name that
+ * is not local, while the directory is asked), and a wrong one is answered `wrongAnswerMs`
+ * after it began, whichever checks it took. Attempts slow the next ones of that name and
+ * address (429, answered after a second), and only the right password takes the user's back.
  */
 export class SignIn {
   constructor(
     private readonly users: UserStore,
     private readonly throttle: SignInThrottle,
     private readonly log: Logger,
+    /** How long after its start a wrong sign-in is answered (later only when its checks took longer). */
+    private readonly wrongAnswerMs: number,
     private readonly directory?: DirectorySetup,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   ) {}
 
-  async check(username: string, password: string, address: string): Promise<SignedIn> {
+  async check(typed: string, password: string, address: string): Promise<SignedIn> {
+    const username = signInName(typed);
     const wait = this.throttle.retryAfter(username, address);
     if (wait > 0) {
       await this.sleep(Math.min(wait * 1000, tarpitMs));
@@ -57,6 +65,7 @@ export class SignIn {
       throw new HttpError(429, ErrorCode.tooManyAttempts, message, undefined, headers);
     }
     this.throttle.began(username, address);
+    const started = performance.now();
     try {
       const person = await this.person(username, password);
       this.throttle.cleared(username, address);
@@ -64,6 +73,7 @@ export class SignIn {
     } catch (error) {
       // Only a wrong password or name is a guess: the directory down or a disabled account is not.
       if (!(error instanceof HttpError) || error.status !== 401) this.throttle.forgiven(username, address);
+      else await this.sleep(started + this.wrongAnswerMs - performance.now());
       throw error;
     }
   }
@@ -72,9 +82,21 @@ export class SignIn {
     const local = await this.users.check(username, password);
     if (local === 'disabled') throw new HttpError(403, ErrorCode.forbidden, `the account '${username}' is disabled`);
     if (typeof local === 'object') return { username: local.username, provider: 'local', grants: local.grants };
-    if (local === 'none' && this.directory) return this.fromDirectory(this.directory, username, password);
-    if (local === 'none') await this.users.decoyCheck(password);
-    throw wrong();
+    if (local === 'wrong') throw wrong();
+    // Not a local name: the decoy costs what a local user's check costs (in scrypt's queue
+    // too), and the directory's round trip happens beside it rather than after it.
+    if (!this.directory) {
+      await this.users.decoyCheck(password);
+      throw wrong();
+    }
+    const [person, decoy] = await Promise.allSettled([
+      this.fromDirectory(this.directory, username, password),
+      this.users.decoyCheck(password),
+    ]);
+    // A full queue (503 busy) is answered as it is for a local name.
+    if (decoy.status === 'rejected') throw decoy.reason;
+    if (person.status === 'rejected') throw person.reason;
+    return person.value;
   }
 
   private async fromDirectory(setup: DirectorySetup, username: string, password: string): Promise<SignedIn> {

@@ -118,8 +118,9 @@ export class UserStore {
   }
 
   /**
-   * The grant of a user whose password is right: 'wrong' for an unknown user or a wrong
-   * password (the same time either way), 'disabled' only once the password was right.
+   * The grant of a user whose password is right: 'none' for a name no local user has (no
+   * check made: the caller asks the directory, or spends a decoy check), 'wrong' for a wrong
+   * password, 'disabled' only once the password was right.
    */
   async check(username: string, password: string): Promise<{ username: string; grants: Grant[] } | 'wrong' | 'disabled' | 'none'> {
     const user = await this.find(username);

@@ -1,6 +1,7 @@
-import type { BootFolder } from './files';
+import type { ServedFolder } from '../transfers';
 
-export type { BootFolder } from './files';
+/** A folder the boot plugin serves, and what may refuse one of its files (the live images' manifests). */
+export type BootFolder = ServedFolder;
 
 /**
  * The folders whose files the boot plugin serves at /boot/files/, in the order it looks

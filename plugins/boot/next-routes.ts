@@ -34,7 +34,7 @@ function nextRoutes(ctx: PluginContext<BootSettings>, oneShots: OneShots, bootFi
     '/boot/next',
     {
       permission: 'operate',
-      scoped: 'clients',
+      scoped: { clients: 'clients' },
       body: NextBody,
       response: NextAnswer,
       summary: 'Boot PCs into a mode once: their previous mode comes back when their agent connects or script is served, or at the timeout',

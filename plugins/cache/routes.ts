@@ -15,23 +15,27 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
   const { router } = ctx;
 
   // Unknown addresses are left out, as commands skip them; the order is the one asked.
-  router.get('/cache/list', { permission: 'read', scoped: 'clients', body: CacheList, response: CacheListing }, async ({ body }) => {
-    const clients = await inventory.clientsByIps(body.clients);
-    const contents = await store.contents(clients.map((c) => c.id));
-    // The cache partition: the one the agent formatted with the CACHE file system.
-    const cacheSizes = await inventory.partitionSizes(
-      clients.map((c) => c.id),
-      'CACHE',
-    );
-    return new PreparedJson(
-      cacheListingJson(clients.map((c) => ({ ip: c.ip, cacheSize: cacheSizes.get(c.id) ?? 0n, images: contents.get(c.id)! }))),
-    );
-  });
+  router.get(
+    '/cache/list',
+    { permission: 'read', scoped: { clients: 'clients' }, body: CacheList, response: CacheListing },
+    async ({ body }) => {
+      const clients = await inventory.clientsByIps(body.clients);
+      const contents = await store.contents(clients.map((c) => c.id));
+      // The cache partition: the one the agent formatted with the CACHE file system.
+      const cacheSizes = await inventory.partitionSizes(
+        clients.map((c) => c.id),
+        'CACHE',
+      );
+      return new PreparedJson(
+        cacheListingJson(clients.map((c) => ({ ip: c.ip, cacheSize: cacheSizes.get(c.id) ?? 0n, images: contents.get(c.id)! }))),
+      );
+    },
+  );
 
   // Each client gets only `images`; it deletes those it holds and answers with the rest.
   router.post(
     '/cache/delete',
-    { permission: 'operate', scoped: 'clients', body: CacheDelete, response: DispatchAnswer },
+    { permission: 'operate', scoped: { clients: 'clients' }, body: CacheDelete, response: DispatchAnswer },
     async ({ body, access, req }) => {
       const request = { method: 'POST', path: 'cache/delete', body: { images: body.images } } as const;
       const origin = { kind: request.path, params: request.body, asker: askerOf(access, req) };
@@ -41,7 +45,7 @@ export function cacheRoutes(ctx: PluginContext, store: CacheStore, inventory: In
 
   router.post(
     '/cache/fetch',
-    { permission: 'operate', scoped: 'clients', body: CacheFetch, response: DispatchAnswer },
+    { permission: 'operate', scoped: { clients: 'clients' }, body: CacheFetch, response: DispatchAnswer },
     async ({ body, access, req }) => fetchIntoCaches(body, askerOf(access, req)),
   );
 

@@ -60,6 +60,13 @@ export class DhcpdSyntaxError extends Error {
 /** A text that holds a `host NAME {` block: the console's paste tells dhcpd.conf from CSV by it. */
 export const looksLikeDhcpdConf = (text: string): boolean => /(^|[\s{;])host\s+[^\s{;]+\s*\{/m.test(text);
 
+/**
+ * How deep blocks may nest. A real file nests a few (shared-network, subnet, pool, group,
+ * host, a conditional); the parser reads blocks recursively, so a file nesting thousands
+ * would overflow the stack: it is refused at the line of the block past this.
+ */
+const MAX_BLOCK_DEPTH = 64;
+
 interface Token {
   text: string;
   line: number;
@@ -119,7 +126,9 @@ function tokens(text: string): Token[] {
 
 function statements(list: Token[]): Statement[] {
   let at = 0;
-  const read = (opening?: Token): Statement[] => {
+  const read = (depth: number, opening?: Token): Statement[] => {
+    if (depth > MAX_BLOCK_DEPTH)
+      throw new DhcpdSyntaxError(opening!.line, `blocks nest more than ${MAX_BLOCK_DEPTH} deep here (a real dhcpd.conf nests a few)`);
     const block: Statement[] = [];
     let words: Token[] = [];
     while (at < list.length) {
@@ -130,7 +139,7 @@ function statements(list: Token[]): Statement[] {
         words = [];
       } else if (punct === '{') {
         const line = words[0]?.line ?? token.line;
-        block.push({ line, words, block: read(token) });
+        block.push({ line, words, block: read(depth + 1, token) });
         words = [];
       } else if (punct === '}') {
         if (!opening) throw new DhcpdSyntaxError(token.line, "a '}' closes no block");
@@ -144,7 +153,7 @@ function statements(list: Token[]): Statement[] {
     if (words.length > 0) throw new DhcpdSyntaxError(words[0]!.line, `'${words.map((w) => w.text).join(' ')}' lacks its ';'`);
     return block;
   };
-  return read();
+  return read(0);
 }
 
 function walk(block: Statement[], conf: DhcpdConf): void {

@@ -56,7 +56,7 @@ export function liveRoutes(
   );
   const setSpec = {
     permission: 'operate',
-    scoped: 'clients',
+    scoped: { clients: 'clients' },
     body: LiveSetBody,
     response: LiveSetAnswer,
     summary: "Set clients' live image and rewrite their boot files",

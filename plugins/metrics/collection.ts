@@ -17,9 +17,12 @@ export function collectServiceMetrics(registry: Registry, hooks: PluginHooks, db
     registry,
   );
   // A request cut off before its answer has no status: it is not counted.
-  hooks.onResponse(({ route, req, status, ms }) => {
-    if (status !== undefined) requests.observe(req.method ?? '', route?.path ?? 'unrouted', String(status), ms / 1000);
-  });
+  hooks.onResponse(
+    ({ route, req, status, ms }) => {
+      if (status !== undefined) requests.observe(req.method ?? '', route?.path ?? 'unrouted', String(status), ms / 1000);
+    },
+    { global: true },
+  );
   // By code, which says why (unauthorized, too_many_attempts, invalid_field...): a set the plugins fix, not the callers.
   const errors = new Counter({
     name: 'ogserve_http_errors_total',
@@ -27,7 +30,7 @@ export function collectServiceMetrics(registry: Registry, hooks: PluginHooks, db
     labelNames: ['status', 'error'],
     registers: [registry],
   });
-  hooks.onError((error) => errors.inc({ status: String(error.status), error: error.code }));
+  hooks.onError((error) => errors.inc({ status: String(error.status), error: error.code }), { global: true });
   const queries = new Histogram({
     name: 'ogserve_db_query_duration_seconds',
     help: 'SQL statements, from sent to answered',

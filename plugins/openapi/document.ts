@@ -63,6 +63,9 @@ export function openApiDocument(routes: readonly Route[], version: string): obje
       responses,
     };
     if (route.summary) operation.summary = route.summary;
+    // What a key must be allowed, and how a key limited to centers or rooms may call it.
+    if (route.permission) operation['x-ogserve-permission'] = route.permission;
+    if (route.scoped) operation['x-ogserve-scoped'] = route.scoped;
     if (hasBody)
       operation.requestBody = { required: route.policy === 'required', content: { 'application/json': { schema: plain(route.body!) } } };
     const { path, parameters } = templated(route.path);

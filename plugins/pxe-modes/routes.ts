@@ -18,27 +18,31 @@ export function modeRoutes(ctx: PluginContext<unknown>, bootFiles: BootFiles, in
   // Files first, then the boot column, as the reference does: the record never names a mode
   // whose files were not written.
   // The audit log is told each client whose mode this changed.
-  router.post('/mode', { permission: 'operate', scoped: 'clients', body: ModeBody, response: ModeAnswer }, async ({ body, req, log }) => {
-    const modes = await bootFiles.modes();
-    if (!modes.includes(body.mode)) throw new UnknownModeError(body.mode);
-    return bootFiles.exclusive(async () => {
-      const clients = await inventory.clientsByIps(body.clients);
-      await bootFiles.writeMany(clients, body.mode);
-      await inventory.setBootMode(
-        clients.map((c) => c.id),
-        body.mode,
-      );
-      const changes: AuditChange[] = [...new Map(clients.map((c) => [c.id, c])).values()]
-        .filter((c) => c.boot !== body.mode)
-        .map((c) => ({ entity: 'client', id: c.id, name: c.name || c.ip, field: 'boot', before: c.boot, after: body.mode }));
-      if (changes.length > 0) await ctx.events.tell('audit.details', { req, changes }, log);
-      return { unknown: unknownOf(body.clients, clients) };
-    });
-  });
+  router.post(
+    '/mode',
+    { permission: 'operate', scoped: { clients: 'clients' }, body: ModeBody, response: ModeAnswer },
+    async ({ body, req, log }) => {
+      const modes = await bootFiles.modes();
+      if (!modes.includes(body.mode)) throw new UnknownModeError(body.mode);
+      return bootFiles.exclusive(async () => {
+        const clients = await inventory.clientsByIps(body.clients);
+        await bootFiles.writeMany(clients, body.mode);
+        await inventory.setBootMode(
+          clients.map((c) => c.id),
+          body.mode,
+        );
+        const changes: AuditChange[] = [...new Map(clients.map((c) => [c.id, c])).values()]
+          .filter((c) => c.boot !== body.mode)
+          .map((c) => ({ entity: 'client', id: c.id, name: c.name || c.ip, field: 'boot', before: c.boot, after: body.mode }));
+        if (changes.length > 0) await ctx.events.tell('audit.details', { req, changes }, log);
+        return { unknown: unknownOf(body.clients, clients) };
+      });
+    },
+  );
 
   // Which clients boot through UEFI files: the reference snapshot has no /efi and the spec
   // leaves it open, so it answers, per known client, whether its UEFI boot file exists.
-  router.get('/efi', { permission: 'read', scoped: 'clients', body: EfiQuery, response: EfiAnswer }, async ({ body }) => {
+  router.get('/efi', { permission: 'read', scoped: { clients: 'clients' }, body: EfiQuery, response: EfiAnswer }, async ({ body }) => {
     const clients = await inventory.clientsByIps(body.clients);
     return {
       clients: await Promise.all(

@@ -69,7 +69,7 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
 
   router.post(
     '/procedure/run',
-    { permission: 'admin', body: ProcedureRun, response: SessionAnswer, summary: 'Run a procedure on clients now' },
+    { permission: 'admin', clients: 'clients', body: ProcedureRun, response: SessionAnswer, summary: 'Run a procedure on clients now' },
     async ({ body, em }) => {
       const procedure = await requireProcedure(em, toInt(body.procedure), 'procedure');
       const clients = await inventory.requireClients(body.clients);
@@ -102,7 +102,13 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
 
   router.post(
     '/schedule/command',
-    { permission: 'admin', body: ScheduleCommand, response: ScheduledCommand, summary: 'Run a command on clients later' },
+    {
+      permission: 'admin',
+      clients: 'clients',
+      body: ScheduleCommand,
+      response: ScheduledCommand,
+      summary: 'Run a command on clients later',
+    },
     async ({ body }) => {
       const clients = await inventory.requireClients(body.clients);
       return scheduler.scheduleCommand(clients, body.command, body.params, body.when);
@@ -158,6 +164,7 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
 
   const run = {
     permission: 'admin',
+    clients: 'clients',
     body: RunSchedule,
     response: DispatchAnswer,
     summary: 'Send clients their queued scheduled commands',

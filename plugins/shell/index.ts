@@ -38,7 +38,7 @@ export default definePlugin({
     ctx.cluster.on<{ ip: string; result: ShellResult }>('shell.output', ({ ip, result }) => results.store(ip, result));
     ctx.cluster.on<string>('shell.started', (ip) => results.forget(ip));
 
-    const spec = { permission: 'shell', scoped: 'clients', body: withClients(ShellParams), response: DispatchAnswer } as const;
+    const spec = { permission: 'shell', scoped: { clients: 'clients' }, body: withClients(ShellParams), response: DispatchAnswer } as const;
     ctx.router.post('/shell/run', spec, async ({ body, access, req }) => {
       const dispatch = await sendCommand(link, run, paramsOf(body), body.clients, askerOf(access, req));
       for (const [ip, answer] of dispatch.answers) {
@@ -54,7 +54,7 @@ export default definePlugin({
     // What the commands printed is as sensitive as running them.
     const outputSpec = {
       permission: 'shell',
-      scoped: 'clients',
+      scoped: { clients: 'clients' },
       // Reading what was printed changes nothing: not an audited action.
       audit: false,
       body: ShellOutputQuery,

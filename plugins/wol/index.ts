@@ -86,7 +86,7 @@ export default definePlugin({
 
     ctx.router.post(
       '/wol',
-      { permission: 'operate', scoped: 'clients', body: WolBody, response: WolAnswer },
+      { permission: 'operate', scoped: { clients: 'clients' }, body: WolBody, response: WolAnswer },
       async ({ body, log, access }) => {
         const report = await waker.wake(body.clients, body.type, askerOf(access));
         if (report.skipped.send_failed.length > 0)

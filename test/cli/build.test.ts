@@ -44,7 +44,7 @@ function touch(file: string): void {
 test('npm start runs the build step that compiles only when stale', () => {
   const scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
   assert.equal(scripts.prestart, 'node scripts/build.mjs --if-stale', 'prestart');
-  assert.equal(scripts.start, 'node dist/cli/main.js', 'start runs the compiled program');
+  assert.equal(scripts.start, 'exec node dist/cli/main.js', 'start runs the compiled program in place of the shell npm runs it with');
 });
 
 test('compiles the first time, not again while nothing changed, again when a source, a folder or tsconfig changes', () => {

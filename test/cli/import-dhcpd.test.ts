@@ -79,6 +79,14 @@ test('a real dhcpd.conf: a dry run writes nothing, the import adds the hosts it 
       [notConf.code, notConf.stderr.trim().split('\n').at(-1)],
       [2, `ogserve: ${broken}: line 1: the block opened here is not closed: a '}' is missing`],
     );
+    // Groups nested 5,000 deep: one line naming where they pass the limit, not a stack overflow's trace.
+    const deep = path.join(dir, 'deep.conf');
+    writeFileSync(deep, `${'group {\n'.repeat(5000)}${'}\n'.repeat(5000)}`);
+    const tooDeep = await ogserve(['import-dhcpd', deep, ...config]);
+    assert.deepEqual(
+      [tooDeep.code, tooDeep.stderr.trim().split('\n').at(-1), /^\s+at /m.test(tooDeep.stderr)],
+      [2, `ogserve: ${deep}: line 65: blocks nest more than 64 deep here (a real dhcpd.conf nests a few)`, false],
+    );
     assert.equal((await ogserve(['import-dhcpd', ...config])).code, 2, 'no file named');
     const help = await ogserve(['import-dhcpd', '--help']);
     assert.match(help.stdout, /1 some hosts were refused/);

@@ -24,6 +24,8 @@ test('--help, -h and help list the commands and options and exit 0', () => {
     assert.match(run.stdout, /^Usage: ogserve \[command\] \[options\]$/m, `${flag}: usage line`);
     assert.match(run.stdout, /^ {2}serve +run the service \(the default\)$/m, `${flag}: the serve command`);
     assert.match(run.stdout, /--version/, `${flag}: the version option`);
+    assert.match(run.stdout, /^ {2}-f, --config FILE +merge FILE over config\/default\.json/m, `${flag}: --config`);
+    assert.match(run.stdout, /^ {2}-s, --state-dir DIR +where the database, the API key and boot files go/m, `${flag}: --state-dir`);
     assert.equal(run.stderr, '', `${flag}: nothing on stderr`);
   }
 });

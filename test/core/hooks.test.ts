@@ -6,10 +6,10 @@ import { withPluginFile } from '../support/plugin-file';
 import { withServer } from '../support/server';
 
 /**
- * A plugin on every hook: a key of its own ('guest-key', a reader), a check before every
- * handler (a center named 'forbidden' is refused, naming the field), and a record of what
- * was answered, kept where the test reads it (GET /hooked); its onResponse hook throws
- * once, which must not cost the answer or the next hooks.
+ * A plugin on every hook, each app-wide (`global`): a key of its own ('guest-key', a reader),
+ * a check before every handler (a center named 'forbidden' is refused, naming the field), and
+ * a record of what was answered, kept where the test reads it (GET /hooked); its onResponse
+ * hook throws once, which must not cost the answer or the next hooks.
  */
 const plugin = (core: string) => `const { definePlugin, badRequest } = require(${core});
 module.exports = definePlugin({
@@ -20,12 +20,12 @@ module.exports = definePlugin({
     ctx.hooks.authenticate((key) => (key === 'guest-key' ? { name: 'guest', role: 'reader' } : undefined));
     ctx.hooks.preHandler(({ body }) => {
       if (body && body.name === 'forbidden') throw badRequest('invalid_field', 'name: not this one', 'name');
-    });
+    }, { global: true });
     ctx.hooks.onResponse(({ route, req, access, body, status }) => {
       if (route && route.path === '/hooked') return;
       if (!thrown) { thrown = true; throw new Error('a hook that fails'); }
       seen.push([req.method + ' ' + (route ? route.path : 'unrouted'), access ? access.name : null, body && body.name ? body.name : null, status]);
-    });
+    }, { global: true });
     ctx.router.get('/hooked', { permission: 'read' }, () => ({ seen }));
   },
 });`;
@@ -76,11 +76,11 @@ module.exports = definePlugin({
     let thrown = false;
     ctx.hooks.onRequest(({ req, route, access }) => {
       if (req.headers['x-over-limit']) throw new HttpError(429, 'too_many_attempts', route.path + ': over the limit for ' + access.name);
-    });
+    }, { global: true });
     ctx.hooks.onError((error, req) => {
       if (!thrown) { thrown = true; throw new Error('an error hook that fails'); }
       heard.push([req.method + ' ' + req.url, error.status, error.code]);
-    });
+    }, { global: true });
     ctx.router.get('/limiter', { permission: 'read' }, () => ({ heard }));
   },
 });`;
@@ -104,6 +104,99 @@ test('onRequest refuses a routed request before its body is read or its handler 
         ]);
       },
       { config: { plugins: ['inventory', file] } },
+    ),
+  );
+});
+
+/**
+ * A plugin whose hooks are its own (no `global`): they run on its routes and no other
+ * plugin's, see the route on the context, and a route of its own has a preHandler of its own;
+ * onSend sees what the handler answered before it is sent.
+ */
+const notes = (core: string) => `const { definePlugin, badRequest, Type } = require(${core});
+module.exports = definePlugin({
+  name: 'notes',
+  register(ctx) {
+    const heard = [];
+    ctx.hooks.onRequest(({ route }) => { heard.push('request ' + route.path); });
+    ctx.hooks.preHandler(({ route, body }) => {
+      heard.push('preHandler ' + route.owner + ' ' + route.method + ' ' + route.path);
+      if (body && body.text === 'plugin-wide no') throw badRequest('invalid_field', 'text: refused by the plugin', 'text');
+    });
+    ctx.hooks.onSend((req, result) => { if (req.route.path !== '/notes/heard') heard.push('send ' + req.route.path + ' ' + JSON.stringify(result)); });
+    ctx.hooks.onResponse(({ route, status }) => { if (route.path !== '/notes/heard') heard.push('response ' + route.path + ' ' + status); });
+    ctx.hooks.onError((error) => { heard.push('error ' + error.status); });
+    const onlyHere = ({ body }) => { if (body.text === 'route no') throw badRequest('invalid_field', 'text: refused by the route', 'text'); };
+    ctx.router.post('/notes', { permission: 'operate', body: Type.Object({ text: Type.String() }), preHandler: onlyHere }, ({ body }) => ({ saved: body.text }));
+    ctx.router.get('/notes/heard', { permission: 'read' }, () => ({ heard: heard.splice(0) }));
+  },
+});`;
+
+test("a plugin's hooks run on its own routes only unless global; ctx.route says which; a route may have a preHandler of its own; onSend sees the answer", async () => {
+  await withPluginFile('notes', notes, (file) =>
+    withServer(
+      async (s) => {
+        assert.equal((await s.post('/center/add', { name: 'elsewhere' })).status, 200);
+        assert.equal((await s.post('/center/add', { name: 7 })).status, 400);
+        assert.deepEqual(
+          (await s.get('/notes/heard')).body.heard,
+          ['request /notes/heard', 'preHandler notes GET /notes/heard'],
+          'no hook ran for the inventory',
+        );
+        assert.deepEqual((await s.post('/notes', { text: 'hi' })).body, { saved: 'hi' });
+        const byPlugin = await s.post('/notes', { text: 'plugin-wide no' });
+        const byRoute = await s.post('/notes', { text: 'route no' });
+        assert.deepEqual(
+          [byPlugin.status, byPlugin.body.message, byRoute.status, byRoute.body.message],
+          [400, 'text: refused by the plugin', 400, 'text: refused by the route'],
+        );
+        assert.deepEqual((await s.get('/notes/heard')).body.heard, [
+          'request /notes',
+          'preHandler notes POST /notes',
+          'send /notes {"saved":"hi"}',
+          'response /notes 200',
+          'request /notes',
+          'preHandler notes POST /notes',
+          'error 400',
+          'response /notes 400',
+          'request /notes',
+          'preHandler notes POST /notes',
+          'error 400',
+          'response /notes 400',
+          'request /notes/heard',
+          'preHandler notes GET /notes/heard',
+        ]);
+      },
+      { config: { plugins: ['inventory', file] } },
+    ),
+  );
+});
+
+/** A handler that writes its answer on `res` instead of returning it skips what core adds (X-Sequence, onSend): it is said. */
+const writer = (core: string) => `const { definePlugin, Reply } = require(${core});
+module.exports = definePlugin({
+  name: 'writer',
+  register(ctx) {
+    ctx.router.get('/written', { permission: 'read' }, ({ res }) => { res.writeHead(200, { 'Content-Type': 'text/plain' }); res.end('by hand'); });
+    ctx.router.get('/returned', { permission: 'read' }, () => Reply.stream(200, { 'Content-Type': 'text/plain' }, (res) => res.end('through core')));
+  },
+});`;
+
+test('every answer leaves through core: a Reply.stream carries what every answer carries; a handler writing res itself is logged', async () => {
+  await withPluginFile('writer', writer, (file) =>
+    withServer(
+      async (s) => {
+        const returned = await s.request('GET', '/returned', undefined, { 'X-Sequence': '7' });
+        assert.deepEqual([returned.text, returned.headers['x-sequence']], ['through core', '7']);
+        const written = await s.request('GET', '/written', undefined, { 'X-Sequence': '8' });
+        assert.equal(written.text, 'by hand');
+        const said = s.logs.filter((l) => l.level === 'warn' && /wrote its answer itself/.test(l.msg));
+        assert.deepEqual(
+          said.map((l) => l.msg),
+          ['the handler of GET /written wrote its answer itself instead of returning it (a Reply)'],
+        );
+      },
+      { config: { plugins: [file] } },
     ),
   );
 });

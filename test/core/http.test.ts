@@ -209,7 +209,7 @@ test('the request line is written once the answer is sent, after what its handle
     const r = await s.post('/client/add', { ip: '10.0.0.2', mac: '001122334455', room });
     assert.equal(r.status, 400, 'duplicate MAC refused');
     const owner = s.logs.findIndex((l) => l.msg.includes('name=owner'));
-    const requests = s.logs.flatMap((l, i) => (/POST \/client\/add clients= status=400 /.test(l.msg) ? [i] : []));
+    const requests = s.logs.flatMap((l, i) => (/POST \/client\/add clients=10\.0\.0\.2 status=400 /.test(l.msg) ? [i] : []));
     assert.ok(owner >= 0, 'the handler logged the owner of the MAC');
     assert.equal(requests.length, 1, 'one request line');
     assert.ok(requests[0]! > owner, `the request line (${requests[0]}) comes after the handler's (${owner})`);
@@ -294,6 +294,38 @@ test('bytes that are no request right behind one on its connection (a GET body w
       assert.equal(answer.match(/HTTP\/1\.1 /g)?.length, 1, 'nothing else is answered on that connection');
     }
     assert.equal((await s.get('/scopes')).status, 200, 'the service goes on');
+  }));
+
+test('a client that half-closes once its request is sent (nc -N, some HTTP/1.0 clients) gets the whole answer, then the connection closes', () =>
+  withServer(async (s) => {
+    /** The request written on a fresh connection whose sending side is then closed; the answer read until the server closes. */
+    const halfClosed = async (request: string): Promise<{ head: string; body: string }> => {
+      const socket = net.connect(s.port, '127.0.0.1');
+      socket.end(request);
+      const answer = await readAll(socket);
+      const split = answer.indexOf('\r\n\r\n');
+      const head = answer.slice(0, split);
+      const body = answer.slice(split + 4);
+      assert.equal(body.length, Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1]), `the whole body: ${JSON.stringify(answer)}`);
+      return { head, body };
+    };
+    const ready = await halfClosed('GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n');
+    assert.deepEqual(
+      [ready.head.split('\r\n')[0], ready.body],
+      ['HTTP/1.1 200 OK', '{"status":"ready"}'],
+      'an answer that waits on the database',
+    );
+    const added = await halfClosed(
+      `POST /center/add HTTP/1.1\r\nHost: x\r\nAuthorization: ${TOKEN}\r\nContent-Length: 17\r\n\r\n{"name":"halves"}`,
+    );
+    assert.match(added.head, /^HTTP\/1\.1 200 /, `a write, with the key: ${added.head}`);
+    const scopes = await halfClosed(`GET /scopes HTTP/1.0\r\nAuthorization: ${TOKEN}\r\n\r\n`);
+    assert.match(scopes.head, /^HTTP\/1\.1 200 /, 'HTTP/1.0');
+    assert.deepEqual(
+      JSON.parse(scopes.body).scope.map((c: { name: string }) => c.name),
+      ['halves'],
+      'the center the half-closed POST added',
+    );
   }));
 
 /** Write one request (asking for the connection to close) on a fresh connection and read until it closes. */

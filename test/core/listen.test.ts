@@ -8,11 +8,12 @@ import net from 'node:net';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { test } from 'uvu';
-import { App } from '../../core/app';
+import type { App } from '../../core/app';
 import { StartupError } from '../../core/errors';
 import { freePort } from '../support/child-server';
 import { deepMerge, makeTestDir, removeTestStore } from '../support/server';
 import { testDatabaseSection } from '../support/test-db';
+import { createApp } from '../../cli/config';
 
 /**
  * A listener that cannot open (port taken, address not on this machine) stops the start
@@ -78,7 +79,7 @@ async function attempt(config: Record<string, unknown>): Promise<Attempt> {
       done();
     },
   });
-  const app = await App.create({ configFile, logStream, env: {}, stateDir: dir });
+  const app = await createApp({ configFile, logStream, env: {}, stateDir: dir });
   const error = await app.listen().then(
     () => undefined,
     (e: unknown) => e,
@@ -89,7 +90,7 @@ async function attempt(config: Record<string, unknown>): Promise<Attempt> {
 /** After a failed start: the database is closed, and a new service may open it (no lock left). */
 async function assertClosed(a: Attempt): Promise<void> {
   assert.equal(await a.app.database.orm.isConnected(), false, 'the database connection is closed');
-  const again = await App.create({
+  const again = await createApp({
     configFile: a.configFile,
     env: {},
     stateDir: a.dir,

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
-import { App } from '../../core/app';
 import { prettyLine } from '../../core/log-pretty';
+import { createApp } from '../../cli/config';
 
 /** log.format: "pretty" gives a terminal one readable line per record; "json" stays the default. */
 
@@ -26,7 +26,7 @@ async function logOf(config: Record<string, unknown>, env: NodeJS.ProcessEnv = {
     );
     const lines: string[] = [];
     const logStream = { write: (text: string) => lines.push(...text.split('\n').filter(Boolean)) };
-    const app = await App.create({ configFile: file, env, stateDir: dir, logStream });
+    const app = await createApp({ configFile: file, env, stateDir: dir, logStream });
     try {
       await app.listen();
     } finally {

@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import { App } from '../../core';
 import { coreIndex } from '../support/plugin-file';
 import { TOKEN, withServer } from '../support/server';
+import { createApp } from '../../cli/config';
 
 /** A plugin file in `dir` declaring `permissions` and a GET route per entry of `routes` (path: permission). */
 function writePlugin(dir: string, name: string, permissions: object, routes: Record<string, string>, requires: string[] = []): string {
@@ -45,7 +46,7 @@ async function startupError(dir: string, plugins: string[]): Promise<string> {
     configFile,
     JSON.stringify({ database: { path: path.join(dir, 'db.sqlite') }, rest: { port: 0, api_token: 't' }, plugins }),
   );
-  const app = await App.create({ configFile }).catch((error: Error) => error);
+  const app = await createApp({ configFile }).catch((error: Error) => error);
   if (app instanceof App) {
     await app.close();
     return '';

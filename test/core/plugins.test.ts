@@ -6,11 +6,13 @@ import { test } from 'uvu';
 import { App } from '../../core/app';
 import { container } from 'tsyringe';
 import { AgentLink } from '../../plugins/agents';
-import { ManualClock, SchedulerClock } from '../../plugins/scheduler';
+import { ManualClock } from '../../testing';
+import { SchedulerClock } from '../../plugins/scheduler';
 import { EventStreamClient } from '../support/event-stream';
 import { FakeAgent, eventually } from '../support/fake-agent';
 import { addCenter, addClient, addRoom, macFor } from '../support/fixtures';
-import { startServer, withServer } from '../support/server';
+import { send, startServer, withServer } from '../support/server';
+import { createApp } from '../../cli/config';
 
 const coreIndex = path.resolve(__dirname, '../../core/index.js');
 
@@ -39,7 +41,7 @@ async function startupError(config: Record<string, unknown>): Promise<string> {
       configFile,
       JSON.stringify({ database: { path: path.join(dir, 'db.sqlite') }, rest: { port: 0, api_token: 't' }, ...config }),
     );
-    const app = await App.create({ configFile }).catch((error: Error) => error);
+    const app = await createApp({ configFile }).catch((error: Error) => error);
     if (app instanceof App) {
       await app.close();
       return '';
@@ -346,6 +348,102 @@ test('a route that declares no permission, or an unknown one, stops startup nami
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a route scoped to its clients must say where its body names them: a guess, a path not in its schema or to anything but strings stops the start naming the plugin and route', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-scoped-'));
+  try {
+    const body =
+      'Type.Object({ client: Type.String(), room: Type.Integer(), pcs: Type.Array(Type.Object({ ip: Type.String(), n: Type.Integer() })) })';
+    for (const [scoped, says] of [
+      ["'clients'", 'must say once where its body names its clients'],
+      ['{}', 'must say once where its body names its clients'],
+      ["{ clients: 'clients' }", "declares where its clients are, but 'clients' is not in the body schema"],
+      ["{ clients: 'room' }", "declares where its clients are, but 'room' must hold strings (client addresses) only"],
+      ["{ clients: 'pcs.n' }", "declares where its clients are, but 'pcs.n' must hold strings (client addresses) only"],
+      ["{ clients: 'pcs..ip' }", "declares where its clients are, but 'pcs..ip' is not a path of property names"],
+      ["'everything'", `scoped must be { clients }, 'filtered' or 'open', not "everything"`],
+    ]) {
+      const file = writePlugin(
+        dir,
+        `scoped-${scoped.replace(/\W/g, '_')}.js`,
+        `const { Type } = require(${JSON.stringify(coreIndex)});
+         module.exports = { name: 'notes', register(ctx) {
+           ctx.router.post('/notes', { permission: 'operate', scoped: ${scoped}, body: ${body} }, () => ({}));
+         } };`,
+      );
+      const message = await startupError({ plugins: [file] });
+      assert.ok(message.startsWith("route POST /notes of plugin 'notes'"), message);
+      assert.ok(message.includes(says), `${scoped}: ${message}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a scoped route reads its clients where it says: a nested path, a function; a function that cannot read the body refuses it', async () => {
+  await inTempDir('ogserve-scoped-read-', async (dir) => {
+    const file = writePlugin(
+      dir,
+      'notes.js',
+      `const { Type } = require(${JSON.stringify(coreIndex)});
+       module.exports = { name: 'notes', requires: ['inventory'], register(ctx) {
+         const Pc = Type.Object({ ip: Type.String() });
+         ctx.router.post('/notes', { permission: 'operate', scoped: { clients: 'pcs.ip' }, body: Type.Object({ pcs: Type.Array(Pc) }) }, ({ body }) => ({ n: body.pcs.length }));
+         ctx.router.post('/note', { permission: 'operate', scoped: { clients: (b) => [b.about.pc] }, body: Type.Object({ about: Type.Object({ pc: Type.String() }) }) }, () => ({ ok: true }));
+       } };`,
+    );
+    const s = await startServer({ config: { plugins: ['inventory', 'tokens', 'audit', file] } });
+    try {
+      const room = await addRoom(s, await addCenter(s, 'A'), 'A1', '255.0.0.0');
+      const other = await addRoom(s, await addCenter(s, 'B'), 'B1', '255.0.0.0');
+      await addClient(s, room, '127.0.40.1', macFor(0x401));
+      await addClient(s, other, '127.0.41.1', macFor(0x411));
+      const token = await s.post('/tokens', { name: 'desk', role: 'operator', rooms: [room] });
+      const as = { Authorization: token.body.secret };
+      const post = (path: string, body: unknown) => send(s.port, 'POST', path, body, as);
+      assert.equal((await post('/notes', { pcs: [{ ip: '127.0.40.1' }] })).status, 200);
+      assert.equal((await post('/notes', { pcs: [{ ip: '127.0.40.1' }, { ip: '127.0.41.1' }] })).status, 403);
+      assert.equal((await post('/note', { about: { pc: '127.0.40.1' } })).status, 200);
+      assert.equal((await post('/note', { about: { pc: '127.0.41.1' } })).status, 403);
+      const unreadable = await post('/note', { pc: '127.0.41.1' });
+      assert.equal(unreadable.status, 400, unreadable.text);
+      assert.match(unreadable.body.message, /does not name its clients where this route reads them/);
+      // The audit trail names the clients the route declared, refusals included.
+      const entries = (await s.get('/audit?token=desk')).body.entries as { path: string; status: number; clients: string[] }[];
+      assert.deepEqual(
+        entries.filter((e) => e.path === '/notes').map((e) => [e.status, e.clients]),
+        [
+          [403, ['127.0.40.1', '127.0.41.1']],
+          [200, ['127.0.40.1']],
+        ],
+      );
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+test("an entity that is not the running MikroORM's EntitySchema stops the start naming the plugin and the entity", async () => {
+  await inTempDir('ogserve-entity-', async (dir) => {
+    // What a second copy of @mikro-orm/core makes: an object with a schema's shape, not the running class.
+    const file = writePlugin(
+      dir,
+      'notes.js',
+      `module.exports = { name: 'notes', entities: [{ meta: { className: 'Note' }, name: 'Note' }], register() {} };`,
+    );
+    assert.equal(
+      await startupError({ plugins: [file] }),
+      "plugin 'notes': entity 'Note' is not an EntitySchema of the MikroORM ogserve runs: make it with EntitySchema from 'ogserve' (a plugin's own copy of @mikro-orm/core makes schemas ogserve cannot read)",
+    );
+    const made = writePlugin(
+      dir,
+      'kept.js',
+      `const { EntitySchema } = require('@mikro-orm/core');
+       module.exports = { name: 'kept', entities: [new EntitySchema({ name: 'Kept', tableName: 'kept', properties: { id: { type: 'integer', primary: true } } })], register() {} };`,
+    );
+    assert.equal(await startupError({ plugins: [made] }), '', "a plugin's require('@mikro-orm/core') is the running one");
+  });
 });
 
 test('an unloadable or malformed plugin stops startup naming it', async () => {

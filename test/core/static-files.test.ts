@@ -7,6 +7,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { test } from 'uvu';
 import { App } from '../../core/app';
 import { send, withServer } from '../support/server';
+import { createApp } from '../../cli/config';
 
 const coreIndex = path.resolve(__dirname, '../../core/index.js');
 
@@ -180,6 +181,19 @@ test(
 );
 
 test(
+  'Range is ignored on mounted files: the whole file, 200, whatever it asks (a backwards range once stopped the process)',
+  withSite(async (s) => {
+    for (const range of ['bytes=5-1', 'bytes=-1', 'bytes=-0', 'bytes=abc', 'bytes=5-', 'bytes=0-1,3-4']) {
+      const r = await send(s.port, 'GET', '/site/index.html', undefined, { Range: range });
+      assert.equal(r.status, 200, `${range}: ${r.status}`);
+      assert.equal(r.text, '<!doctype html><title>site</title>', `${range}: the whole page`);
+      assert.equal(r.headers['content-range'], undefined, range);
+    }
+    assert.equal((await send(s.port, 'GET', '/site/')).status, 200, 'the server still answers');
+  }),
+);
+
+test(
   'GET / redirects to the home mount, and the bare prefix to its directory',
   withSite(async (s) => {
     const root = await send(s.port, 'GET', '/');
@@ -246,7 +260,7 @@ async function startupError(pluginSource: string, plugins = ['./bad.js']): Promi
       configFile,
       JSON.stringify({ database: { path: path.join(dir, 'db.sqlite') }, rest: { port: 0, api_token: 't' }, plugins }),
     );
-    const app = await App.create({ configFile }).catch((error: Error) => error);
+    const app = await createApp({ configFile }).catch((error: Error) => error);
     if (app instanceof App) {
       await app.close();
       return '';

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -77,6 +78,68 @@ test('an engine-independent file runs in the SQLite pass only, and each run name
   assert.equal(onServer.code, 0, onServer.output);
   assert.doesNotMatch(onServer.output, /fixture ran/, onServer.output);
   assert.match(onServer.output, /1 engine-independent file\(s\) left to the SQLite pass/, onServer.output);
+});
+
+/** Neither CI nor the package test's leave: a developer's run, where what is missing is skipped. */
+const developer = { CI: '', OGSERVE_TEST_PACKAGE: '' };
+
+test('a file whose program is missing is skipped, saying what to install; under CI the run fails naming it', async () => {
+  const pattern = 'needs-bsdtar\\.fixture\\.js$';
+  // A PATH without bsdtar, and one with a program of that name (the check looks for it; the fixture never runs it).
+  const bin = mkdtempSync(path.join(os.tmpdir(), 'ogserve-path-'));
+  try {
+    const without = await runSuite(fixtures, pattern, { ...developer, PATH: path.join(bin, 'none') });
+    assert.equal(without.code, 0, without.output);
+    assert.match(
+      without.output,
+      /^ {2}Not on this machine: bsdtar missing\. The files needing it are skipped; to run them: apt-get update && apt-get install -y libarchive-tools$/m,
+      without.output,
+    );
+    assert.match(without.output, /^ {2}skipped needs-bsdtar\.fixture\.js: bsdtar missing$/m, without.output);
+    assert.match(without.output, /1 file\(s\) not run, each named with why/, without.output);
+    assert.doesNotMatch(without.output, /fixture ran/, 'not run');
+
+    const underCi = await runSuite(fixtures, pattern, { ...developer, CI: 'true', PATH: path.join(bin, 'none') });
+    assert.equal(underCi.code, 1, `a missing program fails a CI run:\n${underCi.output}`);
+    assert.match(underCi.output, /^ {2}bsdtar: bsdtar missing \(needed by needs-bsdtar\.fixture\.js\)$/m, underCi.output);
+    assert.match(underCi.output, /^ {2}to install: apt-get update && apt-get install -y libarchive-tools$/m, underCi.output);
+    assert.doesNotMatch(underCi.output, /fixture ran/, 'nothing ran');
+
+    writeFileSync(path.join(bin, 'bsdtar'), '#!/bin/sh\nexit 0\n');
+    chmodSync(path.join(bin, 'bsdtar'), 0o755);
+    const withIt = await runSuite(fixtures, pattern, { ...developer, CI: 'true', PATH: bin });
+    assert.equal(withIt.code, 0, withIt.output);
+    assert.match(withIt.output, /bsdtar fixture ran/, withIt.output);
+    assert.doesNotMatch(withIt.output, /skipped/, withIt.output);
+  } finally {
+    rmSync(bin, { recursive: true, force: true });
+  }
+});
+
+test('a file that installs packages runs only when asked to (OGSERVE_TEST_PACKAGE=required, CI), saying so', async () => {
+  const { code, output } = await runSuite(fixtures, 'installs-packages\\.fixture\\.js$', developer);
+  assert.equal(code, 0, output);
+  assert.match(
+    output,
+    /^ {2}skipped installs-packages\.fixture\.js: it installs the \.deb on this machine with apt-get \(and purges it after\): OGSERVE_TEST_PACKAGE=required runs it, as CI does$/m,
+    output,
+  );
+  assert.doesNotMatch(output, /fixture ran/, 'not run');
+});
+
+test('a PostgreSQL-only file is skipped on the other engines with one line saying so, and runs on PostgreSQL', async () => {
+  const pattern = 'postgresql-only\\.fixture\\.js$';
+  const onSqlite = await runSuite(fixtures, pattern, { OGSERVE_TEST_DB: 'sqlite' });
+  assert.equal(onSqlite.code, 0, onSqlite.output);
+  assert.match(
+    onSqlite.output,
+    /^ {2}skipped postgresql-only\.fixture\.js: runs on PostgreSQL only \(OGSERVE_TEST_DB=postgresql; this pass is sqlite\)$/m,
+    onSqlite.output,
+  );
+  assert.doesNotMatch(onSqlite.output, /\(0 \/ 0\)|fixture ran/, onSqlite.output);
+  const onPostgresql = await runSuite(fixtures, pattern, { OGSERVE_TEST_DB: 'postgresql' });
+  assert.equal(onPostgresql.code, 0, onPostgresql.output);
+  assert.match(onPostgresql.output, /postgresql-only fixture ran/, onPostgresql.output);
 });
 
 test('the listen guard refuses the default ports and non-loopback addresses, and only those', () => {

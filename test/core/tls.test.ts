@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
+import tls from 'node:tls';
 import { test } from 'uvu';
 import { AgentLink } from '../../plugins/agents';
-import { makeServerCertificate } from '../support/certificates';
+import { makeServerCertificate, type ServerCertificateOptions } from '../support/certificates';
 import { freePort, prepareSite, spawnServer } from '../support/child-server';
 import { FakeAgent, eventually } from '../support/fake-agent';
 import { addCenter, addClient, addRoom, macFor } from '../support/fixtures';
@@ -13,9 +14,9 @@ import { TOKEN, makeTestDir, removeTestStore, send, startServer, withServer } fr
 import { addUser, passwordOf } from '../plugins/auth/people';
 
 /** A certificate for 127.0.0.1 signed by a CA of its own, in `dir`: ca.pem, server.pem, server.key. */
-async function certificateIn(dir: string): Promise<{ ca: Buffer; cert: string; key: string }> {
+async function certificateIn(dir: string, options: ServerCertificateOptions = {}): Promise<{ ca: Buffer; cert: string; key: string }> {
   mkdirSync(dir, { recursive: true });
-  const caFile = await makeServerCertificate(dir);
+  const caFile = await makeServerCertificate(dir, options);
   return { ca: readFileSync(caFile), cert: path.join(dir, 'server.pem'), key: path.join(dir, 'server.key') };
 }
 
@@ -81,6 +82,96 @@ test('with rest.tls, REST and the console are served over HTTPS too; browsers ar
         assert.doesNotMatch(String(plain.headers['set-cookie']), /Secure/);
       },
       { config: { rest: { tls: { cert, key, port: 0, redirect: true } } } },
+    );
+  } finally {
+    await removeTestStore(dir);
+  }
+});
+
+/** The redirect a browser asking the plain port for `/console/` gets, with this Host header. */
+async function redirectFor(port: number, host: string): Promise<string | undefined> {
+  const page = await send(port, 'GET', '/console/', undefined, { Accept: 'text/html', Host: host });
+  assert.equal(page.status, 301, host);
+  return page.headers.location as string | undefined;
+}
+
+test("the redirect to HTTPS goes by the certificate's names or rest.public_url, never by any Host header", async () => {
+  const dir = makeTestDir();
+  try {
+    const { cert, key } = await certificateIn(path.join(dir, 'tls'), { names: ['DNS:ogserve.test', 'DNS:*.lab.test'] });
+    await withServer(
+      async (s) => {
+        const https = `:${s.app.tlsPort()}/console/`;
+        assert.equal(
+          await redirectFor(s.port, 'evil.example'),
+          `https://ogserve.test${https}`,
+          "another site: the certificate's first name",
+        );
+        assert.equal(await redirectFor(s.port, 'evil.example:8888'), `https://ogserve.test${https}`);
+        assert.equal(await redirectFor(s.port, 'ogserve.test.evil.example'), `https://ogserve.test${https}`);
+        assert.equal(await redirectFor(s.port, 'pc.evil.example.lab.test'), `https://ogserve.test${https}`, 'a wildcard covers one label');
+        assert.equal(await redirectFor(s.port, 'OGSERVE.test:8888'), `https://ogserve.test${https}`, 'a name of the certificate is kept');
+        assert.equal(await redirectFor(s.port, 'aula1.lab.test'), `https://aula1.lab.test${https}`, 'under its wildcard too');
+        assert.equal(await redirectFor(s.port, `127.0.0.1:${s.port}`), `https://127.0.0.1${https}`, 'and its address');
+      },
+      { config: { rest: { tls: { cert, key, port: 0, redirect: true } } } },
+    );
+    await withServer(
+      async (s) => {
+        for (const host of ['evil.example', 'ogserve.test', '127.0.0.1'])
+          assert.equal(
+            await redirectFor(s.port, host),
+            'https://console.example.edu/console/',
+            `rest.public_url, whatever the Host (${host})`,
+          );
+      },
+      { config: { rest: { public_url: 'https://console.example.edu/', tls: { cert, key, port: 0, redirect: true } } } },
+    );
+  } finally {
+    await removeTestStore(dir);
+  }
+});
+
+/** The suite a TLS client offering only `ciphers` agrees on with the server, or the handshake's error code. */
+function negotiate(port: number, ca: Buffer, ciphers: string, maxVersion: tls.SecureVersion = 'TLSv1.2'): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = tls.connect({ host: '127.0.0.1', port, ca, ciphers, maxVersion }, () => {
+      resolve(socket.getCipher().standardName);
+      socket.destroy();
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+  });
+}
+
+test('HTTPS offers forward-secret AEAD suites only (ECDHE with AES-GCM or ChaCha20, TLS 1.3); rest.tls.ciphers changes that', async () => {
+  const dir = makeTestDir();
+  try {
+    // An RSA key: with it a server could agree on static-RSA key exchange, which Node offers by default.
+    const { ca, cert, key } = await certificateIn(path.join(dir, 'tls'), { rsa: true });
+    const refused = 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE';
+    await withServer(
+      async (s) => {
+        const port = s.app.tlsPort();
+        for (const round of ['at start', 'after a reload']) {
+          assert.equal(await negotiate(port, ca, 'AES128-GCM-SHA256'), refused, `static RSA key exchange, ${round}`);
+          assert.equal(await negotiate(port, ca, 'AES256-SHA'), refused, `static RSA with CBC and SHA-1, ${round}`);
+          assert.equal(await negotiate(port, ca, 'ECDHE-RSA-AES128-SHA'), refused, `CBC with SHA-1, ${round}`);
+          assert.equal(await negotiate(port, ca, 'ECDHE-RSA-AES256-SHA384'), refused, `CBC with SHA-384, ${round}`);
+          assert.equal(await negotiate(port, ca, 'ECDHE-RSA-AES128-GCM-SHA256'), 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', round);
+          assert.equal(await negotiate(port, ca, 'ECDHE-RSA-CHACHA20-POLY1305'), 'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256', round);
+          assert.equal(await negotiate(port, ca, tls.DEFAULT_CIPHERS, 'TLSv1.3'), 'TLS_AES_256_GCM_SHA384', `TLS 1.3, ${round}`);
+          s.app.reloadTls();
+        }
+      },
+      { config: { rest: { tls: { cert, key, port: 0 } } } },
+    );
+    await withServer(
+      async (s) => {
+        const port = s.app.tlsPort();
+        assert.equal(await negotiate(port, ca, 'ECDHE-RSA-AES128-SHA'), 'TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA', 'the list the site chose');
+        assert.equal(await negotiate(port, ca, 'ECDHE-RSA-AES128-GCM-SHA256'), refused, 'only it');
+      },
+      { config: { rest: { tls: { cert, key, port: 0, ciphers: 'ECDHE-RSA-AES128-SHA' } } } },
     );
   } finally {
     await removeTestStore(dir);
@@ -162,6 +253,23 @@ test('a certificate that cannot be read stops the start naming its key', async (
     startServer({ config: { rest: { tls: { cert: '/nonexistent/cert.pem', key: '/nonexistent/key.pem', port: 0 } } } }),
     /rest\.tls\.cert: \/nonexistent\/cert\.pem cannot be read \(ENOENT\)/,
   );
+});
+
+test('ciphers OpenSSL does not know, or a certificate that is no PEM, stop the start in one line naming rest.tls', async () => {
+  const dir = makeTestDir();
+  try {
+    const { cert, key } = await certificateIn(path.join(dir, 'tls'));
+    await assert.rejects(
+      startServer({ config: { rest: { tls: { cert, key, port: 0, ciphers: 'NO-SUCH-CIPHER' } } } }),
+      /^StartupError: rest\.tls: OpenSSL refuses cert .*server\.pem, key .*server\.key or ciphers: .*no cipher match$/,
+    );
+    await assert.rejects(
+      startServer({ config: { rest: { tls: { cert: path.join(dir, 'tls', 'server.csr'), key, port: 0 } } } }),
+      /^StartupError: rest\.tls: OpenSSL refuses cert .*server\.csr, key .*server\.key or ciphers: .*no start line$/,
+    );
+  } finally {
+    await removeTestStore(dir);
+  }
 });
 
 test('X-Forwarded-Proto and X-Forwarded-For are believed from a trusted proxy only', async () => {

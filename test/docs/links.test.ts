@@ -105,6 +105,16 @@ test('the plugin examples of docs/writing-a-plugin.md are the files under exampl
   }
 });
 
+test('the TypeScript plugin of docs/writing-a-plugin.md is examples/notes-plugin, file for file', () => {
+  const page = readFileSync(path.join(root, 'docs', 'writing-a-plugin.md'), 'utf8');
+  const section = page.slice(page.indexOf('## In TypeScript'), page.indexOf('## The contract'));
+  const blocks = [...section.matchAll(/```(?:json|ts)\n([\s\S]*?)```/g)].map((m) => m[1]);
+  const files = ['package.json', 'tsconfig.json', 'src/index.ts', 'test/notes.test.ts'];
+  assert.equal(blocks.length, files.length, 'one block per file');
+  for (const [i, file] of files.entries())
+    assert.equal(blocks[i], readFileSync(path.join(root, 'examples', 'notes-plugin', file), 'utf8'), file);
+});
+
 test('the small example plugin stays under 40 lines', () => {
   const lines = readFileSync(path.join(root, 'examples', 'hello-plugin', 'index.js'), 'utf8')
     .trimEnd()

@@ -3,12 +3,13 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import path from 'node:path';
 import type { AbstractSqlConnection, Knex } from '@mikro-orm/knex';
-import { App } from '../../core/app';
+import type { App } from '../../core/app';
 import { inSnapshot, openSource, siteFiles } from '../../cli/backup/site';
 import type { Column, TableSpec } from '../../cli/backup/tables';
 import { tableSpecs } from '../../cli/backup/tables';
 import { makeTestDir } from './server';
 import { type TestEngine, testDatabaseSection } from './test-db';
+import { createApp } from '../../cli/config';
 
 /** A site of the backup tests: a state directory with its config, on one engine, every bundled plugin (the scheduler's tables too). */
 export interface BackupSite {
@@ -36,7 +37,7 @@ export function makeSite(engine: TestEngine, extra: Record<string, unknown> = {}
 
 /** Run `fn` with the site's app opened as `ogserve token` opens it (no port), closed after. */
 export async function withSiteApp<T>(site: BackupSite, fn: (app: App, knex: Knex, specs: TableSpec[]) => Promise<T>): Promise<T> {
-  const app = await App.create({ configFile: site.config, stateDir: site.dir, logStream: quiet });
+  const app = await createApp({ configFile: site.config, stateDir: site.dir, logStream: quiet });
   try {
     const knex = (app.database.orm.em.getConnection() as AbstractSqlConnection).getKnex();
     return await fn(app, knex, tableSpecs(app.database.orm, app.plugins));

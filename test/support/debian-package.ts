@@ -1,5 +1,6 @@
-import { execFile, spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+// System needs: deb-tools, package-install
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { eventually } from './fake-agent';
 
@@ -47,14 +48,39 @@ export async function buildPackage(version: string, outDir: string): Promise<str
   return built.stdout.trim();
 }
 
-/** Why this machine cannot run the package's life cycle (root, Debian's tools, no ogserve installed already), or nothing. */
-export async function whyNotHere(): Promise<string | undefined> {
-  if (process.getuid?.() !== 0) return 'it installs a package: run as root';
-  for (const tool of ['/usr/bin/dpkg-deb', '/usr/bin/apt-get', '/usr/bin/lintian', '/usr/bin/dpkg-shlibdeps'])
-    if (!existsSync(tool)) return `${tool} is missing (apt-get install lintian dpkg-dev)`;
-  if (isOnMachine(await packageField('Status')) || existsSync('/etc/ogserve'))
-    return 'ogserve is installed on this machine (or /etc/ogserve exists): the test would purge it';
-  return undefined;
+/** Every package dpkg knows on this machine, with its state (installed, config-files, ...). */
+export async function packagesOnMachine(): Promise<Map<string, string>> {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format fields.
+  const listed = await run('dpkg-query', ['-W', '-f=${binary:Package} ${db:Status-Status}\n']);
+  if (listed.code !== 0) throw new Error(`dpkg-query: ${listed.stderr}`);
+  const packages = new Map<string, string>();
+  for (const line of listed.stdout.split('\n')) {
+    const [name, state] = line.split(' ');
+    if (name && state && state !== 'not-installed') packages.set(name, state);
+  }
+  return packages;
+}
+
+/**
+ * The machine's packages put back as `before` lists them: what was installed since (apt-get
+ * brought the .deb's dependencies, ipxe say) is purged, or only removed where its config files
+ * were there before. Answers the packages it took away.
+ */
+export async function putBackPackages(before: Map<string, string>): Promise<string[]> {
+  const now = await packagesOnMachine();
+  const brought = [...now.keys()].filter((name) => !before.has(name));
+  const reinstalled = [...now]
+    .filter(([name, state]) => before.get(name) === 'config-files' && state !== 'config-files')
+    .map(([name]) => name);
+  if (brought.length) {
+    const purged = await apt('purge', ...brought);
+    if (purged.code !== 0) throw new Error(`apt-get purge ${brought.join(' ')}: ${purged.stderr}`);
+  }
+  if (reinstalled.length) {
+    const removed = await apt('remove', ...reinstalled);
+    if (removed.code !== 0) throw new Error(`apt-get remove ${reinstalled.join(' ')}: ${removed.stderr}`);
+  }
+  return [...brought, ...reinstalled];
 }
 
 /** The unit's service settings as systemd reads them, from the installed unit. */
@@ -81,6 +107,8 @@ export function installedUnit(): { execStart: string[]; user: string; workingDir
 export interface UnitRun {
   /** The REST port the start log announced. */
   port: number;
+  /** The service's process. */
+  pid: number;
   /** The start log so far (the service logs JSON lines on stdout). */
   log(): string;
   /** SIGTERM, as systemctl stop sends it; resolves with the exit code. */
@@ -91,7 +119,7 @@ export interface UnitRun {
  * The installed unit's ExecStart line run as systemd would on a machine without systemd
  * running: as its User, in its WorkingDirectory, with its UMask and $STATE_DIRECTORY.
  */
-export async function startUnit(): Promise<UnitRun> {
+export function startUnit(): Promise<UnitRun> {
   const unit = installedUnit();
   // setpriv execs (runuser would stay the service's parent and SIGKILL it 2 s into a stop).
   const as = ['--reuid', unit.user, '--regid', unit.user, '--init-groups'];
@@ -100,11 +128,21 @@ export async function startUnit(): Promise<UnitRun> {
     env: { PATH: process.env.PATH, STATE_DIRECTORY: unit.stateDirectory },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return serving(child);
+}
+
+/** A command as an admin types it in a shell (root's, in `cwd`), that serves until stopped. */
+export function startCommand(command: string, args: string[], cwd: string): Promise<UnitRun> {
+  return serving(spawn(command, args, { cwd, env: adminEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/** The service `child` runs, once its REST interface listens; killed when it exits first or never listens. */
+async function serving(child: ChildProcess): Promise<UnitRun> {
   let out = '';
-  child.stdout.on('data', (chunk: Buffer) => {
+  child.stdout!.on('data', (chunk: Buffer) => {
     out += chunk.toString();
   });
-  child.stderr.on('data', (chunk: Buffer) => {
+  child.stderr!.on('data', (chunk: Buffer) => {
     out += chunk.toString();
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -129,6 +167,7 @@ export async function startUnit(): Promise<UnitRun> {
   }
   return {
     port,
+    pid: child.pid!,
     log: () => out,
     stop: () => {
       child.kill('SIGTERM');

@@ -1,3 +1,4 @@
+// System needs: kea
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -105,6 +106,8 @@ export async function startKea(options: KeaOptions = {}): Promise<Kea> {
     const child = spawn(binary, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    // Not started (ENOENT): the wait for it fails naming it, instead of an uncaught error ending the run.
+    child.once('error', (error) => (output += `${error.message} (apt-get install kea-dhcp4-server kea-ctrl-agent)`));
     running.add(child);
     child.once('exit', () => running.delete(child));
     return Object.assign(child, { output: () => output });

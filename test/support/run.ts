@@ -1,6 +1,9 @@
 /**
  * The suite runner (`npm test`): runs the uvu tests under a directory like `uvu DIR PATTERN`,
- * with the listen guard loaded first, and makes sure the run ends:
+ * with the listen guard loaded first. Files another pass runs (engine-independent,
+ * PostgreSQL-only) and files needing a program this machine lacks are not run, each named
+ * with why, and the missing programs' apt-get command said once; under CI a missing program
+ * fails the run instead (run-plan.ts, system-needs.ts). It makes sure the run ends:
  * - server-engine databases this run created and did not drop (a test failed before its
  *   cleanup) are dropped at the end, and on SIGINT/SIGTERM;
  * - when the tests are done but something they opened keeps the process alive (a server a
@@ -11,6 +14,7 @@
 import './listen-guard';
 import path from 'node:path';
 import { isEngineIndependent } from './engine-independent';
+import { planRun } from './run-plan';
 import { SuiteTiming } from './suite-timing';
 import { dropLeftoverTestDatabases, testEngine } from './test-db';
 import { prepareTestRun } from './test-setup';
@@ -39,15 +43,23 @@ type UvuGlobals = { UVU_DEFER?: number; UVU_QUEUE: unknown[][]; UVU_INDEX?: numb
 
 /**
  * What `uvu/run` does (queue every file's tests, then run them), with each file's time kept.
- * Engine-independent files run only in the SQLite pass.
+ * Engine-independent files run only in the SQLite pass; PostgreSQL-only files only in the
+ * PostgreSQL pass; a file whose system needs this machine lacks is skipped, one line each, or
+ * fails the run under CI (run-plan.ts). Answers false when the run failed before any test.
  */
-async function run(suites: Suite[]): Promise<void> {
+async function run(suites: Suite[], root: string): Promise<boolean> {
   const uvuGlobals = globalThis as unknown as UvuGlobals;
   uvuGlobals.UVU_DEFER = 1;
   const uvu = require('uvu') as { exec(bail?: boolean): Promise<void> };
   const forEngine = testEngine === 'sqlite' ? suites : suites.filter((s) => !isEngineIndependent(s.file));
   const selected = shard ? forEngine.filter((_, i) => i % shard.count === shard.index - 1) : forEngine;
-  selected.forEach((suite, index) => {
+  const plan = planRun(selected, testEngine, root);
+  if (plan.failure) {
+    process.stderr.write(`${plan.failure}\n`);
+    return false;
+  }
+  if (plan.lines.length) process.stdout.write(`${plan.lines.join('\n')}\n`);
+  plan.run.forEach((suite, index) => {
     uvuGlobals.UVU_QUEUE.push([suite.name]);
     uvuGlobals.UVU_INDEX = index;
     require(suite.file);
@@ -59,6 +71,8 @@ async function run(suites: Suite[]): Promise<void> {
   const skipped = suites.length - forEngine.length;
   if (skipped > 0) process.stdout.write(`  ${skipped} engine-independent file(s) left to the SQLite pass.\n`);
   if (shard) process.stdout.write(`  Shard ${shard.index} of ${shard.count}: ${selected.length} of ${forEngine.length} file(s).\n`);
+  if (plan.skipped.length) process.stdout.write(`  ${plan.skipped.length} file(s) not run, each named with why before the first test.\n`);
+  return true;
 }
 
 /** How long the process may stay alive after the last test before what is open counts as a leak. */
@@ -77,7 +91,7 @@ async function main(): Promise<void> {
   await prepareTestRun();
   const { suites } = await parse(dir, pattern, {});
   if (suites.length === 0) throw new Error(`no test file under ${dir} matches ${pattern}`);
-  await run(suites);
+  if (!(await run(suites, path.resolve(__dirname, '..')))) process.exit(1);
   await dropLeftoverTestDatabases();
   const timer = setTimeout(() => {
     const open = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap');

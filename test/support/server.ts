@@ -6,8 +6,9 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { DependencyContainer } from 'tsyringe';
 import { Value } from '@sinclair/typebox/value';
-import { App } from '../../core/app';
+import type { App } from '../../core/app';
 import { dropTestDatabase, testDatabaseSection, testEngine, type TestEngine } from './test-db';
+import { createApp } from '../../cli/config';
 
 export const TOKEN = 'test-token';
 
@@ -78,7 +79,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   try {
     // The temp dir is the state directory too: a fresh one creates its fresh database, a
     // restart on the same dir finds both again (test/core/database.test.ts).
-    app = await App.create({ configFile, logStream, stateDir: dir, parentContainer: options.container });
+    app = await createApp({ configFile, logStream, stateDir: dir, parentContainer: options.container });
     await app.listen();
   } catch (error) {
     await app?.close();

@@ -1,3 +1,4 @@
+// System needs: slapd
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { makeServerCertificate } from './certificates';
 import { accepts, freePort } from './child-server';
@@ -73,6 +74,8 @@ export async function startSlapd(options: SlapdOptions = {}): Promise<Slapd> {
     });
     let stderr = '';
     proc.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // Not started (ENOENT): the wait below fails naming it, instead of an uncaught error ending the run.
+    proc.once('error', (error) => (stderr += `${error.message} (apt-get install slapd ldap-utils)`));
     running.add(proc);
     proc.once('exit', () => running.delete(proc));
     child = proc;

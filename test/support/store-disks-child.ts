@@ -4,12 +4,12 @@
  * client, the way the agents plugin does. Prints `storing` before and `stored` after.
  * Usage: node store-disks-child.js CONFIG CLIENT_ID COUNT SIZE
  */
-import { App } from '../../core/app';
 import { Inventory, type DiskEntry } from '../../plugins/inventory';
+import { createApp } from '../../cli/config';
 
 async function main(): Promise<void> {
   const [configFile, clientId, count, size] = process.argv.slice(2);
-  const app = await App.create({ configFile, logStream: { write: () => undefined } as never });
+  const app = await createApp({ configFile, logStream: { write: () => undefined } as never });
   const entries: DiskEntry[] = Array.from({ length: Number(count) }, (_, i) => ({
     disk: 1 + Math.floor(i / 100),
     partition: i % 100,

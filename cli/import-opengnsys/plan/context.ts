@@ -137,6 +137,13 @@ export class Decided<T> {
  */
 export const REFERENCE_NETMASK = '255.255.255.0';
 
+/**
+ * How deep the import nests folders, and procedures or tasks including others. A reference
+ * database may chain thousands; the planner and ogserve walk these trees recursively (the
+ * fleet tree, the scheduler's expansion of includes), so rows nested deeper are refused.
+ */
+export const MAX_NESTING = 64;
+
 /** What the person running the import chose where the legacy data leaves a gap. */
 export interface PlanChoices {
   /** The netmask of a room that has none (`--default-netmask`). */

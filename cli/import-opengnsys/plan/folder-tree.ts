@@ -1,6 +1,6 @@
 import { FolderAdd, MAX_FOLDER_ROW_ID } from '../../../plugins/inventory';
 import { refusalOf } from './body-check';
-import { alreadyThere, type Decided, idRefusal, keep, label, type Planning, refuse } from './context';
+import { alreadyThere, type Decided, idRefusal, keep, label, MAX_NESTING, type Planning, refuse } from './context';
 
 /** A folder row of either kind: its owner is a center (room folders) or a room (computer folders). */
 export interface FolderRow {
@@ -25,7 +25,8 @@ export interface FolderKind<R> {
  * Folders of one kind, with their nesting. A folder is refused for its own faults (id
  * ogserve cannot number, owner not imported, bad name) or when its parents loop; a folder
  * whose parent was refused, is missing or belongs to another owner goes to the top of its
- * owner instead. Kept folders come out parents first.
+ * owner instead. A folder more than MAX_NESTING folders deep is refused (and so are those
+ * under it). Kept folders come out parents first.
  */
 export function planFolders<R>(p: Planning, kind: FolderKind<R>, rows: FolderRow[]): R[] {
   const { table } = kind;
@@ -58,6 +59,21 @@ export function planFolders<R>(p: Planning, kind: FolderKind<R>, rows: FolderRow
       const path = [...loop.slice(loop.indexOf(id)), ...loop.slice(0, loop.indexOf(id)), id].join(' -> ');
       refuse(p, kind.decided, table, rowLabel(folder), id, `its parent folders loop (${table} ${path})`);
     }
+  }
+
+  const depths = depthsOf(candidates, parentOf);
+  for (const folder of [...candidates.values()]) {
+    const depth = depths.get(folder.id)!;
+    if (depth <= MAX_NESTING) continue;
+    candidates.delete(folder.id);
+    refuse(
+      p,
+      kind.decided,
+      table,
+      rowLabel(folder),
+      folder.id,
+      `it is ${depth} folders deep, past the ${MAX_NESTING} levels the import takes`,
+    );
   }
 
   const all = new Map(rows.map((folder) => [folder.id, folder]));
@@ -100,4 +116,23 @@ function loops(folders: Map<number, FolderRow>, parentOf: (folder: FolderRow) =>
     for (const id of path) settled.add(id);
   }
   return found;
+}
+
+/**
+ * Each folder's depth (1: at the top of its owner), found by walking up its parents without
+ * recursion: a reference database may chain thousands. The parent links must not loop.
+ */
+function depthsOf(folders: Map<number, FolderRow>, parentOf: (folder: FolderRow) => FolderRow | undefined): Map<number, number> {
+  const depths = new Map<number, number>();
+  for (const start of folders.values()) {
+    const chain: FolderRow[] = [];
+    let folder: FolderRow | undefined = start;
+    while (folder && !depths.has(folder.id)) {
+      chain.push(folder);
+      folder = parentOf(folder);
+    }
+    let depth = folder ? depths.get(folder.id)! : 0;
+    for (const below of chain.reverse()) depths.set(below.id, ++depth);
+  }
+  return depths;
 }

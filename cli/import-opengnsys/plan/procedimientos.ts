@@ -44,11 +44,12 @@ export function planProcedures(p: Planning): void {
     candidates.push({ legacy: procedure, row, steps });
   }
   decideWithIncludes(
+    table,
     candidates.map((c) => ({ ...c, id: c.legacy.id })),
     (c) => c.steps.flatMap((s) => ('procedure' in s ? [s.procedure] : [])),
-    (c, loop) => {
+    (c, refusal) => {
       const { legacy, row, steps } = c;
-      let reason = loop ? `it includes itself (${table} ${loop.join(' -> ')})` : undefined;
+      let reason = refusal;
       for (const [i, step] of steps.entries()) {
         if (reason !== undefined) break;
         const why = 'procedure' in step ? p.procedures.whyNot(step.procedure) : undefined;

@@ -1,6 +1,7 @@
 import type { StepCommands } from '../../../plugins/scheduler';
 import { decodeLegacyCommand } from '../legacy-commands';
 import { refusalFromError } from './body-check';
+import { MAX_NESTING } from './context';
 import type { CommandStep } from './records';
 
 /**
@@ -24,40 +25,54 @@ export function commandStep(
 
 /**
  * Walk includes depth first, deciding each item after those it includes. `decideOne` gets
- * the ids it includes already decided; an include that comes back to an item being decided
- * is a loop, reported along its path.
+ * the ids it includes already decided, and a refusal when the item is part of a loop of
+ * includes (named along its path) or when it and what it includes nest past MAX_NESTING
+ * levels. The walk keeps its own stack: a reference database may chain thousands.
  */
 export function decideWithIncludes<T extends { id: number }>(
+  table: string,
   items: T[],
   includes: (item: T) => number[],
-  decideOne: (item: T, loop?: number[]) => void,
+  decideOne: (item: T, refusal?: string) => void,
 ): void {
   const byId = new Map(items.map((item) => [item.id, item]));
   const done = new Set<number>();
-  const path: number[] = [];
-  const visit = (item: T): void => {
-    if (done.has(item.id)) return;
-    path.push(item.id);
-    for (const id of includes(item)) {
-      const included = byId.get(id);
-      if (!included || done.has(id)) continue;
-      const loopStart = path.indexOf(id);
-      if (loopStart >= 0) {
-        const loop = [...path.slice(loopStart), id];
-        for (const member of path.slice(loopStart)) {
-          if (done.has(member)) continue;
-          done.add(member);
-          decideOne(byId.get(member)!, loop);
+  /** Levels each decided item nests (1: it includes none of the items). */
+  const levels = new Map<number, number>();
+  const decide = (item: T, refusal?: string): void => {
+    done.add(item.id);
+    decideOne(item, refusal);
+  };
+  for (const start of items) {
+    if (done.has(start.id)) continue;
+    const path = [{ item: start, ids: includes(start), next: 0 }];
+    const onPath = new Map([[start.id, 0]]);
+    while (path.length > 0) {
+      const top = path.at(-1)!;
+      if (top.next < top.ids.length) {
+        const id = top.ids[top.next++]!;
+        const included = byId.get(id);
+        if (!included || done.has(id)) continue;
+        const loopStart = onPath.get(id);
+        if (loopStart === undefined) {
+          onPath.set(id, path.length);
+          path.push({ item: included, ids: includes(included), next: 0 });
+          continue;
         }
+        const members = path.slice(loopStart).map((step) => step.item);
+        const loop = [...members.map((member) => member.id), id].join(' -> ');
+        for (const member of members) if (!done.has(member.id)) decide(member, `it includes itself (${table} ${loop})`);
         continue;
       }
-      visit(included);
+      path.pop();
+      onPath.delete(top.item.id);
+      const nested = 1 + top.ids.reduce((most, id) => Math.max(most, levels.get(id) ?? 0), 0);
+      levels.set(top.item.id, nested);
+      if (done.has(top.item.id)) continue;
+      decide(
+        top.item,
+        nested > MAX_NESTING ? `it and what it includes nest ${nested} levels deep, past the ${MAX_NESTING} the import takes` : undefined,
+      );
     }
-    path.pop();
-    if (!done.has(item.id)) {
-      done.add(item.id);
-      decideOne(item);
-    }
-  };
-  for (const item of items) visit(item);
+  }
 }

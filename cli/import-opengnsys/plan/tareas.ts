@@ -32,10 +32,11 @@ export function planTasks(p: Planning): void {
     else candidates.push({ ...task, row, scope });
   }
   decideWithIncludes(
+    table,
     candidates,
     (task) => task.steps.flatMap((s) => (s.kind === 'task' ? [s.taskId] : [])),
-    (task, loop) => {
-      let reason = loop ? `it includes itself (${table} ${loop.join(' -> ')})` : undefined;
+    (task, refusal) => {
+      let reason = refusal;
       for (const [i, step] of task.steps.entries()) {
         if (reason !== undefined) break;
         const why = step.kind === 'task' ? p.tasks.whyNot(step.taskId) : p.procedures.whyNot(step.procedureId);

@@ -11,7 +11,7 @@ import { ImageCreateParams } from '../schemas';
 export function createRoutes(ctx: PluginContext, commands: ImageCommands, link: AgentLink, pending: PendingCreates): void {
   const spec = {
     permission: 'image',
-    scoped: 'clients',
+    scoped: { clients: 'clients' },
     // An image is taken from one client.
     body: withClients(ImageCreateParams, IpList({ minItems: 1 })),
     response: DispatchAnswer,

@@ -13,7 +13,7 @@ import { ImageRestoreParams } from '../schemas';
 export function restoreRoutes(ctx: PluginContext, commands: ImageCommands, inventory: Inventory, link: AgentLink): void {
   const spec = {
     permission: 'image',
-    scoped: 'clients',
+    scoped: { clients: 'clients' },
     body: withClients(ImageRestoreParams, IpList({ minItems: 1 })),
     response: DispatchAnswer,
     summary: "Restore an image onto clients' partition",

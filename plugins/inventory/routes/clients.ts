@@ -28,7 +28,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
   const { router, db, config } = ctx;
   // Uniqueness and references are left to the table's constraints (one statement per add);
   // a refused row is explained by the checks in order, so the answer names the same field.
-  router.post('/client/add', { permission: 'admin', body: ClientAdd, response: ClientSaved }, async ({ body, log, em }) => {
+  router.post('/client/add', { permission: 'admin', clients: 'ip', body: ClientAdd, response: ClientSaved }, async ({ body, log, em }) => {
     await inventory.checkClient(body);
     const mac = normalizeMac(body.mac);
     let id: number;
@@ -45,34 +45,38 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     return warnings.length > 0 ? { id, warnings } : { id };
   });
 
-  router.post('/client/update', { permission: 'admin', body: ClientUpdate, response: ClientUpdated }, async ({ body, log }) => {
-    const id = toInt(body.id);
-    const before = await inventory.clientById(id);
-    if (!before) throw badRequest(ErrorCode.unknownId, `no client with id ${id}`, 'id');
-    await inventory.checkClient(body);
-    const mac = body.mac === undefined ? undefined : normalizeMac(body.mac);
-    await db.transactional(async (em) => {
-      const client = await requireRow(em, ClientEntity, id, 'id');
-      await rules.checkUnique(em, { ip: body.ip, mac }, id);
-      const roomId = body.room === undefined ? client.room.id : toInt(body.room);
-      if (roomId !== client.room.id) {
-        client.room = await requireRow(em, RoomEntity, roomId, 'room');
-        if (body.folder_id === undefined) client.folder = null; // the old folder belongs to the old room
-      }
-      if (body.ip !== undefined) client.ip = body.ip;
-      if (mac !== undefined) client.mac = mac;
-      await rules.applyFields(em, client, body, roomId);
-      await em.flush();
-    });
-    inventory.clientsChanged([id]);
-    const after = (await inventory.clientById(id))!;
-    if (after.ip !== before.ip || after.mac !== before.mac) await inventory.notifyRemoved([before], log);
-    const warnings = await inventory.notifySaved([after], log);
-    return warnings.length > 0 ? { warnings } : {};
-  });
+  router.post(
+    '/client/update',
+    { permission: 'admin', clients: 'ip', body: ClientUpdate, response: ClientUpdated },
+    async ({ body, log }) => {
+      const id = toInt(body.id);
+      const before = await inventory.clientById(id);
+      if (!before) throw badRequest(ErrorCode.unknownId, `no client with id ${id}`, 'id');
+      await inventory.checkClient(body);
+      const mac = body.mac === undefined ? undefined : normalizeMac(body.mac);
+      await db.transactional(async (em) => {
+        const client = await requireRow(em, ClientEntity, id, 'id');
+        await rules.checkUnique(em, { ip: body.ip, mac }, id);
+        const roomId = body.room === undefined ? client.room.id : toInt(body.room);
+        if (roomId !== client.room.id) {
+          client.room = await requireRow(em, RoomEntity, roomId, 'room');
+          if (body.folder_id === undefined) client.folder = null; // the old folder belongs to the old room
+        }
+        if (body.ip !== undefined) client.ip = body.ip;
+        if (mac !== undefined) client.mac = mac;
+        await rules.applyFields(em, client, body, roomId);
+        await em.flush();
+      });
+      inventory.clientsChanged([id]);
+      const after = (await inventory.clientById(id))!;
+      if (after.ip !== before.ip || after.mac !== before.mac) await inventory.notifyRemoved([before], log);
+      const warnings = await inventory.notifySaved([after], log);
+      return warnings.length > 0 ? { warnings } : {};
+    },
+  );
 
   // Unknown addresses are ignored, as the reference does; boot files go through the removed hook.
-  router.post('/client/delete', { permission: 'admin', body: ClientsBody, response: Done }, async ({ body, log }) => {
+  router.post('/client/delete', { permission: 'admin', clients: 'clients', body: ClientsBody, response: Done }, async ({ body, log }) => {
     const removed = await db.transactional(async (em) => {
       const clients = await clientsIn(em, body.clients);
       if (clients.length) await em.nativeDelete(ClientEntity, { id: { $in: clients.map((c) => c.id) } });
@@ -83,7 +87,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
     return {};
   });
 
-  router.post('/client/move', { permission: 'admin', body: ClientMove, response: Done }, async ({ body }) => {
+  router.post('/client/move', { permission: 'admin', clients: 'clients', body: ClientMove, response: Done }, async ({ body }) => {
     const moved = await db.transactional(async (em) => {
       const roomId = toInt(body.room);
       await requireRow(em, RoomEntity, roomId, 'room');
@@ -99,7 +103,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
   });
 
   const assign = <T extends { id: number }>(path: string, entity: EntitySchema<T>, column: 'repository' | 'server') =>
-    router.post(path, { permission: 'admin', body: ClientAssign, response: Done }, async ({ body }) => {
+    router.post(path, { permission: 'admin', clients: 'clients', body: ClientAssign, response: Done }, async ({ body }) => {
       const assigned = await db.transactional(async (em) => {
         const target = await optionalRef(em, entity, body.id, 'id');
         const clients = await clientsIn(em, body.clients);
@@ -116,35 +120,43 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
 
   // A view is replaced, never changed, when its client or room is written: its answer is kept with it.
   const infoAnswers = new WeakMap<ClientView, PreparedJson>();
-  router.get('/client/info', { permission: 'read', scoped: 'clients', body: ClientQuery, response: ClientInfo }, async ({ body }) => {
-    const client = await oneClient(body.client);
-    let answer = infoAnswers.get(client);
-    if (!answer) infoAnswers.set(client, (answer = new PreparedJson(stringifyAscii(clientInfo(client)))));
-    return answer;
-  });
+  router.get(
+    '/client/info',
+    { permission: 'read', scoped: { clients: 'client' }, body: ClientQuery, response: ClientInfo },
+    async ({ body }) => {
+      const client = await oneClient(body.client);
+      let answer = infoAnswers.get(client);
+      if (!answer) infoAnswers.set(client, (answer = new PreparedJson(stringifyAscii(clientInfo(client)))));
+      return answer;
+    },
+  );
 
-  router.get('/client/setup', { permission: 'read', scoped: 'clients', body: ClientQuery, response: ClientSetup }, async ({ body }) => {
-    const client = await oneClient(body.client);
-    const entries = await inventory.diskSetup(client.id);
-    // Agents report KiB and sizes are stored in bytes, so the KiB figures are exact.
-    const unit = config.setup_size_unit === 'KiB' ? 1024n : 1n;
-    return {
-      partitions: entries.map((p) => ({
-        disk: p.disk,
-        partition: p.partition,
-        disk_type: p.diskType,
-        code: p.code,
-        size: p.size / unit,
-        used_size: p.usedSize / unit,
-        free_size: p.freeSize / unit,
-        filesystem: filesystemId(p.filesystem),
-        filesystem_name: p.filesystem,
-        os: p.os,
-        image: p.image,
-        software: p.software,
-      })),
-    };
-  });
+  router.get(
+    '/client/setup',
+    { permission: 'read', scoped: { clients: 'client' }, body: ClientQuery, response: ClientSetup },
+    async ({ body }) => {
+      const client = await oneClient(body.client);
+      const entries = await inventory.diskSetup(client.id);
+      // Agents report KiB and sizes are stored in bytes, so the KiB figures are exact.
+      const unit = config.setup_size_unit === 'KiB' ? 1024n : 1n;
+      return {
+        partitions: entries.map((p) => ({
+          disk: p.disk,
+          partition: p.partition,
+          disk_type: p.diskType,
+          code: p.code,
+          size: p.size / unit,
+          used_size: p.usedSize / unit,
+          free_size: p.freeSize / unit,
+          filesystem: filesystemId(p.filesystem),
+          filesystem_name: p.filesystem,
+          os: p.os,
+          image: p.image,
+          software: p.software,
+        })),
+      };
+    },
+  );
 
   async function oneClient(ips: string[]): Promise<ClientView> {
     if (ips.length !== 1) throw badRequest(ErrorCode.invalidField, "'client' must hold exactly one address", 'client');

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { container } from 'tsyringe';
 import { test } from 'uvu';
-import { ManualClock } from '../../../core/clock';
+import { ManualClock } from '../../../testing';
 import { BootClock } from '../../../plugins/boot';
 import { addCenter, addClient, addRoom, macFor } from '../../support/fixtures';
 import { startLab } from '../../support/lab';

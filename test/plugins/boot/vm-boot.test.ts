@@ -1,4 +1,5 @@
 // Engine-independent: runs once, on SQLite.
+// System needs: qemu
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';

@@ -1,3 +1,4 @@
+// PostgreSQL only: several instances on one database (the other passes skip this file).
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { AgentLink, AgentLinkError } from '../../../plugins/agents';

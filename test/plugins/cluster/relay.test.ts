@@ -1,3 +1,4 @@
+// PostgreSQL only: several instances on one database (the other passes skip this file).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AgentLink, AgentLinkError } from '../../../plugins/agents';

@@ -1,3 +1,4 @@
+// PostgreSQL only: several instances on one database (the other passes skip this file).
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { test } from 'uvu';

@@ -72,7 +72,7 @@ test('a PC moved to another room, or given another address, through REST is offe
 test("with the boot plugin on and no iPXE or HTTP boot file configured, iPXE is offered the boot plugin's script URL, UEFI HTTP boot its snponly.efi URL; a firmware without a file gets none", async () => {
   const port = await freePort();
   const site = await dhcpSite({
-    server: { config: { rest: { port }, plugins: ['inventory', 'pxe-modes', 'live', 'boot', 'dhcp'] } },
+    server: { config: { rest: { port }, plugins: ['inventory', 'pxe-modes', 'live', 'transfers', 'boot', 'dhcp'] } },
     dhcp: { boot_files: { bios: '', uefi: 'snponly.efi', ipxe: '' } },
   });
   try {

@@ -344,6 +344,22 @@ test('events.max_subscribers: one more stream is a 503; a stop ends open streams
   }
 });
 
+test('a reader that leaves its stream is dropped at once, not at the next heartbeat', async () => {
+  const s = await startServer({ config: { events: { heartbeat_s: 3600 } } });
+  const subscribers = async () => /^ogserve_event_subscribers (\d+)$/m.exec((await s.get('/metrics')).text)?.[1];
+  const staying = await EventStreamClient.open(s.port);
+  const leaving = await EventStreamClient.open(s.port);
+  try {
+    await eventually(async () => (await subscribers()) === '2', 'two streams counted');
+    leaving.close();
+    await eventually(async () => (await subscribers()) === '1', 'the stream left is no longer counted');
+    assert.ok(!staying.ended, 'the other stream stays open');
+  } finally {
+    staying.close();
+    await s.close();
+  }
+});
+
 test('webhooks: every event POSTed and signed; a receiver that fails is retried', async () => {
   const { createServer } = await import('node:http');
   const { createHmac } = await import('node:crypto');

@@ -109,7 +109,7 @@ test('every refusal has its reason, field and line', () => {
   );
 });
 
-test('a text that is not dhcpd.conf is refused whole, naming the line', () => {
+test('a text that is not dhcpd.conf, or nests blocks past 64 levels, is refused whole, naming the line', () => {
   const refused = (text: string) => {
     try {
       parseDhcpdConf(text);
@@ -127,6 +127,10 @@ test('a text that is not dhcpd.conf is refused whole, naming the line', () => {
   assert.equal(refused('option x "open\n\nhost'), 'line 1: a quoted string is not closed');
   assert.equal(refused('host a {\n fixed-address 10.0.0.1\n}'), "line 2: 'fixed-address 10.0.0.1' lacks its ';'");
   assert.equal(refused('authoritative'), "line 1: 'authoritative' lacks its ';'");
+  const nested = (depth: number) => `${'group {\n'.repeat(depth - 1)}host a { }\n${'}\n'.repeat(depth - 1)}`;
+  assert.equal(parseDhcpdConf(nested(64)).hosts.length, 1, 'a host inside 63 groups: 64 blocks deep, read');
+  assert.equal(refused(nested(65)), 'line 65: blocks nest more than 64 deep here (a real dhcpd.conf nests a few)');
+  assert.equal(refused(nested(100_000)), 'line 65: blocks nest more than 64 deep here (a real dhcpd.conf nests a few)');
 });
 
 test('an empty file and one without hosts have none; a dhcpd.conf is told from a CSV by its host blocks', () => {

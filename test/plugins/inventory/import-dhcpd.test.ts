@@ -178,4 +178,14 @@ test('bad bodies are 400s naming the field; a file that is not dhcpd.conf, witho
   assert.deepEqual([huge.status, huge.body.error], [413, 'payload_too_large']);
 });
 
+test('groups nested 5,000 deep are a 400 naming the line where they pass 64 levels, not a stack overflow', async () => {
+  const deep = `${'group {\n'.repeat(5000)}host a { hardware ethernet 00:06:00:00:00:01; fixed-address 10.6.0.1; }\n${'}\n'.repeat(5000)}`;
+  const r = await importConf(deep);
+  assert.deepEqual(
+    [r.status, r.body.error, r.body.field, r.body.message],
+    [400, 'invalid_field', 'conf', 'line 65: blocks nest more than 64 deep here (a real dhcpd.conf nests a few)'],
+    r.text,
+  );
+});
+
 test.run();

@@ -58,4 +58,51 @@ test('a limited token: jobs touching its room only, counted and listed over its 
   }
 });
 
+test("a limited token's stream filter naming a client outside is a 403, as a room outside is: it would pick out that client's jobs", async () => {
+  const x = await jobsSite({}, ['127.0.12.1'], ['127.0.13.1']);
+  const streams: EventStreamClient[] = [];
+  try {
+    const [a1] = x.inA as [string];
+    const b1 = x.inB[0]!;
+    const made = await x.s.post('/tokens', { name: 'roomA', role: 'reader', rooms: [x.roomA] });
+    const key = { Authorization: made.body.secret as string };
+    for (const clients of [b1, `${a1},${b1}`, '127.0.99.1']) {
+      const refused = await EventStreamClient.open(x.s.port, `types=job.*&clients=${clients}`, key);
+      assert.deepEqual(
+        [refused.status, refused.json?.error, refused.json?.field],
+        [403, 'forbidden', 'clients'],
+        `clients=${clients}: ${refused.body}`,
+      );
+    }
+    const refused = await EventStreamClient.open(x.s.port, `clients=${b1}`, key);
+    assert.match(
+      refused.json.message,
+      new RegExp(`^clients: client ${b1.replace(/\./g, '\\.')} is outside what the key 'roomA' may reach`),
+    );
+
+    const own = await EventStreamClient.open(x.s.port, `types=job.*&clients=${a1}`, key);
+    streams.push(own);
+    assert.equal(own.status, 200, 'its own client');
+    const whole = await EventStreamClient.open(x.s.port, `types=job.*&clients=${b1}`);
+    streams.push(whole);
+    assert.equal(whole.status, 200, 'the unlimited key may name any client');
+
+    const both = (await x.s.post('/refresh', { clients: [a1, b1] })).body.job as number;
+    await whole.waitFor((e) => e.type === 'job.finished' && e.data.job === both, 'the job, to the unlimited key');
+    await own.waitFor((e) => e.type === 'job.finished' && e.data.job === both, 'the job, to the limited token');
+    assert.deepEqual(
+      own.events.map((e) => [e.type, e.data.client ?? e.data.clients]),
+      [
+        ['job.created', [a1]],
+        ['job.client', a1],
+        ['job.finished', [a1]],
+      ],
+    );
+    assert.ok(!JSON.stringify(own.events).includes(b1), 'no trace of the client outside');
+  } finally {
+    for (const stream of streams) stream.close();
+    await x.close();
+  }
+});
+
 test.run();

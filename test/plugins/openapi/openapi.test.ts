@@ -16,8 +16,8 @@ async function validate(document: unknown): Promise<{ valid: boolean; errors?: u
 
 test("GET /openapi.json: a valid OpenAPI 3.1 document of every route, the example plugin's included; public", async () => {
   const defaults = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../config/default.json'), 'utf8')) as { plugins: string[] };
-  // dhcp is off by default: on here, its Control Agent a closed loopback port.
-  const plugins = [...defaults.plugins, 'dhcp', helloPlugin];
+  // dhcp and enrol are off by default: on here, dhcp's Control Agent a closed loopback port.
+  const plugins = [...defaults.plugins, 'dhcp', 'enrol', helloPlugin];
   const s = await startServer({ config: { plugins, dhcp: { control_agent: `http://127.0.0.1:${await freePort()}/` } } });
   try {
     const r = await send(s.port, 'GET', '/openapi.json');
@@ -42,6 +42,16 @@ test("GET /openapi.json: a valid OpenAPI 3.1 document of every route, the exampl
     assert.is(wol.requestBody.required, true);
     assert.equal(Object.keys(wol.requestBody.content['application/json'].schema.properties).sort(), ['clients', 'type']);
     assert.equal(wol.security, [{ key: [] }, { bearer: [] }]);
+    assert.equal(
+      [wol['x-ogserve-permission'], wol['x-ogserve-scoped']],
+      ['operate', 'clients'],
+      'what a key needs, and how a limited one is cut',
+    );
+    for (const route of s.app.routeTable.filter((r) => !r.public)) {
+      const operation = document.paths[templated(route.path)][route.method.toLowerCase()];
+      assert.equal(operation['x-ogserve-permission'], route.permission, `${route.method} ${route.path}`);
+    }
+    assert.equal(document.paths['/healthz'].get['x-ogserve-permission'], undefined, 'a public route needs none');
     assert.ok(wol.responses['401'] && wol.responses['400']);
     assert.equal(document.paths['/healthz'].get.security, [], 'public');
     assert.equal(document.paths['/healthz'].get.responses['200'].content['application/json'].schema.properties.status.const, 'ok');
@@ -58,8 +68,8 @@ test("GET /openapi.json: a valid OpenAPI 3.1 document of every route, the exampl
 
 test('every route that answers JSON declares the schema of its answer, in every bundled plugin and the example', async () => {
   const defaults = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../config/default.json'), 'utf8')) as { plugins: string[] };
-  // dhcp is off by default: on here, its Control Agent a closed loopback port.
-  const plugins = [...defaults.plugins, 'dhcp', helloPlugin];
+  // dhcp and enrol are off by default: on here, dhcp's Control Agent a closed loopback port.
+  const plugins = [...defaults.plugins, 'dhcp', 'enrol', helloPlugin];
   const s = await startServer({ config: { plugins, dhcp: { control_agent: `http://127.0.0.1:${await freePort()}/` } } });
   try {
     const undeclared = s.app.routeTable

@@ -1,8 +1,9 @@
+// PostgreSQL only: several instances on one database (the other passes skip this file).
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { container } from 'tsyringe';
 import { test } from 'uvu';
-import { ManualClock } from '../../../core/clock';
+import { ManualClock } from '../../../testing';
 import { PowerClock } from '../../../plugins/power';
 import { type ClusterSite, startClusterSite } from '../../support/cluster-site';
 import { eventually } from '../../support/fake-agent';

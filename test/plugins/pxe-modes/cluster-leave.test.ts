@@ -1,3 +1,4 @@
+// PostgreSQL only: several instances on one database (the other passes skip this file).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';

@@ -1,4 +1,5 @@
 // Engine-independent: runs once, on SQLite.
+// System needs: strace
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';

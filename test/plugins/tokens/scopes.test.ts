@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { TSchema } from '@sinclair/typebox';
 import { test } from 'uvu';
 import { AgentLink } from '../../../plugins/agents';
 import { EventStreamClient } from '../../support/event-stream';
@@ -61,6 +62,7 @@ const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'GET /stats': 'open',
   'POST /shell/run': 'clients',
   'POST /hello/wave': 'clients',
+  'GET /hello': 'clients',
   'GET /shell/output': 'clients',
   'POST /shell/output': 'clients',
   'GET /shell/list': 'open',
@@ -131,9 +133,43 @@ test('every route says whether a limited token may call it, as this table expect
   }
 });
 
-test('a limited token is refused, naming its limits, on every route not open to it, and on every client route naming a client outside', async () => {
+/**
+ * Where a body may name a client, found from a route's schema alone (not from what the route
+ * declares): every IPv4 string and every string field named like a client list, through
+ * objects, arrays and unions. `ip` is put there as the schema holds it, and, where the schema
+ * wants a list, as a bare string and as a list nested once more: a route must refuse a client
+ * outside whatever shape carries it.
+ */
+function placements(schema: TSchema, ip: string, name = ''): { where: string; body: unknown }[] {
+  const members = (schema.anyOf ?? schema.oneOf) as TSchema[] | undefined;
+  if (members) return members.flatMap((m) => placements(m, ip, name));
+  if (schema.type === 'object') {
+    const properties = Object.entries((schema.properties ?? {}) as Record<string, TSchema>);
+    return properties.flatMap(([key, property]) =>
+      placements(property, ip, key).map(({ where, body }) => ({
+        where: where ? `${key}${where.startsWith('[') ? '' : '.'}${where}` : key,
+        body: { [key]: body },
+      })),
+    );
+  }
+  if (schema.type === 'array') {
+    return placements(schema.items as TSchema, ip, name).flatMap(({ where, body }) => [
+      { where: `[${where}]`, body: [body] },
+      { where: `[[${where}]]`, body: [[body]] },
+      ...(typeof body === 'string' ? [{ where: `${where} (a bare string where a list goes)`, body }] : []),
+    ]);
+  }
+  const clientLike = schema.format === 'ipv4' || /^(client|clients|ip|addr)$/.test(name);
+  return schema.type === 'string' && clientLike ? [{ where: '', body: ip }] : [];
+}
+
+/** IPv4 fields of client routes that name something else than a client: the test refuses any other. */
+const notClients = new Set(['POST /image/create repository', 'POST /image/restore repository', 'POST /cache/fetch repository']);
+
+test('a limited token is refused, naming its limits, on every route not open to it, and on every client route naming a client outside anywhere its schema allows', async () => {
   const x = await site();
   try {
+    let clientFields = 0;
     for (const route of x.s.app.routeTable) {
       if (route.public) continue;
       const key = `${route.method} ${route.path}`;
@@ -149,27 +185,47 @@ test('a limited token is refused, naming its limits, on every route not open to 
         );
         continue;
       }
-      for (const body of [
-        { clients: ['127.0.31.1'] },
-        { client: ['127.0.30.3'] },
-        { clients: ['127.0.30.1'], client: ['127.0.31.1'] },
-        { clients: ['10.9.9.9'] },
-      ]) {
-        const r = await send(x.s.port, route.method, route.path, body, as(x.lab));
-        const outside = body.client?.[0] ?? body.clients![0];
-        assert.equal(r.status, 403, `${key} ${JSON.stringify(body)}: ${r.text}`);
-        assert.equal(r.body.message, `client ${outside} is outside what the key 'lab' may reach (rooms ${x.roomA1})`, key);
+      assert.ok(route.body, `${key} names clients in its body`);
+      const fields = new Set<string>();
+      for (const outside of ['127.0.31.1', '127.0.30.3', '10.9.9.9']) {
+        for (const { where, body } of placements(route.body!, outside)) {
+          const field = where.split(/[.[ ]/, 1)[0]!;
+          if (notClients.has(`${key} ${field}`)) continue;
+          fields.add(field);
+          const r = await send(x.s.port, route.method, route.path, body, as(x.lab));
+          assert.equal(r.status, 403, `${key} with ${outside} at ${where}: ${r.text}`);
+          assert.equal(r.body.message, `client ${outside} is outside what the key 'lab' may reach (rooms ${x.roomA1})`, `${key} ${where}`);
+        }
       }
-      const inside = await send(x.s.port, route.method, route.path, { clients: ['127.0.30.1'], client: ['127.0.30.2'] }, as(x.lab));
-      assert.notEqual(inside.status, 403, `${key} inside: ${inside.text}`);
+      assert.ok(fields.size > 0, `${key}: its schema has a field that names clients`);
+      clientFields += fields.size;
+      // A client inside beside one outside is still refused; clients inside only are let through.
+      for (const { where, body } of placements(route.body!, '127.0.30.1')) {
+        if (notClients.has(`${key} ${where.split(/[.[ ]/, 1)[0]}`)) continue;
+        const inside = await send(x.s.port, route.method, route.path, body, as(x.lab));
+        assert.notEqual(inside.status, 403, `${key} inside at ${where}: ${inside.text}`);
+      }
+      const both = await send(x.s.port, route.method, route.path, mixed(route.body!), as(x.lab));
+      assert.equal(both.status, 403, `${key} inside and outside: ${both.text}`);
     }
-    // Refused attempts are in the audit log under the token's name.
-    const audit = (await x.s.get('/audit?token=lab&limit=1000')).body.entries as { status: number }[];
-    assert.ok(audit.some((e) => e.status === 403));
+    assert.ok(clientFields >= 30, `the walk reached the client routes' fields (${clientFields})`);
+    // Refused attempts are in the audit log under the token's name, with the client they named.
+    const audit = (await x.s.get('/audit?token=lab&limit=1000')).body.entries as { status: number; path: string; clients: string[] }[];
+    const refusedWave = audit.find((e) => e.status === 403 && e.path === '/hello/wave');
+    assert.ok(
+      refusedWave && refusedWave.clients.length > 0,
+      `the audit names the clients of a refused request: ${JSON.stringify(refusedWave)}`,
+    );
   } finally {
     await x.s.close();
   }
 });
+
+/** A body naming a client inside, then one outside, in the route's first client field (as a list). */
+function mixed(schema: TSchema): Record<string, unknown> {
+  const [key] = Object.keys(placements(schema, '127.0.31.1')[0]!.body as object);
+  return { [key!]: ['127.0.30.1', '127.0.31.1'] };
+}
 
 test('listings show a limited token only its part: scopes, clients, addresses, scrape targets', async () => {
   const x = await site();
