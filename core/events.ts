@@ -119,6 +119,7 @@ export class EventBus {
       check: (name, payload) => this.check(name, payload),
       emit: (name, payload, log) => this.emit(name, payload, log),
       tell: (name, payload, log) => this.tell(name, payload, log),
+      heard: (name) => (this.listeners.get(name)?.length ?? 0) > 0,
     };
   }
 }
@@ -134,4 +135,6 @@ export interface PluginEvents {
   emit<K extends EventName>(name: K, payload: EventMap[K], log?: Logger): Promise<ListenerFailure[]>;
   /** Tell the listeners of an internal event. */
   tell<K extends InternalEventName>(name: K, payload: InternalEventMap[K], log?: Logger): Promise<ListenerFailure[]>;
+  /** Whether any plugin listens to `name` (ask once every plugin registered: work nobody hears can be skipped). */
+  heard(name: keyof AllEvents & string): boolean;
 }

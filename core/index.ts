@@ -5,6 +5,7 @@ export { HttpError, ErrorCode, badRequest, StartupError } from './errors';
 export { Type, type Static } from '@sinclair/typebox';
 export type { Handler, RequestContext, Route, RouteRegistrar, RouteSpec, BodyPolicy } from './http/routes';
 export { queryOf } from './http/routes';
+export { positive, timeOf } from './http/query-values';
 export { Reply } from './http/reply';
 export type { Answered, Arriving, HookOptions, PluginHooks, RequestIdentifier } from './http/hooks';
 export type { ClientsAt } from './http/route-clients';
@@ -30,7 +31,7 @@ export {
   type Injectable,
 } from './injection';
 export { inject, injectable, type InjectionToken } from 'tsyringe';
-export { SystemClock, ManualClock, type Clock } from './clock';
+export { SystemClock, type Clock } from './clock';
 export { electedEvery, type ElectedWork } from './elected-every';
 export { IntLike, Number16, Port, Ipv4, HostIpv4, Mac, Netmask, IpList, OneClient, Name, Text, toInt } from './schema-types';
 export { PreparedJson, stringifyAscii } from './http/json';

@@ -9,6 +9,8 @@ import { createApp } from '../cli/config';
 import type { App } from '../core/app';
 import { connectionPair } from './connection-pair';
 
+export { ManualClock } from './manual-clock';
+
 /**
  * `ogserve/testing`: an ogserve in the test's own process, with the plugins it names, on a
  * SQLite file in a temp directory, answering requests without a port (as Fastify's `inject`):

@@ -1,4 +1,4 @@
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Access, Permission, Permissions } from '../access';
@@ -7,7 +7,6 @@ import { StartupError } from '../errors';
 import type { Logger } from '../log';
 import { compile, type Checker } from '../validation';
 import { type RequestOrigin, originOf } from './origin';
-import { openStream } from './reply';
 import { type ClientsAt, type ClientsReader, clientsReader } from './route-clients';
 
 /**
@@ -35,9 +34,9 @@ export interface RouteSpec<S extends TSchema> {
    */
   audit?: boolean;
   /**
-   * The answer stays open (an event stream): the handler begins it with `ctx.beginStream`
-   * and writes on it; a stop ends it at once instead of waiting for it. Other answers are
-   * what the handler returns: a JSON value, or a `Reply` (another media type, or uncapped).
+   * The answer stays open (an event stream, a `Reply.stream` that does not end): a stop ends
+   * it at once instead of waiting for it. Every answer is what the handler returns: a JSON
+   * value, or a `Reply` (another media type, uncapped, or a body written as it goes).
    */
   stream?: boolean;
   /**
@@ -133,12 +132,6 @@ export class RequestContext<B> {
   get query(): URLSearchParams {
     return queryOf(this.req);
   }
-
-  /** Begin the answer of a `stream` route, which stays open: its head, with the headers every answer carries. */
-  beginStream(headers: OutgoingHttpHeaders): ServerResponse {
-    openStream(this.req, this.res, headers);
-    return this.res;
-  }
 }
 
 export interface Route {
@@ -170,6 +163,8 @@ export interface RouteRegistrar {
   get<S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void;
   post<S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void;
   delete<S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void;
+  /** Node sends a HEAD answer's head only, whatever the handler writes: register the GET's handler. */
+  head<S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void;
 }
 
 /** Every route of every plugin; two plugins may not claim the same method and path. */
@@ -184,7 +179,7 @@ export class RouteTable {
       (method: string) =>
       <S extends TSchema>(path: string, spec: RouteSpec<S>, handler: Handler<Static<S>>): void =>
         this.add(owner, method, path, spec as unknown as RouteSpec<TSchema>, handler as Handler<unknown>);
-    return { get: add('GET'), post: add('POST'), delete: add('DELETE') };
+    return { get: add('GET'), post: add('POST'), delete: add('DELETE'), head: add('HEAD') };
   }
 
   private add(owner: string, method: string, path: string, spec: RouteSpec<TSchema>, handler: Handler<unknown>): void {
@@ -211,7 +206,7 @@ export class RouteTable {
       summary: spec.summary,
       responseType: spec.responseType ?? 'application/json',
       log: spec.log ?? true,
-      audit: spec.audit ?? (!spec.public && method !== 'GET' && spec.permission !== 'read'),
+      audit: spec.audit ?? (!spec.public && method !== 'GET' && method !== 'HEAD' && spec.permission !== 'read'),
       stream: spec.stream ?? false,
       scoped,
       clientsOf,

@@ -88,7 +88,9 @@ export function createRestServer(options: RestOptions): http.Server {
   const handleOptions = { ...options, origin: (req: IncomingMessage) => originOf(req, trusted) };
   const fail = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
     const known = toHttpError(error);
-    if (known.status >= 500) log.error({ err: error, method: req.method, url: req.url }, 'request failed');
+    // A 503 refuses for load: no failure of the service, and a flood of them (PCs retrying a busy
+    // file) must not write a stack each. The request log has each; the plugin may sum them up.
+    if (known.status >= 500 && known.status !== 503) log.error({ err: error, method: req.method, url: req.url }, 'request failed');
     hooks.failed(known, req, exchanges.get(req)?.route);
     const headers: Record<string, string> = { ...commonHeaders(req), ...known.headers };
     // The reference's challenge, unless the refusal brings its own or a page's script sent the
@@ -104,11 +106,8 @@ export function createRestServer(options: RestOptions): http.Server {
       const allowed = methodsByPath.get(req.path ?? '');
       if (!allowed) return fail(req, res, new HttpError(404, ErrorCode.notFound, `no endpoint at ${req.path}`));
       res.setHeader('Allow', allowed.join(', '));
-      fail(
-        req,
-        res,
-        new HttpError(405, ErrorCode.methodNotAllowed, `${req.method} is not allowed on ${req.path}; use ${allowed.join(' or ')}`),
-      );
+      const message = `${req.method} is not allowed on ${req.path}; use ${allowed.join(' or ')}`;
+      fail(req, res, new HttpError(405, ErrorCode.methodNotAllowed, message));
     },
   });
 
@@ -175,25 +174,14 @@ export function createRestServer(options: RestOptions): http.Server {
       const access = accessForRoute(exchange.access, route.permission);
       exchange.route = route;
       exchange.access = access;
-      if (route.permission && !access?.permissions.has(route.permission)) {
-        const why = `${route.method} ${route.path} needs the '${route.permission}' permission`;
-        return fail(
-          req,
-          res,
-          new HttpError(403, ErrorCode.forbidden, `${why}, which the key '${access?.name}' (${access?.role}) does not have`),
-        );
-      }
-      if (access?.scope && !route.scoped) {
-        return fail(
-          req,
-          res,
-          new HttpError(
-            403,
-            ErrorCode.forbidden,
-            `${route.method} ${route.path} is not open to the key '${access.name}', which is limited to ${access.scope.description}`,
-          ),
-        );
-      }
+      const endpoint = `${route.method} ${route.path}`;
+      const refused =
+        route.permission && !access?.permissions.has(route.permission)
+          ? `${endpoint} needs the '${route.permission}' permission, which the key '${access?.name}' (${access?.role}) does not have`
+          : access?.scope && !route.scoped
+            ? `${endpoint} is not open to the key '${access.name}', which is limited to ${access.scope.description}`
+            : undefined;
+      if (refused) return fail(req, res, new HttpError(403, ErrorCode.forbidden, refused));
       if (route.stream) inFlight.stream(res);
       handle(route, req, res, access, handleOptions, exchange).catch((error: unknown) => fail(req, res, error));
     });

@@ -111,6 +111,9 @@ export function withStaticFiles(mounts: StaticMount[], api: RequestListener, max
     // sirv looks for the bare words in the header: it gets only the encodings really accepted.
     const accepted = acceptedEncodings(req.headers['accept-encoding']);
     req.headers['accept-encoding'] = [accepted.br && 'br', accepted.gzip && 'gzip'].filter(Boolean).join(', ');
+    // sirv misreads Range (`bytes=5-1` threw out of the listener and stopped the process, `bytes=-1`
+    // sent two bytes): pages and scripts need no part of a file, and RFC 9110 lets a server ignore it.
+    delete req.headers.range;
     req.url = url.slice(mount.prefix.length);
     mount.serve(req, res, () => notFound(res, pathname));
   };

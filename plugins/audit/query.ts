@@ -1,5 +1,5 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/core';
-import { ErrorCode, badRequest, isIpv4 } from 'ogserve';
+import { ErrorCode, badRequest, isIpv4, positive, timeOf } from 'ogserve';
 import { AuditEntryEntity, type AuditEntry } from './entities/entry';
 import type { EntryDetails } from './entry-details';
 
@@ -32,20 +32,6 @@ export interface AuditView extends EntryDetails {
 export const defaultLimit = 100;
 export const maxLimit = 1000;
 const known = new Set(['from', 'to', 'token', 'client', 'path', 'before', 'limit']);
-
-/** A time as an ISO 8601 string or milliseconds since 1970. */
-function timeOf(value: string, field: string): number {
-  const ms = /^[0-9]{1,15}$/.test(value) ? Number(value) : Date.parse(value);
-  if (!Number.isFinite(ms))
-    throw badRequest(ErrorCode.invalidField, `${field}: must be an ISO 8601 time or milliseconds since 1970`, field);
-  return ms;
-}
-
-function positive(value: string, field: string, max: number): number {
-  if (!/^[1-9][0-9]{0,9}$/.test(value) || Number(value) > max)
-    throw badRequest(ErrorCode.invalidField, `${field}: must be a whole number from 1 to ${max}`, field);
-  return Number(value);
-}
 
 /** The query string of GET /audit, checked: a 400 names the parameter. */
 export function parseAuditQuery(query: URLSearchParams): AuditQuery {

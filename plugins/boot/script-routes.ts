@@ -4,10 +4,13 @@ import type { Inventory } from '../inventory';
 import type { BootFiles } from '../pxe-modes';
 import './events';
 import { colonMac, macFrom } from './mac';
+import type { BootMetrics } from './metrics';
 import { PerAddressLimit } from './rate-limit';
+import type { RefusalLog } from './refusal-log';
 import type { BootSettings } from './schemas';
 import { messageScript, scriptReply } from './script-text';
 import type { IpxeTemplates, ScriptVariables } from './templates';
+import { discoverMode, type UnknownPcs } from './unknown-pcs';
 
 /** The live directory an unknown PC's ogLive boots: the default link oglivecli keeps. */
 const defaultLivedir = 'ogLive';
@@ -19,25 +22,55 @@ const defaultLivedir = 'ogLive';
  */
 export function scriptRoutes(
   ctx: PluginContext<BootSettings>,
-  deps: { inventory: Inventory; bootFiles: BootFiles; templates: IpxeTemplates; filesUrl: string },
+  deps: {
+    inventory: Inventory;
+    bootFiles: BootFiles;
+    templates: IpxeTemplates;
+    metrics: BootMetrics;
+    refusals: RefusalLog;
+    unknown: UnknownPcs;
+    filesUrl: string;
+  },
 ): void {
-  const { inventory, bootFiles, templates, filesUrl } = deps;
+  const { inventory, bootFiles, templates, metrics, refusals, unknown, filesUrl } = deps;
   const limit = new PerAddressLimit(ctx.config.scripts_per_minute);
 
   const answer = async (rc: RequestContext<unknown>, asked: string | null | undefined) => {
     const wait = limit.take(rc.address);
     if (wait > 0) {
       const message = `too many boot requests from ${rc.address}; try again in ${wait} s`;
+      metrics.refusedFor('too_many_scripts');
+      refusals.note('429 too_many_scripts', message);
       return scriptReply(messageScript(message), 429, { 'Retry-After': String(wait) });
     }
     const mac = macFrom(asked);
     if (!mac) return scriptReply(messageScript(`'${asked ?? ''}' is not a MAC address (aa:bb:cc:dd:ee:ff)`), 400);
     const client = await inventory.clientByMac(mac);
-    const mode = client?.boot ?? ctx.config.unknown_client;
     const common = { files_url: filesUrl, mac_query: `?mac=${mac}` };
-    const vars: ScriptVariables = client
-      ? { ...(await bootFiles.templateVariables(client)), ...common }
-      : { mode, params: '', oglivedir: defaultLivedir, server_ip: bootFiles.server.address, repo_ip: '', client: null, ...common };
+    let vars: ScriptVariables;
+    if (client) vars = { ...(await bootFiles.templateVariables(client)), ...common };
+    else {
+      // A PC nobody registered: its network's setting; `discover` asks the plugin that discovers PCs.
+      const setting = unknown.modeAt(rc.address);
+      // A failure of the plugin that discovers boots the PC from its disk, as a refusal does.
+      const discovery =
+        setting.mode === discoverMode
+          ? await unknown.discover({ mac, address: rc.address, network: setting.network }).catch((error: Error) => {
+              rc.log.error({ err: error, mac }, `unknown PC not discovered: ${error.message}`);
+              return undefined;
+            })
+          : undefined;
+      vars = {
+        mode: setting.mode === discoverMode && !discovery ? 'local' : setting.mode,
+        params: '',
+        oglivedir: discovery?.livedir ?? defaultLivedir,
+        server_ip: bootFiles.server.address,
+        repo_ip: '',
+        client: null,
+        ...common,
+      };
+    }
+    const { mode } = vars;
     let script: string | undefined;
     try {
       script = await templates.render(mode, vars);

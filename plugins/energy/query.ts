@@ -1,22 +1,10 @@
-import { ErrorCode, badRequest } from 'ogserve';
+import { ErrorCode, badRequest, timeOf } from 'ogserve';
 import type { EnergyQuery, Grouping } from './report';
 
 const dayMs = 86_400_000;
 const groupings: readonly Grouping[] = ['client', 'room', 'center', 'day'];
 /** A report by day reads every PC at each day's boundary: a year at most. */
 const maxDays = 366;
-
-/** A time as an ISO 8601 date or time, or milliseconds since 1970; a 400 naming the field otherwise. */
-function timeOf(value: string, field: string): number {
-  const ms = /^[0-9]{1,15}$/.test(value) ? Number(value) : /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
-  if (!Number.isFinite(ms))
-    throw badRequest(
-      ErrorCode.invalidField,
-      `${field}: '${value.slice(0, 40)}' is not an ISO 8601 date or time, nor milliseconds since 1970`,
-      field,
-    );
-  return ms;
-}
 
 function id(value: string, field: string): number {
   if (!/^[1-9][0-9]{0,9}$/.test(value) || Number(value) > 2 ** 31 - 1)

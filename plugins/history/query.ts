@@ -1,5 +1,5 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/core';
-import { ErrorCode, badRequest, isIpv4 } from 'ogserve';
+import { ErrorCode, badRequest, isIpv4, positive, timeOf } from 'ogserve';
 import { type HistoryChange, HistoryChangeEntity } from './entities/change';
 
 /** What GET /client/history asks for: one client, a time range, a kind, and the page. */
@@ -33,24 +33,6 @@ export interface HistoryEntry {
 export const defaultLimit = 100;
 export const maxLimit = 1000;
 const known = ['client', 'from', 'to', 'kind', 'before', 'limit'];
-
-/** A time as an ISO 8601 date or time, or milliseconds since 1970; a 400 naming the field otherwise. */
-export function timeOf(value: string, field: string): number {
-  const ms = /^[0-9]{1,15}$/.test(value) ? Number(value) : /^\d{4}-\d{2}-\d{2}/.test(value) ? Date.parse(value) : Number.NaN;
-  if (!Number.isFinite(ms))
-    throw badRequest(
-      ErrorCode.invalidField,
-      `${field}: '${value.slice(0, 40)}' is not an ISO 8601 date or time, nor milliseconds since 1970`,
-      field,
-    );
-  return ms;
-}
-
-function positive(value: string, field: string, max: number): number {
-  if (!/^[1-9][0-9]{0,9}$/.test(value) || Number(value) > max)
-    throw badRequest(ErrorCode.invalidField, `${field}: must be a whole number from 1 to ${max}`, field);
-  return Number(value);
-}
 
 /** Refuses a query parameter the route does not take, naming it. */
 export function onlyKnown(query: URLSearchParams, names: readonly string[], route: string): void {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { ErrorCode, badRequest, isIpv4, type Logger, type PluginEvents } from 'ogserve';
+import { ErrorCode, badRequest, isIpv4, type Logger, type PluginEvents, timeOf } from 'ogserve';
 import type { ClientView } from '../inventory';
-import { findChanges, onlyKnown, timeOf } from './query';
+import { findChanges, onlyKnown } from './query';
 
 /**
  * One thing that happened to a PC, as its timeline shows it. Each plugin that keeps records

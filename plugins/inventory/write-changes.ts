@@ -56,11 +56,11 @@ const kindOfPath: Record<string, SnapshotKind> = {
  * lock).
  */
 export class WriteChanges {
-  /** `kept`: whether anything keeps what it tells (the audit plugin is on); if not, nothing is read. */
+  /** `kept`: whether anything keeps what it tells (the audit plugin listens); if not, nothing is read. */
   constructor(
     private readonly db: Database,
     private readonly events: PluginEvents,
-    private readonly kept: boolean,
+    private readonly kept: () => boolean,
   ) {}
 
   /**
@@ -68,7 +68,7 @@ export class WriteChanges {
    * compare, or could not be read (logged: the write goes on, its entry without changes).
    */
   async before(method: string, path: string, body: unknown, log: Logger): Promise<Watched | undefined> {
-    if (!this.kept) return undefined;
+    if (!this.kept()) return undefined;
     try {
       return await this.watch(method, path, body);
     } catch (error) {
@@ -140,7 +140,7 @@ export class WriteChanges {
 
   /** Clients added by other means than a route of their own (an import): each one's values. */
   async added(req: IncomingMessage, clientIds: number[], log: Logger): Promise<void> {
-    if (this.kept) await this.after({ kind: 'client', adds: false, before: new Map(), ids: clientIds }, undefined, req, log);
+    if (this.kept()) await this.after({ kind: 'client', adds: false, before: new Map(), ids: clientIds }, undefined, req, log);
   }
 
   private async tell(req: IncomingMessage, changes: AuditChange[], log: Logger): Promise<void> {

@@ -1,4 +1,4 @@
-import { ErrorCode, badRequest, isIpv4 } from 'ogserve';
+import { ErrorCode, badRequest, isIpv4, positive } from 'ogserve';
 import { type JobState, jobStates } from './entities/job-client';
 
 /** What GET /jobs asks for: filters, and the page (ids below `before`, newest first). */
@@ -15,13 +15,6 @@ export interface JobsQuery {
 export const defaultLimit = 50;
 export const maxLimit = 500;
 const known = ['state', 'kind', 'client', 'room', 'who', 'before', 'limit'];
-
-/** A whole number from 1 to `max`; a 400 naming the field otherwise. */
-export function positive(value: string, field: string, max = 2 ** 31 - 1): number {
-  if (!/^[1-9][0-9]{0,9}$/.test(value) || Number(value) > max)
-    throw badRequest(ErrorCode.invalidField, `${field}: must be a whole number from 1 to ${max}`, field);
-  return Number(value);
-}
 
 /** A filter's text: at most 255 characters. */
 function text(value: string, field: string): string {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { type Access, ErrorCode, HttpError, type PluginContext, badRequest, isIpv4 } from 'ogserve';
+import { type Access, ErrorCode, HttpError, type PluginContext, badRequest, isIpv4, positive } from 'ogserve';
 import { type JobSummary, findJob, findJobs, findOutput } from './listing';
-import { parseJobsQuery, positive } from './query';
+import { parseJobsQuery } from './query';
 import { JobDetail, JobOutput, JobsPage } from './schemas';
 
 /** What the job events carry is what these routes answer: the event stream sends them to the same readers. */

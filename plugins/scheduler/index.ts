@@ -21,7 +21,7 @@ export {
   type ImportedSchedulerRecords,
   type SchedulerHoldings,
 } from './import';
-export { SchedulerClock, SystemClock, ManualClock, type Clock } from './clock';
+export { SchedulerClock, SystemClock, type Clock } from './clock';
 export { nextOccurrence, occurrences, readYears, whenAt, type When } from './calendar';
 export type { Action, ActionState, ActionResult } from './entities/action';
 /** The rules of the scheduler's request bodies and steps: an import checks its rows by them, as REST does. */

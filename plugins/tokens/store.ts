@@ -10,6 +10,8 @@ import {
   inject,
   injectable,
   PluginClusterView,
+  PluginLog,
+  type Logger,
   type PluginCluster,
 } from 'ogserve';
 import { Inventory } from '../inventory';
@@ -86,6 +88,7 @@ export class TokenStore {
     @inject(Database) private readonly db: Database,
     @inject(Inventory) inventory: Pick<Inventory, 'scopeOf' | 'fleetScope'>,
     @inject(PluginClusterView) cluster: Pick<PluginCluster, 'broadcast'>,
+    @inject(PluginLog) private readonly log: Logger,
   ) {
     this.scopes = {
       check: async (centers, rooms) => void (await inventory.scopeOf(centers, rooms)),
@@ -163,7 +166,7 @@ export class TokenStore {
     if (stale && !this.byHash.has(hash)) await this.read();
     // A known key is answered at once; the table is read again behind it, so a token revoked
     // on the same database by another process stops working within a second.
-    else if (stale && !this.reading) void this.read().catch(() => undefined);
+    else if (stale) this.readBehind();
     const known = this.byHash.get(hash);
     if (!known || (known.expiresAt !== null && known.expiresAt <= this.now())) return undefined;
     this.used.set(hash, this.now());
@@ -177,7 +180,7 @@ export class TokenStore {
    * token revoked elsewhere (another instance, `ogserve token revoke`) ends its streams too.
    */
   private holds(hash: string): boolean {
-    if (this.now() - this.readAt >= rereadMs && !this.reading) void this.read().catch(() => undefined);
+    if (this.now() - this.readAt >= rereadMs) this.readBehind();
     const known = this.byHash.get(hash);
     return known !== undefined && (known.expiresAt === null || known.expiresAt > this.now());
   }
@@ -200,6 +203,14 @@ export class TokenStore {
   private async reread(): Promise<void> {
     await this.reading?.catch(() => undefined);
     await this.read();
+  }
+
+  /** Read the table again without waiting for it: one that fails leaves the tokens known as they were, and is logged. */
+  private readBehind(): void {
+    if (this.reading) return;
+    void this.read().catch((error: unknown) =>
+      this.log.error({ err: error }, 'the tokens table could not be read again: the tokens known are kept'),
+    );
   }
 
   /** Read the table again; concurrent callers share one read. */

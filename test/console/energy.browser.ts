@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { container } from 'tsyringe';
 import { test } from 'uvu';
-import { ManualClock } from '../../core/clock';
+import { ManualClock } from '../../testing';
 import { EnergyClock } from '../../plugins/energy';
 import { type TestBrowser, launchBrowser, screenshot, seriousViolations } from '../support/browser';
 import { eventually } from '../support/fake-agent';

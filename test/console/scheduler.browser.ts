@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
-import { ManualClock, Scheduler, SchedulerClock } from '../../plugins/scheduler';
+import { ManualClock } from '../../testing';
+import { Scheduler, SchedulerClock } from '../../plugins/scheduler';
 import { type TestBrowser, launchBrowser, screenshot, seriousViolations } from '../support/browser';
 import { bulkClients, consoleSite, signIn } from './site';
 // After the server's imports, which load the reflection tsyringe needs.

@@ -5,7 +5,7 @@ import { addUser, login, passwordOf } from '../plugins/auth/people';
 import { type TestBrowser, launchBrowser, screenshot } from '../support/browser';
 import { send } from '../support/server';
 import { clientRow, consolePlugins, consoleSite, groupRow, openFleet, signIn, signInAs } from './site';
-import { ManualClock } from '../../core/clock';
+import { ManualClock } from '../../testing';
 import { AuthClock } from '../../plugins/auth';
 // After the server's imports, which load the reflection tsyringe needs.
 import { container as rootContainer } from 'tsyringe';

@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { container as rootContainer } from 'tsyringe';
 import { test } from 'uvu';
-import { ManualClock } from '../../core/clock';
+import { ManualClock } from '../../testing';
 import { WolClock } from '../../plugins/wol';
 import { type TestBrowser, launchBrowser, screenshot } from '../support/browser';
 import { clientRow, consoleSite, signIn } from './site';

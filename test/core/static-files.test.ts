@@ -181,6 +181,19 @@ test(
 );
 
 test(
+  'Range is ignored on mounted files: the whole file, 200, whatever it asks (a backwards range once stopped the process)',
+  withSite(async (s) => {
+    for (const range of ['bytes=5-1', 'bytes=-1', 'bytes=-0', 'bytes=abc', 'bytes=5-', 'bytes=0-1,3-4']) {
+      const r = await send(s.port, 'GET', '/site/index.html', undefined, { Range: range });
+      assert.equal(r.status, 200, `${range}: ${r.status}`);
+      assert.equal(r.text, '<!doctype html><title>site</title>', `${range}: the whole page`);
+      assert.equal(r.headers['content-range'], undefined, range);
+    }
+    assert.equal((await send(s.port, 'GET', '/site/')).status, 200, 'the server still answers');
+  }),
+);
+
+test(
   'GET / redirects to the home mount, and the bare prefix to its directory',
   withSite(async (s) => {
     const root = await send(s.port, 'GET', '/');

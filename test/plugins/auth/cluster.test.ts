@@ -1,7 +1,7 @@
 // PostgreSQL only: several instances on one database (the other passes skip this file).
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
-import { ManualClock } from '../../../core/clock';
+import { ManualClock } from '../../../testing';
 import { AuthClock } from '../../../plugins/auth';
 import { startClusterSite } from '../../support/cluster-site';
 import { eventually } from '../../support/fake-agent';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
-import { ManualClock } from '../../../core/clock';
+import { ManualClock } from '../../../testing';
 import { AuthClock } from '../../../plugins/auth';
 import { send, startServer, withServer } from '../../support/server';
 import { addUser, login, passwordOf, signIn } from './people';

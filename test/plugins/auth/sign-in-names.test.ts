@@ -1,7 +1,7 @@
 // Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
-import { ManualClock } from '../../../core/clock';
+import { ManualClock } from '../../../testing';
 import { AuthClock } from '../../../plugins/auth';
 import { eventually } from '../../support/fake-agent';
 import { startServer, type TestServer } from '../../support/server';

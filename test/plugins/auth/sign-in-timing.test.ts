@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { test } from 'uvu';
-import { ManualClock } from '../../../core/clock';
+import { ManualClock } from '../../../testing';
 import { AuthClock } from '../../../plugins/auth';
 import { chanceLarger, median } from '../../support/distributions';
 import { startServer, type TestServer } from '../../support/server';

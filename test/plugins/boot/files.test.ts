@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import { startServer, type TestServer } from '../../support/server';
-import { eventually, holdTransfer, labClient, pcGet } from './support';
+import { eventually, holdTransfer, labClient, metricValue, pcGet } from './support';
 
 let s: TestServer;
 let outside: string;
@@ -19,7 +19,9 @@ test.before(async () => {
   mkdirSync(path.join(outside, 'extra'));
   writeFileSync(path.join(outside, 'extra', 'grubx64.efi'), 'GRUB');
   s = await startServer({
-    config: { boot: { extra_dir: path.join(outside, 'extra'), max_transfers: 2, allow: ['127.0.0.0/30', '::1'] } },
+    config: {
+      boot: { extra_dir: path.join(outside, 'extra'), max_transfers: 2, allow: ['127.0.0.0/30', '::1'], refusals_log_s: 1 },
+    },
   });
   await labClient(s);
   s.app.events.on('test', 'boot.stage', (payload) => void heard.push(payload));
@@ -110,6 +112,37 @@ test('boot.allow: an address outside the listed networks is refused (403)', asyn
   const r = await pcGet(s.port, '/boot/files/ogLive/ogvmlinuz', { from: '127.0.0.9' });
   assert.equal(r.status, 403);
   assert.match(r.body.length ? r.text : '', /boot\.allow/);
+});
+
+test('a flood of 503s is counted and logged as one warn line per boot.refusals_log_s saying how many and why, without a stack', async () => {
+  const held = [
+    await holdTransfer(s.port, '/boot/files/ogLive/ogclient.sqfs'),
+    await holdTransfer(s.port, '/boot/files/ogLive/ogclient.sqfs'),
+  ];
+  const from = s.logs.length;
+  const counted = await metricValue(s, 'ogserve_boot_refused_total', { reason: 'busy' });
+  const started = Date.now();
+  const flood = 50;
+  for (let i = 0; i < flood; i++) assert.equal((await pcGet(s.port, '/boot/files/ogLive/ogvmlinuz')).status, 503);
+  const floodS = (Date.now() - started) / 1000;
+  for (const h of held) h.cut();
+  assert.equal(await metricValue(s, 'ogserve_boot_refused_total', { reason: 'busy' }), counted + flood);
+  const summaries = () => s.logs.slice(from).filter((l) => /boot request\(s\) refused in the last 1 s: /.test(l.msg));
+  const busy = () => summaries().reduce((sum, l) => sum + ((l.refused as Record<string, number>)['503 busy'] ?? 0), 0);
+  await eventually(() => busy() === flood, 'every 503 in a summary line', 500);
+  // One line per interval the flood lasted (it may straddle one more), each without a stack.
+  assert.ok(summaries().length <= Math.ceil(floodS) + 1, `${summaries().length} lines for ${floodS} s`);
+  for (const line of summaries()) {
+    assert.equal(line.level, 'warn');
+    assert.equal(line.err, undefined);
+    assert.match(line.msg, /503 busy \(2 boot file transfers under way \(boot\.max_transfers\)/);
+  }
+  assert.deepEqual(
+    s.logs.slice(from).filter((l) => l.level === 'error'),
+    [],
+    'no error line',
+  );
+  await eventually(async () => (await pcGet(s.port, '/boot/files/ogLive/ogvmlinuz')).status === 200, 'a place free again');
 });
 
 test('past boot.max_transfers a 503 with Retry-After; a transfer cut off frees its place and is announced cut short', async () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import { startServer, type TestServer } from '../../support/server';
-import { labClient, pcGet } from './support';
+import { eventually, labClient, metricValue, pcGet } from './support';
 
 const bundled = path.resolve(__dirname, '../../../../templates/ipxe');
 let s: TestServer;
@@ -17,7 +17,9 @@ test.before(async () => {
   cpSync(bundled, site, { recursive: true });
   rmSync(path.join(site, '13.ejs'));
   writeFileSync(path.join(site, 'ogLive.ejs'), '#!ipxe\necho site ogLive <%- oglivedir %> <%- client ? client.ip : "unknown" %>\n');
-  s = await startServer({ config: { boot: { templates_dir: site, unknown_client: 'ogLive', scripts_per_minute: 3 } } });
+  s = await startServer({
+    config: { boot: { templates_dir: site, unknown_client: 'ogLive', scripts_per_minute: 3, refusals_log_s: 1 } },
+  });
   await labClient(s);
 });
 test.after(async () => {
@@ -64,6 +66,13 @@ test('scripts per source address are limited: past boot.scripts_per_minute a 429
   // A bad MAC counts too: the limit is on requests, not on good ones.
   assert.equal((await pcGet(s.port, '/boot/ipxe?mac=bad', { from: '127.0.0.4' })).status, 429);
   assert.equal((await pcGet(s.port, '/boot/ipxe?mac=aabbccddee01', { from: '127.0.0.5' })).status, 200);
+  // Counted, and summed up in the log rather than a line each.
+  assert.equal(await metricValue(s, 'ogserve_boot_refused_total', { reason: 'too_many_scripts' }), 2);
+  await eventually(
+    () => s.logs.some((l) => l.level === 'warn' && (l.refused as Record<string, number> | undefined)?.['429 too_many_scripts'] === 2),
+    'the summary line',
+    500,
+  );
 });
 
 test.run();

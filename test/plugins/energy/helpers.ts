@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { container } from 'tsyringe';
-import { ManualClock } from '../../../core/clock';
+import { ManualClock } from '../../../testing';
 import { EnergyClock } from '../../../plugins/energy';
 import { eventually } from '../../support/fake-agent';
 import { addCenter, addClient, addRoom, macFor } from '../../support/fixtures';

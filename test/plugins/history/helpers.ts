@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { container } from 'tsyringe';
-import { ManualClock } from '../../../core/clock';
+import { ManualClock } from '../../../testing';
 import { HistoryClock } from '../../../plugins/history';
 import { type FakeAgent, eventually } from '../../support/fake-agent';
 import { addCenter, addClient, addRoom, macFor } from '../../support/fixtures';

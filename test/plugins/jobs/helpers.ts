@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { container } from 'tsyringe';
-import { ManualClock } from '../../../core/clock';
+import { ManualClock } from '../../../testing';
 import { JobsClock } from '../../../plugins/jobs';
 import { eventually } from '../../support/fake-agent';
 import { addCenter, addClient, addRoom, macFor } from '../../support/fixtures';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
-import { ManualClock } from '../../../core/clock';
+import { ManualClock } from '../../../testing';
 import { eventually } from '../../support/fake-agent';
 import { TOKEN, send } from '../../support/server';
 import { wolSite } from '../wol/helpers';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { container } from 'tsyringe';
-import { ManualClock } from '../../../core/clock';
+import { ManualClock } from '../../../testing';
 import { PowerClock } from '../../../plugins/power';
 import { type Lab, addresses, startLab } from '../../support/lab';
 import { UdpReceiver } from '../../support/udp-receiver';

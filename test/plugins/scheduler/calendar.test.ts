@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { test } from 'uvu';
 import { nextOccurrence, occurrences, readYears, whenAt, type When } from '../../../plugins/scheduler';
-import { ManualClock } from '../../../plugins/scheduler';
+import { ManualClock } from '../../../testing';
 import { HttpError } from '../../../core/errors';
 
 const at = (y: number, mo: number, d: number, h = 0, mi = 0) => new Date(y, mo - 1, d, h, mi).getTime();

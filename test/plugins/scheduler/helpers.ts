@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { container } from 'tsyringe';
 import type { AgentLink } from '../../../plugins/agents';
-import { ManualClock, Scheduler, SchedulerClock } from '../../../plugins/scheduler';
+import { ManualClock } from '../../../testing';
+import { Scheduler, SchedulerClock } from '../../../plugins/scheduler';
 import type { FakeAgent } from '../../support/fake-agent';
 import { addresses, startLab } from '../../support/lab';
 import type { TestServer } from '../../support/server';

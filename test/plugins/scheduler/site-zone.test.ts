@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import assert from 'node:assert/strict';
 import { container } from 'tsyringe';
 import { test } from 'uvu';
-import { ManualClock } from '../../../core/clock';
+import { ManualClock } from '../../../testing';
 import { systemTimeZone } from '../../../plugins/inventory';
 import { PowerClock } from '../../../plugins/power';
 import { SchedulerClock } from '../../../plugins/scheduler';

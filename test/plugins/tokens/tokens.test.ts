@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { TokenStore } from '../../../plugins/tokens';
+import { eventually } from '../../support/fake-agent';
 import { ogserve } from '../../support/process';
 import { TOKEN, makeTestDir, removeTestStore, send, startServer, withServer } from '../../support/server';
 import { testEngine } from '../../support/test-db';
@@ -43,6 +44,23 @@ test('a token is made, shown once, listed without its secret, kept only as a has
     assert.equal(after.body.error, 'unauthorized');
     const again = await s.request('DELETE', '/tokens', { name: 'helpdesk' });
     assert.deepEqual([again.status, again.body.field], [400, 'name']);
+  }));
+
+test('a table that cannot be read again behind a known key keeps the tokens known, and says so in the log', () =>
+  withServer(async (s) => {
+    const { secret } = (await s.post('/tokens', { name: 'desk', role: 'reader' })).body;
+    await s.app.database.query('alter table api_tokens rename to api_tokens_away');
+    try {
+      // The table is read again behind a known key at most once a second.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      assert.equal((await send(s.port, 'GET', '/clients', undefined, as(secret))).status, 200, 'the key still works');
+      await eventually(
+        () => s.logs.some((l) => l.level === 'error' && l.msg === 'the tokens table could not be read again: the tokens known are kept'),
+        'the failure logged',
+      );
+    } finally {
+      await s.app.database.query('alter table api_tokens_away rename to api_tokens');
+    }
   }));
 
 test('bad token requests are refused naming the field, an unknown center or room included', () =>

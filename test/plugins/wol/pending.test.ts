@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
-import { type Clock, ManualClock } from '../../../core/clock';
+import type { Clock } from '../../../core/clock';
+import { ManualClock } from '../../../testing';
 import { PendingWakes } from '../../../plugins/wol/pending';
 
 const until = async (condition: () => boolean, timeoutMs = 5000): Promise<void> => {

@@ -1,7 +1,7 @@
 // Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
-import { ManualClock } from '../../../core/clock';
+import { ManualClock } from '../../../testing';
 import { Inventory } from '../../../plugins/inventory';
 import { PacingTable } from '../../../plugins/wol/pacing';
 import type { SendResult, Target } from '../../../plugins/wol/run';

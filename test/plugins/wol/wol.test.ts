@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
-import { ManualClock } from '../../../core/clock';
+import { ManualClock } from '../../../testing';
 import type { PluginEvents } from '../../../core/events';
 import { Inventory } from '../../../plugins/inventory';
 import { PendingWakes } from '../../../plugins/wol/pending';
