@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { type TestBrowser, launchBrowser, screenshot } from '../support/browser';
+import { answerBytes } from '../support/fake-agent';
 import { clientRow, consoleSite, groupRow, signIn } from './site';
 
 let browser: TestBrowser;
@@ -73,6 +74,33 @@ test('a command that exits non-zero is red as a failure on its job (listed first
     // The dashboard: among the latest failures.
     await page.locator('header nav').getByRole('link', { name: 'Dashboard', exact: true }).click();
     await page.locator('[data-jobs=failed] li', { hasText: 'Run command' }).waitFor();
+  } finally {
+    await site.close();
+  }
+});
+
+test('while a command runs the PC says so, never the result before it; in Spanish a job reads in Spanish, its dates too', async () => {
+  const site = await consoleSite(1);
+  try {
+    const ip = site.ips[0]!;
+    const agent = await site.connect(ip);
+    agent.on('shell/run', { none: true });
+    const page = await browser.page({ locale: 'es-ES' });
+    await signIn(page, site.url);
+    const r = await site.s.post('/shell/run', { clients: [ip], run: 'sleep 100' });
+    assert.equal(r.status, 200, r.text);
+    await clientRow(page, ip).locator('.state', { hasText: 'Ocupado' }).waitFor();
+    assert.equal(await clientRow(page, ip).locator('.result').count(), 0, 'no stale result beside "busy"');
+    await page.goto(`${site.url}/console/#/client/${ip}`);
+    await page.locator('section[aria-labelledby=last-results] .job-running', { hasText: 'Ejecutando un comando…' }).waitFor();
+
+    agent.write(answerBytes(200, { cmd: 'sleep 100', out: 'roto\n', retcode: 3 }));
+    await page.goto(`${site.url}/console/#/job/${r.body.job}`);
+    await page.locator('h1', { hasText: `Trabajo ${r.body.job}: Ejecutar comando` }).waitFor();
+    await page.locator(`tr[data-ip="${ip}"][data-state=failed]`, { hasText: 'Código de salida 3' }).waitFor();
+    assert.equal(await page.locator('dd[data-who]').innerText(), 'la clave de la API (api_token)');
+    const when = await page.locator('dl.job-facts dd').last().innerText();
+    assert.match(when, /^Empezó \d{1,2} [a-z]{3,4}\.? \d{4}/, `a Spanish date: ${when}`);
   } finally {
     await site.close();
   }
