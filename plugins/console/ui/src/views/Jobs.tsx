@@ -9,7 +9,7 @@ import { href } from '../router';
 import { type JobSummary, jobStateNames } from '../types';
 import { JobProgress } from './JobProgress';
 import { useJobEvents } from './jobEvents';
-import { askerText, kindLabel } from './jobWords';
+import { askerText, kindLabel, knownKinds } from './jobWords';
 
 /** How often a page with a running job asks again: the answer is small, a job's PCs end at their own pace. */
 export const jobPollMs = 2000;
@@ -89,7 +89,21 @@ export function Jobs() {
             options={[{ value: '', label: t('jobs.anyState') }, ...jobStateNames.map((s) => ({ value: s, label: t(`jobState.${s}`) }))]}
             error={error}
           />
-          <Field label={labels.kind} name="kind" value={filters.kind} onInput={(v) => setFilters({ ...filters, kind: v })} error={error} />
+          <Field
+            label={labels.kind}
+            name="kind"
+            value={filters.kind}
+            onInput={(v) => setFilters({ ...filters, kind: v })}
+            options={[
+              { value: '', label: t('jobs.anyState') },
+              ...knownKinds(),
+              // A plugin's own kinds, as the jobs listed name them.
+              ...[...new Set((jobs ?? []).map((j) => j.kind))]
+                .filter((kind) => !knownKinds().some((k) => k.value === kind))
+                .map((kind) => ({ value: kind, label: kind })),
+            ]}
+            error={error}
+          />
           <Field label={labels.who} name="who" value={filters.who} onInput={(v) => setFilters({ ...filters, who: v })} error={error} />
         </div>
         <ErrorNote error={error && !filterNames.includes(error.field as 'state') ? error : null} />

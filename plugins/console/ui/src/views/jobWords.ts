@@ -23,6 +23,11 @@ const kinds: Record<string, MessageKey> = {
   stop: 'kind.stop',
 };
 
+/** The kinds the console words, for a filter's choices: each with its words. */
+export function knownKinds(): { value: string; label: string }[] {
+  return Object.keys(kinds).map((kind) => ({ value: kind, label: kindLabel(kind) }));
+}
+
 /** The action a job's kind stands for (`Run command`); a third-party plugin's kind as it is. */
 export function kindLabel(kind: string): string {
   const key = kinds[kind];
