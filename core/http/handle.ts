@@ -10,7 +10,7 @@ import { JsonDepthError, JsonSyntaxError, LoneSurrogateError, NulCharacterError,
 import type { RequestOrigin } from './origin';
 import { respond } from './reply';
 import type { Exchange } from './exchange';
-import { RequestContext, type Route } from './routes';
+import { RequestContext, type Route, queryOf } from './routes';
 
 /** What handling a routed request needs of the listener's options. */
 export interface HandleOptions {
@@ -41,33 +41,26 @@ export async function handle(
   const arriving = options.hooks.arrived({ route, req, res, access });
   if (arriving) await arriving;
   let body: unknown = noBody;
-  let clients: string[] = [];
   if (route.policy !== 'ignored') {
     const raw = await readBody(req, options.maxRequestBytes);
     if (raw.length > 0) {
       if (route.policy === 'forbidden') throw badRequest(ErrorCode.bodyNotAllowed, `${route.method} ${route.path} takes no request body`);
       body = parseBody(decodeBody(raw), options.maxJsonDepth);
-      // One reading of the clients the body names, where the route says it names them: the
-      // request log, the onResponse hooks (the audit trail) and the scope check see the same.
-      if (route.clientsOf) clients = route.clientsOf(body);
       exchange.body = body;
-      exchange.clients = clients;
     }
   }
+  // One reading of the clients the request names, where the route says it names them: the
+  // request log, the onResponse hooks (the audit trail) and the scope check see the same.
+  if (route.clientsOf) exchange.clients = route.clientsOf(body === noBody ? undefined : body, queryOf(req));
   if (body === noBody) {
     if (route.policy === 'required') throw badRequest(ErrorCode.bodyRequired, `${route.method} ${route.path} needs a JSON body`);
     body = route.policy === 'optional' ? {} : undefined;
   }
   // Before the schema: a client outside a limited key's scope is refused whatever else is wrong.
-  if (access?.scope && route.scoped === 'clients') {
-    const [outside] = await access.scope.outside(clients);
-    if (outside !== undefined) {
-      throw new HttpError(
-        403,
-        ErrorCode.forbidden,
-        `client ${outside} is outside what the key '${access.name}' may reach (${access.scope.description})`,
-      );
-    }
+  const [outside] = access?.scope && route.scoped === 'clients' ? await access.scope.outside(exchange.clients) : [];
+  if (outside !== undefined) {
+    const reach = `what the key '${access!.name}' may reach (${access!.scope!.description})`;
+    throw new HttpError(403, ErrorCode.forbidden, `client ${outside} is outside ${reach}`);
   }
   if (route.check) {
     const result = route.check(body);
@@ -81,10 +74,11 @@ export async function handle(
   if (route.preHandler) await route.preHandler(ctx);
   const result = await route.handler(ctx);
   // Every answer leaves through respond: one a handler wrote itself skipped what it adds.
+  const endpoint = `${route.method} ${route.path}`;
   if (res.headersSent)
     return void options.log.warn(
-      { request: `${route.method} ${route.path}` },
-      `the handler of ${route.method} ${route.path} wrote its answer itself instead of returning it (a Reply)`,
+      { request: endpoint },
+      `the handler of ${endpoint} wrote its answer itself instead of returning it (a Reply)`,
     );
   await options.hooks.beforeSend(ctx, result);
   respond(req, res, result, options.maxResponseBytes);

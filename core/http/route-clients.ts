@@ -2,15 +2,16 @@ import type { TSchema } from '@sinclair/typebox';
 import { ErrorCode, badRequest } from '../errors';
 
 /**
- * Where a route's body names the clients it acts on, as the route declares it: a path of
- * property names into its body schema (`'clients'`, `'client'`, `'targets.ip'`; arrays are
- * walked at every step, so `'clients'` reads a string or a list of them), several such paths,
- * or a function of the body as it arrived (before validation: it must cope with any JSON).
+ * Where a request names the clients it acts on, as its route declares it: a path of property
+ * names into its body schema (`'clients'`, `'client'`, `'targets.ip'`; arrays are walked at
+ * every step, so `'clients'` reads a string or a list of them), a query parameter (`'?client'`:
+ * its values, each a comma-separated list), several of these, or a function of the body as it
+ * arrived (before validation: it must cope with any JSON).
  */
 export type ClientsAt = string | readonly string[] | ((body: unknown) => Iterable<unknown>);
 
-/** The clients one body names, read the way its route declared. */
-export type ClientsReader = (body: unknown) => string[];
+/** The clients one request names, read the way its route declared. */
+export type ClientsReader = (body: unknown, query: URLSearchParams) => string[];
 
 const none: string[] = [];
 
@@ -32,18 +33,24 @@ export function clientsReader(at: ClientsAt, schema: TSchema | undefined): Clien
       return named.size === 0 ? none : [...named];
     };
   }
-  const paths = (typeof at === 'string' ? [at] : at).map((path) => {
-    const segments = path.split('.');
-    if (path === '' || segments.some((s) => s === '')) throw new Error(`'${path}' is not a path of property names`);
-    if (!schema) throw new Error(`it names '${path}' but the route has no body schema`);
-    const problem = leafProblem(schema, segments);
-    if (problem) throw new Error(`'${path}' ${problem}`);
-    return segments;
-  });
-  if (paths.length === 0) throw new Error('it names no path');
-  return (body) => {
+  const declared = typeof at === 'string' ? [at] : at;
+  const parameters = declared.filter((path) => path.startsWith('?')).map((path) => path.slice(1));
+  if (parameters.some((name) => name === '')) throw new Error(`'?' names no query parameter`);
+  const paths = declared
+    .filter((path) => !path.startsWith('?'))
+    .map((path) => {
+      const segments = path.split('.');
+      if (path === '' || segments.some((s) => s === '')) throw new Error(`'${path}' is not a path of property names`);
+      if (!schema) throw new Error(`it names '${path}' but the route has no body schema`);
+      const problem = leafProblem(schema, segments);
+      if (problem) throw new Error(`'${path}' ${problem}`);
+      return segments;
+    });
+  if (declared.length === 0) throw new Error('it names no path');
+  return (body, query) => {
     const named = new Set<string>();
     for (const segments of paths) collect(body, segments, 0, named);
+    for (const name of parameters) for (const value of query.getAll(name)) for (const ip of value.split(',')) if (ip) named.add(ip);
     return named.size === 0 ? none : [...named];
   };
 }

@@ -1,4 +1,4 @@
-import type { Database, PluginEvents } from 'ogserve';
+import type { PluginEvents } from 'ogserve';
 import type { TimelineEntry } from '../history';
 import { findEntries } from './query';
 
@@ -9,12 +9,12 @@ import { findEntries } from './query';
  * plugin says them, with their outcome); reads and refused requests are left out. Only callers who may read the audit log
  * (`admin`) are told.
  */
-export function auditTimeline(events: Pick<PluginEvents, 'on'>, db: Database): void {
+export function auditTimeline(events: Pick<PluginEvents, 'on'>): void {
   events.on(
     'client.timeline',
     async (question) => {
       if (!question.permissions.has('admin')) return;
-      const { entries } = await findEntries(db.fork(), {
+      const { entries } = await findEntries(question.em, {
         client: question.client.ip,
         clientId: question.client.id,
         to: question.before - 1,

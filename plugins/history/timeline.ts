@@ -38,6 +38,8 @@ export interface TimelineQuestion {
   limit: number;
   /** What the caller may read besides `read` (a shell run's script needs `shell`). */
   permissions: ReadonlySet<string>;
+  /** The asking request's unit of work: answers read through it rather than each opening one. */
+  em: EntityManager;
   add(entries: TimelineEntry[]): void;
 }
 
@@ -88,12 +90,13 @@ export async function timelineOf(
   client: TimelineQuestion['client'],
   query: TimelineQuery,
   permissions: ReadonlySet<string>,
+  em: EntityManager,
   log: Logger,
 ): Promise<{ entries: TimelineEntry[]; next: number | null; missing: string[] }> {
   const all: TimelineEntry[] = [];
   const failures = await events.tell(
     'client.timeline',
-    { client, before: query.before, limit: query.limit, permissions, add: (entries) => all.push(...entries) },
+    { client, before: query.before, limit: query.limit, permissions, em, add: (entries) => all.push(...entries) },
     log,
   );
   const at = (e: TimelineEntry) => Date.parse(e.time);

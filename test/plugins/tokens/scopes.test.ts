@@ -79,8 +79,11 @@ const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'GET /image/restrict': 'open',
   'GET /repositories': 'open',
   'GET /server': 'open',
-  'GET /client/history': 'filtered',
-  'GET /boot/timeline': 'filtered',
+  'GET /client/history': 'clients',
+  'GET /client/timeline': 'clients',
+  'GET /site': 'open',
+  'GET /jobs/:id/output': 'filtered',
+  'GET /boot/timeline': 'clients',
   'GET /boot/stages': 'filtered',
   'GET /reports/hardware': 'filtered',
   'GET /reports/software': 'filtered',
@@ -163,6 +166,13 @@ function placements(schema: TSchema, ip: string, name = ''): { where: string; bo
   return schema.type === 'string' && clientLike ? [{ where: '', body: ip }] : [];
 }
 
+/** Client routes that name their client in the query (written here, not read from the routes). */
+const queryClients: Record<string, string> = {
+  'GET /client/history': 'client',
+  'GET /client/timeline': 'client',
+  'GET /boot/timeline': 'client',
+};
+
 /** IPv4 fields of client routes that name something else than a client: the test refuses any other. */
 const notClients = new Set(['POST /image/create repository', 'POST /image/restore repository', 'POST /cache/fetch repository']);
 
@@ -185,7 +195,20 @@ test('a limited token is refused, naming its limits, on every route not open to 
         );
         continue;
       }
-      assert.ok(route.body, `${key} names clients in its body`);
+      const parameter = queryClients[key];
+      if (parameter) {
+        for (const named of ['127.0.31.1', '127.0.30.1,127.0.30.3', '10.9.9.9']) {
+          const r = await send(x.s.port, route.method, `${route.path}?${parameter}=${named}`, undefined, as(x.lab));
+          const outside = named.split(',').at(-1);
+          assert.equal(r.status, 403, `${key} with ${named} in ?${parameter}: ${r.text}`);
+          assert.equal(r.body.message, `client ${outside} is outside what the key 'lab' may reach (rooms ${x.roomA1})`, key);
+        }
+        const inside = await send(x.s.port, route.method, `${route.path}?${parameter}=127.0.30.1`, undefined, as(x.lab));
+        assert.notEqual(inside.status, 403, `${key} inside: ${inside.text}`);
+        clientFields++;
+        continue;
+      }
+      assert.ok(route.body, `${key} names clients in its body (or list it in queryClients)`);
       const fields = new Set<string>();
       for (const outside of ['127.0.31.1', '127.0.30.3', '10.9.9.9']) {
         for (const { where, body } of placements(route.body!, outside)) {
