@@ -1,20 +1,20 @@
 /**
- * What udp-sender (Debian's udpcast 20120424) says as it runs, one fact per line. It is
- * started with `--log /dev/stderr`, so its log lines (a time first: `09:05:10.430981 `) and
- * its console lines (connections, progress) arrive on one pipe, in order. Progress lines end
- * in a carriage return, not a newline. The lines read:
+ * What udp-sender (Debian's udpcast 20120424) says as it runs, one fact per line. Started
+ * without --log, it writes all of it to stderr, in order, as it happens (with --log and a
+ * regular file it writes part of it there instead, with the time of day first, and the rest
+ * to stderr). Progress lines end in a carriage return, not a newline. The lines read:
  *
  * ```
  * Udp-sender 20120424
- * 08:50:44.210207 Using mcast address 232.168.77.1
- * 08:50:44.210229 UDP sender for /var/lib/ogserve/images/win11.img at 192.168.77.1 on eth0
+ * Using mcast address 232.168.77.1
+ * UDP sender for /var/lib/ogserve/images/win11.img at 192.168.77.1 on eth0
  * New connection from 192.168.77.13  (#0) 00000009
- * 08:50:46.216260 Starting transfer: 00000009
+ * Starting transfer: 00000009
  * bytes=  3 098 368  re-xmits=0000000 (  0.0%) slice=0112 -   2
- * 08:50:48.430343 Timeout notAnswered=[0] notReady=[0] nrAns=2 nrRead=2 nrPart=3 avg=10000
- * 08:50:49.485826 Dropping client #0 because of timeout
- * 08:50:49.485875 Disconnecting #0 (192.168.77.13)
- * 08:50:55.604261 Transfer complete.
+ * Timeout notAnswered=[0] notReady=[0] nrAns=2 nrRead=2 nrPart=3 avg=10000
+ * Dropping client #0 because of timeout
+ * Disconnecting #0 (192.168.77.13)
+ * Transfer complete.
  * ```
  *
  * Anything else (an error before it exits: `No suitable network interface found`, `bind
@@ -58,15 +58,27 @@ const patterns: [RegExp, (m: RegExpExecArray) => SenderFact][] = [
 const said =
   /^(Using full duplex mode|Using half duplex mode|Broadcasting control to|max wait\[|min receivers\[|first connection:|Ready\. Press)/;
 
+/** A fact, with the time of day udp-sender wrote on its line (seconds since midnight) when it wrote one (its --log file's lines). */
+export type StampedFact = SenderFact & { stamp?: number };
+
 /** The fact one line says; undefined for an empty line or one that says nothing to follow. */
-export function readLine(raw: string): SenderFact | undefined {
-  const line = raw.replace(/\x07/g, '').trim().replace(stamp, '').trim();
+export function readLine(raw: string): StampedFact | undefined {
+  const text = raw.replace(/\x07/g, '').trim();
+  const time = stamp.exec(text);
+  const line = text.replace(stamp, '').trim();
   if (line === '' || said.test(line)) return undefined;
+  const at = time ? { stamp: secondsOfDay(time[0]) } : {};
   for (const [pattern, fact] of patterns) {
     const m = pattern.exec(line);
-    if (m) return fact(m);
+    if (m) return { ...fact(m), ...at };
   }
-  return { kind: 'other', text: line.slice(0, 300) };
+  return { kind: 'other', text: line.slice(0, 300), ...at };
+}
+
+/** `09:05:10.430981 ` -> 32710.430981 */
+function secondsOfDay(text: string): number {
+  const [h, m, s] = text.trim().split(':').map(Number);
+  return h! * 3600 + m! * 60 + s!;
 }
 
 /**

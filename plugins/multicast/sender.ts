@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { forgetSender, recordSender } from './leftovers';
-import { LineSplitter, type SenderFact, readLine } from './sender-log';
+import { LineSplitter, type StampedFact, readLine } from './sender-log';
 
 /** What a session's sender is started with (udp-sender's options, each from the config or the session). */
 export interface SenderOptions {
@@ -27,13 +27,13 @@ export interface SenderExit {
   lastWords: string;
 }
 
-/** udp-sender's arguments: it reads no keyboard, and writes its log to the pipe ogserve reads. */
+/** udp-sender's arguments: it reads no keyboard; without --log it says everything on stderr, which ogserve reads. */
 export function senderArgs(o: SenderOptions): string[] {
   const args = ['--file', o.file, '--portbase', String(o.port), '--interface', o.address, '--min-receivers', String(o.minReceivers)];
   // --max-wait counts from the first receiver; --start-timeout ends a session nobody joins.
   args.push('--max-wait', String(o.maxWaitS), '--start-timeout', String(o.maxWaitS), '--retries-until-drop', String(o.retriesUntilDrop));
   if (o.maxBitrate) args.push('--max-bitrate', o.maxBitrate);
-  return [...args, '--nokbd', '--log', '/dev/stderr'];
+  return [...args, '--nokbd'];
 }
 
 /** How long a sender asked to stop may take before it is killed. */
@@ -41,7 +41,8 @@ const stopGraceMs = 3000;
 
 /**
  * One udp-sender, supervised: started with its session's options, each line it writes read
- * as it comes and told as a fact, copied to the session's log file, and recorded (pid and
+ * as it comes and told as a fact, copied to the session's log file (each line with the time
+ * ogserve read it), and recorded (pid and
  * start time) under the plugin's directory until it exits, so that a start after a killed
  * ogserve finds and ends it. udp-sender blocks SIGTERM while it sends (it would finish the
  * image first), so stop() sends SIGINT, then SIGKILL.
@@ -52,14 +53,14 @@ export class SenderProcess {
   private readonly log: WriteStream;
   private lastWords = '';
 
-  constructor(options: SenderOptions, record: { dir: string; session: number }, onFact: (fact: SenderFact) => void) {
+  constructor(options: SenderOptions, record: { dir: string; session: number }, onFact: (fact: StampedFact) => void) {
     mkdirSync(record.dir, { recursive: true });
     this.log = createWriteStream(path.join(record.dir, `session-${record.session}.log`), { flags: 'a' });
     this.child = spawn(options.program, senderArgs(options), { stdio: ['ignore', 'pipe', 'pipe'] });
     const pid = this.child.pid;
     if (pid !== undefined) recordSender(record.dir, { session: record.session, pid, port: options.port });
     const lines = new LineSplitter((text) => {
-      this.log.write(`${text}\n`);
+      this.log.write(`${new Date().toISOString()} ${text}\n`);
       const fact = readLine(text);
       // An error comes first, details after (the interfaces it found instead).
       if (fact?.kind === 'other' && !this.lastWords) this.lastWords = fact.text;

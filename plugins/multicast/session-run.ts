@@ -1,7 +1,7 @@
 import type { ClientState } from './entities/session-client';
 import type { SessionState } from './entities/session';
 import type { SenderExit } from './sender';
-import type { SenderFact } from './sender-log';
+import type { StampedFact } from './sender-log';
 
 /** A PC of a running session, as its sender's lines tell it. */
 export interface LiveClient {
@@ -47,6 +47,8 @@ export class SessionRun {
   private readonly participants = new Map<number, string>();
   private readonly dropping = new Map<number, string>();
   private complete = false;
+  /** udp-sender's time of day when the transfer started (seconds since midnight). */
+  private startStamp: number | undefined;
   private samples: { at: number; bytes: number }[] = [];
 
   constructor(readonly size: number) {}
@@ -62,7 +64,7 @@ export class SessionRun {
     return this.state === 'waiting' || this.state === 'sending';
   }
 
-  fact(fact: SenderFact, now: number): RunChanges {
+  fact(fact: StampedFact, now: number): RunChanges {
     switch (fact.kind) {
       case 'interface':
         this.device = fact.device;
@@ -79,6 +81,7 @@ export class SessionRun {
       case 'started':
         this.state = 'sending';
         this.startedAt = now;
+        this.startStamp = fact.stamp;
         return { clients: [], session: { state: 'sending', reason: '' } };
       case 'progress':
         this.progress(fact.bytes, fact.retransmits, now);
@@ -94,10 +97,16 @@ export class SessionRun {
         return { clients: [] };
       case 'disconnected':
         return { clients: this.disconnected(fact.participant, fact.ip, now) };
-      case 'complete':
+      case 'complete': {
         this.complete = true;
-        if (this.startedAt !== null && now > this.startedAt) this.rate = (this.bytes * 1000) / (now - this.startedAt);
+        // The whole stream's rate, by udp-sender's own clock when it wrote one (lines read in one chunk share ours).
+        const seconds =
+          this.startStamp !== undefined && fact.stamp !== undefined
+            ? (fact.stamp - this.startStamp + 86400) % 86400
+            : (now - (this.startedAt ?? now)) / 1000;
+        if (seconds > 0) this.rate = this.bytes / seconds;
         return { clients: [] };
+      }
       default:
         return { clients: [] };
     }

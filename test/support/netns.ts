@@ -122,21 +122,7 @@ export function makeNetLab(pcs: number): NetLab {
             error ? reject(new Error(`${program} ${args.join(' ')} in ${ns}: ${error.message}\n${stderr}`)) : resolve(stdout),
           ),
         ),
-      pidsOf(ns, comm) {
-        let pids: number[];
-        try {
-          pids = ip(['netns', 'pids', ns]).split('\n').filter(Boolean).map(Number);
-        } catch {
-          return [];
-        }
-        return pids.filter((pid) => {
-          try {
-            return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === comm;
-          } catch {
-            return false;
-          }
-        });
-      },
+      pidsOf: pidsIn,
       remove() {
         process.off('exit', exitHook);
         remove();
@@ -147,6 +133,55 @@ export function makeNetLab(pcs: number): NetLab {
     remove();
     throw error;
   }
+}
+
+/** One namespace with its loopback only (127.0.0.1 inside it is its own): for a sender and a receiver on `lo`. */
+export interface LoopbackNamespace {
+  name: string;
+  spawnIn: NetLab['spawnIn'];
+  pidsOf(comm: string): number[];
+  remove(): void;
+}
+
+export function makeLoopbackNamespace(): LoopbackNamespace {
+  removeStale();
+  const name = `${prefix}${process.pid}-${++made}-lo`;
+  const exitHook = () => removeNamespace(name);
+  process.once('exit', exitHook);
+  try {
+    ip(['netns', 'add', name]);
+    ip(['-n', name, 'link', 'set', 'lo', 'up']);
+  } catch (error) {
+    process.off('exit', exitHook);
+    removeNamespace(name);
+    throw error;
+  }
+  return {
+    name,
+    spawnIn: (_ns, program, args, options = {}) => spawn('ip', ['netns', 'exec', name, program, ...args], options),
+    pidsOf: (comm) => pidsIn(name, comm),
+    remove() {
+      process.off('exit', exitHook);
+      removeNamespace(name);
+    },
+  };
+}
+
+/** Pids of the processes named `comm` in namespace `ns`. */
+function pidsIn(ns: string, comm: string): number[] {
+  let pids: number[];
+  try {
+    pids = ip(['netns', 'pids', ns]).split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+  return pids.filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === comm;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** The pids of every process named `comm` on the machine (every namespace). */

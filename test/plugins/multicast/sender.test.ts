@@ -9,7 +9,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import { endLeftSenders } from '../../../plugins/multicast/leftovers';
 import { SenderProcess, type SenderOptions } from '../../../plugins/multicast/sender';
-import type { SenderFact } from '../../../plugins/multicast/sender-log';
+import type { StampedFact } from '../../../plugins/multicast/sender-log';
 import { SessionRun } from '../../../plugins/multicast/session-run';
 import { eventually, within } from '../../support/fake-agent';
 import { type NetLab, makeNetLab } from '../../support/netns';
@@ -78,7 +78,7 @@ const exited = (child: ChildProcess) =>
 test("udp-sender's lines are facts: three PCs join, the stream's bytes, each done, and its record is gone once it exits", async () => {
   const b = bench(3, 6_000_000);
   try {
-    const facts: SenderFact[] = [];
+    const facts: StampedFact[] = [];
     const run = new SessionRun(6_000_000);
     for (const ip of b.lab.pcIps) run.add(ip, 'expected', '', null, Date.now());
     for (const pc of [1, 2, 3]) b.receive(pc);
