@@ -1,11 +1,13 @@
 import path from 'node:path';
-import { type Clock, SystemClock, definePlugin } from 'ogserve';
+import { type Clock, StartupError, SystemClock, definePlugin } from 'ogserve';
 import { Inventory } from '../inventory';
 import { LiveCatalog } from '../live';
 import { BootFiles } from '../pxe-modes';
 import { TransferSlots } from '../transfers';
 import { BootClock } from './clock';
 import { BootStageEntity } from './entities/boot-stage';
+import { BootFolders } from './folders';
+import { BootLoaders } from './loaders';
 import { NextBootEntity } from './entities/next-boot';
 import { fileRoutes } from './file-routes';
 import { BootMetrics } from './metrics';
@@ -18,9 +20,17 @@ import { lastStagesRoute } from './last-stages-route';
 import { IpxeTemplates } from './templates';
 import { BootTimeline } from './timeline';
 import { timelineRoutes } from './timeline-routes';
+import { discoverMode, UnknownPcs } from './unknown-pcs';
 
 export type { BootStage } from './events';
+export { stageOfFile } from './events';
 export { BootClock } from './clock';
+export { UnknownPcs, type DiscoveryBoot, type DiscoveryHandler, type UnknownPc } from './unknown-pcs';
+export { BootFolders, type BootFolder } from './folders';
+export { BootLoaders, LOADERS, type FoundLoader, type LoaderFirmware, type LoaderSpec } from './loaders';
+export { BootConfig } from './schemas';
+export { allowList } from './allow-list';
+export { PerAddressLimit } from './rate-limit';
 
 export default definePlugin({
   name: 'boot',
@@ -38,13 +48,20 @@ export default definePlugin({
     const metrics = new BootMetrics(ctx.metrics, () => slots.inFlight);
     const refusals = new RefusalLog(ctx.log, config.refusals_log_s * 1000);
     ctx.onStop(() => refusals.flush());
-    scriptRoutes(ctx, { inventory, bootFiles, templates, metrics, refusals, filesUrl: `${url}/boot/files` });
+    // PCs nobody registered: their network's mode, or discovery by the plugin that serves it (enrol).
+    const unknown = new UnknownPcs(config.unknown_client);
+    ctx.provide(UnknownPcs, unknown);
+    scriptRoutes(ctx, { inventory, bootFiles, templates, metrics, refusals, unknown, filesUrl: `${url}/boot/files` });
     const catalog = ctx.use(LiveCatalog);
+    const loaders = new BootLoaders(config.loaders_dir, config.loaders_served_dir, ctx.log);
+    ctx.provide(BootLoaders, loaders);
     const folders = [
       { dir: catalog.directory, refusal: (file: string) => catalog.refusal(file) },
       ...(config.extra_dir ? [{ dir: config.extra_dir }] : []),
+      { dir: loaders.folder },
     ];
     fileRoutes(ctx, { inventory, folders, slots, metrics, refusals });
+    ctx.provide(BootFolders, new BootFolders(folders));
     oneShotBoots(ctx, bootFiles, inventory);
 
     // The timeline: each boot's stages from the events above, and the agent coming up after it.
@@ -65,8 +82,21 @@ export default definePlugin({
 
     // Every mode GET /mode offers should boot over iPXE too: one without a template is said at start.
     ctx.onStart(async () => {
+      if (unknown.discovers && !unknown.handled)
+        throw new StartupError(
+          `boot.unknown_client says '${discoverMode}', but no enabled plugin discovers PCs: add "enrol" to plugins (or set another mode)`,
+        );
+      const found = await loaders.start();
+      const absent = found.filter((l) => !l.source).map((l) => `${l.name} (${l.debian[0]!.package})`);
+      ctx.log[absent.length > 0 ? 'warn' : 'info'](
+        { served: found.filter((l) => l.source).map((l) => l.name), missing: absent, from: config.loaders_dir ?? "Debian's packages" },
+        absent.length > 0
+          ? `first stages not found: ${absent.join(', ')} (ogserve doctor boot says which PCs can boot)`
+          : 'first stages found',
+      );
       const missing: string[] = [];
       for (const mode of await bootFiles.modes()) if (!(await templates.has(mode))) missing.push(mode);
+      if (unknown.discovers && !(await templates.has(discoverMode))) missing.push(discoverMode);
       if (missing.length > 0)
         ctx.log.warn(
           { modes: missing, templates_dir: config.templates_dir },
@@ -74,5 +104,6 @@ export default definePlugin({
         );
       ctx.log.info({ public_url: url, files: folders.map((f) => path.resolve(f.dir)) }, 'iPXE scripts and boot files served');
     });
+    ctx.onStop(() => loaders.stop());
   },
 });
