@@ -55,7 +55,7 @@ async function site(config: Record<string, unknown> = {}, ips = ['127.0.0.1']): 
       netmask: '255.0.0.0',
       server: {
         config: {
-          plugins: ['inventory', 'agents', 'images', 'jobs', 'events', 'metrics', 'multicast'],
+          plugins: ['inventory', 'agents', 'images', 'jobs', 'events', 'metrics', 'tokens', 'multicast'],
           multicast: {
             udp_sender: wrapper,
             directory: path.join(dir, 'multicast'),
@@ -242,6 +242,18 @@ test('a second request for the image and room joins the waiting session (one sen
     );
     assert.equal(waiting.state, 'waiting');
     assert.equal(waiting.min_receivers, 1, 'the sender waits for the PCs of the request that started it');
+
+    // A token limited to another room sees no such session; one limited to the lab's sees it whole.
+    const center = (await x.s.post('/center/add', { name: 'Other' })).body.id;
+    const other = (await x.s.post('/room/add', { center, name: 'Other', netmask: '255.255.255.0' })).body.id;
+    const outside = (await x.s.post('/tokens', { name: 'outside', role: 'admin', rooms: [other] })).body.secret;
+    const inside = (await x.s.post('/tokens', { name: 'inside', role: 'reader', rooms: [x.room] })).body.secret;
+    const as = (secret: string) => ({ Authorization: secret });
+    assert.equal((await x.s.request('GET', `/multicast/sessions/${id}`, undefined, as(outside))).status, 404);
+    assert.deepEqual((await x.s.request('GET', '/multicast/sessions', undefined, as(outside))).body.sessions, []);
+    assert.equal((await x.s.request('DELETE', `/multicast/sessions/${id}`, undefined, as(outside))).status, 404);
+    assert.equal((await x.s.request('GET', `/multicast/sessions/${id}`, undefined, as(inside))).body.clients.length, 2);
+    assert.equal((await x.s.request('DELETE', `/multicast/sessions/${id}`, undefined, as(inside))).status, 403, 'a reader may not cancel');
 
     const cancelled = await x.s.request('DELETE', `/multicast/sessions/${id}`);
     assert.equal(cancelled.status, 200, cancelled.text);
