@@ -8,6 +8,7 @@ import { t } from '../i18n';
 import { may, useServer } from '../plugins';
 import { go, href } from '../router';
 import type { JobDetail } from '../types';
+import { JobMulticast } from './JobMulticast';
 import { JobProgress } from './JobProgress';
 import { useJobEvents, type JobClientEvent } from './jobEvents';
 import { jobPollMs } from './Jobs';
@@ -134,6 +135,7 @@ export function Job(props: { id: string }) {
         {job.finished && t('job.finishedAt', { time: new Date(job.finished).toLocaleString() })}
       </p>
       <JobProgress job={job} />
+      <JobMulticast job={job} />
       <ErrorNote error={error} />
       <div class="buttons">
         {canRetry && (
