@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { ImageStore } from '../../plugins/images';
@@ -125,9 +125,20 @@ function linesOf(child: ChildProcess, into: string[]): void {
   });
 }
 
-export async function startMulticastLab(multicast: Record<string, unknown> = {}): Promise<MulticastLab> {
+export interface LabOptions {
+  /** PCs on the bridge (3). */
+  pcs?: number;
+  /** Config of the multicast plugin, over the lab's. */
+  multicast?: Record<string, unknown>;
+  /** Makes `<images>/lab.img` and answers the partition it was made from (a real partition image by default). */
+  image?(dir: string, images: string): string;
+  /** The agents' restore hook (the shipped templates/oglive/restoreImageCustom by default). */
+  hook?: string;
+}
+
+export async function startMulticastLab(options: LabOptions = {}): Promise<MulticastLab> {
   const dir = makeTestDir();
-  const net = makeNetLab(3);
+  const net = makeNetLab(options.pcs ?? 3);
   const children: ChildProcess[] = [];
   const closeAll = async () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -136,7 +147,7 @@ export async function startMulticastLab(multicast: Record<string, unknown> = {})
   };
   try {
     const images = path.join(dir, 'images');
-    const partition = makeImage(dir, images);
+    const partition = (options.image ?? makeImage)(dir, images);
     const plugins = ['inventory', 'agents', 'images', 'jobs', 'multicast'];
     let image = 0;
     // The site, made through REST by an in-process server on the same SQLite file, then closed.
@@ -154,7 +165,7 @@ export async function startMulticastLab(multicast: Record<string, unknown> = {})
         disk: 1,
         partition: 2,
         code: 131,
-        size: BigInt(readFileSync(path.join(images, 'lab.img')).length),
+        size: BigInt(statSync(path.join(images, 'lab.img')).size),
         datasize: BigInt(partitionBytes),
         checksum: '',
         permissions: '644',
@@ -173,7 +184,13 @@ export async function startMulticastLab(multicast: Record<string, unknown> = {})
       rest: { ...(base.rest as object), ip: '127.0.0.1', port: 8888 },
       agents: { ip: net.serverIp, port: 8889 },
       log: { level: 'info' },
-      multicast: { directory: path.join(dir, 'multicast'), retries_until_drop: 10, max_bitrate: '20m', max_wait_s: 30, ...multicast },
+      multicast: {
+        directory: path.join(dir, 'multicast'),
+        retries_until_drop: 10,
+        max_bitrate: '20m',
+        max_wait_s: 30,
+        ...options.multicast,
+      },
     };
     const configFile = path.join(dir, 'lab-config.json');
     writeFileSync(configFile, JSON.stringify(config));
@@ -235,7 +252,7 @@ export async function startMulticastLab(multicast: Record<string, unknown> = {})
       close: closeAll,
     };
     await lab.start();
-    return await startAgents(lab, children);
+    return await startAgents(lab, children, options.hook ?? hook);
   } catch (error) {
     await closeAll();
     throw error;
@@ -243,7 +260,7 @@ export async function startMulticastLab(multicast: Record<string, unknown> = {})
 }
 
 /** One agent per PC, in its namespace, connecting (again, after a restart) to the service's agent port. */
-async function startAgents(lab: MulticastLab, children: ChildProcess[]): Promise<MulticastLab> {
+async function startAgents(lab: MulticastLab, children: ChildProcess[], hook: string): Promise<MulticastLab> {
   const { net } = lab;
   for (const [i, ip] of net.pcIps.entries()) {
     const options = { server: net.serverIp, port: 8889, ip, hook, target: lab.targets[i] };
