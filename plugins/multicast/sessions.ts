@@ -248,7 +248,14 @@ export class MulticastSessions implements RestoreMethod {
     const added: LiveClient[] = [];
     for (const { addr, outcome } of dispatch.outcomes) {
       if (!plan.ips.includes(addr)) continue;
-      added.push(session.run.add(addr, outcome === 'sent' ? 'expected' : 'skipped', outcome === 'sent' ? '' : outcome, null, now));
+      const client = session.run.add(addr, outcome === 'sent' ? 'expected' : 'skipped', outcome === 'sent' ? '' : outcome, null, now);
+      // Joined to a session that ended meanwhile (its sender gave up waiting): it will never stream to it.
+      if (client.state === 'expected' && !session.run.live) {
+        client.state = 'missing';
+        client.reason = `the session had ${session.run.state === 'done' ? 'ended' : session.run.state} when it was sent the restore`;
+        client.endedAt = now;
+      }
+      added.push(client);
     }
     this.write(session, async () => {
       await insertInChunks<SessionClient>(
@@ -257,7 +264,8 @@ export class MulticastSessions implements RestoreMethod {
         added.map((c) => ({ sessionId: session.row.id, ...clientColumns(c), ip: c.ip }) as SessionClient),
       );
     });
-    for (const client of added) if (client.state === 'skipped') this.metrics.clients.inc({ state: 'skipped' });
+    for (const client of added)
+      if (client.state === 'skipped' || client.state === 'missing') this.metrics.clients.inc({ state: client.state });
     const known = (dispatch.job ?? Promise.resolve(undefined)).then((job) => {
       if (job === undefined) return;
       for (const client of added) client.jobId = job;
