@@ -151,6 +151,13 @@ async function siteOn(lab: Lab, ns: LoopbackNamespace, dir: string, repository: 
   };
 }
 
+/** The id of job `job`'s session (the restore answers once the session's rows name its job). */
+async function sessionIdOfJob(x: Site, job: number): Promise<number> {
+  const r = await x.s.get(`/multicast/sessions?job=${job}`);
+  assert.equal(r.body.sessions?.length, 1, `job ${job}'s session: ${r.text}`);
+  return r.body.sessions[0].id;
+}
+
 /** The session of job `job`, once there is one. */
 async function sessionOfJob(x: Site, job: number): Promise<any> {
   const r = await x.s.get(`/multicast/sessions?job=${job}`);
@@ -307,8 +314,9 @@ test('a sender that dies fails its session with its exit reason; one nobody join
     const agent = await x.connect('127.0.0.1');
     agent.on('image/restore', { none: true });
     const r = await x.restore(['127.0.0.1']);
+    assert.equal(r.status, 200, r.text);
     await eventually(() => x.ns.pidsOf('udp-sender').length === 1, 'the sender running');
-    const [id] = (await x.s.get(`/multicast/sessions?job=${r.body.job}`)).body.sessions.map((s: any) => s.id);
+    const id = await sessionIdOfJob(x, r.body.job);
     process.kill(x.ns.pidsOf('udp-sender')[0]!, 'SIGKILL');
     await eventually(async () => (await x.session(id)).state === 'failed', 'the session failed');
     const failed = await x.session(id);
@@ -329,7 +337,8 @@ test('a sender that dies fails its session with its exit reason; one nobody join
     // Nobody joins: after max_wait_s (2 s) the sender gives up.
     agent.on('image/restore', { none: true });
     const lonely = await x.restore(['127.0.0.1']);
-    const [second] = (await x.s.get(`/multicast/sessions?job=${lonely.body.job}`)).body.sessions.map((s: any) => s.id);
+    assert.equal(lonely.status, 200, lonely.text);
+    const second = await sessionIdOfJob(x, lonely.body.job);
     await eventually(async () => (await x.session(second)).state === 'failed', 'the lonely session failed', 15_000);
     assert.equal((await x.session(second)).reason, 'no PC joined within 2 s (multicast.max_wait_s)');
     agent.write(answerBytes(500, {}));
@@ -341,8 +350,9 @@ test('a sender that dies fails its session with its exit reason; one nobody join
       body: { disk: request.body.disk, partition: request.body.partition, image_id: request.body.id },
     }));
     const hookless = await x.restore(['127.0.0.1']);
+    assert.equal(hookless.status, 200, hookless.text);
     await eventually(async () => (await jobLines(x, hookless.body.job))[0][1] === 'failed', 'the answer failed');
-    const [third] = (await x.s.get(`/multicast/sessions?job=${hookless.body.job}`)).body.sessions.map((s: any) => s.id);
+    const third = await sessionIdOfJob(x, hookless.body.job);
     assert.deepEqual((await jobLines(x, hookless.body.job))[0].slice(1), [
       'failed',
       `multicast session ${third} failed: its agent answered before it joined the stream`,
