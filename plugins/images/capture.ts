@@ -3,6 +3,7 @@ import type { Inventory } from '../inventory';
 import { ImageAnswerError, readImageAnswer, readRestoreAnswer } from './answer';
 import { imageFileStat } from './files';
 import type { PendingCreates } from './pending';
+import type { RestoreMethods } from './restore-methods';
 import type { ImageStore } from './store';
 
 /** Octal permission digits of a file mode, without a leading zero: 420 -> "644". */
@@ -87,9 +88,20 @@ export function captureHandler(
   };
 }
 
-/** Store a 200 answer to POST /image/restore: the partition now holds the image, and its software profile. */
-export function restoreHandler(store: ImageStore, inventory: Inventory, announce: (event: ImageEvent) => void): AnswerHandler {
-  return async (client, answer) => {
+/**
+ * Store a 200 answer to POST /image/restore: the partition now holds the image, and its
+ * software profile. A restore another plugin carried out (its agent type, `MULTICAST:9000`)
+ * is first asked of that plugin, which may say the client did not get the image.
+ */
+export function restoreHandler(
+  store: ImageStore,
+  inventory: Inventory,
+  methods: RestoreMethods,
+  announce: (event: ImageEvent) => void,
+): AnswerHandler {
+  return async (client, answer, request) => {
+    const type = (request.body as { type?: unknown } | undefined)?.type;
+    if (typeof type === 'string') await methods.ofAgentType(type)?.answered?.(client, type);
     const a = readRestoreAnswer(answer.body);
     const image = await store.byId(store.fork(), a.imageId);
     if (!image) throw new ImageAnswerError(`the answer names image ${a.imageId}, which does not exist`);

@@ -80,11 +80,14 @@ export class ImageCommands {
     return { request: { method: 'POST', path: 'image/create', body }, repository };
   }
 
-  /** The restore method in the agent's spelling; refuses one it does not know. */
-  restoreType(params: RestoreParams): string {
+  /**
+   * The restore method in the agent's spelling; refuses one it does not know. `added`: the
+   * types other plugins carry out (POST /image/restore accepts them, a queued step does not).
+   */
+  restoreType(params: RestoreParams, added: readonly string[] = []): string {
     const type = params.type.toUpperCase();
-    if (!(restoreTypes as readonly string[]).includes(type))
-      throw badRequest(ErrorCode.invalidField, `'type' must be one of ${restoreTypes.join(', ')}`, 'type');
+    const known = [...restoreTypes, ...added];
+    if (!known.includes(type)) throw badRequest(ErrorCode.invalidField, `'type' must be one of ${known.join(', ')}`, 'type');
     return type;
   }
 
@@ -111,8 +114,11 @@ export class ImageCommands {
     return (await this.inventory.repository(image.repositoryId))?.addresses ?? [];
   }
 
-  /** The restore request for a client: the image's repository at the client's address for it (or the address asked when it is not one of them). */
-  restoreRequest(image: Image, params: RestoreParams, addresses: string[], client: ClientView | undefined): AgentRequest {
+  /**
+   * The restore request for a client: the image's repository at the client's address for it
+   * (or the address asked when it is not one of them); `type` when a restore method says it.
+   */
+  restoreRequest(image: Image, params: RestoreParams, addresses: string[], client: ClientView | undefined, type?: string): AgentRequest {
     const address = repositoryAddressFor(client, addresses, params.repository);
     if (!address) throw badRequest(ErrorCode.missingField, `'repository' is required: the image's repository has no address`, 'repository');
     const body = {
@@ -120,7 +126,7 @@ export class ImageCommands {
       partition: String(params.partition),
       name: image.name,
       repository: address,
-      type: this.restoreType(params),
+      type: type ?? this.restoreType(params),
       profile: String(params.profile ?? image.softwareId),
       id: String(image.id),
     };

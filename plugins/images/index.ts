@@ -11,11 +11,21 @@ import { createRoutes } from './routes/create';
 import { holderRoutes } from './routes/holders';
 import { listRoutes } from './routes/list';
 import { recordRoutes } from './routes/records';
+import { RestoreMethods } from './restore-methods';
 import { restoreRoutes } from './routes/restore';
 import { ImageRunLog } from './run-log';
 import { ImageStore } from './store';
 
 export { ImageStore } from './store';
+/** Restore types other plugins carry out (the multicast plugin's MULTICAST): `ctx.use(RestoreMethods).add(...)`. */
+export {
+  RestoreMethods,
+  type MethodRestore,
+  type PreparedMethodRestore,
+  type RestoreMethod,
+  type RestoredImage,
+} from './restore-methods';
+export type { RestoreParams } from './commands';
 export { imageHoldings, writeImages, type ImportedImage } from './import';
 /** An image's record (its columns' lengths bound an import's fields) and the rules of POST /image/create. */
 export { ImageEntity, MONOLITHIC } from './entities/image';
@@ -47,6 +57,8 @@ export default definePlugin({
     const store = ctx.make(ImageStore);
     const pending = ctx.make(PendingCreates);
     ctx.provide(ImageStore, store);
+    const methods = new RestoreMethods();
+    ctx.provide(RestoreMethods, methods);
     const software = ctx.use(SoftwareInventory);
     const { directory } = ctx.config;
     const runs = ctx.make(ImageRunLog);
@@ -57,12 +69,12 @@ export default definePlugin({
         runs.stored(image.client, image.image);
         void ctx.events.emit('image.created', image);
       }),
-      restore: restoreHandler(store, inventory, (image) => void ctx.events.emit('image.restored', image)),
+      restore: restoreHandler(store, inventory, methods, (image) => void ctx.events.emit('image.restored', image)),
     });
     listRoutes(ctx, store, inventory, directory);
     holderRoutes(ctx, store, inventory);
     createRoutes(ctx, commands, link, pending);
     recordRoutes(ctx, store, inventory, directory);
-    restoreRoutes(ctx, commands, inventory, link);
+    restoreRoutes(ctx, commands, inventory, link, methods, directory);
   },
 });

@@ -30,6 +30,14 @@ declare module 'ogserve' {
     /** Every client of the job has ended. */
     'job.finished': { job: number; kind: string; clients: string[] };
   }
+  interface InternalEventMap {
+    /**
+     * Told by a plugin that knows how a client's part of a job ended before its agent answers
+     * (the multicast plugin: dropped from the stream): the job's line ends so, on the instance
+     * that follows the job.
+     */
+    'job.client.ended': { job: number; client: string; state: 'done' | 'failed' | 'timed_out'; outcome: string };
+  }
 }
 
 export { JobsClock } from './clock';
@@ -66,6 +74,9 @@ export default definePlugin({
     ctx.use(AgentLink).observers.observe((dispatch) => recorder.observe(dispatch));
     followWakeRuns(ctx.events, recorder);
     jobsTimeline(ctx.events, ctx.db);
+    ctx.events.on('job.client.ended', ({ job, client, state, outcome }) =>
+      recorder.endClient(job, client, { state, status: null, outcome }),
+    );
     ctx.onStart(async () => {
       if (ctx.cluster.shared) return;
       const ended = await endLeftovers(ctx.db, clock.now());

@@ -83,6 +83,16 @@ export class JobRecorder {
     }
   }
 
+  /**
+   * Ends a client of a job this instance follows with what another plugin learned first (a PC
+   * dropped from a multicast stream fails before its agent answers); a client already ended,
+   * or a job followed elsewhere, is left as it is. The agent's answer, when it comes, is then
+   * not written over it.
+   */
+  endClient(jobId: number, ip: string, ending: Ending): void {
+    for (const job of this.live) if (job.id === jobId) this.ended(job, ip, ending);
+  }
+
   /** Stop following: clients still running stay `sent` in the table. */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -45,6 +45,8 @@ export interface FakeAgentOptions {
   port: number;
   /** Source address, any 127.x.y.z. */
   localAddress?: string;
+  /** The server's address (127.0.0.1): another only from a network namespace a test made. */
+  host?: string;
   mode?: AgentMode;
   /** Link speed in Mb/s reported by a live agent. */
   speed?: number;
@@ -135,7 +137,11 @@ export class FakeAgent {
 
   static connect(options: FakeAgentOptions): Promise<FakeAgent> {
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ host: '127.0.0.1', port: options.port, localAddress: options.localAddress ?? '127.0.0.1' });
+      const socket = net.connect({
+        host: options.host ?? '127.0.0.1',
+        port: options.port,
+        localAddress: options.localAddress ?? '127.0.0.1',
+      });
       const agent = new FakeAgent(socket, options);
       socket.once('connect', () => resolve(agent));
       socket.once('error', reject);

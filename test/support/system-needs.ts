@@ -85,6 +85,24 @@ export const systemNeeds: Record<string, SystemNeed> = {
       }
     },
   },
+  // Multicast sessions: Debian's udpcast (udp-sender, udp-receiver), run in network namespaces.
+  udpcast: programs(['udpcast'], ['udp-sender', 'udp-receiver']),
+  // A partition image made and restored as an ogLive does (mkfs.ext4 -d, partclone, lzop), checked
+  // with e2fsck; socat carries the test's requests into a namespace's loopback.
+  partclone: programs(
+    ['partclone', 'lzop', 'e2fsprogs', 'socat'],
+    ['partclone.ext4', 'partclone.restore', 'lzop', 'mkfs.ext4', 'e2fsck', 'socat'],
+  ),
+  // A lab of network namespaces on a bridge the test makes (and removes): root only.
+  netns: {
+    packages: ['iproute2'],
+    missing(env) {
+      const absent = programs([], ['ip']).missing(env);
+      if (absent) return absent;
+      if (process.getuid?.() !== 0) return 'it makes network namespaces and a bridge (ip netns): run as root';
+      return undefined;
+    },
+  },
   // The package test builds the .deb (dpkg-shlibdeps from dpkg-dev) and checks it with lintian.
   'deb-tools': programs(['lintian', 'dpkg-dev'], ['/usr/bin/dpkg-deb', '/usr/bin/apt-get', '/usr/bin/lintian', '/usr/bin/dpkg-shlibdeps']),
   // ... and installs it on this machine with apt-get: only where it is asked to.

@@ -143,6 +143,10 @@ const expected: Record<string, Permission | 'public'> = {
   'POST /discovered/assign': 'admin',
   'POST /discovered/forget': 'admin',
   'POST /discovered/confirm': 'admin',
+  'GET /multicast/sessions': 'read',
+  'GET /multicast/sessions/:id': 'read',
+  'DELETE /multicast/sessions/:id': 'image',
+  'POST /multicast/sessions/:id/retry': 'image',
   'POST /auth/login': 'public',
   'GET /auth/providers': 'public',
   'GET /boot/ipxe': 'public',
@@ -201,9 +205,9 @@ function statusOf(port: number, method: string, urlPath: string, headers: Record
 
 async function everyPluginServer() {
   const defaults = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../config/default.json'), 'utf8')) as { plugins: string[] };
-  // dhcp and enrol are off by default: on here, dhcp's Control Agent a closed loopback port.
+  // dhcp, enrol and multicast are off by default: on here, dhcp's Control Agent a closed loopback port.
   const dhcp = { control_agent: `http://127.0.0.1:${await freePort()}/` };
-  return startServer({ config: { plugins: [...defaults.plugins, 'dhcp', 'enrol', helloPlugin], dhcp } });
+  return startServer({ config: { plugins: [...defaults.plugins, 'dhcp', 'enrol', 'multicast', helloPlugin], dhcp } });
 }
 
 test('every route of every bundled plugin declares the permission this table expects', async () => {

@@ -3,6 +3,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { JobState } from '../../../jobs/entities/job-client';
 import type { JobDetail as JobDetailAnswer, JobsPage } from '../../../jobs/schemas';
+import type { SessionDetail } from '../../../multicast/schemas';
 
 export type { ScopeNode } from '../../../inventory/scopes';
 
@@ -110,5 +111,7 @@ export interface SignInWays {
 /** GET /jobs and GET /jobs/<id> (the jobs plugin's answers). */
 export type JobSummary = Static<typeof JobsPage>['jobs'][number];
 export type JobDetail = Static<typeof JobDetailAnswer>;
+/** A multicast session (GET /multicast/sessions/<id>). */
+export type MulticastSession = Static<typeof SessionDetail>;
 /** A job's PC states, in the order the console shows them (the jobs plugin's, checked against its type). */
 export const jobStateNames = ['sent', 'done', 'failed', 'timed_out', 'skipped'] as const satisfies readonly JobState[];

@@ -9,6 +9,7 @@ import { t } from '../i18n';
 import { may, useServer } from '../plugins';
 import { go, href } from '../router';
 import { type JobDetail, jobStateNames } from '../types';
+import { JobMulticast } from './JobMulticast';
 import { JobProgress } from './JobProgress';
 import { useJobEvents, type JobClientEvent } from './jobEvents';
 import { jobPollMs } from './Jobs';
@@ -223,6 +224,7 @@ export function Job(props: { id: string }) {
       )}
       <JobFacts job={job} />
       <JobProgress job={job} />
+      <JobMulticast job={job} />
       <ErrorNote error={error} />
       <div class="buttons">
         {canRetry && (

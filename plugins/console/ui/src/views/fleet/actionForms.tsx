@@ -6,6 +6,7 @@ import { Checkbox, Field } from '../../components/Field';
 import { fleet, loadTree, setSelection } from '../../fleet/fleet';
 import { addRun, type Watch } from '../../fleet/runs';
 import { t } from '../../i18n';
+import { enabled, useServer } from '../../plugins';
 import type { Image, LiveImage, Outcome, Partition, Repository } from '../../types';
 import { useAsync } from '../../useAsync';
 import { useAtRisk } from './AtRisk';
@@ -367,6 +368,7 @@ export function CreateImageForm(props: FormProps) {
 }
 
 export function RestoreImageForm(props: FormProps) {
+  const info = useServer();
   const images = useAsync(() => get<{ images: Image[] }>('/images'));
   const [image, setImage] = useState('');
   const [disk, setDisk] = useState('1');
@@ -433,7 +435,7 @@ export function RestoreImageForm(props: FormProps) {
           name="type"
           value={type}
           onInput={setType}
-          options={['UNICAST', 'UNICAST-DIRECT', 'TIPTORRENT']}
+          options={['UNICAST', 'UNICAST-DIRECT', 'TIPTORRENT', ...(enabled(info, 'multicast') ? ['MULTICAST'] : [])]}
           error={error}
         />
       </div>
