@@ -93,7 +93,7 @@ export function sessionRoutes(ctx: PluginContext<unknown>, sessions: MulticastSe
       response: DispatchAnswer,
       summary: "Send the image again, by another restore type (UNICAST by default), to the session's PCs it did not reach",
     },
-    async ({ req, access, body }) => {
+    async ({ req, access, body, em }) => {
       const view = await visibleSession(ctx, sessions, req, access);
       const failed = view.clients.filter((c) => retried.has(c.state)).map((c) => c.addr);
       const ips = body.clients ? body.clients.filter((ip) => failed.includes(ip)) : failed;
@@ -106,7 +106,7 @@ export function sessionRoutes(ctx: PluginContext<unknown>, sessions: MulticastSe
       if (ips.length === 0) throw badRequest(ErrorCode.invalidField, `multicast session ${view.id} reached every one of its PCs`, 'id');
       const command = commands.get('image_restore');
       if (!command) throw new HttpError(503, ErrorCode.internal, 'no image_restore command is defined');
-      const stored = await ctx.db.fork().findOneOrFail(SessionEntity, { id: view.id });
+      const stored = await em.findOneOrFail(SessionEntity, { id: view.id });
       const params = { ...(JSON.parse(stored.params) as object), type: body.type ?? 'UNICAST' };
       return dispatchAnswer(await sendCommand(link, command, params, ips, askerOf(access, req)));
     },
