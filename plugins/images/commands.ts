@@ -3,6 +3,7 @@ import type { Static } from '@sinclair/typebox';
 import { ErrorCode, badRequest, inject, injectable, toInt } from 'ogserve';
 import type { AgentCommands, AgentRequest, AnswerHandler } from '../agents';
 import { type ClientView, Inventory, type RepositoryView, repositoryAddressFor } from '../inventory';
+import { CreatesUnderWay } from './creates';
 import type { Image } from './entities/image';
 import { requireImage, requireRepository } from './routes/lookups';
 import { ImageCreateParams, ImageRestoreParams, restoreTypes } from './schemas';
@@ -28,6 +29,7 @@ export class ImageCommands {
     @inject(ImageStore) private readonly store: ImageStore,
     @inject(Inventory) private readonly inventory: Inventory,
     @inject(ImageRunLog) private readonly runs: ImageRunLog,
+    @inject(CreatesUnderWay) private readonly creates: CreatesUnderWay,
   ) {}
 
   define(commands: AgentCommands, stored: { create: AnswerHandler; restore: AnswerHandler }) {
@@ -77,6 +79,8 @@ export class ImageCommands {
       ...(params.backup === undefined ? {} : { backup: params.backup }),
     };
     this.runs.requested(ip, { kind: 'create', name: params.name, id: image?.id });
+    // From here until its command ends, the file is the agent's to write.
+    await this.creates.start(ip, params.name);
     return { request: { method: 'POST', path: 'image/create', body }, repository };
   }
 
@@ -93,6 +97,12 @@ export class ImageCommands {
     const image = await requireImage(this.store, em, toInt(params.id), 'id');
     if (params.name !== undefined && params.name !== image.name)
       throw badRequest(ErrorCode.conflict, `image ${image.id} is named '${image.name}', not '${params.name}'`, 'name');
+    if (image.state === 'damaged')
+      throw badRequest(
+        'image_damaged',
+        `image '${image.name}' (id ${image.id}) is damaged: ${image.damage}; POST /image/check {id} after repairing its file`,
+        'id',
+      );
     const scopes = await this.store.scopes(image.id);
     if (scopes.length > 0) {
       const clients = await this.inventory.clientsByIps(ips);

@@ -1,21 +1,34 @@
 import { Type } from '@sinclair/typebox';
-import { definePlugin } from 'ogserve';
+import { type Clock, Counter, Gauge, SystemClock, definePlugin, electedEvery } from 'ogserve';
 import { AgentCommands, AgentLink, SoftwareInventory } from '../agents';
 import { Inventory } from '../inventory';
+import { TransferSlots } from '../transfers';
 import { captureHandler, restoreHandler } from './capture';
+import { ImagesClock } from './clock';
 import { ImageCommands } from './commands';
+import { CreatesUnderWay } from './creates';
 import { ImageEntity } from './entities/image';
 import { ImageScopeEntity } from './entities/image-scope';
+import { CheckerSettings, ImageChecker } from './integrity/checker';
+import { FileHasher } from './integrity/hasher';
 import { PendingCreates } from './pending';
 import { createRoutes } from './routes/create';
 import { holderRoutes } from './routes/holders';
+import { integrityRoutes } from './routes/integrity';
 import { listRoutes } from './routes/list';
 import { recordRoutes } from './routes/records';
 import { restoreRoutes } from './routes/restore';
 import { ImageRunLog } from './run-log';
+import { fileRoutes } from './serve/files-route';
+import { PcTransfers } from './serve/pc-transfers';
+import type { ServedRecord } from './serve/served-files';
 import { ImageStore } from './store';
 
-export { ImageStore } from './store';
+export { ImageStore, type ImageRow } from './store';
+export { ImagesClock } from './clock';
+export { FileHasher, type FileHash } from './integrity/hasher';
+export { reprDigest } from './serve/served-files';
+export type { ImageState } from './entities/image';
 export { imageHoldings, writeImages, type ImportedImage } from './import';
 /** An image's record (its columns' lengths bound an import's fields) and the rules of POST /image/create. */
 export { ImageEntity, MONOLITHIC } from './entities/image';
@@ -26,7 +39,17 @@ export { ImageCreateParams } from './schemas';
  * already give it. Image files live in `directory` (relative: in the state directory).
  */
 export const ImagesConfig = Type.Object(
-  { directory: Type.String({ default: 'images', path: true }) },
+  {
+    directory: Type.String({ default: 'images', path: true }),
+    /** Image file transfers at once on GET /images/files (PCs restoring over HTTP, other sites' pulls); beyond, 503 with Retry-After. */
+    max_transfers: Type.Integer({ default: 100, minimum: 1 }),
+    /** Seconds an image transfer may go without the reader taking a byte before it is cut. */
+    stall_s: Type.Number({ default: 30, exclusiveMinimum: 0, maximum: 3600 }),
+    /** Networks (CIDR, or single addresses) image files are served to; empty = every address. */
+    allow: Type.Array(Type.String({ minLength: 1 }), { default: [], maxItems: 256 }),
+    /** Hours between checks of every image file against its record (sha256), by one instance; 0: none but POST /image/check. */
+    check_every_h: Type.Number({ default: 24, minimum: 0, maximum: 8760 }),
+  },
   { additionalProperties: false, default: {} },
 );
 
@@ -38,24 +61,46 @@ export default definePlugin({
   name: 'images',
   section: 'repository',
   requires: ['inventory', 'agents'],
-  schemaVersion: 1,
+  // 2: each image's sha256, file state, damage and last check (columns with defaults: the schema update adds them).
+  schemaVersion: 2,
   entities: [ImageEntity, ImageScopeEntity],
   config: ImagesConfig,
   register(ctx) {
+    const { config } = ctx;
     const inventory = ctx.use(Inventory);
     const link = ctx.use(AgentLink);
     const store = ctx.make(ImageStore);
     const pending = ctx.make(PendingCreates);
     ctx.provide(ImageStore, store);
     const software = ctx.use(SoftwareInventory);
-    const { directory } = ctx.config;
+    const { directory } = config;
+    const clock = ctx.service<Clock>(ImagesClock, () => new SystemClock());
+    const creates = new CreatesUnderWay();
+    ctx.service(CreatesUnderWay, () => creates);
+    link.observers.observe(async (dispatch) => {
+      creates.observed(dispatch);
+      return undefined;
+    });
+    ctx.onStop(() => creates.stop());
+    const hasher = new FileHasher();
+    ctx.service(FileHasher, () => hasher);
+    ctx.service(CheckerSettings, () => ({ directory, beingWritten: (name: string) => creates.has(name) }));
+    const checker = ctx.make(ImageChecker);
     const runs = ctx.make(ImageRunLog);
     runs.listen(ctx.events);
     const commands = ctx.make(ImageCommands);
     commands.define(ctx.use(AgentCommands), {
-      create: captureHandler(store, inventory, software, pending, directory, (image) => {
-        runs.stored(image.client, image.image);
-        void ctx.events.emit('image.created', image);
+      create: captureHandler({
+        store,
+        inventory,
+        software,
+        pending,
+        checker,
+        directory,
+        announce: (image) => {
+          runs.stored(image.client, image.image);
+          void ctx.events.emit('image.created', image);
+        },
       }),
       restore: restoreHandler(store, inventory, (image) => void ctx.events.emit('image.restored', image)),
     });
@@ -64,5 +109,58 @@ export default definePlugin({
     createRoutes(ctx, commands, link, pending);
     recordRoutes(ctx, store, inventory, directory);
     restoreRoutes(ctx, commands, inventory, link);
+
+    // Image files over HTTP, each PC's bytes counted as they go.
+    const slots = new TransferSlots(config.max_transfers, config.stall_s * 1000);
+    const transfers = new PcTransfers(clock);
+    ctx.events.on(
+      'job.created',
+      ({ job, kind, clients }) => {
+        if (kind === 'image/restore') transfers.jobStarted(job, clients);
+      },
+      "tie restores' transfers to their job",
+    );
+    const sent = new Counter({ name: 'ogserve_image_bytes_total', help: 'Bytes of image files sent', registers: [ctx.metrics] });
+    new Gauge({
+      name: 'ogserve_image_transfers_active',
+      help: 'Image file transfers under way',
+      registers: [ctx.metrics],
+      collect() {
+        this.set(slots.inFlight);
+      },
+    });
+    const lookup = async ({ name, version }: { name: string; version?: number }): Promise<ServedRecord | undefined> => {
+      if (version !== undefined) return undefined;
+      const image = await store.named(name);
+      return image && { image: image.id, name, sha256: image.sha256, size: image.size, state: image.state, damage: image.damage };
+    };
+    fileRoutes(ctx, {
+      inventory,
+      directory,
+      slots,
+      lookup,
+      beingWritten: (name) => creates.has(name),
+      transfers,
+      allow: config.allow,
+      bytesSent: (bytes) => sent.inc(bytes),
+    });
+    integrityRoutes(ctx, store, checker, transfers);
+
+    // Every image file against its record, by one instance, every check_every_h hours (the first a period after the start).
+    if (config.check_every_h > 0) {
+      let started = false;
+      const stop = electedEvery(ctx.cluster, {
+        role: 'images-check',
+        everyMs: config.check_every_h * 3600 * 1000,
+        clock,
+        log: ctx.log,
+        failed: 'images not checked',
+        run: async () => {
+          if (started) await checker.checkAll();
+          started = true;
+        },
+      });
+      ctx.onStop(stop);
+    }
   },
 });
