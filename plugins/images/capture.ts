@@ -3,6 +3,7 @@ import type { Inventory } from '../inventory';
 import { ImageAnswerError, readImageAnswer, readRestoreAnswer } from './answer';
 import { imageFileStat } from './files';
 import type { ImageChecker } from './integrity/checker';
+import type { ImageVersions } from './life/versions';
 import type { PendingCreates } from './pending';
 import type { ImageStore } from './store';
 
@@ -34,6 +35,7 @@ export interface CaptureDeps {
   software: Pick<SoftwareInventory, 'store'>;
   pending: PendingCreates;
   checker: ImageChecker;
+  versions: ImageVersions;
   directory: string;
   announce: (event: ImageEvent) => void;
 }
@@ -47,7 +49,7 @@ export interface CaptureDeps {
  * plugin did not send (the scheduler's) name their repository by address.
  */
 export function captureHandler(deps: CaptureDeps): AnswerHandler {
-  const { store, inventory, software, pending, checker, directory, announce } = deps;
+  const { store, inventory, software, pending, checker, versions, directory, announce } = deps;
   return async (client, answer) => {
     const a = readImageAnswer(answer.body);
     const request = pending.get(client.ip);
@@ -91,6 +93,8 @@ export function captureHandler(deps: CaptureDeps): AnswerHandler {
       compressor: a.compressor,
       filesystem: a.filesystem,
     });
+    // The record is the new file's now: the one it replaced stays a kept version.
+    await versions.kept(client.ip);
     await inventory.setPartitionImage(client.id, a.disk, a.partition, imageId);
     announce({ client: client.ip, image: imageId, name: a.name, disk: a.disk, partition: a.partition });
     const record = { id: imageId, name: a.name, size, sha256: '', state: 'hashing' as const, checksum };

@@ -5,6 +5,7 @@ import type { AgentCommands, AgentRequest, AnswerHandler } from '../agents';
 import { type ClientView, Inventory, type RepositoryView, repositoryAddressFor } from '../inventory';
 import { CreatesUnderWay } from './creates';
 import type { Image } from './entities/image';
+import { ImageVersions } from './life/versions';
 import { requireImage, requireRepository } from './routes/lookups';
 import { ImageCreateParams, ImageRestoreParams, restoreTypes } from './schemas';
 import { ImageRunLog } from './run-log';
@@ -30,6 +31,7 @@ export class ImageCommands {
     @inject(Inventory) private readonly inventory: Inventory,
     @inject(ImageRunLog) private readonly runs: ImageRunLog,
     @inject(CreatesUnderWay) private readonly creates: CreatesUnderWay,
+    @inject(ImageVersions) private readonly versions: ImageVersions,
   ) {}
 
   define(commands: AgentCommands, stored: { create: AnswerHandler; restore: AnswerHandler }) {
@@ -79,8 +81,9 @@ export class ImageCommands {
       ...(params.backup === undefined ? {} : { backup: params.backup }),
     };
     this.runs.requested(ip, { kind: 'create', name: params.name, id: image?.id });
-    // From here until its command ends, the file is the agent's to write.
+    // From here until its command ends, the file is the agent's to write; the one it replaces is kept.
     await this.creates.start(ip, params.name);
+    if (image) await this.versions.beforeCreate(ip, image);
     return { request: { method: 'POST', path: 'image/create', body }, repository };
   }
 
@@ -97,7 +100,17 @@ export class ImageCommands {
     const image = await requireImage(this.store, em, toInt(params.id), 'id');
     if (params.name !== undefined && params.name !== image.name)
       throw badRequest(ErrorCode.conflict, `image ${image.id} is named '${image.name}', not '${params.name}'`, 'name');
-    if (image.state === 'damaged')
+    if (params.version !== undefined) {
+      const version = await this.versions.byVersion(image.id, toInt(params.version));
+      if (!version)
+        throw badRequest(
+          ErrorCode.unknownId,
+          `image '${image.name}' has no kept version ${params.version} (GET /image/versions)`,
+          'version',
+        );
+      if (version.state === 'damaged')
+        throw badRequest('image_damaged', `image '${image.name}' version ${version.version} is damaged: ${version.damage}`, 'version');
+    } else if (image.state === 'damaged')
       throw badRequest(
         'image_damaged',
         `image '${image.name}' (id ${image.id}) is damaged: ${image.damage}; POST /image/check {id} after repairing its file`,
@@ -128,7 +141,8 @@ export class ImageCommands {
     const body = {
       disk: String(params.disk),
       partition: String(params.partition),
-      name: image.name,
+      // A kept version is its own file on the share and under /images/files: <name>@v<n>.img.
+      name: params.version === undefined ? image.name : `${image.name}@v${toInt(params.version)}`,
       repository: address,
       type: this.restoreType(params),
       profile: String(params.profile ?? image.softwareId),

@@ -20,10 +20,16 @@ interface UnderWay {
 export class CreatesUnderWay {
   private readonly byIp = new Map<string, UnderWay>();
   private readonly listeners: ((count: number) => void | Promise<void>)[] = [];
+  private readonly ends: ((ip: string) => void | Promise<void>)[] = [];
 
   /** Hear the count change (the share's writability follows it); `start` waits for the listeners. */
   onChange(listener: (count: number) => void | Promise<void>): void {
     this.listeners.push(listener);
+  }
+
+  /** Hear each client's create end, however it ended (a kept version goes back unless its answer was stored). */
+  onEnd(listener: (ip: string) => void | Promise<void>): void {
+    this.ends.push(listener);
   }
 
   /** A create request is being made for `ip`: resolves once the listeners heard it. */
@@ -41,6 +47,7 @@ export class CreatesUnderWay {
     if (!entry) return;
     clearTimeout(entry.unsent);
     this.byIp.delete(ip);
+    for (const listener of this.ends) void listener(ip);
     for (const listener of this.listeners) void listener(this.byIp.size);
   }
 

@@ -9,12 +9,17 @@ import { ImageCommands } from './commands';
 import { CreatesUnderWay } from './creates';
 import { ImageEntity } from './entities/image';
 import { ImageScopeEntity } from './entities/image-scope';
+import { ImageTrashEntity } from './entities/image-trash';
+import { ImageVersionEntity } from './entities/image-version';
+import { ImageTrashCan, TrashSettings } from './life/trash';
+import { ImageVersions, VersionSettings } from './life/versions';
 import { CheckerSettings, ImageChecker } from './integrity/checker';
 import { FileHasher } from './integrity/hasher';
 import { PendingCreates } from './pending';
 import { createRoutes } from './routes/create';
 import { holderRoutes } from './routes/holders';
 import { integrityRoutes } from './routes/integrity';
+import { lifeRoutes } from './routes/life';
 import { listRoutes } from './routes/list';
 import { recordRoutes } from './routes/records';
 import { restoreRoutes } from './routes/restore';
@@ -49,6 +54,10 @@ export const ImagesConfig = Type.Object(
     allow: Type.Array(Type.String({ minLength: 1 }), { default: [], maxItems: 256 }),
     /** Hours between checks of every image file against its record (sha256), by one instance; 0: none but POST /image/check. */
     check_every_h: Type.Number({ default: 24, minimum: 0, maximum: 8760 }),
+    /** Days a deleted image (record and files) stays in the trash for POST /image/recover; 0: its files go at once. */
+    trash_days: Type.Number({ default: 7, minimum: 0, maximum: 3650 }),
+    /** Versions of an image kept when it is created again (`<name>@v<revision>.img`, restorable by version); 0: none. */
+    keep_versions: Type.Integer({ default: 0, minimum: 0, maximum: 100 }),
   },
   { additionalProperties: false, default: {} },
 );
@@ -61,9 +70,10 @@ export default definePlugin({
   name: 'images',
   section: 'repository',
   requires: ['inventory', 'agents'],
-  // 2: each image's sha256, file state, damage and last check (columns with defaults: the schema update adds them).
+  // 2: each image's sha256, file state, damage and last check (columns with defaults: the schema
+  // update adds them); the kept versions and the trash (new tables).
   schemaVersion: 2,
-  entities: [ImageEntity, ImageScopeEntity],
+  entities: [ImageEntity, ImageScopeEntity, ImageVersionEntity, ImageTrashEntity],
   config: ImagesConfig,
   register(ctx) {
     const { config } = ctx;
@@ -86,6 +96,15 @@ export default definePlugin({
     ctx.service(FileHasher, () => hasher);
     ctx.service(CheckerSettings, () => ({ directory, beingWritten: (name: string) => creates.has(name) }));
     const checker = ctx.make(ImageChecker);
+    ctx.service(VersionSettings, () => ({ directory, keepVersions: config.keep_versions }));
+    ctx.service(TrashSettings, () => ({ directory, trashDays: config.trash_days }));
+    const versions = ctx.make(ImageVersions);
+    const trash = ctx.make(ImageTrashCan);
+    creates.onEnd((ip) =>
+      versions
+        .ended(ip)
+        .catch((error: Error) => ctx.log.error({ err: error, client: ip }, `kept image version not put back: ${error.message}`)),
+    );
     const runs = ctx.make(ImageRunLog);
     runs.listen(ctx.events);
     const commands = ctx.make(ImageCommands);
@@ -96,6 +115,7 @@ export default definePlugin({
         software,
         pending,
         checker,
+        versions,
         directory,
         announce: (image) => {
           runs.stored(image.client, image.image);
@@ -107,7 +127,8 @@ export default definePlugin({
     listRoutes(ctx, store, inventory, directory);
     holderRoutes(ctx, store, inventory);
     createRoutes(ctx, commands, link, pending);
-    recordRoutes(ctx, store, inventory, directory);
+    recordRoutes(ctx, store, inventory, trash);
+    lifeRoutes(ctx, store, versions, trash);
     restoreRoutes(ctx, commands, inventory, link);
 
     // Image files over HTTP, each PC's bytes counted as they go.
@@ -130,9 +151,14 @@ export default definePlugin({
       },
     });
     const lookup = async ({ name, version }: { name: string; version?: number }): Promise<ServedRecord | undefined> => {
-      if (version !== undefined) return undefined;
       const image = await store.named(name);
-      return image && { image: image.id, name, sha256: image.sha256, size: image.size, state: image.state, damage: image.damage };
+      if (!image) return undefined;
+      if (version === undefined)
+        return { image: image.id, name, sha256: image.sha256, size: image.size, state: image.state, damage: image.damage };
+      const kept = await versions.byVersion(image.id, version);
+      return kept
+        ? { image: image.id, name, sha256: kept.sha256, size: BigInt(kept.size), state: kept.state, damage: kept.damage }
+        : undefined;
     };
     fileRoutes(ctx, {
       inventory,
@@ -156,11 +182,35 @@ export default definePlugin({
         log: ctx.log,
         failed: 'images not checked',
         run: async () => {
-          if (started) await checker.checkAll();
+          if (started) await checker.checkAll(await versionsToCheck());
           started = true;
         },
       });
       ctx.onStop(stop);
+    }
+    const versionsToCheck = async () => {
+      const names = new Map((await store.list()).map((i) => [i.id, i.name]));
+      return (await versions.all()).flatMap((v) => {
+        const name = names.get(v.imageId);
+        if (name === undefined) return [];
+        const record = { id: v.imageId, name, size: BigInt(v.size), sha256: v.sha256, state: v.state, checksum: v.checksum };
+        const save = (found: { state: typeof v.state; damage: string; sha256: string }) =>
+          versions.setIntegrity(v.id, { ...found, checkedAt: Math.floor(clock.now() / 1000) });
+        return [{ record, version: v.version, save }];
+      });
+    };
+
+    // The trash: what was deleted more than trash_days ago goes for good, by one instance, hourly.
+    if (config.trash_days > 0) {
+      const stopPurge = electedEvery(ctx.cluster, {
+        role: 'images-trash',
+        everyMs: 3600 * 1000,
+        clock,
+        log: ctx.log,
+        failed: 'the image trash not emptied',
+        run: async () => void (await trash.purge()),
+      });
+      ctx.onStop(stopPurge);
     }
   },
 });

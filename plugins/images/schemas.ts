@@ -56,6 +56,8 @@ export const ImageRestoreParams = Type.Object({
   type: Type.String({ minLength: 1, maxLength: 32 }),
   /** Software profile; the image's own when absent. */
   profile: Type.Optional(IntLike()),
+  /** A kept version of the image (GET /image/versions) instead of its current file. */
+  version: Type.Optional(IntLike({ minimum: 1 })),
 });
 
 export const ImageQuery = Type.Object({ image: IntLike() });

@@ -85,8 +85,8 @@ export class ImageStore {
     return this.listed;
   }
 
-  /** Run a write and drop the remembered list once it is done (committed or not). */
-  private async writing<T>(write: () => Promise<T>): Promise<T> {
+  /** Run a write and drop the remembered list once it is done (committed or not); for writes made beside the store (trash, versions). */
+  async writing<T>(write: () => Promise<T>): Promise<T> {
     try {
       return await write();
     } finally {
@@ -229,19 +229,6 @@ export class ImageStore {
         em.assign(image, changes);
         await em.flush();
         return true;
-      }),
-    );
-  }
-
-  /** Delete an image's record (and its restriction); its name, or undefined when there was none. */
-  delete(id: number): Promise<string | undefined> {
-    return this.writing(() =>
-      this.db.transactional(async (em) => {
-        const image = await this.byId(em, id);
-        if (!image) return undefined;
-        await em.nativeDelete(ImageScopeEntity, { image: id });
-        await em.nativeDelete(ImageEntity, { id });
-        return image.name;
       }),
     );
   }

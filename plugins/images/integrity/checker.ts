@@ -32,6 +32,13 @@ export interface CheckResult {
   held: boolean;
 }
 
+/** A kept version for the periodic check: what its record says, and where what is found goes. */
+export interface VersionToCheck {
+  record: CheckedRecord;
+  version: number;
+  save(found: Omit<CheckResult, 'image' | 'name'>): Promise<void>;
+}
+
 /** Where the images' files are, and the names a create is writing now. */
 export interface CheckerSettings {
   directory: string;
@@ -88,7 +95,32 @@ export class ImageChecker {
   }
 
   /** Check one image's file against its record, and record what was found. */
-  async check(record: CheckedRecord): Promise<CheckResult> {
+  check(record: CheckedRecord): Promise<CheckResult> {
+    return this.examine(record, record.name, (found, firstHash) => this.settle(record, found, firstHash));
+  }
+
+  /** Check a kept version's file (`<name>@v<n>.img`) against what its record says. */
+  checkVersion(
+    record: CheckedRecord,
+    version: number,
+    save: (found: Omit<CheckResult, 'image' | 'name'>) => Promise<void>,
+  ): Promise<CheckResult> {
+    return this.examine(record, `${record.name}@v${version}`, async (found) => {
+      await save(found);
+      if (found.state === 'damaged' && record.state !== 'damaged')
+        this.log.warn(
+          { image: record.name, version, reason: found.damage },
+          `image '${record.name}' version ${version} is damaged: ${found.damage}`,
+        );
+      return { image: record.id, name: record.name, ...found };
+    });
+  }
+
+  private async examine(
+    record: CheckedRecord,
+    base: string,
+    settle: (found: Omit<CheckResult, 'image' | 'name'>, firstHash?: boolean) => Promise<CheckResult>,
+  ): Promise<CheckResult> {
     if (this.settings.beingWritten(record.name))
       return {
         image: record.id,
@@ -99,46 +131,47 @@ export class ImageChecker {
         size: Number(record.size),
         held: true,
       };
-    const file = this.fileOf(record.name);
+    const file = this.fileOf(base);
     const known = record.sha256 !== '';
     const hashed = await this.hashOrMissing(file, false);
-    const base = { sha256: record.sha256, size: Number(record.size), held: hashed !== undefined };
+    const recorded = { sha256: record.sha256, size: Number(record.size), held: hashed !== undefined };
     if (!hashed)
-      return this.settle(record, known ? { ...base, state: 'damaged', damage: 'missing' } : { ...base, state: 'available', damage: '' });
+      return settle(known ? { ...recorded, state: 'damaged', damage: 'missing' } : { ...recorded, state: 'available', damage: '' });
     if (!known) {
       // Never hashed (recorded before ogserve hashed images, or imported): this hash is its record from now on.
-      return this.settle(record, { state: 'available', damage: '', sha256: hashed.sha256, size: hashed.size, held: true }, true);
+      return settle({ state: 'available', damage: '', sha256: hashed.sha256, size: hashed.size, held: true }, true);
     }
     if (record.size > 0n && BigInt(hashed.size) !== record.size) {
       const how = BigInt(hashed.size) < record.size ? 'truncated' : 'grown';
-      return this.settle(record, {
-        ...base,
-        state: 'damaged',
-        damage: `${how}: the file has ${hashed.size} bytes, the record ${record.size}`,
-      });
+      return settle({ ...recorded, state: 'damaged', damage: `${how}: the file has ${hashed.size} bytes, the record ${record.size}` });
     }
     if (hashed.sha256 !== record.sha256)
-      return this.settle(record, {
-        ...base,
+      return settle({
+        ...recorded,
         state: 'damaged',
         damage: `changed: the file's sha256 is ${hashed.sha256}, the record's ${record.sha256}`,
       });
-    return this.settle(record, { ...base, state: 'available', damage: '' });
+    return settle({ ...recorded, state: 'available', damage: '' });
   }
 
-  /** Check every image, one after the other; a summary of what was found. */
-  async checkAll(): Promise<{ checked: number; damaged: string[] }> {
+  /**
+   * Check every image, then every kept version (`versions`: each with its image's name and a
+   * way to record what was found), one after the other; a summary of what was found.
+   */
+  async checkAll(versions: VersionToCheck[] = []): Promise<{ checked: number; damaged: string[] }> {
     const damaged: string[] = [];
     let checked = 0;
-    for (const image of await this.store.list()) {
-      const result = await this.check(image).catch((error: Error) => {
-        this.log.error({ err: error, image: image.name }, `image '${image.name}' not checked: ${error.message}`);
+    const one = async (label: string, run: () => Promise<CheckResult>) => {
+      const result = await run().catch((error: Error) => {
+        this.log.error({ err: error, image: label }, `image '${label}' not checked: ${error.message}`);
         return undefined;
       });
-      if (!result) continue;
+      if (!result) return;
       checked++;
-      if (result.state === 'damaged') damaged.push(image.name);
-    }
+      if (result.state === 'damaged') damaged.push(label);
+    };
+    for (const image of await this.store.list()) await one(image.name, () => this.check(image));
+    for (const v of versions) await one(`${v.record.name}@v${v.version}`, () => this.checkVersion(v.record, v.version, v.save));
     const line = `${checked} image(s) checked: ${damaged.length ? `${damaged.length} damaged (${damaged.slice(0, 20).join(', ')})` : 'none damaged'}`;
     if (damaged.length) this.log.warn({ checked, damaged }, line);
     else this.log.info({ checked }, line);
