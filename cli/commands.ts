@@ -1,5 +1,6 @@
 import { backup, restore } from './backup/command';
 import type { Command } from './command';
+import { image } from './image';
 import { importDhcpd } from './import-dhcpd';
 import { importOpengnsys } from './import-opengnsys/command';
 import { live } from './live';
@@ -10,6 +11,6 @@ import { user } from './user';
 import { waitReady } from './wait-ready';
 
 /** Every subcommand of `ogserve`, in the order `--help` lists them. */
-export const commands: Command[] = [serve, importOpengnsys, importDhcpd, backup, restore, token, user, live, plugins, waitReady];
+export const commands: Command[] = [serve, importOpengnsys, importDhcpd, backup, restore, token, user, live, image, plugins, waitReady];
 
 export const defaultCommand = serve;

@@ -20,6 +20,8 @@ import { createRoutes } from './routes/create';
 import { holderRoutes } from './routes/holders';
 import { integrityRoutes } from './routes/integrity';
 import { lifeRoutes } from './routes/life';
+import { pullRoutes } from './routes/pull';
+import { ImagePuller, PullSettings } from './pull/puller';
 import { listRoutes } from './routes/list';
 import { recordRoutes } from './routes/records';
 import { restoreRoutes } from './routes/restore';
@@ -31,6 +33,7 @@ import { ImageStore } from './store';
 
 export { ImageStore, type ImageRow } from './store';
 export { ImagesClock } from './clock';
+export { ImagePuller, type PullView } from './pull/puller';
 export { FileHasher, type FileHash } from './integrity/hasher';
 export { reprDigest } from './serve/served-files';
 export type { ImageState } from './entities/image';
@@ -58,6 +61,8 @@ export const ImagesConfig = Type.Object(
     trash_days: Type.Number({ default: 7, minimum: 0, maximum: 3650 }),
     /** Versions of an image kept when it is created again (`<name>@v<revision>.img`, restorable by version); 0: none. */
     keep_versions: Type.Integer({ default: 0, minimum: 0, maximum: 100 }),
+    /** Bytes per second an image pull from another site may read at most (a site's link kept for others); 0: no limit. */
+    pull_max_bytes_per_s: Type.Integer({ default: 0, minimum: 0 }),
   },
   { additionalProperties: false, default: {} },
 );
@@ -128,6 +133,10 @@ export default definePlugin({
     holderRoutes(ctx, store, inventory);
     createRoutes(ctx, commands, link, pending);
     recordRoutes(ctx, store, inventory, trash);
+    ctx.service(PullSettings, () => ({ directory, maxBytesPerS: config.pull_max_bytes_per_s }));
+    const puller = ctx.make(ImagePuller);
+    ctx.provide(ImagePuller, puller);
+    pullRoutes(ctx, puller);
     lifeRoutes(ctx, store, versions, trash);
     restoreRoutes(ctx, commands, inventory, link);
 

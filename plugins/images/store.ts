@@ -220,6 +220,42 @@ export class ImageStore {
     }
   }
 
+  /** The record of an image pulled from another site: its file checked, `available`. */
+  savePulled(pulled: { name: string; repositoryId: number; size: bigint; sha256: string; checksum: string; at: number }): Promise<number> {
+    return this.writing(async () =>
+      this.db.transactional(async (em) =>
+        Number(
+          await em.insert(ImageEntity, {
+            name: pulled.name,
+            description: '',
+            repositoryId: pulled.repositoryId,
+            size: pulled.size.toString(),
+            datasize: '0',
+            checksum: pulled.checksum,
+            permissions: '644',
+            lastUpdate: String(pulled.at),
+            softwareId: 0,
+            type: MONOLITHIC,
+            centerId: 0,
+            groupId: 0,
+            clientId: 0,
+            disk: 0,
+            partition: 0,
+            code: 0,
+            clonator: '',
+            compressor: '',
+            filesystem: '',
+            revision: 1,
+            sha256: pulled.sha256,
+            state: 'available',
+            damage: '',
+            checkedAt: String(pulled.at),
+          }),
+        ),
+      ),
+    );
+  }
+
   /** Change an image's record; false when there is no such image. */
   update(id: number, changes: ImageChanges): Promise<boolean> {
     return this.writing(() =>

@@ -108,6 +108,8 @@ const expected: Record<string, Permission | 'public'> = {
   'POST /image/restrict': 'image',
   'POST /image/check': 'image',
   'POST /image/recover': 'image',
+  'POST /image/pull': 'image',
+  'GET /image/pulls': 'read',
   'GET /image/versions': 'read',
   'GET /image/trash': 'read',
   'GET /images/transfers': 'read',
