@@ -21,7 +21,8 @@
  *   per request replaced three (issue 53: about -580), with issue 50's route client declarations
  *   checked against their schema, hooks kept to their plugin, plugin packages and the entity
  *   check (about +170); 3,356 once ManualClock moved to ogserve/testing, where tests find it,
- *   with HEAD routes (boot files answer HEAD without a key).
+ *   with HEAD routes (boot files answer HEAD without a key); 3,347 with Reply.stream, the one
+ *   way a body written as it goes (a file, an event stream) leaves.
  *
  * Usage: node scripts/check-structure.mjs [root]   (root: the checkout, by default this one)
  */
@@ -33,7 +34,7 @@ const pluginsDir = path.join(root, 'plugins');
 const coreDir = path.join(root, 'core');
 const cliDir = path.join(root, 'cli');
 
-const goals = { coreLines: 3356, fileLines: 300 };
+const goals = { coreLines: 3347, fileLines: 300 };
 const domainWords = /\b(images?|shells?|rooms?|centers?|wol)\b/gi;
 
 function sources(dir) {

@@ -80,7 +80,12 @@ export async function handle(
   await options.hooks.beforeHandler(ctx);
   if (route.preHandler) await route.preHandler(ctx);
   const result = await route.handler(ctx);
-  if (route.stream) return;
+  // Every answer leaves through respond: one a handler wrote itself skipped what it adds.
+  if (res.headersSent)
+    return void options.log.warn(
+      { request: `${route.method} ${route.path}` },
+      `the handler of ${route.method} ${route.path} wrote its answer itself instead of returning it (a Reply)`,
+    );
   await options.hooks.beforeSend(ctx, result);
   respond(req, res, result, options.maxResponseBytes);
 }

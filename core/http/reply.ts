@@ -4,9 +4,10 @@ import { PreparedJson, stringifyAscii } from './json';
 
 /**
  * What a route returns when its answer is not a JSON value under the response cap: a body
- * of another media type (Prometheus' text), or JSON a caller needs whole however large (a
- * fleet's targets). Core writes it like any other answer, with the headers every answer
- * carries (X-Sequence); capped unless said otherwise.
+ * of another media type (Prometheus' text), JSON a caller needs whole however large (a
+ * fleet's targets), or a body written as it goes (a file, an event stream). Core writes it
+ * like any other answer, with the headers every answer carries (X-Sequence); capped unless
+ * said otherwise.
  */
 export class Reply {
   private constructor(
@@ -14,8 +15,18 @@ export class Reply {
     readonly body: string,
     readonly uncapped: boolean,
     readonly status = 200,
-    readonly headers: Readonly<Record<string, string>> = {},
+    readonly headers: Readonly<OutgoingHttpHeaders> = {},
+    readonly write?: (res: ServerResponse) => void,
   ) {}
+
+  /**
+   * A body core does not hold: once the head is out (`status`, `headers` and those every
+   * answer carries), `write` writes the rest on the answer itself (a file's bytes, an event
+   * stream that stays open) and ends it.
+   */
+  static stream(status: number, headers: OutgoingHttpHeaders, write: (res: ServerResponse) => void): Reply {
+    return new Reply('', '', true, status, headers, write);
+  }
 
   /** `status` and `headers`: a refusal whose body a machine runs as it is (a script), not JSON. */
   static text(body: string, type: string, options: { uncapped?: boolean; status?: number; headers?: Record<string, string> } = {}): Reply {
@@ -46,6 +57,11 @@ export function respond(req: IncomingMessage, res: ServerResponse, result: unkno
     sendJson(res, 200, result ?? {}, maxBytes, headers);
     return;
   }
+  if (result.write) {
+    res.writeHead(result.status, { ...headers, ...result.headers });
+    result.write(res);
+    return;
+  }
   const length = Buffer.byteLength(result.body);
   if (!result.uncapped && length > maxBytes) {
     sendError(res, new HttpError(500, ErrorCode.responseTooLarge, `the response would exceed ${maxBytes} bytes`), maxBytes, headers);
@@ -54,11 +70,6 @@ export function respond(req: IncomingMessage, res: ServerResponse, result: unkno
   if (res.headersSent || res.writableEnded) return;
   res.writeHead(result.status, { ...headers, ...result.headers, 'Content-Type': result.type, 'Content-Length': String(length) });
   res.end(result.body);
-}
-
-/** The head of an answer that stays open (an event stream), with the headers every answer carries. */
-export function openStream(req: IncomingMessage, res: ServerResponse, headers: OutgoingHttpHeaders): void {
-  res.writeHead(200, { ...commonHeaders(req), ...headers });
 }
 
 /**

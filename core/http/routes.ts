@@ -1,4 +1,4 @@
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/core';
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Access, Permission, Permissions } from '../access';
@@ -7,7 +7,6 @@ import { StartupError } from '../errors';
 import type { Logger } from '../log';
 import { compile, type Checker } from '../validation';
 import { type RequestOrigin, originOf } from './origin';
-import { openStream } from './reply';
 import { type ClientsAt, type ClientsReader, clientsReader } from './route-clients';
 
 /**
@@ -35,9 +34,9 @@ export interface RouteSpec<S extends TSchema> {
    */
   audit?: boolean;
   /**
-   * The answer stays open (an event stream): the handler begins it with `ctx.beginStream`
-   * and writes on it; a stop ends it at once instead of waiting for it. Other answers are
-   * what the handler returns: a JSON value, or a `Reply` (another media type, or uncapped).
+   * The answer stays open (an event stream, a `Reply.stream` that does not end): a stop ends
+   * it at once instead of waiting for it. Every answer is what the handler returns: a JSON
+   * value, or a `Reply` (another media type, uncapped, or a body written as it goes).
    */
   stream?: boolean;
   /**
@@ -132,12 +131,6 @@ export class RequestContext<B> {
   /** The query string's parameters. */
   get query(): URLSearchParams {
     return queryOf(this.req);
-  }
-
-  /** Begin the answer of a `stream` route, which stays open: its head, with the headers every answer carries. */
-  beginStream(headers: OutgoingHttpHeaders): ServerResponse {
-    openStream(this.req, this.res, headers);
-    return this.res;
   }
 }
 

@@ -106,11 +106,8 @@ export function createRestServer(options: RestOptions): http.Server {
       const allowed = methodsByPath.get(req.path ?? '');
       if (!allowed) return fail(req, res, new HttpError(404, ErrorCode.notFound, `no endpoint at ${req.path}`));
       res.setHeader('Allow', allowed.join(', '));
-      fail(
-        req,
-        res,
-        new HttpError(405, ErrorCode.methodNotAllowed, `${req.method} is not allowed on ${req.path}; use ${allowed.join(' or ')}`),
-      );
+      const message = `${req.method} is not allowed on ${req.path}; use ${allowed.join(' or ')}`;
+      fail(req, res, new HttpError(405, ErrorCode.methodNotAllowed, message));
     },
   });
 
@@ -177,25 +174,14 @@ export function createRestServer(options: RestOptions): http.Server {
       const access = accessForRoute(exchange.access, route.permission);
       exchange.route = route;
       exchange.access = access;
-      if (route.permission && !access?.permissions.has(route.permission)) {
-        const why = `${route.method} ${route.path} needs the '${route.permission}' permission`;
-        return fail(
-          req,
-          res,
-          new HttpError(403, ErrorCode.forbidden, `${why}, which the key '${access?.name}' (${access?.role}) does not have`),
-        );
-      }
-      if (access?.scope && !route.scoped) {
-        return fail(
-          req,
-          res,
-          new HttpError(
-            403,
-            ErrorCode.forbidden,
-            `${route.method} ${route.path} is not open to the key '${access.name}', which is limited to ${access.scope.description}`,
-          ),
-        );
-      }
+      const endpoint = `${route.method} ${route.path}`;
+      const refused =
+        route.permission && !access?.permissions.has(route.permission)
+          ? `${endpoint} needs the '${route.permission}' permission, which the key '${access?.name}' (${access?.role}) does not have`
+          : access?.scope && !route.scoped
+            ? `${endpoint} is not open to the key '${access.name}', which is limited to ${access.scope.description}`
+            : undefined;
+      if (refused) return fail(req, res, new HttpError(403, ErrorCode.forbidden, refused));
       if (route.stream) inFlight.stream(res);
       handle(route, req, res, access, handleOptions, exchange).catch((error: unknown) => fail(req, res, error));
     });

@@ -21,8 +21,8 @@ export interface Pending {
   answered: boolean;
 }
 
-/** What a connection needs from the link that owns it. */
-export interface ConnectionOwner {
+/** What a connection needs from the link that owns it (`C`: what the link knows the peer as, its client). */
+export interface ConnectionOwner<C = ClientView> {
   readonly log: Logger;
   readonly commandTimeoutMs: number;
   readonly probeTimeoutMs: number;
@@ -31,10 +31,10 @@ export interface ConnectionOwner {
   readonly maxAnswerBytes: number;
   readonly parsing: AnswerParsing;
   /** Store a command's answer; resolves when stored. */
-  commandAnswered(conn: AgentConnection, pending: Pending, answer: AgentAnswer): Promise<LastResult>;
-  probeAnswered(conn: AgentConnection, answer: AgentAnswer): void;
-  event(conn: AgentConnection, body: unknown): void;
-  closed(conn: AgentConnection, reason: string): void;
+  commandAnswered(conn: AgentConnection<C>, pending: Pending, answer: AgentAnswer): Promise<LastResult>;
+  probeAnswered(conn: AgentConnection<C>, answer: AgentAnswer): void;
+  event(conn: AgentConnection<C>, body: unknown): void;
+  closed(conn: AgentConnection<C>, reason: string): void;
 }
 
 /**
@@ -43,7 +43,7 @@ export interface ConnectionOwner {
  * command that arrives while a probe is outstanding waits for the probe's (immediate)
  * answer and is then written. Answers are matched to that one request.
  */
-export class AgentConnection {
+export class AgentConnection<C = ClientView> {
   state: AgentState = 'OPG';
   /** Link speed in Mbit/s; undefined until the agent reports a non-zero one (0 means it could not read it). */
   speed?: number;
@@ -65,8 +65,8 @@ export class AgentConnection {
   constructor(
     readonly socket: Socket,
     readonly ip: string,
-    public client: ClientView,
-    private readonly owner: ConnectionOwner,
+    public client: C,
+    private readonly owner: ConnectionOwner<C>,
   ) {
     this.parser = new AnswerParser(owner.maxAnswerBytes);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));

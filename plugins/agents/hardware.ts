@@ -1,4 +1,4 @@
-import { execute, type Database } from 'ogserve';
+import { execute, type Database, type PluginEvents } from 'ogserve';
 import { answerLines } from './answer-lines';
 import { AnswerError } from './configuration';
 import type { Inventory } from '../inventory';
@@ -123,13 +123,27 @@ export async function storedHardware(
   return rows.map((r) => ({ description: r.description, type: typeNames[r.type] ?? r.type }));
 }
 
-/** The components the agents reported, for plugins that read them (a fleet report). */
+/** The components the agents reported, for plugins that read them (a fleet report) or bring them (a PC enrolled). */
 export class HardwareInventory {
   constructor(
     private readonly db: Database,
     /** `agents.hardware_type_names`: how GET /hardware names the types. */
     readonly names: HardwareTypeNames = 'reference',
+    private readonly stores?: { inventory: Inventory; events: PluginEvents },
   ) {}
+
+  /**
+   * Store components an agent reported before its PC was a client (the enrol plugin's
+   * discovery), as a hardware answer is stored: the client's components and profile, and
+   * `client.hardware.reported`.
+   */
+  async store(client: { id: number; ip: string }, items: { type: string; description: string }[]): Promise<void> {
+    if (!this.stores) throw new Error('this HardwareInventory only reads');
+    for (const item of items)
+      if (!Object.hasOwn(hardwareTypes, item.type)) throw new AnswerError(`unknown hardware type '${item.type.slice(0, 20)}'`);
+    const before = await storeHardware(this.db, this.stores.inventory, client.id, items);
+    await this.stores.events.tell('client.hardware.reported', { client: client.ip, clientId: client.id, before, after: items });
+  }
 
   /** What GET /hardware calls a type code (the reference's Spanish description, or English). */
   typeName(code: string): string {

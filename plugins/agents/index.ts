@@ -29,6 +29,8 @@ export {
   type ProfileIds,
 } from './import';
 export type { AnswerHandler } from './link';
+export type { GuestAgent, GuestGate } from './guests';
+export type { Configuration } from './configuration';
 export {
   AgentLinkError,
   type AgentAnswer,
@@ -101,7 +103,7 @@ export default definePlugin({
     ctx.provide(AgentLink, link);
     agentMetrics(ctx, link);
     ctx.provide(SoftwareInventory, ctx.make(SoftwareInventory));
-    ctx.provide(HardwareInventory, new HardwareInventory(ctx.db, ctx.config.hardware_type_names));
+    ctx.provide(HardwareInventory, new HardwareInventory(ctx.db, ctx.config.hardware_type_names, { inventory, events: ctx.events }));
 
     const commands = ctx.make(AgentCommands);
     ctx.provide(AgentCommands, commands);

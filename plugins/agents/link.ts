@@ -21,6 +21,7 @@ import { logCommandFailure } from './command-failures';
 import { AnswerParsing } from './answer-parsing';
 import { AgentConnection, type ConnectionOwner, type Pending } from './connection';
 import { agentConnectionCap, descriptorLimit } from './descriptors';
+import { type GuestGate, GuestLink } from './guests';
 import { LookupBatch } from './lookup-batch';
 import { ProbeSweep } from './probe-sweep';
 import { type AgentReport, type Origin, RemoteAgents } from './remote';
@@ -103,6 +104,8 @@ export class AgentLink {
   private readonly departures: QuietCollector;
   private readonly parsing: AnswerParsing;
   private readonly settings: AgentLinkSettings;
+  /** Agents from addresses no client has that another plugin took (admitStrangers). */
+  private readonly guests: GuestLink;
 
   constructor(
     /** The `agents` section: `port` may be written as digits in a string. */
@@ -168,6 +171,11 @@ export class AgentLink {
       "update its agent's connection",
     );
     this.parsing = new AnswerParsing(settings.max_answer_values, log);
+    this.guests = new GuestLink(log, this.parsing, {
+      commandTimeoutMs: (settings.connect_timeout_s || settings.command_timeout_s) * 1000,
+      answerTimeoutMs: settings.answer_timeout_s * 1000,
+      maxAnswerBytes: settings.max_answer_bytes,
+    });
     this.owner = {
       log,
       parsing: this.parsing,
@@ -266,6 +274,16 @@ export class AgentLink {
   /** The agent answers requests of `path` by closing its connection (stop): that ends them without a failure logged. */
   answeredByDisconnect(path: string): void {
     this.endedByDisconnect.add(path);
+  }
+
+  /**
+   * Let `gate` decide what becomes of agents from addresses no client has (the enrol
+   * plugin's discovered PCs): those it takes are its guests, sent only the inventory and
+   * power commands through the handle it gets, and never listed, dispatched to or announced
+   * as clients' agents. One plugin may (`by` names it); without a gate they are refused.
+   */
+  admitStrangers(gate: GuestGate, by: string): void {
+    this.guests.admit(gate, by);
   }
 
   /** Extra entries for GET /clients (the wol plugin's WOL_SENT entries), listed first. */
@@ -397,6 +415,7 @@ export class AgentLink {
     this.server = undefined;
     const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
     for (const conn of [...this.connections.values()]) conn.close('server stopping');
+    this.guests.closeAll('server stopping');
     await closed;
     await this.parsing.stop();
     // Answers being stored and lookups under way finish before the database closes under them.
@@ -424,15 +443,30 @@ export class AgentLink {
           socket.destroy();
           return;
         }
-        if (!client) {
-          this.strangers.hit(ip, 'agent connection from an address no client has; closed');
-          socket.destroy();
-          return;
-        }
-        this.attach(socket, ip, client);
+        if (client) this.attach(socket, ip, client);
+        else if (this.guests.admitting) this.offerStranger(socket, ip);
+        else this.refuseStranger(socket, ip);
       },
       (error: unknown) => {
         this.log.error({ err: error, ip }, 'agent connection refused: client lookup failed');
+        socket.destroy();
+      },
+    );
+  }
+
+  private refuseStranger(socket: Socket, ip: string): void {
+    this.strangers.hit(ip, 'agent connection from an address no client has; closed');
+    socket.destroy();
+  }
+
+  /** A stranger the guest gate may take; refused as any other when it does not. */
+  private offerStranger(socket: Socket, ip: string): void {
+    this.settling(this.guests.take(socket, ip)).then(
+      (taken) => {
+        if (!taken) this.refuseStranger(socket, ip);
+      },
+      (error: unknown) => {
+        this.log.error({ err: error, ip }, 'agent connection refused: the guest gate failed');
         socket.destroy();
       },
     );

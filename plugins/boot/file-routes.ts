@@ -1,4 +1,4 @@
-import { ErrorCode, HttpError, type PluginContext, type RequestContext } from 'ogserve';
+import { ErrorCode, HttpError, type PluginContext, type Reply, type RequestContext } from 'ogserve';
 import type { Inventory } from '../inventory';
 import { stageOfFile } from './events';
 import { FolderFiles, type ServedFolder, type Transfer, type TransferSlots, allowList } from '../transfers';
@@ -38,7 +38,7 @@ export function fileRoutes(
     summary: 'A boot file (kernel, initrd, root image) for PCs',
   } as const;
   const prefix = '/boot/files/';
-  const answer = async (rc: RequestContext<unknown>): Promise<void> => {
+  const answer = async (rc: RequestContext<unknown>): Promise<Reply> => {
     const { address } = rc;
     if (!allowed(address)) {
       metrics.refusedFor('not_allowed');
@@ -48,8 +48,8 @@ export function fileRoutes(
     const mac = macFrom(rc.query.get('mac'));
     // The whole rest of the path, as sent (polka's `*` parameter holds one segment only).
     const pathname = (rc.req.url ?? '').split('?', 1)[0]!;
-    await files
-      .send(rc.req, rc.res, pathname.slice(prefix.length), (transfer) =>
+    return files
+      .answer(rc.req, pathname.slice(prefix.length), (transfer) =>
         announce(transfer, mac, address).catch((error: Error) =>
           ctx.log.warn({ err: error }, `boot stage not announced: ${error.message}`),
         ),

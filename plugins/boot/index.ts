@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { type Clock, SystemClock, definePlugin } from 'ogserve';
+import { type Clock, StartupError, SystemClock, definePlugin } from 'ogserve';
 import { Inventory } from '../inventory';
 import { LiveCatalog } from '../live';
 import { BootFiles } from '../pxe-modes';
@@ -18,9 +18,11 @@ import { lastStagesRoute } from './last-stages-route';
 import { IpxeTemplates } from './templates';
 import { BootTimeline } from './timeline';
 import { timelineRoutes } from './timeline-routes';
+import { discoverMode, UnknownPcs } from './unknown-pcs';
 
 export type { BootStage } from './events';
 export { BootClock } from './clock';
+export { UnknownPcs, type DiscoveryBoot, type DiscoveryHandler, type UnknownPc } from './unknown-pcs';
 
 export default definePlugin({
   name: 'boot',
@@ -38,7 +40,10 @@ export default definePlugin({
     const metrics = new BootMetrics(ctx.metrics, () => slots.inFlight);
     const refusals = new RefusalLog(ctx.log, config.refusals_log_s * 1000);
     ctx.onStop(() => refusals.flush());
-    scriptRoutes(ctx, { inventory, bootFiles, templates, metrics, refusals, filesUrl: `${url}/boot/files` });
+    // PCs nobody registered: their network's mode, or discovery by the plugin that serves it (enrol).
+    const unknown = new UnknownPcs(config.unknown_client);
+    ctx.provide(UnknownPcs, unknown);
+    scriptRoutes(ctx, { inventory, bootFiles, templates, metrics, refusals, unknown, filesUrl: `${url}/boot/files` });
     const catalog = ctx.use(LiveCatalog);
     const folders = [
       { dir: catalog.directory, refusal: (file: string) => catalog.refusal(file) },
@@ -65,8 +70,13 @@ export default definePlugin({
 
     // Every mode GET /mode offers should boot over iPXE too: one without a template is said at start.
     ctx.onStart(async () => {
+      if (unknown.discovers && !unknown.handled)
+        throw new StartupError(
+          `boot.unknown_client says '${discoverMode}', but no enabled plugin discovers PCs: add "enrol" to plugins (or set another mode)`,
+        );
       const missing: string[] = [];
       for (const mode of await bootFiles.modes()) if (!(await templates.has(mode))) missing.push(mode);
+      if (unknown.discovers && !(await templates.has(discoverMode))) missing.push(discoverMode);
       if (missing.length > 0)
         ctx.log.warn(
           { modes: missing, templates_dir: config.templates_dir },

@@ -8,8 +8,23 @@ export const BootConfig = Type.Object(
   {
     /** iPXE templates, one `<mode>.ejs` per mode; bundled ones unless a site file sets it. */
     templates_dir: Type.String({ default: 'templates/ipxe', path: 'install' }),
-    /** The iPXE template a MAC the inventory does not know gets (a mode name, or `local`). */
-    unknown_client: Type.String({ default: 'local', pattern: modeName.source, expected: 'a mode name such as local or ogLive' }),
+    /**
+     * The iPXE template a MAC the inventory does not know gets (a mode name, `local`, or
+     * `discover`: the live image for the enrol plugin), or one per network its request comes
+     * from: `{"10.1.3.0/24": "discover", "*": "local"}`.
+     */
+    unknown_client: Type.Union(
+      [
+        Type.String({ pattern: modeName.source }),
+        Type.Record(Type.String({ pattern: '^([0-9.]+/[0-9]{1,2}|[*])$' }), Type.String({ pattern: modeName.source }), {
+          maxProperties: 1024,
+        }),
+      ],
+      {
+        default: 'local',
+        expected: 'a mode name such as local, ogLive or discover, or networks to mode names ({"10.1.3.0/24": "discover", "*": "local"})',
+      },
+    ),
     /** How PCs reach this server (http://10.0.2.100); '' = http://<rest address>:<rest.port>. */
     public_url: Type.Union([Type.String({ pattern: '^https?://[^/\\s?#]+(/[^\\s?#]*)?$' }), Type.Literal('')], {
       default: '',

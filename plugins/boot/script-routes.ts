@@ -10,6 +10,7 @@ import type { RefusalLog } from './refusal-log';
 import type { BootSettings } from './schemas';
 import { messageScript, scriptReply } from './script-text';
 import type { IpxeTemplates, ScriptVariables } from './templates';
+import { discoverMode, type UnknownPcs } from './unknown-pcs';
 
 /** The live directory an unknown PC's ogLive boots: the default link oglivecli keeps. */
 const defaultLivedir = 'ogLive';
@@ -27,10 +28,11 @@ export function scriptRoutes(
     templates: IpxeTemplates;
     metrics: BootMetrics;
     refusals: RefusalLog;
+    unknown: UnknownPcs;
     filesUrl: string;
   },
 ): void {
-  const { inventory, bootFiles, templates, metrics, refusals, filesUrl } = deps;
+  const { inventory, bootFiles, templates, metrics, refusals, unknown, filesUrl } = deps;
   const limit = new PerAddressLimit(ctx.config.scripts_per_minute);
 
   const answer = async (rc: RequestContext<unknown>, asked: string | null | undefined) => {
@@ -44,11 +46,31 @@ export function scriptRoutes(
     const mac = macFrom(asked);
     if (!mac) return scriptReply(messageScript(`'${asked ?? ''}' is not a MAC address (aa:bb:cc:dd:ee:ff)`), 400);
     const client = await inventory.clientByMac(mac);
-    const mode = client?.boot ?? ctx.config.unknown_client;
     const common = { files_url: filesUrl, mac_query: `?mac=${mac}` };
-    const vars: ScriptVariables = client
-      ? { ...(await bootFiles.templateVariables(client)), ...common }
-      : { mode, params: '', oglivedir: defaultLivedir, server_ip: bootFiles.server.address, repo_ip: '', client: null, ...common };
+    let vars: ScriptVariables;
+    if (client) vars = { ...(await bootFiles.templateVariables(client)), ...common };
+    else {
+      // A PC nobody registered: its network's setting; `discover` asks the plugin that discovers PCs.
+      const setting = unknown.modeAt(rc.address);
+      // A failure of the plugin that discovers boots the PC from its disk, as a refusal does.
+      const discovery =
+        setting.mode === discoverMode
+          ? await unknown.discover({ mac, address: rc.address, network: setting.network }).catch((error: Error) => {
+              rc.log.error({ err: error, mac }, `unknown PC not discovered: ${error.message}`);
+              return undefined;
+            })
+          : undefined;
+      vars = {
+        mode: setting.mode === discoverMode && !discovery ? 'local' : setting.mode,
+        params: '',
+        oglivedir: discovery?.livedir ?? defaultLivedir,
+        server_ip: bootFiles.server.address,
+        repo_ip: '',
+        client: null,
+        ...common,
+      };
+    }
+    const { mode } = vars;
     let script: string | undefined;
     try {
       script = await templates.render(mode, vars);

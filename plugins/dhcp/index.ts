@@ -1,6 +1,7 @@
 import { type CoreSettings, definePlugin, hostAddress } from 'ogserve';
 import { Inventory } from '../inventory';
 import { Backups } from './backups';
+import { checkedPools } from './desired';
 import { DhcpBackupEntity } from './entities/backup';
 import './events';
 import { KeaControl } from './kea-client';
@@ -50,7 +51,15 @@ export default definePlugin({
       nextServer: config.next_server,
     };
     const backups = new Backups(ctx.db, config.backups);
-    const push: PushDeps = { kea: new KeaControl(config.control_agent), inventory, backups, boot, events: ctx.events, log: ctx.log };
+    const push: PushDeps = {
+      kea: new KeaControl(config.control_agent),
+      inventory,
+      pools: checkedPools(config.pools),
+      backups,
+      boot,
+      events: ctx.events,
+      log: ctx.log,
+    };
     const metrics = new DhcpMetrics(ctx.metrics);
     const sync = new DhcpSync(push, { debounceMs: config.debounce_ms, retryMaxMs: config.retry_max_ms }, metrics, ctx.log, ctx.events);
 

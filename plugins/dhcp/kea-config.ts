@@ -56,6 +56,7 @@ function subnetEntry(desired: DesiredSubnet, id: number): Json {
     subnet: desired.subnet,
     'option-data': options,
     reservations: desired.reservations.map((r) => ({ 'hw-address': r.mac, 'ip-address': r.ip, hostname: r.hostname })),
+    ...(desired.pools.length > 0 ? { pools: desired.pools.map((pool) => ({ pool })) } : {}),
     'user-context': { ...ownedMark },
   };
 }
@@ -107,7 +108,11 @@ export function ownedPart(config: KeaConfig): string {
       options: listOf(s['option-data'])
         .map((o) => `${String(o.name)}=${String(o.data).replace(/\s+/g, '')}`)
         .sort(),
-      reservations: reservationsOf(s).map((r) => `${r.mac} ${r.ip} ${r.hostname}`),
+      // Kea answers a subnet's reservations in an order of its own (not always the one it was given).
+      reservations: reservationsOf(s)
+        .map((r) => `${r.mac} ${r.ip} ${r.hostname}`)
+        .sort(),
+      pools: listOf(s.pools).map((p) => String(p.pool).replace(/\s+/g, '')),
     }));
   const classes = listOf(config['client-classes'])
     .filter(isOwned)

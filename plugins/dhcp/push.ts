@@ -1,13 +1,15 @@
 import type { Logger, PluginEvents } from 'ogserve';
 import type { Inventory } from '../inventory';
 import type { Backups } from './backups';
-import { type DesiredSubnet, desiredSubnets } from './desired';
+import { type DesiredSubnet, type PoolSetting, desiredSubnets } from './desired';
 import { type KeaConfig, type KeaControl, KeaRefused, KeaResult } from './kea-client';
 import { type BootChoice, hasLeaseCommands, mergedConfig, ownedPart, readdressed, summary } from './kea-config';
 
 export interface PushDeps {
   kea: KeaControl;
-  inventory: Pick<Inventory, 'allClients'>;
+  inventory: Pick<Inventory, 'allClients' | 'rooms'>;
+  /** `dhcp.pools`, checked. */
+  pools: readonly PoolSetting[];
   backups: Backups;
   boot: BootChoice;
   events: PluginEvents;
@@ -23,8 +25,8 @@ export interface Pushed {
 }
 
 /** The inventory as Kea subnets now. */
-export async function desiredNow(deps: Pick<PushDeps, 'inventory'>): Promise<DesiredSubnet[]> {
-  return desiredSubnets(await deps.inventory.allClients());
+export async function desiredNow(deps: Pick<PushDeps, 'inventory' | 'pools'>): Promise<DesiredSubnet[]> {
+  return desiredSubnets(await deps.inventory.allClients(), deps.pools, deps.pools.length > 0 ? await deps.inventory.rooms() : []);
 }
 
 /**

@@ -21,6 +21,20 @@ export const DhcpConfig = Type.Object(
     ),
     /** The TFTP server's address (siaddr) given with the boot file; '' leaves Kea's own. */
     next_server: Type.Union([Type.String({ format: 'ipv4' }), Type.Literal('')], { default: '', expected: 'an IPv4 address or empty' }),
+    /**
+     * Address ranges for PCs no reservation names, each in its network's subnet: new PCs
+     * booting for discovery (boot.unknown_client `discover`, the enrol plugin).
+     */
+    pools: Type.Array(
+      Type.Object(
+        {
+          network: Type.String({ pattern: '^[0-9.]+/[0-9]{1,2}$', description: '10.1.3.0/24' }),
+          range: Type.String({ pattern: '^[0-9.]+ *- *[0-9.]+$', description: '10.1.3.200-10.1.3.250' }),
+        },
+        { additionalProperties: false },
+      ),
+      { default: [], maxItems: 1024 },
+    ),
     /** Configurations ogserve replaced in Kea that are kept (POST /dhcp/restore). */
     backups: Type.Integer({ default: 10, minimum: 1, maximum: 1000 }),
     /** Inventory changes closer together than this are one change to Kea. */

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { type Access, ErrorCode, HttpError, badRequest, isIpv4, type RequestContext } from 'ogserve';
+import { type Access, ErrorCode, HttpError, Reply, badRequest, isIpv4, type RequestContext } from 'ogserve';
 import { EventFilter, commaList } from './filter';
 import type { EventHub } from './hub';
 import { type EventRules, Reader } from './reader';
@@ -13,7 +13,7 @@ const maxListItems = 4096;
  * GET /events: checks the filters (a 400 names the parameter), then turns the answer into
  * a text/event-stream that stays open until the client leaves or the service stops.
  */
-export async function openStream(ctx: RequestContext<unknown>, hub: EventHub, rules: EventRules, roomClients: RoomClients): Promise<void> {
+export async function openStream(ctx: RequestContext<unknown>, hub: EventHub, rules: EventRules, roomClients: RoomClients): Promise<Reply> {
   const { query } = ctx;
   const types = commaList(query.get('types') ?? undefined);
   if (types.length > maxListItems) throw badRequest(ErrorCode.invalidField, `types: at most ${maxListItems} types`, 'types');
@@ -24,15 +24,13 @@ export async function openStream(ctx: RequestContext<unknown>, hub: EventHub, ru
   const lastEventId = lastEventIdOf(ctx.req, query);
   if (hub.full) throw new HttpError(503, 'unavailable', 'too many event streams are open (events.max_subscribers)');
 
-  const res = ctx.beginStream({
-    'Content-Type': 'text/event-stream; charset=utf-8',
-    'Cache-Control': 'no-cache, no-transform',
-    'X-Accel-Buffering': 'no',
+  const head = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' };
+  return Reply.stream(200, head, (res) => {
+    // retry: how long a browser waits before reconnecting; the comment line sends the headers.
+    res.write('retry: 2000\n: connected\n\n');
+    // What the reader may see of each event is checked against its access as the event goes.
+    hub.subscribe(res, new EventFilter(types, clients), new Reader(ctx.access!, rules), lastEventId);
   });
-  // retry: how long a browser waits before reconnecting; the comment line sends the headers.
-  res.write('retry: 2000\n: connected\n\n');
-  // What the reader may see of each event is checked against its access as the event goes.
-  hub.subscribe(res, new EventFilter(types, clients), new Reader(ctx.access!, rules), lastEventId);
 }
 
 /**

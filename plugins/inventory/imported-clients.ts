@@ -54,11 +54,12 @@ export class ImportedClients {
     };
   }
 
-  /** The accepted rows in one transaction: their ids, in order. */
-  store(accepted: AcceptedClient[]): Promise<number[]> {
+  /** The accepted rows in one transaction, with what `alongside` writes: their ids, in order. */
+  store(accepted: AcceptedClient[], alongside?: (em: EntityManager) => Promise<void>): Promise<number[]> {
     return this.db.transactional(async (em) => {
       const ids: number[] = [];
       for (const { body, mac } of accepted) ids.push(await this.rules.insertClient(em, body, mac));
+      await alongside?.(em);
       return ids;
     });
   }

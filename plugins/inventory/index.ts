@@ -23,6 +23,7 @@ import { describeChange } from './change-events';
 import { ClientRules } from './client-rules';
 import { DhcpdImport } from './dhcpd-import';
 import { ImportedClients } from './imported-clients';
+import { ClientBatch } from './client-batch';
 import { type Watched, WriteChanges } from './write-changes';
 import { ScopeCache } from './scope-cache';
 import { Inventory, type InventoryChange } from './service';
@@ -31,6 +32,7 @@ import { buildScopes } from './scopes';
 
 export { Inventory } from './service';
 export { DhcpdImport, type DhcpdAnswer } from './dhcpd-import';
+export { ClientBatch, type BatchRefusal } from './client-batch';
 /** Other plugins' tables point at clients and centers (foreign keys that cascade). */
 export { CenterEntity, ClientEntity };
 export type { Center } from './entities/center';
@@ -145,6 +147,7 @@ export default definePlugin({
     const rules = new ClientRules(ctx.config, ctx.log);
     clientRoutes(ctx, inventory, rules);
     const imported = new ImportedClients(ctx.db, inventory, rules, ctx.events);
+    ctx.provide(ClientBatch, new ClientBatch(ctx.db, inventory, rules, imported));
     clientImportRoute(ctx, imported, changes);
     const dhcpd = new DhcpdImport(ctx.db, imported, ctx.config.import_max_rows);
     ctx.provide(DhcpdImport, dhcpd);

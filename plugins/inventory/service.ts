@@ -284,6 +284,34 @@ export class Inventory {
     );
   }
 
+  /** A room's settings as clients' views carry them, or null when no room has that id. */
+  async room(roomId: number): Promise<ClientView['room'] | null> {
+    return (await this.readRooms('where id = ?', [roomId]))[0] ?? null;
+  }
+
+  /** Every room's settings as clients' views carry them (the networks of rooms with no client yet), by id. */
+  rooms(): Promise<ClientView['room'][]> {
+    return this.readRooms('order by id', []);
+  }
+
+  private async readRooms(rest: string, params: unknown[]): Promise<ClientView['room'][]> {
+    const rows = await this.db.query<Record<string, unknown>>(
+      `select id, name, center_id, netmask, gateway, ntp, dns, location from rooms ${rest}`,
+      params,
+    );
+    const text = (value: unknown) => String(value ?? '');
+    return rows.map((row) => ({
+      id: Number(row.id),
+      name: text(row.name),
+      centerId: Number(row.center_id),
+      netmask: text(row.netmask),
+      gateway: text(row.gateway),
+      ntp: text(row.ntp),
+      dns: text(row.dns),
+      location: text(row.location),
+    }));
+  }
+
   /** The clients of a room, or undefined when no room has that id. */
   async clientsInRoom(roomId: number): Promise<ClientView[] | undefined> {
     const [room] = await this.db.query<{ id: number }>('select id from rooms where id = ?', [roomId]);

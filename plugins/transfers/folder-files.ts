@@ -1,9 +1,9 @@
 import { type BigIntStats, close, constants, createReadStream, fstat, open } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { ErrorCode, HttpError, type Logger } from 'ogserve';
+import { ErrorCode, HttpError, type Logger, Reply } from 'ogserve';
 import { fileAnswer, versionOf } from './file-answer';
 import type { TransferSlots } from './transfer-slots';
 
@@ -86,17 +86,11 @@ export class FolderFiles {
   }
 
   /**
-   * Answer `raw` (the path after the served prefix, as the request wrote it); an HttpError
-   * when it is not served. `ended` hears of each body sent once its answer ended or was cut off;
-   * `watch`, of the body while it goes.
+   * The answer to `raw` (the path after the served prefix, as the request wrote it); an
+   * HttpError when it is not served. `ended` hears of each body sent once its answer ended or
+   * was cut off; `watch`, of the body while it goes.
    */
-  async send(
-    req: IncomingMessage,
-    res: ServerResponse,
-    raw: string,
-    ended: (transfer: Transfer) => void,
-    watch?: TransferWatch,
-  ): Promise<void> {
+  async answer(req: IncomingMessage, raw: string, ended: (transfer: Transfer) => void, watch?: TransferWatch): Promise<Reply> {
     const { what, limitKey } = this.named;
     const file = relativePath(raw, what);
     const held = await this.rootHolding(file);
@@ -120,33 +114,33 @@ export class FolderFiles {
       throw error;
     }
     const { body } = answer;
-    // A connection gone while the file was opened would never say so again: nothing to send.
-    const gone = res.socket === null || res.socket.destroyed;
-    if (!body || gone) {
+    if (!body) {
       await closeFile(fd);
-      if (gone) return;
-      res.writeHead(answer.status, answer.headers);
-      res.end();
-      return;
+      return Reply.stream(answer.status, answer.headers, (res) => res.end());
     }
     if (this.slots.full) {
       await closeFile(fd);
       const message = `${this.slots.inFlight} ${what} transfers under way (${limitKey}); try again in ${retryAfterS} s`;
       throw new HttpError(503, 'busy', message, undefined, { 'Retry-After': String(retryAfterS) });
     }
-    res.writeHead(answer.status, answer.headers);
     const declared = body.end - body.start + 1;
-    watch?.started?.({ file, size: answer.size, start: body.start, end: body.end });
-    this.slots.flow(
-      createReadStream('', { fd, start: body.start, end: body.end, highWaterMark: chunkBytes }),
-      res,
-      ({ bytes, ms, stalled }) =>
-        // Cut short: fewer bytes than the head declared, or stuck before the PC took the last.
-        // Not whether the answer ended: a PC may close the connection on its last byte.
-        ended({ file, bytes, ms, cutShort: bytes < declared || stalled, stalled }),
-      (error) => this.log.warn({ err: error, file }, `${what} transfer failed: ${error.message}`),
-      watch?.moved,
-    );
+    const size = answer.size;
+    return Reply.stream(answer.status, answer.headers, (res) => {
+      const bytes = createReadStream('', { fd, start: body.start, end: body.end, highWaterMark: chunkBytes });
+      // A connection gone while the file was opened would never say so again: nothing to send.
+      if (res.socket === null || res.socket.destroyed) return void bytes.destroy();
+      watch?.started?.({ file, size, start: body.start, end: body.end });
+      this.slots.flow(
+        bytes,
+        res,
+        ({ bytes, ms, stalled }) =>
+          // Cut short: fewer bytes than the head declared, or stuck before the PC took the last.
+          // Not whether the answer ended: a PC may close the connection on its last byte.
+          ended({ file, bytes, ms, cutShort: bytes < declared || stalled, stalled }),
+        (error) => this.log.warn({ err: error, file }, `${what} transfer failed: ${error.message}`),
+        watch?.moved,
+      );
+    });
   }
 
   /** The first folder holding `file` as a readable regular file whose real path stays inside it, and that path. */

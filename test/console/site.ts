@@ -32,6 +32,7 @@ export const consolePlugins = [
   'auth',
   'console',
   'jobs',
+  'transfers',
   'boot',
   helloPlugin,
 ];

@@ -172,4 +172,33 @@ test("a plugin's hooks run on its own routes only unless global; ctx.route says 
   );
 });
 
+/** A handler that writes its answer on `res` instead of returning it skips what core adds (X-Sequence, onSend): it is said. */
+const writer = (core: string) => `const { definePlugin, Reply } = require(${core});
+module.exports = definePlugin({
+  name: 'writer',
+  register(ctx) {
+    ctx.router.get('/written', { permission: 'read' }, ({ res }) => { res.writeHead(200, { 'Content-Type': 'text/plain' }); res.end('by hand'); });
+    ctx.router.get('/returned', { permission: 'read' }, () => Reply.stream(200, { 'Content-Type': 'text/plain' }, (res) => res.end('through core')));
+  },
+});`;
+
+test('every answer leaves through core: a Reply.stream carries what every answer carries; a handler writing res itself is logged', async () => {
+  await withPluginFile('writer', writer, (file) =>
+    withServer(
+      async (s) => {
+        const returned = await s.request('GET', '/returned', undefined, { 'X-Sequence': '7' });
+        assert.deepEqual([returned.text, returned.headers['x-sequence']], ['through core', '7']);
+        const written = await s.request('GET', '/written', undefined, { 'X-Sequence': '8' });
+        assert.equal(written.text, 'by hand');
+        const said = s.logs.filter((l) => l.level === 'warn' && /wrote its answer itself/.test(l.msg));
+        assert.deepEqual(
+          said.map((l) => l.msg),
+          ['the handler of GET /written wrote its answer itself instead of returning it (a Reply)'],
+        );
+      },
+      { config: { plugins: [file] } },
+    ),
+  );
+});
+
 test.run();

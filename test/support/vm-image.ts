@@ -85,11 +85,31 @@ while read -r method target version; do
   echo "vm: agent got $method $target" >/dev/ttyS0
   case $target in
     /probe) answer '200 OK' '{"status": "OPG", "speed": 1000}' ;;
-    /refresh) answer '200 OK' '{"serial_number": "QEMU-VM", "disk_setup": [], "partition_setup": [], "link": 1000}' ;;
+    /refresh) serial=$(/bin/inventory serial); answer '200 OK' "{\\"serial_number\\": \\"\${serial:-QEMU-VM}\\", \\"disk_setup\\": [], \\"partition_setup\\": [], \\"link\\": 1000}" ;;
+    /hardware) answer '200 OK' "{\\"hardware\\": \\"$(/bin/inventory hardware)\\"}" ;;
     /reboot) answer '202 Accepted' ''; sleep 1; reboot -f ;;
     *) answer '400 Bad Request' '' ;;
   esac
 done
+`;
+
+/**
+ * What the agent reports of the PC, from what the kernel knows (the firmware's SMBIOS tables,
+ * which qemu's `-smbios` fills in): its serial number, or its hardware inventory as ogLive's
+ * key=value lines, each ended by a JSON `\n` for the answer's string.
+ */
+const inventory = String.raw`#!/bin/sh
+dmi() { cat /sys/class/dmi/id/$1 2>/dev/null | tr -d '"\\'; }
+case $1 in
+  serial) dmi product_serial ;;
+  hardware)
+    { echo "mod=$(dmi sys_vendor) $(dmi product_name)"
+      echo "boa=$(dmi board_vendor) $(dmi board_name)"
+      echo "bio=$(dmi bios_vendor) $(dmi bios_version)"
+      echo "cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1 | tr -d '"\\')"
+      echo "mem=$(sed -n 's/^MemTotal: *//p' /proc/meminfo)"
+    } | sed 's/$/\\n/' | tr -d '\n' ;;
+esac
 `;
 
 export interface VmImage {
@@ -106,7 +126,14 @@ export function vmImage(): VmImage {
   const kernelPackage = /^Depends: (linux-image-\S+)/m.exec(stanzas)?.[1];
   if (!kernelPackage) throw new Error('linux-image-cloud-amd64 depends on no kernel package');
   const packages = [kernelPackage, 'busybox-static'];
-  const key = createHash('sha256').update(stanzas).update(init).update(dhcpBound).update(agent).digest('hex').slice(0, 16);
+  const key = createHash('sha256')
+    .update(stanzas)
+    .update(init)
+    .update(dhcpBound)
+    .update(agent)
+    .update(inventory)
+    .digest('hex')
+    .slice(0, 16);
   const cache = path.join(tmpdir(), 'ogserve-vm', key);
   const image = { kernel: path.join(cache, 'ogvmlinuz'), initrd: path.join(cache, 'oginitrd.img') };
   if (existsSync(cache)) return image;
@@ -134,6 +161,7 @@ export function vmImage(): VmImage {
       ['init', init],
       ['bin/dhcp-bound', dhcpBound],
       ['bin/agent', agent],
+      ['bin/inventory', inventory],
     ] as const) {
       writeFileSync(path.join(root, name), text);
       chmodSync(path.join(root, name), 0o755);

@@ -1,4 +1,4 @@
-import { ErrorCode, HttpError, isMac, normalizeMac, type PluginContext, type RequestContext } from 'ogserve';
+import { ErrorCode, HttpError, isMac, normalizeMac, type PluginContext, type Reply, type RequestContext } from 'ogserve';
 import type { Inventory } from '../../inventory';
 import { FolderFiles, type TransferSlots, allowList, relativePath } from '../../transfers';
 import type { PcTransfers } from './pc-transfers';
@@ -50,7 +50,7 @@ export function fileRoutes(ctx: PluginContext<unknown>, deps: FileRouteDeps): vo
   const files = new FolderFiles([folder], deps.slots, ctx.log, { what: 'image file', limitKey: 'repository.max_transfers' });
   const prefix = '/images/files/';
 
-  const answer = async (rc: RequestContext<unknown>): Promise<void> => {
+  const answer = async (rc: RequestContext<unknown>): Promise<Reply> => {
     const { address } = rc;
     if (!allowed(address)) throw new HttpError(403, ErrorCode.forbidden, `image files are not served to ${address} (repository.allow)`);
     const raw = (rc.req.url ?? '').split('?', 1)[0]!.slice(prefix.length);
@@ -63,9 +63,8 @@ export function fileRoutes(ctx: PluginContext<unknown>, deps: FileRouteDeps): vo
     const mac = macText && isMac(macText) ? normalizeMac(macText) : undefined;
     const client = (mac ? await inventory.clientByMac(mac) : await inventory.clientByIp(address))?.ip;
     let tracker: ReturnType<PcTransfers['begin']> | undefined;
-    await files.send(
+    return files.answer(
       rc.req,
-      rc.res,
       raw,
       (transfer) => {
         tracker?.ended(transfer.cutShort);

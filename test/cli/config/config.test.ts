@@ -90,7 +90,7 @@ test('every bad value is one line, config: <key>: <problem>, listing the allowed
   await assertProblem(
     { boot: { unknown_client: 'no such mode!' } },
     'boot.unknown_client',
-    'must be a mode name such as local or ogLive',
+    'must be a mode name such as local, ogLive or discover, or networks to mode names ({"10.1.3.0/24": "discover", "*": "local"})',
     6,
   );
 });

@@ -16,8 +16,8 @@ async function validate(document: unknown): Promise<{ valid: boolean; errors?: u
 
 test("GET /openapi.json: a valid OpenAPI 3.1 document of every route, the example plugin's included; public", async () => {
   const defaults = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../config/default.json'), 'utf8')) as { plugins: string[] };
-  // dhcp is off by default: on here, its Control Agent a closed loopback port.
-  const plugins = [...defaults.plugins, 'dhcp', helloPlugin];
+  // dhcp and enrol are off by default: on here, dhcp's Control Agent a closed loopback port.
+  const plugins = [...defaults.plugins, 'dhcp', 'enrol', helloPlugin];
   const s = await startServer({ config: { plugins, dhcp: { control_agent: `http://127.0.0.1:${await freePort()}/` } } });
   try {
     const r = await send(s.port, 'GET', '/openapi.json');
@@ -68,8 +68,8 @@ test("GET /openapi.json: a valid OpenAPI 3.1 document of every route, the exampl
 
 test('every route that answers JSON declares the schema of its answer, in every bundled plugin and the example', async () => {
   const defaults = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../config/default.json'), 'utf8')) as { plugins: string[] };
-  // dhcp is off by default: on here, its Control Agent a closed loopback port.
-  const plugins = [...defaults.plugins, 'dhcp', helloPlugin];
+  // dhcp and enrol are off by default: on here, dhcp's Control Agent a closed loopback port.
+  const plugins = [...defaults.plugins, 'dhcp', 'enrol', helloPlugin];
   const s = await startServer({ config: { plugins, dhcp: { control_agent: `http://127.0.0.1:${await freePort()}/` } } });
   try {
     const undeclared = s.app.routeTable

@@ -145,6 +145,10 @@ const expected: Record<string, Permission | 'public'> = {
   'POST /dhcp/sync': 'admin',
   'GET /dhcp/backups': 'read',
   'POST /dhcp/restore': 'admin',
+  'GET /discovered': 'read',
+  'POST /discovered/assign': 'admin',
+  'POST /discovered/forget': 'admin',
+  'POST /discovered/confirm': 'admin',
   'POST /auth/login': 'public',
   'GET /auth/providers': 'public',
   'GET /boot/ipxe': 'public',
@@ -202,9 +206,9 @@ function statusOf(port: number, method: string, urlPath: string, headers: Record
 
 async function everyPluginServer() {
   const defaults = JSON.parse(readFileSync(path.resolve(__dirname, '../../../../config/default.json'), 'utf8')) as { plugins: string[] };
-  // dhcp is off by default: on here, its Control Agent a closed loopback port.
+  // dhcp and enrol are off by default: on here, dhcp's Control Agent a closed loopback port.
   const dhcp = { control_agent: `http://127.0.0.1:${await freePort()}/` };
-  return startServer({ config: { plugins: [...defaults.plugins, 'dhcp', helloPlugin], dhcp } });
+  return startServer({ config: { plugins: [...defaults.plugins, 'dhcp', 'enrol', helloPlugin], dhcp } });
 }
 
 test('every route of every bundled plugin declares the permission this table expects', async () => {

@@ -6,12 +6,13 @@ import { fleet, patchFleet } from '../fleet/fleet';
 import { type StateName, stateNames, stateOf } from '../fleet/states';
 import type { TreeNode } from '../fleet/tree';
 import { t } from '../i18n';
-import { enabled, useServer } from '../plugins';
+import { enabled, may, useServer } from '../plugins';
 import { go, href } from '../router';
 import { useStore } from '../store';
 import type { JobSummary } from '../types';
 import { DashboardAttention } from './DashboardAttention';
 import { DashboardBoots } from './DashboardBoots';
+import { DashboardNewPcs } from './DashboardNewPcs';
 import { JobProgress } from './JobProgress';
 import { useJobEvents } from './jobEvents';
 import { jobPollMs } from './Jobs';
@@ -94,6 +95,7 @@ export function Dashboard() {
           </tbody>
         </table>
       </TableScroll>
+      {enabled(info, 'enrol') && may(info, 'GET /discovered') && <DashboardNewPcs />}
       {enabled(info, 'jobs') && <JobLists />}
       <DashboardAttention />
       {enabled(info, 'boot') && <DashboardBoots />}
