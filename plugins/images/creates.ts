@@ -39,7 +39,14 @@ export class CreatesUnderWay {
     const unsent = setTimeout(() => this.end(ip), unsentMs);
     unsent.unref();
     this.byIp.set(ip, { name, unsent });
-    if (this.byIp.size !== before) for (const listener of this.listeners) await listener(this.byIp.size);
+    if (this.byIp.size === before) return;
+    try {
+      for (const listener of this.listeners) await listener(this.byIp.size);
+    } catch (error) {
+      // Not made ready (the share could not be made writable): the create is not sent.
+      this.end(ip);
+      throw error;
+    }
   }
 
   end(ip: string): void {

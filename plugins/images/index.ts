@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { type Clock, Counter, Gauge, SystemClock, definePlugin, electedEvery } from 'ogserve';
+import { type Clock, Counter, Gauge, Port, SystemClock, definePlugin, electedEvery } from 'ogserve';
 import { AgentCommands, AgentLink, SoftwareInventory } from '../agents';
 import { Inventory } from '../inventory';
 import { TransferSlots } from '../transfers';
@@ -21,6 +21,8 @@ import { holderRoutes } from './routes/holders';
 import { integrityRoutes } from './routes/integrity';
 import { lifeRoutes } from './routes/life';
 import { pullRoutes } from './routes/pull';
+import { repositoryRoutes } from './routes/repository';
+import { ShareKeeper } from './share/keeper';
 import { ImagePuller, PullSettings } from './pull/puller';
 import { listRoutes } from './routes/list';
 import { recordRoutes } from './routes/records';
@@ -63,6 +65,29 @@ export const ImagesConfig = Type.Object(
     keep_versions: Type.Integer({ default: 0, minimum: 0, maximum: 100 }),
     /** Bytes per second an image pull from another site may read at most (a site's link kept for others); 0: no limit. */
     pull_max_bytes_per_s: Type.Integer({ default: 0, minimum: 0 }),
+    /** The Samba share the agents create and restore images on (`ogimages`), kept by ogserve: off by default. */
+    share: Type.Object(
+      {
+        enabled: Type.Boolean({ default: false }),
+        /** The share's name: the agents mount //<repository>/ogimages. */
+        name: Type.String({ default: 'ogimages', pattern: '^[A-Za-z0-9_.-]{1,64}$' }),
+        /** The file ogserve writes the share's section to; smb.conf includes it (`include = <file>`). */
+        config_file: Type.String({ default: '/etc/samba/ogserve-ogimages.conf', path: true }),
+        /** Samba's main configuration (smbcontrol and smbpasswd are given it). */
+        smb_conf: Type.String({ default: '/etc/samba/smb.conf', path: true }),
+        /** The Samba user and password the agents log in with (their own config's samba.user, samba.pass). */
+        user: Type.String({ default: 'opengnsys', pattern: '^[A-Za-z0-9_.-]{1,64}$' }),
+        password: Type.String({ default: 'og' }),
+        /** Where ogserve reaches smbd to check the share as the agents see it. */
+        host: Type.String({ default: '127.0.0.1' }),
+        port: Port({ default: 445 }),
+        /** The Unix user files are written as; '' = the one ogserve runs as (it hashes, moves and serves them). */
+        force_user: Type.String({ default: '', pattern: '^([A-Za-z0-9_.-]{1,64})?$' }),
+        /** Seconds between checks of the share (smbd answering, the section as written). */
+        check_s: Type.Integer({ default: 60, minimum: 5, maximum: 86400 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
   },
   { additionalProperties: false, default: {} },
 );
@@ -180,6 +205,23 @@ export default definePlugin({
       bytesSent: (bytes) => sent.inc(bytes),
     });
     integrityRoutes(ctx, store, checker, transfers);
+
+    // The ogimages share, kept in step by ogserve when asked: writable while a create is under way.
+    const share = config.share.enabled
+      ? new ShareKeeper({ ...config.share, port: Number(config.share.port) }, directory, ctx.events, ctx.log)
+      : undefined;
+    if (share) {
+      creates.onChange((count) => share.creates(count));
+      ctx.onStart(() => share.start());
+      ctx.onStop(() => share.stop());
+    } else {
+      ctx.onStart(() =>
+        ctx.log.warn(
+          'repository.share.enabled is off: ogserve keeps no ogimages share; agents create and restore images on the share their repository address serves',
+        ),
+      );
+    }
+    repositoryRoutes(ctx, { directory, store, trash, share, activeTransfers: () => slots.inFlight });
 
     // Every image file against its record, by one instance, every check_every_h hours (the first a period after the start).
     if (config.check_every_h > 0) {

@@ -11,6 +11,13 @@ interface Attention {
   notWoken: string[] | null;
   idle: string[] | null;
   dhcp: DhcpState | null;
+  repository: RepositoryState | null;
+}
+
+/** What the images plugin's GET /images/repository says, as the dashboard reads it: damaged images, the share. */
+interface RepositoryState {
+  images: { damaged: string[] };
+  share: { enabled: boolean; problems: string[] };
 }
 
 /** What the dhcp plugin's GET /dhcp/status says, as the dashboard reads it. */
@@ -47,7 +54,8 @@ function showClients(only: ClientSet): void {
  * The dashboard's PCs that need a look: those whose last wake-up failed (the wol plugin's
  * GET /wol/failed) and those on with nobody using them (the energy plugin's GET /energy/now),
  * each number opening the fleet narrowed to them; and whether Kea serves what the inventory
- * says (the dhcp plugin's GET /dhcp/status), the warning a refused or unsent change raises.
+ * says (the dhcp plugin's GET /dhcp/status), the warning a refused or unsent change raises;
+ * damaged images and the ogimages share's problems (the images plugin's GET /images/repository).
  * Shown with whichever of those plugins is on.
  */
 export function DashboardAttention() {
@@ -56,20 +64,23 @@ export function DashboardAttention() {
   const wol = enabled(info, 'wol');
   const energy = enabled(info, 'energy');
   const dhcp = enabled(info, 'dhcp');
+  const images = enabled(info, 'images');
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
     const load = async () => {
-      const [failed, now, kea] = await Promise.all([
+      const [failed, now, kea, repository] = await Promise.all([
         wol ? get<{ clients: { addr: string }[] }>('/wol/failed').catch(() => null) : null,
         energy ? get<{ rooms: { pcs: { ip: string; state: string }[] }[] }>('/energy/now').catch(() => null) : null,
         dhcp ? get<DhcpState>('/dhcp/status').catch(() => null) : null,
+        images ? get<RepositoryState>('/images/repository').catch(() => null) : null,
       ]);
       if (stopped) return;
       setSeen({
         notWoken: failed?.clients.map((c) => c.addr) ?? null,
         idle: now?.rooms.flatMap((room) => room.pcs.filter((pc) => pc.state === 'idle').map((pc) => pc.ip)) ?? null,
         dhcp: kea,
+        repository,
       });
       timer = setTimeout(() => void load(), pollMs);
     };
@@ -78,8 +89,10 @@ export function DashboardAttention() {
       stopped = true;
       clearTimeout(timer);
     };
-  }, [wol, energy, dhcp]);
-  if (!seen || (seen.notWoken === null && seen.idle === null && seen.dhcp === null)) return null;
+  }, [wol, energy, dhcp, images]);
+  if (!seen || (seen.notWoken === null && seen.idle === null && seen.dhcp === null && seen.repository === null)) return null;
+  const damaged = seen.repository?.images.damaged ?? [];
+  const share = seen.repository?.share;
   const line = (ips: string[] | null, label: string, key: string) =>
     ips && (
       <li data-attention={key}>
@@ -102,6 +115,19 @@ export function DashboardAttention() {
         {seen.dhcp && (
           <li data-attention="dhcp" data-in-step={String(seen.dhcp.in_step)} class={seen.dhcp.in_step ? undefined : 'warning'}>
             {t('dashboard.dhcp')}: {dhcpSentence(seen.dhcp)}
+          </li>
+        )}
+        {share?.enabled && (
+          <li data-attention="share" class={share.problems.length ? 'warning' : undefined}>
+            {t('dashboard.share')}: {share.problems.length ? share.problems.join('; ') : t('dashboard.shareWell')}
+          </li>
+        )}
+        {damaged.length > 0 && (
+          <li data-attention="damaged" class="warning">
+            {t('dashboard.damaged')}:{' '}
+            <button type="button" class="link" onClick={() => go('images')} title={damaged.join(', ')}>
+              {damaged.length}
+            </button>
           </li>
         )}
       </ul>

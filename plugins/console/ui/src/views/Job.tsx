@@ -5,9 +5,10 @@ import { ErrorNote } from '../components/ErrorNote';
 import { TableScroll } from '../components/TableScroll';
 import { csvRow, saveText } from '../csv';
 import { t } from '../i18n';
-import { may, useServer } from '../plugins';
+import { enabled, may, useServer } from '../plugins';
 import { go, href } from '../router';
 import type { JobDetail } from '../types';
+import { ImageTransfers } from './ImageTransfers';
 import { JobProgress } from './JobProgress';
 import { useJobEvents, type JobClientEvent } from './jobEvents';
 import { jobPollMs } from './Jobs';
@@ -134,6 +135,7 @@ export function Job(props: { id: string }) {
         {job.finished && t('job.finishedAt', { time: new Date(job.finished).toLocaleString() })}
       </p>
       <JobProgress job={job} />
+      {job.kind === 'image/restore' && enabled(info, 'images') && <ImageTransfers job={job.id} running={job.finished === null} />}
       <ErrorNote error={error} />
       <div class="buttons">
         {canRetry && (
