@@ -73,7 +73,10 @@ export async function startSmbd(): Promise<Smbd> {
   const start = async () => {
     output = '';
     // A session of its own: smbd ends by signalling its whole process group, which must not be the test's.
-    child = spawn('/usr/sbin/smbd', ['-F', '--no-process-group', '--debug-stdout', '-s', smbConf], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    child = spawn('/usr/sbin/smbd', ['-F', '--no-process-group', '--debug-stdout', '-s', smbConf], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('error', (error) => (output += `${error.message} (apt-get install samba)`));

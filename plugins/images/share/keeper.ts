@@ -86,7 +86,14 @@ export class ShareKeeper {
 
   private text(): string {
     const { name, user, config_file } = this.settings;
-    return sectionText({ name, user, path: path.resolve(this.directory), forceUser: this.forceUser, writable: this.writable, configFile: config_file });
+    return sectionText({
+      name,
+      user,
+      path: path.resolve(this.directory),
+      forceUser: this.forceUser,
+      writable: this.writable,
+      configFile: config_file,
+    });
   }
 
   /** Write the section and the marker, reload smbd, check; then every check_s. */
@@ -94,7 +101,9 @@ export class ShareKeeper {
     await mkdir(this.directory, { recursive: true });
     this.marker = randomBytes(16).toString('hex');
     await writeFile(path.join(this.directory, markerName), `${this.marker}\n`);
-    await this.apply().catch((error: Error) => this.log.error({ err: error.message }, `the ${this.settings.name} share was not written: ${error.message}`));
+    await this.apply().catch((error: Error) =>
+      this.log.error({ err: error.message }, `the ${this.settings.name} share was not written: ${error.message}`),
+    );
     await this.check();
     this.timer = setInterval(() => void this.check().catch(() => undefined), this.settings.check_s * 1000);
     this.timer.unref();
@@ -117,7 +126,11 @@ export class ShareKeeper {
       await this.apply();
     } catch (error) {
       if (!writable) return;
-      throw new HttpError(503, 'share_unavailable', `the ${this.settings.name} share could not be made writable: ${(error as Error).message}`);
+      throw new HttpError(
+        503,
+        'share_unavailable',
+        `the ${this.settings.name} share could not be made writable: ${(error as Error).message}`,
+      );
     }
   }
 
@@ -152,7 +165,10 @@ export class ShareKeeper {
     const done = await runTool('smbcontrol', ['-s', this.settings.smb_conf, 'smbd', 'reload-config']);
     this.lastReload = { at: new Date().toISOString(), ok: done.code === 0, error: done.code === 0 ? null : done.out.slice(0, 500) };
     if (done.code !== 0) throw new Error(`smbcontrol smbd reload-config: ${done.out.slice(0, 300) || `exit ${done.code}`}`);
-    this.log.info({ share: this.settings.name, writable: this.writable }, `smbd reloaded: the ${this.settings.name} share is ${this.writable ? 'writable' : 'read-only'}`);
+    this.log.info(
+      { share: this.settings.name, writable: this.writable },
+      `smbd reloaded: the ${this.settings.name} share is ${this.writable ? 'writable' : 'read-only'}`,
+    );
   }
 
   /** Log in as the agents do and read the marker back; what is wrong, announced when it changes. */
@@ -217,7 +233,9 @@ export class ShareKeeper {
   }
 
   private async rewrite(): Promise<void> {
-    await this.apply().catch((error: Error) => this.log.error({ err: error.message }, `the ${this.settings.name} share was not written: ${error.message}`));
+    await this.apply().catch((error: Error) =>
+      this.log.error({ err: error.message }, `the ${this.settings.name} share was not written: ${error.message}`),
+    );
   }
 
   private readMarker() {
