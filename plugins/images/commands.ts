@@ -14,6 +14,12 @@ import { ImageStore } from './store';
 export type CreateParams = Static<typeof ImageCreateParams>;
 export type RestoreParams = Static<typeof ImageRestoreParams>;
 
+/** Whether `type` HTTP is taken (`repository.http_restore`: the ogLive's restoreImageCustom hook is in place). */
+export interface RestoreSettings {
+  http: boolean;
+}
+export const RestoreSettings = Symbol('RestoreSettings');
+
 /** A create request made for one client, with what its answer will need. */
 export interface PreparedCreate {
   request: AgentRequest;
@@ -32,6 +38,7 @@ export class ImageCommands {
     @inject(ImageRunLog) private readonly runs: ImageRunLog,
     @inject(CreatesUnderWay) private readonly creates: CreatesUnderWay,
     @inject(ImageVersions) private readonly versions: ImageVersions,
+    @inject(RestoreSettings) private readonly restoreSettings: RestoreSettings,
   ) {}
 
   define(commands: AgentCommands, stored: { create: AnswerHandler; restore: AnswerHandler }) {
@@ -90,8 +97,14 @@ export class ImageCommands {
   /** The restore method in the agent's spelling; refuses one it does not know. */
   restoreType(params: RestoreParams): string {
     const type = params.type.toUpperCase();
-    if (!(restoreTypes as readonly string[]).includes(type))
-      throw badRequest(ErrorCode.invalidField, `'type' must be one of ${restoreTypes.join(', ')}`, 'type');
+    if (type === 'HTTP' && !this.restoreSettings.http)
+      throw badRequest(
+        ErrorCode.invalidField,
+        "'type' HTTP needs repository.http_restore: the ogLive's restoreImageCustom hook (templates/oglive) in place first",
+        'type',
+      );
+    const known: readonly string[] = this.restoreSettings.http ? [...restoreTypes, 'HTTP'] : restoreTypes;
+    if (!known.includes(type)) throw badRequest(ErrorCode.invalidField, `'type' must be one of ${known.join(', ')}`, 'type');
     return type;
   }
 

@@ -5,7 +5,7 @@ import { Inventory } from '../inventory';
 import { TransferSlots } from '../transfers';
 import { captureHandler, restoreHandler } from './capture';
 import { ImagesClock } from './clock';
-import { ImageCommands } from './commands';
+import { ImageCommands, RestoreSettings } from './commands';
 import { CreatesUnderWay } from './creates';
 import { ImageEntity } from './entities/image';
 import { ImageScopeEntity } from './entities/image-scope';
@@ -65,6 +65,11 @@ export const ImagesConfig = Type.Object(
     keep_versions: Type.Integer({ default: 0, minimum: 0, maximum: 100 }),
     /** Bytes per second an image pull from another site may read at most (a site's link kept for others); 0: no limit. */
     pull_max_bytes_per_s: Type.Integer({ default: 0, minimum: 0 }),
+    /**
+     * Restore type HTTP taken by POST /image/restore: the agent runs the ogLive's restoreImageCustom
+     * hook (templates/oglive), which fetches /images/files. Off until a site has put the hook in place.
+     */
+    http_restore: Type.Boolean({ default: false }),
     /** The Samba share the agents create and restore images on (`ogimages`), kept by ogserve: off by default. */
     share: Type.Object(
       {
@@ -137,6 +142,7 @@ export default definePlugin({
     );
     const runs = ctx.make(ImageRunLog);
     runs.listen(ctx.events);
+    ctx.service(RestoreSettings, () => ({ http: config.http_restore }));
     const commands = ctx.make(ImageCommands);
     commands.define(ctx.use(AgentCommands), {
       create: captureHandler({
