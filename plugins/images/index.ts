@@ -227,7 +227,7 @@ export default definePlugin({
         ),
       );
     }
-    repositoryRoutes(ctx, { directory, store, trash, share, activeTransfers: () => slots.inFlight });
+    repositoryRoutes(ctx, { directory, store, trash, share, httpRestore: config.http_restore, activeTransfers: () => slots.inFlight });
 
     // Every image file against its record, by one instance, every check_every_h hours (the first a period after the start).
     if (config.check_every_h > 0) {

@@ -26,13 +26,22 @@ const Repository = Type.Object({
   images: Type.Object({ total: Type.Integer(), available: Type.Integer(), hashing: Type.Integer(), damaged: Type.Array(Type.String()) }),
   trash: Type.Object({ images: Type.Integer(), bytes: Type.Integer() }),
   transfers: Type.Object({ active: Type.Integer() }),
+  /** Whether POST /image/restore takes type HTTP (repository.http_restore). */
+  http_restore: Type.Boolean(),
   share: Share,
 });
 
 /** GET /images/repository: the repository as ogserve keeps it, the share with it. */
 export function repositoryRoutes(
   ctx: PluginContext<unknown>,
-  deps: { directory: string; store: ImageStore; trash: ImageTrashCan; share?: ShareKeeper; activeTransfers(): number },
+  deps: {
+    directory: string;
+    store: ImageStore;
+    trash: ImageTrashCan;
+    share?: ShareKeeper;
+    httpRestore: boolean;
+    activeTransfers(): number;
+  },
 ): void {
   ctx.router.get(
     '/images/repository',
@@ -57,6 +66,7 @@ export function repositoryRoutes(
         },
         trash: { images: trashed.length, bytes: trashed.reduce((sum, t) => sum + t.bytes, 0) },
         transfers: { active: deps.activeTransfers() },
+        http_restore: deps.httpRestore,
         share: deps.share ? await deps.share.status() : { enabled: false, problems: [] },
       };
     },
