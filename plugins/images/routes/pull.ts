@@ -22,7 +22,8 @@ export function pullRoutes(ctx: PluginContext<unknown>, puller: ImagePuller): vo
     {
       permission: 'image',
       body: Type.Object({
-        url: Type.String({ minLength: 1, maxLength: 2048 }),
+        /** An image file of another ogserve: http(s)://<site>/images/files/<name>.img. */
+        url: Type.String({ minLength: 1, maxLength: 2048, pattern: '^https?://[^\\s?#]+\\.img$' }),
         name: ImageName(),
         repository_id: Type.Optional(IntLike({ minimum: 1 })),
       }),
