@@ -57,6 +57,9 @@ async function install(args: string[]): Promise<number> {
   const source: LiveSource = iso !== undefined ? { iso } : { dir: dir! };
   return withInstaller(options, async (installer) => {
     const entry = await installer.install(source, name);
+    process.stderr.write(
+      entry.signed ? `its kernel is signed by ${entry.signer}\n` : 'its kernel is not signed: Secure Boot PCs cannot boot it\n',
+    );
     process.stderr.write(`installed ${entry.directory}\n`);
     return 0;
   });

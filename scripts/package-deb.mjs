@@ -168,7 +168,8 @@ function writeControl() {
     `Maintainer: ${maintainer}`,
     `Installed-Size: ${installedKiB}`,
     `Depends: ${['nodejs (>= 20)', 'adduser', 'ipxe', 'libarchive-tools', ...sharedLibraries(sharedObjects)].join(', ')}`,
-    'Recommends: kea-dhcp4-server, kea-ctrl-agent',
+    // The signed first stages of the Secure Boot chain (shim, then GRUB), which the boot plugin finds where Debian puts them.
+    'Recommends: kea-dhcp4-server, kea-ctrl-agent, shim-signed, grub-efi-amd64-signed',
     'Section: net',
     'Priority: optional',
     'Homepage: https://github.com/opengnsys',

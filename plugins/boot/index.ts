@@ -6,6 +6,8 @@ import { BootFiles } from '../pxe-modes';
 import { TransferSlots } from '../transfers';
 import { BootClock } from './clock';
 import { BootStageEntity } from './entities/boot-stage';
+import { BootFolders } from './folders';
+import { BootLoaders } from './loaders';
 import { NextBootEntity } from './entities/next-boot';
 import { fileRoutes } from './file-routes';
 import { BootMetrics } from './metrics';
@@ -21,8 +23,15 @@ import { timelineRoutes } from './timeline-routes';
 import { discoverMode, UnknownPcs } from './unknown-pcs';
 
 export type { BootStage } from './events';
+export { stageOfFile } from './events';
 export { BootClock } from './clock';
 export { UnknownPcs, type DiscoveryBoot, type DiscoveryHandler, type UnknownPc } from './unknown-pcs';
+export { BootFolders, type BootFolder } from './folders';
+export { BootLoaders, LOADERS, type FoundLoader, type LoaderFirmware, type LoaderSpec } from './loaders';
+export { BootConfig } from './schemas';
+/** The byte path's allow lists (transfers'), for the tftp plugin, which requires boot. */
+export { allowList } from '../transfers';
+export { PerAddressLimit } from './rate-limit';
 
 export default definePlugin({
   name: 'boot',
@@ -45,11 +54,15 @@ export default definePlugin({
     ctx.provide(UnknownPcs, unknown);
     scriptRoutes(ctx, { inventory, bootFiles, templates, metrics, refusals, unknown, filesUrl: `${url}/boot/files` });
     const catalog = ctx.use(LiveCatalog);
+    const loaders = new BootLoaders(config.loaders_dir, config.loaders_served_dir, ctx.log);
+    ctx.provide(BootLoaders, loaders);
     const folders = [
       { dir: catalog.directory, refusal: (file: string) => catalog.refusal(file) },
       ...(config.extra_dir ? [{ dir: config.extra_dir }] : []),
+      { dir: loaders.folder },
     ];
     fileRoutes(ctx, { inventory, folders, slots, metrics, refusals });
+    ctx.provide(BootFolders, new BootFolders(folders));
     oneShotBoots(ctx, bootFiles, inventory);
 
     // The timeline: each boot's stages from the events above, and the agent coming up after it.
@@ -74,6 +87,14 @@ export default definePlugin({
         throw new StartupError(
           `boot.unknown_client says '${discoverMode}', but no enabled plugin discovers PCs: add "enrol" to plugins (or set another mode)`,
         );
+      const found = await loaders.start();
+      const absent = found.filter((l) => !l.source).map((l) => `${l.name} (${l.debian[0]!.package})`);
+      ctx.log[absent.length > 0 ? 'warn' : 'info'](
+        { served: found.filter((l) => l.source).map((l) => l.name), missing: absent, from: config.loaders_dir ?? "Debian's packages" },
+        absent.length > 0
+          ? `first stages not found: ${absent.join(', ')} (ogserve doctor boot says which PCs can boot)`
+          : 'first stages found',
+      );
       const missing: string[] = [];
       for (const mode of await bootFiles.modes()) if (!(await templates.has(mode))) missing.push(mode);
       if (unknown.discovers && !(await templates.has(discoverMode))) missing.push(discoverMode);
@@ -84,5 +105,6 @@ export default definePlugin({
         );
       ctx.log.info({ public_url: url, files: folders.map((f) => path.resolve(f.dir)) }, 'iPXE scripts and boot files served');
     });
+    ctx.onStop(() => loaders.stop());
   },
 });

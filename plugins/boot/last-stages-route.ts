@@ -2,14 +2,14 @@ import { Type } from '@sinclair/typebox';
 import { type Clock, ErrorCode, badRequest, execute, type PluginContext } from 'ogserve';
 
 /** The stages of a boot in the order a PC reaches them: the last one reached is where it stopped. */
-const stageOrder = ['script', 'kernel', 'initrd', 'root', 'agent'];
+const stageOrder = ['loader', 'script', 'kernel', 'initrd', 'root', 'agent'];
 
 const LastStages = Type.Object({
   clients: Type.Array(
     Type.Object({
       client: Type.String(),
-      started: Type.String({ description: 'when its last boot began (script served), ISO 8601' }),
-      stage: Type.String({ description: 'the furthest stage that boot reached: script, kernel, initrd, root or agent' }),
+      started: Type.String({ description: 'when its last boot began (a loader or its script served), ISO 8601' }),
+      stage: Type.String({ description: 'the furthest stage that boot reached: loader, script, kernel, initrd, root or agent' }),
       at: Type.String({ description: 'when it reached it, ISO 8601' }),
       cut_short: Type.Boolean({ description: 'a file transfer of that boot was cut short' }),
     }),

@@ -20,7 +20,7 @@ export class BootMetrics {
     this.bytes = new Counter({ name: 'ogserve_boot_bytes_total', help: 'Bytes of boot files sent', registers: [registry] });
     this.seconds = new Histogram({
       name: 'ogserve_boot_transfer_seconds',
-      help: 'How long a boot file transfer took, by stage (kernel, initrd, root, other)',
+      help: 'How long a boot file transfer took, by stage (loader, kernel, initrd, root, other)',
       labelNames: ['stage'],
       buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300],
       registers: [registry],

@@ -32,6 +32,10 @@ export const BootConfig = Type.Object(
     }),
     /** A site's folder of other boot files (GRUB images...), served after `live.directory`. */
     extra_dir: Type.Optional(Type.String({ path: true })),
+    /** A folder holding the first stages (undionly.kpxe, snponly.efi, shimx64.efi, grubx64.efi...) instead of Debian's places. */
+    loaders_dir: Type.Optional(Type.String({ path: true })),
+    /** Where the first stages found are copied to be served (at /boot/files/ and over TFTP). */
+    loaders_served_dir: Type.String({ default: 'boot-loaders', path: true }),
     /** File transfers at once; beyond, 503 with Retry-After (iPXE tries again). */
     max_transfers: Type.Integer({ default: 100, minimum: 1 }),
     /** Seconds a transfer may go without a byte taken before it is cut, freeing its place for another PC. */

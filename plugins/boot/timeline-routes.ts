@@ -2,9 +2,10 @@ import { type Static, Type } from '@sinclair/typebox';
 import { ErrorCode, HttpError, badRequest, isIpv4, type PluginContext } from 'ogserve';
 import type { Inventory } from '../inventory';
 import { BootStageEntity } from './entities/boot-stage';
+import { bootStarts } from './timeline';
 
 const Stage = Type.Object({
-  stage: Type.String({ description: 'script, kernel, initrd, root or agent' }),
+  stage: Type.String({ description: 'loader, script, kernel, initrd, root or agent' }),
   at: Type.String({ description: 'ISO 8601' }),
   bytes: Type.Optional(Type.Integer({ description: 'bytes sent (files)' })),
   ms: Type.Optional(Type.Integer({ description: 'how long the transfer took (files)' })),
@@ -47,15 +48,11 @@ export function timelineRoutes(ctx: PluginContext<unknown>, inventory: Inventory
         );
       const client = await inventory.clientByIp(ip);
       if (!client) throw badRequest(ErrorCode.unknownId, `client: no client with ip ${ip}`, 'client');
-      const starts = await em.find(
-        BootStageEntity,
-        { client: client.id, stage: 'script' },
-        { fields: ['boot'], orderBy: { boot: 'desc' }, limit: boots },
-      );
+      const starts = await bootStarts(em, client.id, boots);
       if (starts.length === 0) return { client: ip, boots: [] };
       const rows = await em.find(
         BootStageEntity,
-        { client: client.id, boot: { $gte: starts[starts.length - 1]!.boot } },
+        { client: client.id, boot: { $gte: String(starts[starts.length - 1]) } },
         { orderBy: { boot: 'desc', id: 'asc' } },
       );
       const answer: Static<typeof Timeline> = { client: ip, boots: [] };

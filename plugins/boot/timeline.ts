@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/core';
-import type { Clock, Database, Logger } from 'ogserve';
+import { type Clock, type Database, execute, type Logger } from 'ogserve';
 import type { Inventory } from '../inventory';
 import { BootStageEntity, type BootStageRow } from './entities/boot-stage';
 
 /** A stage as the timeline stores it: the boot's own steps, and the agent coming up. */
-export type TimelineStage = 'script' | 'kernel' | 'initrd' | 'root' | 'agent';
+export type TimelineStage = 'loader' | 'script' | 'kernel' | 'initrd' | 'root' | 'agent';
 
 export interface StageFacts {
   bytes?: number;
@@ -18,7 +18,9 @@ export interface StageFacts {
 const bootGapMs = 30 * 60 * 1000;
 
 /**
- * Each PC's last network boots as stages with their times: a script served begins a boot; the
+ * Each PC's last network boots as stages with their times: a first stage (`loader`) or a
+ * script served begins a boot, unless it continues the PC's boot under way (shim then GRUB
+ * then its GRUB file, iPXE then its script, a script chaining GRUB: see `continues`); the
  * files it fetches and its agent coming up are stages of that boot. Only the last `keep` boots
  * of a PC are kept. A PC's stages are written one after the other, in the order they came.
  */
@@ -66,14 +68,15 @@ export class BootTimeline {
   }
 
   private async write(clientId: number, stage: TimelineStage, at: number, facts: StageFacts): Promise<void> {
+    const begins = stage === 'script' || stage === 'loader';
     // Most agents connect with no boot going on: that is seen without a transaction.
-    if (stage !== 'script' && ongoingAt(await latest(this.db.fork(), clientId), at) === undefined) return;
+    if (!begins && ongoingAt(await latest(this.db.fork(), clientId), at) === undefined) return;
     await this.db.transactional(async (em) => {
       const last = await latest(em, clientId);
       const ongoing = ongoingAt(last, at);
-      // Only a script begins a boot: an agent reconnecting long after any boot is no boot stage.
-      if (stage !== 'script' && ongoing === undefined) return;
-      const boot = stage === 'script' ? at : ongoing!;
+      // Only a loader or a script begins a boot: an agent reconnecting long after any boot is no boot stage.
+      if (!begins && ongoing === undefined) return;
+      const boot = begins && !(await continues(em, clientId, ongoing, stage, at)) ? at : ongoing!;
       await em.insert(BootStageEntity, {
         client: this.inventory.clientRef(em, clientId),
         boot: String(boot),
@@ -84,19 +87,53 @@ export class BootTimeline {
         cutShort: facts.cut_short ?? null,
         state: facts.state ?? null,
       });
-      if (stage === 'script') await this.prune(em, clientId);
+      if (boot === at) await this.prune(em, clientId);
     });
   }
 
   /** Drop the PC's boots beyond the `keep` newest. */
   private async prune(em: EntityManager, clientId: number): Promise<void> {
-    const boots = await em.find(
-      BootStageEntity,
-      { client: clientId, stage: 'script' },
-      { fields: ['boot'], orderBy: { boot: 'desc' }, offset: this.keep - 1, limit: 1 },
-    );
-    if (boots[0]) await em.nativeDelete(BootStageEntity, { client: clientId, boot: { $lt: boots[0].boot } });
+    const [oldest] = await bootStarts(em, clientId, 1, this.keep - 1);
+    if (oldest !== undefined) await em.nativeDelete(BootStageEntity, { client: clientId, boot: { $lt: String(oldest) } });
   }
+}
+
+/** When the PC's boots began, newest first: `limit` of them after the `offset` newest. */
+export async function bootStarts(em: EntityManager, clientId: number, limit: number, offset = 0): Promise<number[]> {
+  const rows = await execute<{ boot: string | number }>(
+    em,
+    'select distinct boot from boot_stages where client_id = ? order by boot desc limit ? offset ?',
+    [clientId, limit, offset],
+  );
+  return rows.map((r) => Number(r.boot));
+}
+
+/** How soon after a PC's last loader or script the next one is part of the same boot (a loader loading the next, a script chaining GRUB). */
+const chainedMs = 120_000;
+
+/**
+ * Whether a loader or a script at `at` continues the boot that began at `boot` rather than
+ * beginning another: that boot has reached no stage past its loaders and scripts, its last
+ * stage came less than two minutes before, and that last stage is a loader (shim loading
+ * GRUB, GRUB reading its file, iPXE fetching its script) or this one is (a script chaining
+ * GRUB). A script after a script is the PC booting again.
+ */
+async function continues(
+  em: EntityManager,
+  clientId: number,
+  boot: number | undefined,
+  stage: TimelineStage,
+  at: number,
+): Promise<boolean> {
+  if (boot === undefined) return false;
+  const stages = await em.find(
+    BootStageEntity,
+    { client: clientId, boot: String(boot) },
+    { fields: ['stage', 'at'], orderBy: { id: 'asc' } },
+  );
+  const last = stages[stages.length - 1];
+  if (!last || !stages.every((s) => s.stage === 'loader' || s.stage === 'script') || at - Number(last.at) >= chainedMs) return false;
+  return last.stage === 'loader' || stage === 'loader';
 }
 
 /** The boot (its start) that a stage at `at` belongs to, after the PC's last stage `last`: none when that boot is over. */

@@ -20,8 +20,22 @@ import { DhcpSync } from './sync';
  */
 function ipxeFile(configured: string, bootOn: boolean, rest: CoreSettings['rest']): string {
   if (configured || !bootOn) return configured;
+  return `${restUrl(rest)}/boot/ipxe?mac=\${mac}`;
+}
+
+/**
+ * UEFI HTTP boot's first stage when `boot_files.http` is empty: the boot plugin's URL of
+ * `snponly.efi` (it serves the first stages at /boot/files/) where that plugin is on, made
+ * as `ipxeFile` makes its URL.
+ */
+function httpFile(configured: string, bootOn: boolean, rest: CoreSettings['rest']): string {
+  if (configured || !bootOn) return configured;
+  return `${restUrl(rest)}/boot/files/snponly.efi`;
+}
+
+function restUrl(rest: CoreSettings['rest']): string {
   const port = Number(rest.port);
-  return `http://${hostAddress(rest.ip).address}${port === 80 ? '' : `:${port}`}/boot/ipxe?mac=\${mac}`;
+  return `http://${hostAddress(rest.ip).address}${port === 80 ? '' : `:${port}`}`;
 }
 
 /**
@@ -40,14 +54,12 @@ export default definePlugin({
   register(ctx) {
     const { config } = ctx;
     const inventory = ctx.use(Inventory);
+    const bootOn = ctx.plugins.some((p) => p.name === 'boot');
     const boot: BootChoice = {
       bios: config.boot_files.bios,
       uefi: config.boot_files.uefi,
-      ipxe: ipxeFile(
-        config.boot_files.ipxe,
-        ctx.plugins.some((p) => p.name === 'boot'),
-        ctx.settings.rest,
-      ),
+      ipxe: ipxeFile(config.boot_files.ipxe, bootOn, ctx.settings.rest),
+      http: httpFile(config.boot_files.http, bootOn, ctx.settings.rest),
       nextServer: config.next_server,
     };
     const backups = new Backups(ctx.db, config.backups);

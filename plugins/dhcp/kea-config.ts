@@ -9,6 +9,8 @@ export interface BootChoice {
   bios: string;
   uefi: string;
   ipxe: string;
+  /** UEFI HTTP boot's first stage, a URL ('' = none). */
+  http: string;
   nextServer: string;
 }
 
@@ -24,16 +26,25 @@ export function isOwned(entry: unknown): boolean {
 /**
  * The client classes that give each firmware its boot file: iPXE's user class (option 77)
  * first, so that iPXE, which also sends option 93, gets the script and not the first stage
- * again; then UEFI x64 (option 93 = 7 or 9) and BIOS (93 = 0). A firmware without a file
- * gets no class.
+ * again; then UEFI HTTP boot (vendor class `HTTPClient`: a URL, the offer naming that vendor
+ * class as UEFI requires, and no next-server: nothing goes over TFTP); then UEFI x64 PXE
+ * (option 93 = 7 or 9) and BIOS (93 = 0). A firmware without a file gets no class.
  */
 export function bootClasses(boot: BootChoice): Json[] {
   const ipxe = "substring(option[77].hex, 0, 4) == 'iPXE'";
+  const http = "substring(option[60].hex, 0, 10) == 'HTTPClient'";
   const notIpxe = boot.ipxe ? "not member('ogserve-ipxe') and " : '';
+  const notHttp = boot.http ? "not member('ogserve-http') and " : '';
   const classes = [
-    { name: 'ogserve-ipxe', test: ipxe, file: boot.ipxe },
-    { name: 'ogserve-uefi', test: `${notIpxe}(option[93].hex == 0x0007 or option[93].hex == 0x0009)`, file: boot.uefi },
-    { name: 'ogserve-bios', test: `${notIpxe}option[93].hex == 0x0000`, file: boot.bios },
+    { name: 'ogserve-ipxe', test: ipxe, file: boot.ipxe, tftp: true },
+    { name: 'ogserve-http', test: `${notIpxe}${http}`, file: boot.http, tftp: false },
+    {
+      name: 'ogserve-uefi',
+      test: `${notIpxe}${notHttp}(option[93].hex == 0x0007 or option[93].hex == 0x0009)`,
+      file: boot.uefi,
+      tftp: true,
+    },
+    { name: 'ogserve-bios', test: `${notIpxe}option[93].hex == 0x0000`, file: boot.bios, tftp: true },
   ];
   return classes
     .filter((c) => c.file)
@@ -41,7 +52,8 @@ export function bootClasses(boot: BootChoice): Json[] {
       name: c.name,
       test: c.test,
       'boot-file-name': c.file,
-      ...(boot.nextServer ? { 'next-server': boot.nextServer } : {}),
+      ...(c.tftp && boot.nextServer ? { 'next-server': boot.nextServer } : {}),
+      ...(c.tftp ? {} : { 'option-data': [{ name: 'vendor-class-identifier', data: 'HTTPClient', 'always-send': true }] }),
       'user-context': { ...ownedMark },
     }));
 }

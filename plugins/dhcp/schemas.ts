@@ -16,6 +16,7 @@ export const DhcpConfig = Type.Object(
         bios: BootFile('BIOS PXE (option 93 = 0)', 'undionly.kpxe'),
         uefi: BootFile('UEFI x64 (option 93 = 7 or 9)', 'snponly.efi'),
         ipxe: BootFile("iPXE (user class 'iPXE'); '' = the boot plugin's script URL where it is on", ''),
+        http: BootFile("UEFI HTTP boot (vendor class 'HTTPClient'): a URL; '' = the boot plugin's snponly.efi where it is on", ''),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -33,10 +33,11 @@ import { buildScopes } from './scopes';
 export { Inventory } from './service';
 export { DhcpdImport, type DhcpdAnswer } from './dhcpd-import';
 export { ClientBatch, type BatchRefusal } from './client-batch';
-/** Other plugins' tables point at clients and centers (foreign keys that cascade). */
-export { CenterEntity, ClientEntity };
+/** Other plugins' tables point at clients, rooms and centers (foreign keys that cascade). */
+export { CenterEntity, ClientEntity, RoomEntity };
 export type { Center } from './entities/center';
 export type { Client } from './entities/client';
+export type { Room } from './entities/room';
 export { FleetScope } from './fleet-scope';
 export { Created, Done } from './schemas';
 export type { ClientView } from './client-view';

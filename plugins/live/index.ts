@@ -4,18 +4,23 @@ import { Inventory } from '../inventory';
 import { BootFiles } from '../pxe-modes';
 import { LiveCatalog } from './catalog';
 import { LiveImageEntity } from './entities/live-image';
+import { LiveKernelEntity } from './entities/live-kernel';
+import { KernelSignatures } from './kernel-signatures';
 import { LiveInstaller } from './installer';
 import { installRoutes } from './install-routes';
 import { liveRoutes } from './routes';
 
 export { LiveCatalog } from './catalog';
+export { peSignature, signatureOf, type PeSignature } from './authenticode';
 export { LiveInstaller, type LiveSource } from './installer';
+export { KernelSignatures, type KernelSignature } from './kernel-signatures';
 
 export default definePlugin({
   name: 'live',
   requires: ['inventory', 'pxe-modes'],
-  entities: [LiveImageEntity],
-  schemaVersion: 1,
+  entities: [LiveImageEntity, LiveKernelEntity],
+  // 2: live_kernels, whether each image's kernel is signed (a new table: no migration step).
+  schemaVersion: 2,
   config: Type.Object(
     {
       /** Where live images (ogLive-* directories, the ogLive default link) are found. */
@@ -30,7 +35,9 @@ export default definePlugin({
   register(ctx) {
     const catalog = ctx.make(LiveCatalog);
     ctx.provide(LiveCatalog, catalog);
-    liveRoutes(ctx, catalog, ctx.use(Inventory), ctx.use(BootFiles));
+    const signatures = ctx.make(KernelSignatures);
+    ctx.provide(KernelSignatures, signatures);
+    liveRoutes(ctx, catalog, ctx.use(Inventory), ctx.use(BootFiles), signatures);
     const installer = ctx.make(LiveInstaller);
     ctx.provide(LiveInstaller, installer);
     installRoutes(ctx, installer);

@@ -19,6 +19,10 @@ export const LiveInstalled = Type.Object({
   revision: Type.String(),
   directory: Type.String(),
   iso: Type.String(),
+  signed: Type.Union([Type.Boolean(), Type.Null()], {
+    description: "its kernel's Authenticode signature verifies and signs it (Secure Boot)",
+  }),
+  signer: Type.String({ description: "the signing certificate's name ('' when none)" }),
 });
 
 export const IsoListing = Type.Object({ isos: Type.Array(Type.String()) });

@@ -7,6 +7,7 @@ import { LiveCatalog, type LiveList } from './catalog';
 import { IsoRefused, unpackIso } from './iso';
 import { LIVE_PREFIX, type LiveEntry, liveDirectoryPattern, parseLiveName } from './live-names';
 import { LIVE_FILES, writeManifest } from './manifest';
+import { type KernelSignature, KernelSignatures } from './kernel-signatures';
 
 /** Where to install from: an ISO file, or a folder holding the three files (or an `ogclient/` folder with them). */
 export type LiveSource = { iso: string } | { dir: string };
@@ -39,13 +40,17 @@ export class LiveInstaller {
     @inject(LiveCatalog) private readonly catalog: LiveCatalog,
     @inject(Inventory) private readonly inventory: Inventory,
     @inject(PluginLog) private readonly log: Logger,
+    @inject(KernelSignatures) private readonly signatures: KernelSignatures,
   ) {
     this.directory = config.directory;
     this.isoDir = config.iso_dir;
   }
 
-  /** Install an image under `name` (default: the reference's name for the ISO or the folder's own name). */
-  async install(source: LiveSource, name?: string): Promise<LiveEntry> {
+  /**
+   * Install an image under `name` (default: the reference's name for the ISO or the folder's
+   * own name); its kernel's signature is recorded and answered with it.
+   */
+  async install(source: LiveSource, name?: string): Promise<LiveEntry & Pick<KernelSignature, 'signed' | 'signer'>> {
     const field = 'iso' in source ? 'iso' : 'dir';
     const from = 'iso' in source ? source.iso : source.dir;
     const sourceInfo = await stat(from).catch(() => null);
@@ -83,8 +88,9 @@ export class LiveInstaller {
     await this.catalog.record(entry);
     // The first image becomes the default, as oglivecli makes it.
     if (!(await lstat(this.defaultLink).catch(() => null))) await this.setDefault(target);
-    this.log.info({ name: target, from }, 'live image installed');
-    return entry;
+    const { signed, signer, problem } = await this.signatures.record(target);
+    this.log.info({ name: target, from, signed, signer, problem }, 'live image installed');
+    return { ...entry, signed, signer };
   }
 
   /** Remove an installed image; refused for the default and for one that clients boot, naming them. */

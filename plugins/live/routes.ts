@@ -3,11 +3,18 @@ import type { AuditChange } from '../audit';
 import { Created, Done, type Inventory } from '../inventory';
 import type { BootFiles } from '../pxe-modes';
 import type { LiveCatalog } from './catalog';
+import type { KernelSignatures } from './kernel-signatures';
 import { LiveImageEntity } from './entities/live-image';
 import { parseLiveName } from './live-names';
 import { LiveAddBody, LiveDeleteBody, LiveListing, LiveSetAnswer, LiveSetBody, OgliveListing } from './schemas';
 
-export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, inventory: Inventory, bootFiles: BootFiles): void {
+export function liveRoutes(
+  ctx: PluginContext<unknown>,
+  catalog: LiveCatalog,
+  inventory: Inventory,
+  bootFiles: BootFiles,
+  signatures: KernelSignatures,
+): void {
   const { router } = ctx;
 
   // The audit log is told each client whose live directory this changed.
@@ -35,7 +42,17 @@ export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, in
   router.get(
     '/live/list',
     { permission: 'read', scoped: 'open', response: LiveListing, summary: 'The live images clients may boot, and the default one' },
-    () => catalog.list(),
+    async () => {
+      const list = await catalog.list();
+      // Whether each kernel is signed: what a Secure Boot PC needs (shim refuses another).
+      const live = await Promise.all(
+        list.live.map(async (entry) => {
+          const { signed, signer } = await signatures.of(entry.directory);
+          return { ...entry, signed, signer };
+        }),
+      );
+      return { ...list, live };
+    },
   );
   const setSpec = {
     permission: 'operate',
@@ -74,6 +91,7 @@ export function liveRoutes(ctx: PluginContext<unknown>, catalog: LiveCatalog, in
         iso: body.iso ?? '',
       });
       await em.flush();
+      await signatures.record(body.name);
       return { id: row.id };
     },
   );

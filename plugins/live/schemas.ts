@@ -29,8 +29,19 @@ const LiveEntry = Type.Object({
   iso: Type.String(),
 });
 
+/** An image as GET /live/list shows it: with whether its kernel is signed (null: no kernel to read). */
+const ListedImage = Type.Intersect([
+  LiveEntry,
+  Type.Object({
+    signed: Type.Union([Type.Boolean(), Type.Null()], {
+      description: "its kernel's Authenticode signature verifies and signs it (Secure Boot)",
+    }),
+    signer: Type.String({ description: "the signing certificate's name ('' when none)" }),
+  }),
+]);
+
 /** `default` is the index in the list of the image clients boot when none is set. */
-export const LiveListing = Type.Object({ live: Type.Array(LiveEntry), default: Type.Integer({ minimum: 0 }) });
+export const LiveListing = Type.Object({ live: Type.Array(ListedImage), default: Type.Integer({ minimum: 0 }) });
 export const OgliveListing = Type.Object({ oglive: Type.Array(LiveEntry), default: Type.Integer({ minimum: 0 }) });
 
 /** The live directory the clients got, and the addresses no client has. */

@@ -9,6 +9,7 @@ import { logSetup } from './setup-log';
 import { Templates } from './templates';
 
 export { BootFiles, UnknownModeError } from './service';
+export { macOfBootFile } from './file-names';
 export type { TemplateVariables } from './templates';
 
 export default definePlugin({

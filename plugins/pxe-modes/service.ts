@@ -91,6 +91,11 @@ export class BootFiles {
 
   /** The address boot parameters name, and how it was chosen. */
   readonly server: ChosenAddress;
+
+  /** The folders of the per-client files: `bios_dir` (grub4dos menu.lst files) and `uefi_dir` (GRUB's). */
+  get folders(): Readonly<Record<Firmware, string>> {
+    return { bios: this.settings.biosDir, uefi: this.settings.uefiDir };
+  }
   private readonly settings: BootFilesSettings;
   /** Boot files written (the boot-file metrics). */
   private readonly filesWritten: Counter;

@@ -12,10 +12,16 @@ import { send, startServer } from '../support/server';
 const checkout = path.resolve(__dirname, '..', '..', '..');
 const example = path.join(checkout, 'examples', 'notes-plugin');
 
+/**
+ * The environment of an author's shell: none of the npm settings of the run this test is in
+ * (`npm test --ignore-scripts`, as CI runs it, would keep sqlite3 from building in the project).
+ */
+const authorsEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+
 /** A program run to its end in `cwd`; its output in the assertion's message when it fails. */
 function run(cwd: string, command: string, args: string[]): Promise<{ code: number; stdout: string; output: string }> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd, maxBuffer: 64 * 2 ** 20, timeout: 600_000 }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd, env: authorsEnv, maxBuffer: 64 * 2 ** 20, timeout: 600_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, output: `${stdout}${stderr}` });
     });
   });

@@ -18,6 +18,8 @@ export interface DiscoverOptions {
   arch?: number;
   /** Option 77, the user class ("iPXE"). */
   userClass?: string;
+  /** Option 60, the vendor class ("HTTPClient:Arch:00016:UNDI:003001" from UEFI HTTP boot). */
+  vendorClass?: string;
   /** kea-dhcp4's port (-p) and the port it answers relays on (-P). */
   serverPort: number;
   clientPort: number;
@@ -41,6 +43,7 @@ export function discoverPacket(options: DiscoverOptions, xid: Buffer): Buffer {
   const opts: number[] = [53, 1, 1];
   if (options.arch !== undefined) opts.push(93, 2, options.arch >> 8, options.arch & 255);
   if (options.userClass) opts.push(77, options.userClass.length, ...Buffer.from(options.userClass, 'latin1'));
+  if (options.vendorClass) opts.push(60, options.vendorClass.length, ...Buffer.from(options.vendorClass, 'latin1'));
   opts.push(55, 4, 1, 3, 6, 67, 255);
   return Buffer.concat([head, Buffer.from(opts)]);
 }

@@ -3,8 +3,8 @@ import { type Client, ClientEntity } from '../../inventory';
 
 /**
  * One stage of a PC's network boot, as the timeline keeps it: `boot` is when that boot began
- * (its script served; ms since 1970 as a decimal string, a 64-bit column, as `at`), `stage`
- * one of script, kernel, initrd, root, agent; a transfer's `bytes`, `ms` and `cut_short`; the
+ * (its first loader or its script served; ms since 1970 as a decimal string, a 64-bit column,
+ * as `at`), `stage` one of loader, script, kernel, initrd, root, agent; a transfer's `bytes`, `ms` and `cut_short`; the
  * state its agent came up in. Rows go with their client (foreign key cascade).
  */
 export interface BootStageRow {

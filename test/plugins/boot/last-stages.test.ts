@@ -73,7 +73,11 @@ test('GET /boot/stages: each PC of the last hours with the furthest stage of its
     await x.fetch(0, 'ogvmlinuz');
     // The second PC got its script and no further.
     await x.fetch(1, 'script');
-    await eventually(async () => (await x.stages()).length === 2 && (await x.stages()).every((s) => s.stage !== 'agent'), 'both');
+    // Each stage is recorded after its answer: wait for the kernel's too.
+    await eventually(async () => {
+      const now = await x.stages();
+      return now.length === 2 && now.some((s) => s.client === ips[0] && s.stage === 'kernel');
+    }, 'both');
     const seen = (await x.stages()).sort((a, b) => a.client.localeCompare(b.client));
     assert.deepEqual(seen, [
       { client: ips[0], started: iso(start + 3_600_000), stage: 'kernel', at: iso(start + 3_601_000), cut_short: false },

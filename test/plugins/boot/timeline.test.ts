@@ -96,6 +96,43 @@ test("a PC's boot as stages: script, kernel, initrd with their bytes, its agent 
   }
 });
 
+test('first stages begin a boot: UEFI HTTP boot of snponly.efi then the script is one boot; a script chaining GRUB too; a loader after a whole boot, or minutes after a script, begins another', async () => {
+  const x = await site();
+  try {
+    const extra = path.join(x.s.dir, 'tftpboot');
+    writeFileSync(path.join(extra, 'snponly.efi'), Buffer.alloc(1000, 3));
+    writeFileSync(path.join(extra, 'grubx64.efi'), Buffer.alloc(2000, 4));
+    const stages = async () => (await x.timeline()).boots.map((b) => [b.started, b.stages.map((s) => s.stage)]);
+    let recorded = 0;
+    // Each stage recorded before the clock moves on.
+    const step = async (urlPath: string, advance: number) => {
+      await x.fetch(urlPath);
+      recorded++;
+      await eventually(async () => (await stages()).flatMap(([, s]) => s).length === recorded, `${urlPath} recorded`);
+      await x.clock.advance(advance);
+    };
+    // UEFI HTTP boot: the first stage from /boot/files (from the PC's own address), then iPXE's script and the kernel.
+    await step('/boot/files/snponly.efi', 2000);
+    await step(`/boot/ipxe?mac=${mac}`, 1000);
+    await step(`/boot/files/ogLive/ogvmlinuz?mac=${mac}`, 120_000);
+    assert.deepEqual(await stages(), [[iso(start), ['loader', 'script', 'kernel']]], 'one boot, begun by its loader');
+    // A loader after the kernel: a new boot. Its script joins it; GRUB chained from it within a minute too.
+    await step('/boot/files/snponly.efi', 2000);
+    await step(`/boot/ipxe?mac=${mac}`, 3000);
+    await step('/boot/files/grubx64.efi', 600_000);
+    assert.deepEqual((await stages())[0], [iso(start + 123_000), ['loader', 'script', 'loader']], 'the script chaining GRUB: one boot');
+    // A script alone, then a loader more than two minutes after it: the PC booted again.
+    await step(`/boot/ipxe?mac=${mac}`, 150_000);
+    await step('/boot/files/snponly.efi', 0);
+    assert.deepEqual((await stages()).slice(0, 2), [
+      [iso(start + 878_000), ['loader']],
+      [iso(start + 728_000), ['script']],
+    ]);
+  } finally {
+    await x.close();
+  }
+});
+
 test('GET /boot/timeline refuses a bad or unknown client and a bad boots count, naming the field', async () => {
   const x = await site();
   try {

@@ -1,6 +1,7 @@
 // Engine-independent: runs once, on SQLite.
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { test } from 'uvu';
 import { freePort } from '../../support/child-server';
 import { addClient, macFor } from '../../support/fixtures';
@@ -68,7 +69,7 @@ test('a PC moved to another room, or given another address, through REST is offe
   }
 });
 
-test("with the boot plugin on and no iPXE file configured, iPXE is offered the boot plugin's script URL; a firmware without a file gets none", async () => {
+test("with the boot plugin on and no iPXE or HTTP boot file configured, iPXE is offered the boot plugin's script URL, UEFI HTTP boot its snponly.efi URL; a firmware without a file gets none", async () => {
   const port = await freePort();
   const site = await dhcpSite({
     server: { config: { rest: { port }, plugins: ['inventory', 'pxe-modes', 'live', 'transfers', 'boot', 'dhcp'] } },
@@ -88,6 +89,19 @@ test("with the boot plugin on and no iPXE file configured, iPXE is offered the b
     assert.match(await served.text(), /^#!ipxe/);
     const bios = await offerOf(site, { giaddr: '127.0.9.254', mac, arch: 0 }, '127.0.9.13');
     assert.equal(bios.file, '', 'boot_files.bios is empty: no boot file, the address all the same');
+
+    // UEFI HTTP boot: the first stage's URL, the offer naming the vendor class as UEFI requires; no TFTP.
+    const http = await offerOf(
+      site,
+      { giaddr: '127.0.9.254', mac, arch: 16, vendorClass: 'HTTPClient:Arch:00016:UNDI:003001' },
+      '127.0.9.13',
+    );
+    assert.equal(http.file, `http://127.0.0.1:${port}/boot/files/snponly.efi`, "the boot plugin's URL of snponly.efi");
+    assert.equal(http.options.get(60)?.toString('latin1'), 'HTTPClient', 'option 60 HTTPClient in the offer');
+    const loader = await fetch(http.file);
+    assert.equal(loader.status, existsSync('/usr/lib/ipxe/snponly.efi') ? 200 : 404, "the boot plugin serves Debian's snponly.efi there");
+    const uefi = await offerOf(site, { giaddr: '127.0.9.254', mac, arch: 7 }, '127.0.9.13');
+    assert.deepEqual([uefi.file, uefi.options.has(60)], ['snponly.efi', false], 'UEFI PXE: the file over TFTP, no HTTPClient');
   } finally {
     await site.close();
   }

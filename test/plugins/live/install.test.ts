@@ -30,6 +30,9 @@ test('POST /live/install unpacks an ogLive ISO of live.iso_dir under the name og
       revision: 'r20240716',
       directory: installedName,
       iso: isoName,
+      // The test ISO's kernel is a few bytes, no PE file.
+      signed: false,
+      signer: '',
     });
     const folder = path.join(liveDir(s), installedName);
     assert.deepEqual(entries(folder), ['SHA256SUMS', 'ogclient.sqfs', 'oginitrd.img', 'ogvmlinuz'], 'the three files and the manifest');

@@ -6,10 +6,11 @@ import { t } from '../i18n';
 import { enabled, useServer } from '../plugins';
 import { go } from '../router';
 
-/** The PCs each count stands for: those that did not wake, those on with nobody using them; and Kea's state. */
+/** The PCs each count stands for: those that did not wake, those on with nobody using them, Secure Boot PCs with an unsigned ogLive; and Kea's state. */
 interface Attention {
   notWoken: string[] | null;
   idle: string[] | null;
+  unsignedLive: string[] | null;
   dhcp: DhcpState | null;
   repository: RepositoryState | null;
 }
@@ -53,10 +54,11 @@ function showClients(only: ClientSet): void {
 /**
  * The dashboard's PCs that need a look: those whose last wake-up failed (the wol plugin's
  * GET /wol/failed) and those on with nobody using them (the energy plugin's GET /energy/now),
- * each number opening the fleet narrowed to them; and whether Kea serves what the inventory
- * says (the dhcp plugin's GET /dhcp/status), the warning a refused or unsent change raises;
- * damaged images and the ogimages share's problems (the images plugin's GET /images/repository).
- * Shown with whichever of those plugins is on.
+ * each number opening the fleet narrowed to them; the Secure Boot PCs set to an ogLive whose
+ * kernel is not signed (the tftp plugin's GET /tftp/secure-boot), a warning, when there are
+ * any; whether Kea serves what the inventory says (the dhcp plugin's GET /dhcp/status), the
+ * warning a refused or unsent change raises; damaged images and the ogimages share's problems
+ * (the images plugin's GET /images/repository). Shown with whichever of those plugins is on.
  */
 export function DashboardAttention() {
   const info = useServer();
@@ -64,21 +66,25 @@ export function DashboardAttention() {
   const wol = enabled(info, 'wol');
   const energy = enabled(info, 'energy');
   const dhcp = enabled(info, 'dhcp');
+  const tftp = enabled(info, 'tftp');
   const images = enabled(info, 'images');
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
     const load = async () => {
-      const [failed, now, kea, repository] = await Promise.all([
+      const [failed, now, kea, secureBoot, repository] = await Promise.all([
         wol ? get<{ clients: { addr: string }[] }>('/wol/failed').catch(() => null) : null,
         energy ? get<{ rooms: { pcs: { ip: string; state: string }[] }[] }>('/energy/now').catch(() => null) : null,
         dhcp ? get<DhcpState>('/dhcp/status').catch(() => null) : null,
+        tftp ? get<{ unsigned: { client: string }[] }>('/tftp/secure-boot').catch(() => null) : null,
         images ? get<RepositoryState>('/images/repository').catch(() => null) : null,
       ]);
       if (stopped) return;
       setSeen({
         notWoken: failed?.clients.map((c) => c.addr) ?? null,
         idle: now?.rooms.flatMap((room) => room.pcs.filter((pc) => pc.state === 'idle').map((pc) => pc.ip)) ?? null,
+        // Said only when some PC is in that case: a site without Secure Boot rooms sees nothing of it.
+        unsignedLive: secureBoot?.unsigned.length ? secureBoot.unsigned.map((u) => u.client) : null,
         dhcp: kea,
         repository,
       });
@@ -89,13 +95,17 @@ export function DashboardAttention() {
       stopped = true;
       clearTimeout(timer);
     };
-  }, [wol, energy, dhcp, images]);
-  if (!seen || (seen.notWoken === null && seen.idle === null && seen.dhcp === null && seen.repository === null)) return null;
+  }, [wol, energy, dhcp, tftp, images]);
+  if (
+    !seen ||
+    (seen.notWoken === null && seen.idle === null && seen.unsignedLive === null && seen.dhcp === null && seen.repository === null)
+  )
+    return null;
   const damaged = seen.repository?.images.damaged ?? [];
   const share = seen.repository?.share;
-  const line = (ips: string[] | null, label: string, key: string) =>
+  const line = (ips: string[] | null, label: string, key: string, warning = false) =>
     ips && (
-      <li data-attention={key}>
+      <li data-attention={key} class={warning ? 'warning' : undefined}>
         {label}:{' '}
         {ips.length === 0 ? (
           '0'
@@ -112,6 +122,7 @@ export function DashboardAttention() {
       <ul class="attention">
         {line(seen.notWoken, t('dashboard.notWoken'), 'not-woken')}
         {line(seen.idle, t('dashboard.idle'), 'idle')}
+        {line(seen.unsignedLive, t('dashboard.unsignedLive'), 'unsigned-live', true)}
         {seen.dhcp && (
           <li data-attention="dhcp" data-in-step={String(seen.dhcp.in_step)} class={seen.dhcp.in_step ? undefined : 'warning'}>
             {t('dashboard.dhcp')}: {dhcpSentence(seen.dhcp)}

@@ -9,11 +9,11 @@ import { go } from '../router';
 /** A PC's last network boot as GET /boot/stages answers it. */
 interface LastStage {
   client: string;
-  stage: 'script' | 'kernel' | 'initrd' | 'root' | 'agent';
+  stage: 'loader' | 'script' | 'kernel' | 'initrd' | 'root' | 'agent';
   cut_short: boolean;
 }
 
-const stages = ['script', 'kernel', 'initrd', 'root', 'agent'] as const;
+const stages = ['loader', 'script', 'kernel', 'initrd', 'root', 'agent'] as const;
 /** The boots of a lab come over minutes: reading again twice a minute follows them closely enough. */
 const pollMs = 30_000;
 

@@ -5,7 +5,7 @@ import { humanBytes } from '../format';
 import { t } from '../i18n';
 
 interface Stage {
-  stage: 'script' | 'kernel' | 'initrd' | 'root' | 'agent';
+  stage: 'loader' | 'script' | 'kernel' | 'initrd' | 'root' | 'agent';
   at: string;
   bytes?: number;
   ms?: number;
@@ -19,7 +19,7 @@ interface Timeline {
 /** How often the page asks again: a boot under way moves a stage every few seconds. */
 const pollMs = 3000;
 
-/** A client's last network boot (GET /boot/timeline, the boot plugin's): each stage, seconds from the script, live. */
+/** A client's last network boot (GET /boot/timeline, the boot plugin's): each stage, seconds from its first, live. */
 export function LastBoot(props: { ip: string }) {
   const [boot, setBoot] = useState<Timeline['boots'][number] | null | undefined>(undefined);
   useEffect(() => {
