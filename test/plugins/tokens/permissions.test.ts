@@ -113,6 +113,7 @@ const expected: Record<string, Permission | 'public'> = {
   'GET /image/versions': 'read',
   'GET /image/trash': 'read',
   'GET /images/transfers': 'read',
+  'GET /images/repository': 'read',
   'GET /images/files/*': 'public',
   'HEAD /images/files/*': 'public',
   'GET /cache/list': 'read',
