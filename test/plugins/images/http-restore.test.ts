@@ -1,4 +1,5 @@
-// Engine-independent: runs once, on SQLite (a real partition image restored through /images/files).
+// Engine-independent: runs once, on SQLite.
+// (a real partition image restored through /images/files.)
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';

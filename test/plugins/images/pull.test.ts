@@ -1,4 +1,5 @@
-// Engine-independent: runs once, on SQLite (two real ogserve instances and the command line).
+// Engine-independent: runs once, on SQLite.
+// (two real ogserve instances and the command line.)
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';

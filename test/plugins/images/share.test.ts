@@ -1,4 +1,5 @@
-// Engine-independent: runs once, on SQLite (a real smbd, smbclient playing the agent).
+// Engine-independent: runs once, on SQLite.
+// (a real smbd, smbclient playing the agent.)
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
