@@ -229,6 +229,13 @@ export default definePlugin({
     }
     repositoryRoutes(ctx, { directory, store, trash, share, httpRestore: config.http_restore, activeTransfers: () => slots.inFlight });
 
+    // A create's hashing cut short by a stop: its image is hashed now (the file is whole: the agent had answered).
+    ctx.onStart(() => {
+      void (async () => {
+        for (const image of (await store.list()).filter((i) => i.state === 'hashing')) await checker.check(image);
+      })().catch((error: Error) => ctx.log.error({ err: error }, `images left hashing not hashed: ${error.message}`));
+    });
+
     // Every image file against its record, by one instance, every check_every_h hours (the first a period after the start).
     if (config.check_every_h > 0) {
       let started = false;
