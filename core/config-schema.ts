@@ -88,6 +88,8 @@ export const CoreSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     plugins: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+    /** The site's own settings, for every plugin: `time_zone`, the IANA zone people's times are in ('' is the system's). */
+    site: Type.Object({ time_zone: Type.String({ default: '' }) }, { additionalProperties: false, default: {} }),
   },
   { additionalProperties: true },
 );

@@ -22,7 +22,9 @@
  *   checked against their schema, hooks kept to their plugin, plugin packages and the entity
  *   check (about +170); 3,356 once ManualClock moved to ogserve/testing, where tests find it,
  *   with HEAD routes (boot files answer HEAD without a key); 3,347 with Reply.stream, the one
- *   way a body written as it goes (a file, an event stream) leaves.
+ *   way a body written as it goes (a file, an event stream) leaves; 3,348 with `site.time_zone`
+ *   (issue 58: the one clock of the scheduler, power and the console, a site setting no one
+ *   plugin owns).
  *
  * Usage: node scripts/check-structure.mjs [root]   (root: the checkout, by default this one)
  */
@@ -34,7 +36,7 @@ const pluginsDir = path.join(root, 'plugins');
 const coreDir = path.join(root, 'core');
 const cliDir = path.join(root, 'cli');
 
-const goals = { coreLines: 3347, fileLines: 300 };
+const goals = { coreLines: 3348, fileLines: 300 };
 const domainWords = /\b(images?|shells?|rooms?|centers?|wol)\b/gi;
 
 function sources(dir) {

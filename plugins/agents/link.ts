@@ -44,8 +44,17 @@ export interface AgentLinkSettings {
   peer_log_interval_s: number;
 }
 
-/** Stores what a 200 answer says; `request` is what was sent (the answer may not echo it). */
-export type AnswerHandler = (client: ClientView, answer: AgentAnswer, request: AgentRequest) => void | Promise<void>;
+/**
+ * Stores what a 200 answer says; `request` is what was sent (the answer may not echo it).
+ * Answering 'failure' says the command itself failed though its answer was stored (a script
+ * that exited non-zero): last_cmd.result is then 'failure', with nothing logged as unstored.
+ */
+export type AnswerHandler = (
+  client: ClientView,
+  answer: AgentAnswer,
+  request: AgentRequest,
+  // biome-ignore lint/suspicious/noConfusingVoidType: a handler that only stores returns nothing
+) => void | 'failure' | Promise<void | 'failure'>;
 
 /** What GET /clients lists: other plugins' entries, agents held here, [address, entry JSON] of those held elsewhere. */
 type Listed = ClientListing | AgentConnection | HeldElsewhere;
@@ -266,7 +275,7 @@ export class AgentLink {
     return { outcomes, answers };
   }
 
-  /** What to store from a 200 answer (with a body) to requests of `path`; throwing makes last_cmd.result 'failure'. */
+  /** What to store from a 200 answer (with a body) to requests of `path`; throwing or answering 'failure' makes last_cmd.result 'failure'. */
   onAnswer(path: string, handler: AnswerHandler): void {
     this.handlers.set(path, [...(this.handlers.get(path) ?? []), handler]);
   }
@@ -535,7 +544,7 @@ export class AgentLink {
     if (answer.status === 200 && answer.body !== undefined) {
       for (const handler of this.handlers.get(request.path) ?? []) {
         try {
-          await handler(client, answer, request);
+          if ((await handler(client, answer, request)) === 'failure') ok = false;
         } catch (error) {
           ok = false;
           logCommandFailure(this.log, client.ip, request.path, `answer not stored: ${(error as Error).message}`, { err: error });

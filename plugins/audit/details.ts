@@ -32,6 +32,8 @@ export interface AuditDetails {
   req: IncomingMessage;
   changes?: AuditChange[];
   command?: AuditCommand;
+  /** The request only checked what it would do (an import's `dry_run`): nothing was written. */
+  dry_run?: boolean;
 }
 
 declare module 'ogserve' {

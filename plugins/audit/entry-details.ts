@@ -14,6 +14,8 @@ export interface EntryDetails {
   /** Changes left out past `maxKept`. */
   changes_omitted?: number;
   command?: { job: number | null; kind: string; count: number; clients: { ip: string; id?: number; name?: string }[] };
+  /** The request only checked (an import's dry run): nothing was written. */
+  dry_run?: true;
 }
 
 /** A field whose value is never kept: only that it changed. */
@@ -32,8 +34,9 @@ function withoutSecret(change: AuditChange): AuditChange {
 export class RequestDetails {
   private readonly told = new WeakMap<IncomingMessage, EntryDetails>();
 
-  add({ req, changes, command }: AuditDetails): void {
+  add({ req, changes, command, dry_run }: AuditDetails): void {
     const details = this.told.get(req) ?? {};
+    if (dry_run) details.dry_run = true;
     if (changes && changes.length > 0) {
       const kept = details.changes ?? [];
       const room = Math.max(0, maxKept - kept.length);
@@ -50,6 +53,6 @@ export class RequestDetails {
   take(req: IncomingMessage): EntryDetails | undefined {
     const details = this.told.get(req);
     this.told.delete(req);
-    return details && (details.changes || details.command) ? details : undefined;
+    return details && (details.changes || details.command || details.dry_run) ? details : undefined;
   }
 }

@@ -6,6 +6,7 @@ import { pruneEntries } from './prune';
 import { findEntries, parseAuditQuery } from './query';
 import { type Action, AuditRecorder } from './recorder';
 import { AuditPage } from './schemas';
+import { auditTimeline } from './timeline';
 
 declare module 'ogserve' {
   interface EventMap {
@@ -60,6 +61,7 @@ export default definePlugin({
     // stores: the teller goes on at once).
     const told = new RequestDetails();
     ctx.events.on('audit.details', (details) => told.add(details), 'keep the details of an audit entry');
+    auditTimeline(ctx.events, ctx.db);
     // Every request to a route marked `audit` (by default those that change something or
     // reach an agent or the network), refusals included: who, from where, what, which clients.
     ctx.hooks.onResponse(

@@ -9,6 +9,8 @@ export interface AuditQuery {
   to?: number;
   token?: string;
   client?: string;
+  /** With `client`: entries that changed this client's record too (a write that names it by id). */
+  clientId?: number;
   path?: string;
   before?: number;
   limit: number;
@@ -75,7 +77,12 @@ export async function findEntries(em: EntityManager, query: AuditQuery): Promise
   if (query.from !== undefined) where.push({ at: { $gte: String(query.from) } });
   if (query.to !== undefined) where.push({ at: { $lte: String(query.to) } });
   if (query.token !== undefined) where.push({ token: query.token });
-  if (query.client !== undefined) where.push({ clients: { $like: `%,${query.client},%` } });
+  if (query.client !== undefined) {
+    const named: FilterQuery<AuditEntry> = { clients: { $like: `%,${query.client},%` } };
+    // A change is kept as {"entity":"client","id":12,...} (write-changes' order): an update naming it by id.
+    const changed: FilterQuery<AuditEntry> = { details: { $like: `%{"entity":"client","id":${query.clientId},%` } };
+    where.push(query.clientId === undefined ? named : { $or: [named, changed] });
+  }
   if (query.before !== undefined) where.push({ id: { $lt: query.before } });
   if (query.path !== undefined) {
     const path = query.path.replace(/\/+$/, '') || '/';

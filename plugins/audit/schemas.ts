@@ -39,6 +39,9 @@ const AuditView = Type.Object({
   changes: Type.Optional(Type.Array(Change)),
   changes_omitted: Type.Optional(Type.Integer()),
   command: Type.Optional(Command),
+  dry_run: Type.Optional(
+    Type.Literal(true, { description: "the request only checked what it would do (an import's dry_run): nothing was written" }),
+  ),
 });
 
 /** GET /audit: a page, newest first; `next` is the `before` of the following page. */

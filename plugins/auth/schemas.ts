@@ -36,6 +36,14 @@ export const UserCreate = Type.Object({
   rooms: Type.Optional(Type.Array(IntLike({ minimum: 1 }), { maxItems: 256 })),
 });
 
+export const UserUpdate = Type.Object({
+  username: Type.String({ minLength: 1, maxLength: 64 }),
+  role: Type.Optional(Type.String({ maxLength: 16 })),
+  shell: Type.Optional(Type.Boolean()),
+  centers: Type.Optional(Type.Array(IntLike({ minimum: 1 }), { maxItems: 256 })),
+  rooms: Type.Optional(Type.Array(IntLike({ minimum: 1 }), { maxItems: 256 })),
+});
+
 export const UserName = Type.Object({ username: Type.String({ minLength: 1, maxLength: 64 }) });
 export const UserPassword = Type.Object({ username: Type.String({ minLength: 1, maxLength: 64 }), password: Password });
 export const OwnPassword = Type.Object({ current: Password, password: Password });

@@ -25,6 +25,15 @@ export interface NewUser {
   rooms?: number[];
 }
 
+/** What POST /users/update changes of a user: each field given. */
+export interface UserChange {
+  username: string;
+  role?: string;
+  shell?: boolean;
+  centers?: number[];
+  rooms?: number[];
+}
+
 /** How the store checks that centers and rooms exist (the inventory knows it). */
 export type ScopeCheck = (centers: readonly number[], rooms: readonly number[]) => Promise<void>;
 
@@ -75,6 +84,32 @@ export class UserStore {
     });
     await em.flush();
     return viewOf(user);
+  }
+
+  /**
+   * Change a user's role, shell right or scope (what is left out stays): the user before and
+   * after, or undefined when there is no such user. Their sessions end, and the tokens they
+   * made for themself go, when anything changed: they sign in again with what they now hold.
+   */
+  async update(change: UserChange): Promise<{ before: UserView; after: UserView } | undefined> {
+    if (change.role !== undefined && !isRole(change.role))
+      throw badRequest(ErrorCode.invalidField, "'role' must be one of reader, operator, imager, admin", 'role');
+    const user = await this.find(change.username);
+    if (!user) return undefined;
+    const before = viewOf(user);
+    const centers = change.centers ?? before.centers;
+    const rooms = change.rooms ?? before.rooms;
+    if (change.centers !== undefined || change.rooms !== undefined) await this.checkScope(centers, rooms);
+    const fields = {
+      role: change.role ?? before.role,
+      shell: change.shell ?? before.shell,
+      centers: textOf(centers),
+      rooms: textOf(rooms),
+    };
+    await this.db.fork().nativeUpdate(UserEntity, { id: user.id }, fields);
+    const after = { ...before, role: fields.role, shell: fields.shell, centers: [...centers], rooms: [...rooms] };
+    if (JSON.stringify(before) !== JSON.stringify(after)) await this.endAccess(user.username, true);
+    return { before, after };
   }
 
   async list(): Promise<UserView[]> {

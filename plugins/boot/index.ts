@@ -19,6 +19,7 @@ import { scriptRoutes } from './script-routes';
 import { lastStagesRoute } from './last-stages-route';
 import { IpxeTemplates } from './templates';
 import { BootTimeline } from './timeline';
+import { bootsTimeline } from './timeline-entries';
 import { timelineRoutes } from './timeline-routes';
 import { discoverMode, UnknownPcs } from './unknown-pcs';
 
@@ -79,6 +80,7 @@ export default definePlugin({
       'keep the boot timeline',
     );
     timelineRoutes(ctx, inventory);
+    bootsTimeline(ctx.events, ctx.db);
     lastStagesRoute(ctx, clock);
 
     // Every mode GET /mode offers should boot over iPXE too: one without a template is said at start.

@@ -11,6 +11,7 @@ import { prunePowerStates } from './prune';
 import { PowerRecorder } from './recorder';
 import { energyRoutes } from './routes';
 import { Readings } from './readings';
+import { powerStatesTimeline } from './timeline';
 import { powerStateOf } from './states';
 import { SomeWatts, StateWatts, WattsRules } from './watts';
 
@@ -72,6 +73,7 @@ export default definePlugin({
     ctx.events.on('wol.sent', ({ clients }) => void Promise.all(clients.map((ip) => power.woken(ip))), 'keep the power states');
     ctx.events.on('client.saved', (client) => void power.added(client.id), 'keep the power states');
     ctx.events.on('client.removed', (client) => void power.removed(client.id), 'keep the power states');
+    powerStatesTimeline(ctx.events, ctx.db);
     ctx.onStart(() => power.start());
     ctx.onStop(() => power.stop());
 

@@ -123,6 +123,24 @@ export class Readings {
     return timesOf(this.db, clientIds, at, now);
   }
 
+  /**
+   * When each PC's very first row begins (the row with no time before it): the time before it
+   * is no time of that PC's (it did not exist, or was not followed yet), not time unrecorded.
+   * PCs without rows, and those whose first row went with the retention, are left out.
+   */
+  async firstSeen(clientIds: readonly number[]): Promise<Map<number, number>> {
+    const found = new Map<number, number>();
+    for (let i = 0; i < clientIds.length; i += chunk) {
+      const rows = await this.db.query<{ client_id: number | string; first: number | string }>(
+        `select c.client_id, (select min(p.started_at) from power_states p where p.client_id = c.client_id
+           and p.off_ms = 0 and p.idle_ms = 0 and p.session_ms = 0 and p.busy_ms = 0) as first
+         from (${idTable(clientIds.slice(i, i + chunk))}) c`,
+      );
+      for (const row of rows) if (row.first !== null) found.set(Number(row.client_id), Number(row.first));
+    }
+    return found;
+  }
+
   /** Each PC's latest row (its state now when it has no end). */
   async rowsNow(clientIds: readonly number[], now: number): Promise<Map<number, RawRow>> {
     const latest = this.latest();

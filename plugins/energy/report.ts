@@ -130,12 +130,17 @@ const round = (value: number, digits: number) => Math.round(value * 10 ** digits
 /**
  * Hours in each state and estimated kWh of `pcs` over the range, by PC, room, center or UTC
  * day. Each PC's time is two readings subtracted per range (one per day boundary by day);
- * the range stops at `now`. What no row covers (the server down, a PC not yet added) is `unknown`.
+ * the range stops at `now`. A PC's time starts at its first row (before it, the PC was not
+ * there or not followed: no time of its own, where it counted as unknown); from then on, what
+ * no row covers (the server down, rows gone with the retention) is `unknown`.
  */
 export async function energyReport(readings: Readings, pcs: Pc[], query: EnergyQuery, now: number): Promise<EnergyReport> {
   const to = Math.min(query.to, now);
   const from = Math.min(query.from, to);
   const ids = pcs.map((pc) => pc.id);
+  const first = await readings.firstSeen(ids);
+  /** A PC's part of [start, end): from its first row on (all of it when that row went with the retention). */
+  const span = (pc: Pc, start: number, end: number) => Math.max(0, end - Math.max(start, first.get(pc.id) ?? start));
   const groups = new Map<string, { group: Omit<EnergyGroup, keyof EnergyFigures>; sum: Sum }>();
   const total = new Sum();
   const add = (key: string, group: Omit<EnergyGroup, keyof EnergyFigures>, pc: Pc, times: StateTimes, rangeMs: number) => {
@@ -154,14 +159,14 @@ export async function energyReport(readings: Readings, pcs: Pc[], query: EnergyQ
       const after = await readings.at(ids, bounds[i]!, now);
       const day = Math.floor(bounds[i - 1]! / dayMs);
       const group = { id: day, name: new Date(day * dayMs).toISOString().slice(0, 10) };
-      for (const pc of pcs) add(String(day), group, pc, between(before.get(pc.id), after.get(pc.id)), bounds[i]! - bounds[i - 1]!);
+      for (const pc of pcs) add(String(day), group, pc, between(before.get(pc.id), after.get(pc.id)), span(pc, bounds[i - 1]!, bounds[i]!));
       before = after;
     }
   } else {
     const [start, end] = [await readings.at(ids, from, now), await readings.at(ids, to, now)];
     for (const pc of pcs) {
       const [key, group] = groupOf(pc, query.by);
-      add(key, group, pc, between(start.get(pc.id), end.get(pc.id)), to - from);
+      add(key, group, pc, between(start.get(pc.id), end.get(pc.id)), span(pc, from, to));
     }
   }
   const ordered = [...groups.values()].map(({ group, sum }) => ({ ...group, ...sum.figures() }));

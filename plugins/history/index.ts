@@ -38,6 +38,7 @@ export type { HistoryEntry } from './query';
 export type { HardwareReport, SoftwareReport } from './reports';
 
 export { HistoryClock } from './clock';
+export type { TimelineEntry, TimelineQuestion } from './timeline';
 
 const hourMs = 60 * 60 * 1000;
 

@@ -3,7 +3,8 @@ import type { HardwareInventory, SoftwareInventory } from '../agents';
 import type { Inventory } from '../inventory';
 import { findChanges, onlyKnown, parseHistoryQuery } from './query';
 import { hardwareCsv, hardwareReport, softwareCsv, softwareReport } from './reports';
-import { HardwareReportSchema, HistoryPage, SoftwareReportSchema } from './schemas';
+import { HardwareReportSchema, HistoryPage, SoftwareReportSchema, TimelinePage } from './schemas';
+import { historyEntries, parseTimelineQuery, timelineOf } from './timeline';
 
 const csvType = 'text/csv; charset=utf-8';
 
@@ -46,6 +47,38 @@ export function historyRoutes(
       if (!client) throw badRequest(ErrorCode.unknownId, `client: no client with ip ${query.client}`, 'client');
       return { client: client.ip, ...(await findChanges(em, client.id, query, (code) => hardware.typeName(code))) };
     },
+  );
+
+  ctx.router.get(
+    '/client/timeline',
+    {
+      permission: 'read',
+      scoped: 'filtered',
+      bodyPolicy: 'forbidden',
+      response: TimelinePage,
+      summary:
+        'Everything that happened to a client, newest first: jobs and wakes, power states, boots, inventory changes, changes of its record: ?client=&before=&limit=',
+    },
+    async ({ query: params, access, log }) => {
+      const query = parseTimelineQuery(params);
+      const [outside] = (await access?.scope?.outside([query.client])) ?? [];
+      if (outside !== undefined)
+        throw new HttpError(
+          403,
+          ErrorCode.forbidden,
+          `client ${outside} is outside what the key '${access!.name}' may reach (${access!.scope!.description})`,
+        );
+      const client = await inventory.clientByIp(query.client);
+      if (!client) throw badRequest(ErrorCode.unknownId, `client: no client with ip ${query.client}`, 'client');
+      const permissions = access?.permissions ?? new Set<string>();
+      return { client: client.ip, ...(await timelineOf(ctx.events, client, query, permissions, log)) };
+    },
+  );
+  // The history's own part of the timeline: what the inventories found changed.
+  ctx.events.on(
+    'client.timeline',
+    async (question) => question.add(await historyEntries(ctx.db.fork(), question, (code) => hardware.typeName(code))),
+    'add the inventory changes to a timeline',
   );
 
   ctx.router.get(

@@ -54,3 +54,24 @@ export const SoftwareReportSchema = Type.Object({
     }),
   ),
 });
+
+export const TimelinePage = Type.Object({
+  client: Type.String(),
+  entries: Type.Array(
+    Type.Object({
+      time: Type.String({ description: 'ISO 8601' }),
+      kind: Type.String({
+        description:
+          'job (a command or a wake run), power (a power state), boot (a network boot), change (an inventory), audit (a change of its record)',
+      }),
+      summary: Type.String({ description: 'what happened, in English' }),
+      who: Nullable(),
+      source: Nullable(),
+      state: Nullable(),
+      job: Type.Union([Type.Integer(), Type.Null()]),
+      data: Type.Record(Type.String(), Type.Unknown()),
+    }),
+  ),
+  next: Type.Union([Type.Integer(), Type.Null()], { description: 'the `before` (ms) of the next page; null on the last' }),
+  missing: Type.Array(Type.String(), { description: 'plugins whose records could not be read this time' }),
+});

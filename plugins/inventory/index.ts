@@ -29,8 +29,24 @@ import { ScopeCache } from './scope-cache';
 import { Inventory, type InventoryChange } from './service';
 import { FleetScope } from './fleet-scope';
 import { buildScopes } from './scopes';
+import { SiteTime } from './site-time';
+import { SiteAnswer } from './schemas';
 
 export { Inventory } from './service';
+export {
+  SiteTime,
+  isTimeZone,
+  isoWithOffset,
+  localDate,
+  localInstant,
+  nextDate,
+  offsetMinutes,
+  systemTimeZone,
+  wallClock,
+  weekdayOf,
+  weekdays,
+  type Weekday,
+} from './site-time';
 export { DhcpdImport, type DhcpdAnswer } from './dhcpd-import';
 export { ClientBatch, type BatchRefusal } from './client-batch';
 /** Other plugins' tables point at clients, rooms and centers (foreign keys that cascade). */
@@ -104,6 +120,20 @@ export default definePlugin({
   register(ctx) {
     const inventory = ctx.make(Inventory);
     ctx.provide(Inventory, inventory);
+    const site = new SiteTime(ctx.settings.site.time_zone);
+    ctx.provide(SiteTime, site);
+    ctx.router.get(
+      '/site',
+      {
+        permission: 'read',
+        scoped: 'open',
+        bodyPolicy: 'ignored',
+        log: false,
+        response: SiteAnswer,
+        summary: "The site's time zone: the one clock of schedules, power calendars and the console",
+      },
+      async () => ({ time_zone: site.zone, source: site.source }),
+    );
     const scopes = ctx.make(ScopeCache);
     // Another instance wrote: what it changed is read again here, at once.
     ctx.cluster.on<InventoryChange>('inventory.changed', (change) => {

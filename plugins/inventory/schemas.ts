@@ -232,3 +232,11 @@ const ScopeNode = Type.Recursive(
   { $id: 'ScopeNode' },
 );
 export const ScopesAnswer = Type.Object({ scope: Type.Array(ScopeNode) });
+
+/** GET /site: the site's own settings every page shows. */
+export const SiteAnswer = Type.Object({
+  time_zone: Type.String({ description: "the IANA zone of the site's times: site.time_zone, else the system's" }),
+  source: Type.Union([Type.Literal('site.time_zone'), Type.Literal('system')], {
+    description: 'where it comes from: the config key, or the system because the key is empty',
+  }),
+});

@@ -20,7 +20,7 @@ import { type Client, ClientEntity } from './entities/client';
 import { clientsWhere, type ClientView } from './client-view';
 import { DiskSetupWriter } from './disk-setup-writer';
 import { FleetScope } from './fleet-scope';
-import { parseFolderId } from './folder-ids';
+import { COMPUTER_FOLDER_MARKER, MAX_FOLDER_ROW_ID, parseFolderId } from './folder-ids';
 import { PartitionSizes } from './partition-sizes';
 import { requireAllKnown } from './lookups';
 import type { ClientUpdate } from './schemas';
@@ -263,6 +263,23 @@ export class Inventory {
   async scopeExists(scope: ScopeRef, em: EntityManager = this.db.fork()): Promise<boolean> {
     const table = { center: 'centers', room: 'rooms', client: 'clients' }[scope.type];
     return (await execute(em, `select id from ${table} where id = ?`, [scope.id])).length > 0;
+  }
+
+  /**
+   * The name of a center, room or folder (a folder by its public id, as GET /scopes shows it),
+   * for what people read ("the power calendar of Lab 1"); null when there is none.
+   */
+  async scopeName(type: 'center' | 'room' | 'folder', id: number): Promise<string | null> {
+    let table = type === 'center' ? 'centers' : 'rooms';
+    let row = id;
+    if (type === 'folder') {
+      if (!Number.isSafeInteger(id) || id < 1) return null;
+      const computer = id > MAX_FOLDER_ROW_ID;
+      table = computer ? 'computer_folders' : 'room_folders';
+      row = computer ? id - COMPUTER_FOLDER_MARKER : id;
+    }
+    const [found] = await this.db.query<{ name: string }>(`select name from ${table} where id = ?`, [row]);
+    return found ? String(found.name) : null;
   }
 
   /**

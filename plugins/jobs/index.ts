@@ -9,6 +9,7 @@ import { endLeftovers } from './leftovers';
 import { pruneJobs } from './prune';
 import { JobRecorder } from './recorder';
 import { jobRoutes } from './routes';
+import { jobsTimeline } from './timeline';
 import { followWakeRuns } from './wake-runs';
 
 declare module 'ogserve' {
@@ -16,7 +17,16 @@ declare module 'ogserve' {
     /** A command was sent to agents: the job that follows it, who asked (null when nobody said) and its clients. */
     'job.created': { job: number; kind: string; who: string | null; source: string | null; clients: string[] };
     /** A client's state in a job: its first (sent or skipped), then how it ended. */
-    'job.client': { job: number; kind: string; client: string; state: JobState; status: number | null; outcome: string };
+    'job.client': {
+      job: number;
+      kind: string;
+      client: string;
+      state: JobState;
+      status: number | null;
+      outcome: string;
+      /** The exit code the agent reported (a script's), when it reported one. */
+      code?: number;
+    };
     /** Every client of the job has ended. */
     'job.finished': { job: number; kind: string; clients: string[] };
   }
@@ -36,7 +46,8 @@ const hourMs = 60 * 60 * 1000;
 export default definePlugin({
   name: 'jobs',
   requires: ['inventory', 'agents'],
-  schemaVersion: 1,
+  // 2: `code` and `output` of each client (nullable columns: the schema update adds them).
+  schemaVersion: 2,
   entities: [JobEntity, JobClientEntity],
   config: Type.Object(
     {
@@ -54,6 +65,7 @@ export default definePlugin({
     const recorder = ctx.make(JobRecorder);
     ctx.use(AgentLink).observers.observe((dispatch) => recorder.observe(dispatch));
     followWakeRuns(ctx.events, recorder);
+    jobsTimeline(ctx.events, ctx.db);
     ctx.onStart(async () => {
       if (ctx.cluster.shared) return;
       const ended = await endLeftovers(ctx.db, clock.now());

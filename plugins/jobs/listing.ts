@@ -24,6 +24,8 @@ export interface JobClientEntry {
   reason: string;
   status: number | null;
   outcome: string;
+  /** The exit code the agent reported (a script's), null when none. */
+  code: number | null;
   sent: string | null;
   ended: string | null;
 }
@@ -127,7 +129,22 @@ function entryOf(row: JobClient): JobClientEntry {
     reason: row.reason,
     status: row.status,
     outcome: row.outcome,
+    code: row.code ?? null,
     sent: iso(row.sentAt),
     ended: iso(row.endedAt),
   };
+}
+
+/** What one client of a job printed (and its exit code); undefined when the job has no such client inside `inside`. */
+export async function findOutput(
+  db: Database,
+  id: number,
+  ip: string,
+  inside?: ReadonlySet<string>,
+): Promise<{ kind: string; addr: string; code: number | null; output: string | null } | undefined> {
+  if (inside && !inside.has(ip)) return undefined;
+  const em = db.fork();
+  const [job, row] = await Promise.all([em.findOne(JobEntity, { id }), em.findOne(JobClientEntity, { jobId: id, ip })]);
+  if (!job || !row) return undefined;
+  return { kind: job.kind, addr: row.ip, code: row.code ?? null, output: row.output ?? null };
 }

@@ -6,12 +6,34 @@ export interface Ending {
   state: Extract<JobState, 'done' | 'failed' | 'timed_out'>;
   status: number | null;
   outcome: string;
+  /** The exit code the agent reported (a script's `retcode`), when it reported one. */
+  code?: number;
+  /** What the command printed (`out`), its last `outputChars` characters, when the agent sent it. */
+  output?: string;
 }
 
-/** An answer: done when the agent said 200/202 and what it said was stored (`result`), failed otherwise. */
+/** The most of a command's output a job keeps per PC: its end, where the error usually is. */
+export const outputChars = 4000;
+
+/** What the agent reported of the command itself: an exit code (`retcode`) and its output (`out`). */
+function reported(body: unknown): { code?: number; output?: string } {
+  if (typeof body !== 'object' || body === null) return {};
+  const { retcode, out } = body as Record<string, unknown>;
+  const code = Number.isSafeInteger(retcode) ? (retcode as number) : undefined;
+  const output = typeof out === 'string' ? (out.length > outputChars ? `…${out.slice(-outputChars)}` : out) : undefined;
+  return { ...(code === undefined ? {} : { code }), ...(output === undefined ? {} : { output }) };
+}
+
+/**
+ * An answer: done when the agent said 200/202, what it said was stored (`result`) and the
+ * command's own exit code, when it reported one, is 0; failed otherwise (`exit code 2`).
+ */
 export function answered(answer: AgentAnswer): Ending {
   const accepted = answer.status === 200 || answer.status === 202;
-  if (accepted && answer.result !== 'failure') return { state: 'done', status: answer.status, outcome: 'success' };
+  const said = answer.status === 200 ? reported(answer.body) : {};
+  if (accepted && said.code !== undefined && said.code !== 0)
+    return { state: 'failed', status: answer.status, outcome: `exit code ${said.code}`, ...said };
+  if (accepted && answer.result !== 'failure') return { state: 'done', status: answer.status, outcome: 'success', ...said };
   const outcome = accepted ? 'the answer could not be stored' : `the agent answered ${answer.status}`;
   return { state: 'failed', status: answer.status, outcome };
 }

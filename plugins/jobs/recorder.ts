@@ -153,6 +153,8 @@ export class JobRecorder {
         outcome: sent ? '' : outcome === 'busy' ? 'the client was busy' : 'the client is not connected',
         sentAt: sent ? now : null,
         endedAt: sent ? null : now,
+        code: null,
+        output: null,
       };
     });
     const running = new Set(rows.filter((r) => r.state === 'sent').map((r) => r.ip));
@@ -220,7 +222,7 @@ export class JobRecorder {
     const ends = job.ends.splice(0);
     const alike = new Map<string, { ending: Ending; ends: { ip: string; at: number }[] }>();
     for (const { ip, ending, at } of ends) {
-      const key = JSON.stringify([ending.state, ending.status, ending.outcome]);
+      const key = JSON.stringify([ending.state, ending.status, ending.outcome, ending.code, ending.output]);
       const group = alike.get(key) ?? { ending, ends: [] };
       group.ends.push({ ip, at });
       alike.set(key, group);
@@ -228,7 +230,12 @@ export class JobRecorder {
     const em = this.db.fork();
     for (const group of alike.values())
       for (let i = 0; i < group.ends.length; i += chunk) await writeAlike(em, job.id, group.ending, group.ends.slice(i, i + chunk));
-    for (const { ip, ending } of ends) void this.events.emit('job.client', { job: job.id, kind: job.kind, client: ip, ...ending });
+    // A command's output is not told: only callers who may run scripts read it (GET /jobs/:id/output).
+    for (const { ip, ending } of ends) {
+      const { state, status, outcome, code } = ending;
+      const told = { job: job.id, kind: job.kind, client: ip, state, status, outcome };
+      void this.events.emit('job.client', code === undefined ? told : { ...told, code });
+    }
     if (job.finishedAt === undefined || job.ends.length > 0) return;
     try {
       await em.nativeUpdate(JobEntity, { id: job.id }, { finishedAt: job.finishedAt });
@@ -245,7 +252,16 @@ async function writeAlike(em: EntityManager, jobId: number, ending: Ending, ends
   const cases = ends.map(({ at }) => `when ? then ${Math.trunc(at)}`).join(' ');
   await execute(
     em,
-    `update job_clients set state = ?, status = ?, outcome = ?, ended_at = case ip ${cases} end where job_id = ? and ip in (${ends.map(() => '?').join(', ')})`,
-    [ending.state, ending.status, ending.outcome, ...ends.map((e) => e.ip), jobId, ...ends.map((e) => e.ip)],
+    `update job_clients set state = ?, status = ?, outcome = ?, code = ?, output = ?, ended_at = case ip ${cases} end where job_id = ? and ip in (${ends.map(() => '?').join(', ')})`,
+    [
+      ending.state,
+      ending.status,
+      ending.outcome,
+      ending.code ?? null,
+      ending.output ?? null,
+      ...ends.map((e) => e.ip),
+      jobId,
+      ...ends.map((e) => e.ip),
+    ],
   );
 }

@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import { type Access, ErrorCode, HttpError, type PluginContext, positive } from 'ogserve';
-import { type JobSummary, findJob, findJobs } from './listing';
+import { type Access, ErrorCode, HttpError, type PluginContext, badRequest, isIpv4, positive } from 'ogserve';
+import { type JobSummary, findJob, findJobs, findOutput } from './listing';
 import { parseJobsQuery } from './query';
-import { JobDetail, JobsPage } from './schemas';
+import { JobDetail, JobOutput, JobsPage } from './schemas';
 
 /** What the job events carry is what these routes answer: the event stream sends them to the same readers. */
 const jobEvents = ['job.created', 'job.client', 'job.finished'];
@@ -54,6 +54,30 @@ export function jobRoutes(ctx: PluginContext<unknown>): void {
       // A job touching none of a limited caller's clients is, to it, no job at all.
       if (!job) throw new HttpError(404, ErrorCode.notFound, `no job with id ${id}`);
       return shown(job, access);
+    },
+  );
+
+  ctx.router.get(
+    '/jobs/:id/output',
+    {
+      permission: 'read',
+      scoped: 'filtered',
+      bodyPolicy: 'forbidden',
+      audit: false,
+      response: JobOutput,
+      summary: 'What one client of a job printed, and its exit code: ?client=<ip>',
+    },
+    async ({ req, query, access }) => {
+      const raw = (req as IncomingMessage & { params?: Record<string, string> }).params?.id ?? '';
+      const id = positive(raw, 'id');
+      const ip = query.get('client') ?? '';
+      if (!isIpv4(ip)) throw badRequest(ErrorCode.invalidField, `client: '${ip.slice(0, 40)}' is not an IPv4 address`, 'client');
+      const found = await findOutput(ctx.db, id, ip, await access?.scope?.addresses());
+      if (!found) throw new HttpError(404, ErrorCode.notFound, `job ${id} has no client ${ip}`);
+      const needs = paramsNeed[found.kind];
+      if (needs !== undefined && !access?.permissions.has(needs))
+        throw new HttpError(403, ErrorCode.forbidden, `what a ${found.kind} printed needs the '${needs}' permission`);
+      return { addr: found.addr, code: found.code, output: found.output };
     },
   );
 }

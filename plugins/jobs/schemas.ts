@@ -35,9 +35,18 @@ export const JobDetail = Type.Object({
       state: State,
       reason: Type.String({ description: "why it was skipped: 'not_connected' or 'busy'; '' otherwise" }),
       status: Type.Union([Type.Integer(), Type.Null()], { description: "the agent's answer status" }),
-      outcome: Type.String(),
+      outcome: Type.String({ description: "what happened in words: 'success', 'exit code 1', 'the agent answered 500'" }),
+      code: Type.Union([Type.Integer(), Type.Null()], { description: 'the exit code the agent reported (a script), null when none' }),
       sent: Type.Union([Time(), Type.Null()]),
       ended: Type.Union([Time(), Type.Null()]),
     }),
   ),
+});
+
+export const JobOutput = Type.Object({
+  addr: Type.String(),
+  code: Type.Union([Type.Integer(), Type.Null()], { description: 'the exit code the agent reported, null when none' }),
+  output: Type.Union([Type.String(), Type.Null()], {
+    description: 'the end of what the command printed (its last 4,000 characters), null when the agent sent none',
+  }),
 });

@@ -33,6 +33,11 @@ export function followWakeRuns(events: PluginEvents, recorder: JobRecorder): voi
     const ending = endingOf(state, tries, reason);
     if (ending) (await jobs.get(run))?.end(client, ending);
   });
+  // The request that started the run names its job in its audit entry.
+  events.on('wol.run.asked', async ({ run, req, clients }) => {
+    const job = await jobs.get(run);
+    if (job) await events.tell('audit.details', { req, command: { job: job.id, kind: 'wol', clients } });
+  });
   events.on('wol.run.finished', async ({ run }) => {
     const job = await jobs.get(run);
     jobs.delete(run);

@@ -1,18 +1,17 @@
 import { type Clock, StartupError, SystemClock, definePlugin } from 'ogserve';
 import { AgentCommands, AgentLink } from '../agents';
-import { Inventory } from '../inventory';
+import { Inventory, SiteTime, isTimeZone, isoWithOffset } from '../inventory';
 import { Waker } from '../wol';
 import { PowerClock } from './clock';
 import { PowerCalendarEntity } from './entities/calendar';
 import type { Planned } from './plan';
 import { powerOff, type Skip } from './power-off';
 import { powerOn } from './power-on';
-import { powerRoutes } from './routes';
+import { type ZoneSource, powerRoutes } from './routes';
 import { PowerConfig } from './schemas';
 import { CalendarStore } from './store';
 import { governed } from './targets';
 import { PowerTicker } from './ticker';
-import { isTimeZone, isoWithOffset } from './zone';
 
 declare module 'ogserve' {
   interface EventMap {
@@ -31,11 +30,11 @@ declare module 'ogserve' {
 
 export { PowerClock } from './clock';
 
-/** The zone the calendars' times are in: the configured one, else the system's, else UTC. */
-function zoneOf(configured: string): string {
-  const zone = configured || Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
-  if (!isTimeZone(zone)) throw new StartupError(`power.time_zone: '${configured}' is not an IANA time zone (e.g. 'Europe/Madrid')`);
-  return zone;
+/** The zone the calendars' times are in: `power.time_zone` when set (an override), else the site's. */
+function zoneOf(configured: string, site: SiteTime): { zone: string; source: ZoneSource } {
+  if (!configured) return { zone: site.zone, source: site.source };
+  if (!isTimeZone(configured)) throw new StartupError(`power.time_zone: '${configured}' is not an IANA time zone (e.g. 'Europe/Madrid')`);
+  return { zone: configured, source: 'power.time_zone' };
 }
 
 /**
@@ -51,7 +50,8 @@ export default definePlugin({
   entities: [PowerCalendarEntity],
   config: PowerConfig,
   register(ctx) {
-    const zone = zoneOf(ctx.config.time_zone);
+    const site = ctx.use(SiteTime);
+    const { zone, source } = zoneOf(ctx.config.time_zone, site);
     const clock = ctx.service<Clock>(PowerClock, () => new SystemClock());
     const inventory = ctx.use(Inventory);
     const link = ctx.use(AgentLink);
@@ -62,8 +62,11 @@ export default definePlugin({
     const fire = async ({ at, action, calendar }: Planned) => {
       // All calendars: a PC follows the most specific one that names it.
       const clients = (await governed(inventory, await store.all())).get(calendar.id) ?? [];
+      // The job and the wake run name the calendar by its target's name, as people know it.
+      const { type, id } = calendar.target;
+      const asker = { name: (await inventory.scopeName(type, id)) ?? `${type} ${id}`, source: 'calendar' };
       const done: { sent: string[]; skipped: Skip[]; job?: number } =
-        action === 'on' ? await powerOn(waker, clients) : await powerOff(link, commands, clients, calendar.force_off);
+        action === 'on' ? await powerOn(waker, clients, asker) : await powerOff(link, commands, clients, calendar.force_off, asker);
       const when = isoWithOffset(at, zone);
       ctx.log.info(
         { calendar: calendar.id, action, at: when, clients: done.sent, skipped: done.skipped, job: done.job },
@@ -76,6 +79,6 @@ export default definePlugin({
     ticker.elect(ctx.cluster);
     ctx.onStop(() => ticker.stop());
 
-    powerRoutes(ctx, { store, inventory, zone, now: () => clock.now(), changed: () => void ticker.rearm() });
+    powerRoutes(ctx, { store, inventory, zone, source, site: site.zone, now: () => clock.now(), changed: () => void ticker.rearm() });
   },
 });

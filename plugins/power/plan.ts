@@ -1,5 +1,5 @@
 import type { Calendar } from './store';
-import { localDate, localInstant, nextDate, weekdayOf } from './zone';
+import { localDate, localInstant, nextDate, weekdayOf } from '../inventory';
 
 export type PowerAction = 'on' | 'off';
 

@@ -1,4 +1,4 @@
-import type { AgentCommands, AgentLink } from '../agents';
+import type { AgentCommands, AgentLink, Asker } from '../agents';
 import { sendCommand } from '../agents';
 
 /** Why a PC was left on or not woken: its agent's state or the wake's own reason. */
@@ -20,6 +20,7 @@ export async function powerOff(
   commands: Pick<AgentCommands, 'get'>,
   clients: string[],
   force: boolean,
+  asker: Asker = { name: 'power', source: 'calendar' },
 ): Promise<{ sent: string[]; skipped: Skip[]; job?: number }> {
   const states = new Map(link.listing().map((entry) => [entry.addr, entry.state]));
   const send: string[] = [];
@@ -31,7 +32,7 @@ export async function powerOff(
   }
   const poweroff = commands.get('poweroff');
   if (send.length === 0 || !poweroff) return { sent: [], skipped };
-  const dispatch = await sendCommand(link, poweroff, {}, send, { name: 'power', source: 'calendar' });
+  const dispatch = await sendCommand(link, poweroff, {}, send, asker);
   const sent: string[] = [];
   for (const { addr, outcome } of dispatch.outcomes) {
     if (outcome === 'sent') sent.push(addr);

@@ -1,11 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import { ErrorCode, type PluginContext, badRequest } from 'ogserve';
-import type { Inventory } from '../inventory';
+import { type Inventory, isoWithOffset } from '../inventory';
 import { planned } from './plan';
 import { CalendarBody, CalendarList, CalendarView, Deleted, Preview } from './schemas';
 import type { CalendarStore } from './store';
 import { governed } from './targets';
-import { isoWithOffset } from './zone';
 
 const dayMs = 24 * 60 * 60 * 1000;
 const maxPreviewDays = 31;
@@ -16,10 +15,17 @@ function idOf(req: IncomingMessage): number {
   return Number(raw);
 }
 
+/** Where the calendars' zone comes from: power's own override, else the site's (its key, or the system's). */
+export type ZoneSource = 'power.time_zone' | 'site.time_zone' | 'system';
+
 export interface PowerRouteDeps {
   store: CalendarStore;
   inventory: Pick<Inventory, 'allClients'>;
   zone: string;
+  /** Where `zone` comes from (power's override, the site's key, the system). */
+  source: ZoneSource;
+  /** The site's zone, which power.time_zone may override. */
+  site: string;
   now(): number;
   /** A calendar was saved or deleted: the ticker reads them again. */
   changed(): void;
@@ -36,7 +42,7 @@ export function powerRoutes(ctx: PluginContext<unknown>, deps: PowerRouteDeps): 
   ctx.router.get(
     '/power/calendars',
     { permission: 'read', bodyPolicy: 'forbidden', response: CalendarList, summary: 'Power calendars, and the time zone of their times' },
-    async () => ({ time_zone: zone, calendars: await store.all() }),
+    async () => ({ time_zone: zone, time_zone_source: deps.source, site_time_zone: deps.site, calendars: await store.all() }),
   );
   ctx.router.post(
     '/power/calendars',

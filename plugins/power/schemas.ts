@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { weekdays } from './zone';
+import { weekdays } from '../inventory';
 
 /** "07:45": hours 00-23, minutes 00-59. */
 const LocalTime = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'local time HH:MM' });
@@ -44,7 +44,14 @@ export const CalendarView = Type.Object({
   force_off: Type.Boolean(),
 });
 
-export const CalendarList = Type.Object({ time_zone: Type.String(), calendars: Type.Array(CalendarView) });
+export const CalendarList = Type.Object({
+  time_zone: Type.String({ description: "the calendars' zone: power.time_zone when set, else the site's" }),
+  time_zone_source: Type.Union([Type.Literal('power.time_zone'), Type.Literal('site.time_zone'), Type.Literal('system')], {
+    description: "where that zone comes from: power's override, the site's key, or the system",
+  }),
+  site_time_zone: Type.String({ description: "the site's zone (site.time_zone, else the system's)" }),
+  calendars: Type.Array(CalendarView),
+});
 
 export const Deleted = Type.Object({ id: Type.Integer() });
 
@@ -63,7 +70,7 @@ export const Preview = Type.Object({
 
 export const PowerConfig = Type.Object(
   {
-    /** IANA time zone of the calendars' times; '' is the system's (UTC when it has none). */
+    /** IANA time zone of the calendars' times, overriding the site's (site.time_zone); '' follows the site. */
     time_zone: Type.String({ default: '' }),
   },
   { additionalProperties: false },

@@ -1,4 +1,5 @@
 import { ErrorCode, badRequest } from 'ogserve';
+import { localInstant, systemTimeZone, wallClock } from '../inventory';
 
 /**
  * When a schedule fires, in the reference's mask encoding except for years: the reference
@@ -73,31 +74,32 @@ export function requireSomeTime(when: When, prefix = 'when'): void {
   if (when.hours === 0) throw badRequest(ErrorCode.invalidField, `'${prefix}.hours' selects no hour`, `${prefix}.hours`);
 }
 
-/** The masks of one local wall-clock minute: what a schedule without `when` stores. */
-export function whenAt(ms: number): When {
-  const date = new Date(ms);
-  const hour = date.getHours();
+/** The masks of one wall-clock minute in `zone` (the system's unless given): what a schedule without `when` stores. */
+export function whenAt(ms: number, zone = systemTimeZone()): When {
+  const date = new Date(wallClock(ms, zone));
+  const hour = date.getUTCHours();
   return {
-    years: [date.getFullYear()],
-    months: 1 << date.getMonth(),
+    years: [date.getUTCFullYear()],
+    months: 1 << date.getUTCMonth(),
     weeks: 0,
     weekDays: 0,
-    days: 1 << (date.getDate() - 1),
+    days: 1 << (date.getUTCDate() - 1),
     hours: 1 << (hour % 12),
     amPm: hour >= 12 ? 1 : 0,
-    minutes: date.getMinutes(),
+    minutes: date.getUTCMinutes(),
   };
 }
 
+/** Calendar arithmetic on dates alone (no zone): the days of a month, a date's weekday. */
 function daysInMonth(year: number, month: number): number {
-  return new Date(year, month + 1, 0).getDate();
+  return new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
 }
 
 /** Days of the month selected by the day, weekday and week masks, ascending. */
 export function daysOf(when: When, year: number, month: number): number[] {
   const count = daysInMonth(year, month);
   // JS weekday: 0 = Sunday. Day 1's offset into its Sunday-to-Saturday week.
-  const firstWeekday = new Date(year, month, 1).getDay();
+  const firstWeekday = new Date(Date.UTC(year, month, 1)).getUTCDay();
   const out: number[] = [];
   for (let day = 1; day <= count; day++) {
     const weekday = (firstWeekday + day - 1) % 7;
@@ -114,21 +116,27 @@ function hoursOf(when: When): number[] {
   return out;
 }
 
+const isoDate = (year: number, month: number, day: number) =>
+  `${String(year).padStart(4, '0')}-${String(month + 1).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+
 /**
- * The first fire time at or after `from` (ms), local time with DST as the system has it;
- * null when none is left. Earlier occurrences are skipped, never run late.
+ * The first fire time at or after `from` (ms), a wall-clock time in `zone` (the site's; the
+ * system's unless given) with its daylight saving; null when none is left. Earlier
+ * occurrences are skipped, never run late. A time the clocks skip fires at the first minute
+ * after it; one that comes twice fires the first time (as power calendars do).
  */
-export function nextOccurrence(when: When, from: number): number | null {
-  const fromYear = new Date(from).getFullYear();
+export function nextOccurrence(when: When, from: number, zone = systemTimeZone()): number | null {
+  const fromYear = new Date(wallClock(from, zone)).getUTCFullYear();
   const hours = hoursOf(when);
   for (const year of when.years) {
     if (year < fromYear) continue;
     for (let month = 0; month < 12; month++) {
       if (!(when.months & (1 << month))) continue;
-      if (new Date(year, month + 1, 1).getTime() <= from) continue;
+      const next = month === 11 ? isoDate(year + 1, 0, 1) : isoDate(year, month + 1, 1);
+      if (localInstant(next, 0, zone) <= from) continue;
       for (const day of daysOf(when, year, month)) {
         for (const hour of hours) {
-          const at = new Date(year, month, day, hour, when.minutes).getTime();
+          const at = localInstant(isoDate(year, month, day), hour * 60 + when.minutes, zone);
           if (at >= from) return at;
         }
       }
@@ -138,8 +146,8 @@ export function nextOccurrence(when: When, from: number): number | null {
 }
 
 /** Every fire time in [from, until), for tests and previews. */
-export function occurrences(when: When, from: number, until: number): number[] {
+export function occurrences(when: When, from: number, until: number, zone = systemTimeZone()): number[] {
   const out: number[] = [];
-  for (let at = nextOccurrence(when, from); at !== null && at < until; at = nextOccurrence(when, at + 1)) out.push(at);
+  for (let at = nextOccurrence(when, from, zone); at !== null && at < until; at = nextOccurrence(when, at + 1, zone)) out.push(at);
   return out;
 }

@@ -7,6 +7,7 @@ import { ActionEntity } from './entities/action';
 import { ProcedureEntity, ProcedureStepEntity } from './entities/procedure';
 import { ScheduleEntity } from './entities/schedule';
 import { TaskEntity, TaskStepEntity } from './entities/task';
+import { auditSchedulerWrites } from './audit';
 import { schedulerRoutes } from './routes';
 import { Scheduler } from './service';
 
@@ -63,6 +64,7 @@ export default definePlugin({
     // Agents another instance holds: their queued commands follow once they are idle there.
     ctx.events.on('agent.idle', ({ client }) => scheduler.queue.kick(client));
     schedulerRoutes(ctx.router, scheduler, inventory);
+    auditSchedulerWrites(ctx);
     // One instance runs the schedules and delivers the queue; the others only write them.
     const reload = (ip?: string) =>
       void scheduler.reload(ip).catch((error: unknown) => ctx.log.error({ err: error }, 'scheduler reload failed'));

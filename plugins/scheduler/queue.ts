@@ -4,8 +4,15 @@ import type { Clock } from './clock';
 import type { StepCommands } from './commands';
 import { ActionEntity, type ActionResult } from './entities/action';
 
-/** Who asks for what the queue sends, as dispatch observers (the jobs plugin) see it. */
+/** Who asks for what the queue sends, as dispatch observers (the jobs plugin) see it: a run of a procedure or task. */
 const scheduler: Asker = { name: 'scheduler', source: 'scheduler' };
+
+/** What a schedule fired asks for: the schedule by its name (a schedule since deleted, the scheduler). */
+async function askerOf(db: Database, scheduleId: number): Promise<Asker> {
+  if (!scheduleId) return scheduler;
+  const [row] = await db.query<{ name: string }>('select name from schedules where id = ?', [scheduleId]);
+  return row ? { name: String(row.name), source: 'schedule' } : scheduler;
+}
 
 export interface QueuedAction {
   id: number;
@@ -207,7 +214,8 @@ export class CommandQueue {
         return;
       }
       // A job once sent: the tries that found the client busy are retries, not jobs of their own.
-      void this.link.observers.observed({ kind: request.path, params: JSON.parse(row.params) as object, asker: scheduler }, dispatch);
+      const asker = await askerOf(this.db, row.scheduleId);
+      void this.link.observers.observed({ kind: request.path, params: JSON.parse(row.params) as object, asker }, dispatch);
       this.take(ip, next);
       const outcome = await Promise.race([
         answer.then(

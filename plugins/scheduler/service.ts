@@ -13,7 +13,7 @@ import {
   type PluginEvents,
 } from 'ogserve';
 import { AgentCommands, AgentLink } from '../agents';
-import { type ClientView, Inventory } from '../inventory';
+import { type ClientView, Inventory, SiteTime } from '../inventory';
 import { Waker } from '../wol';
 import { nextOccurrence, readYears, requireSomeTime, whenAt, type When } from './calendar';
 import { type Clock, SchedulerClock } from './clock';
@@ -164,12 +164,14 @@ export class Scheduler {
     @inject(PluginLog) private readonly log: Logger,
     @inject(PluginEventBus) private readonly events: Pick<PluginEvents, 'emit'>,
     @inject(PluginClusterView) private readonly cluster: Pick<PluginCluster, 'broadcast'>,
+    /** The site's clock: a schedule's 07:45 is 07:45 there, as a power calendar's is. */
+    @inject(SiteTime) private readonly site: Pick<SiteTime, 'zone'>,
   ) {
     const timings = { pendingTimeoutMs: config.pending_timeout_s * 1000, retryMs: config.retry_interval_s * 1000 };
     this.steps = new StepCommands(agentCommands);
     this.queue = new CommandQueue(db, link, this.steps, clock, timings, log, (ip) => this.changed(ip));
     this.expander = new Expander(db, inventory, this.queue, this.steps, new WakeSteps(db, waker, clock, log), clock, log);
-    this.timeline = new Timeline(clock, (entry) => this.fire(entry), log);
+    this.timeline = new Timeline(clock, (entry) => this.fire(entry), log, site.zone);
   }
 
   /** Whether this instance runs the schedules and the queue (it holds the scheduler role). */
@@ -225,7 +227,7 @@ export class Scheduler {
   async createSchedule(input: ScheduleInput): Promise<number> {
     await this.requireTarget(input.kind, input.target);
     const now = this.clock.now();
-    const when = input.when ? readWhen(input.when) : whenAt(now);
+    const when = input.when ? readWhen(input.when) : whenAt(now, this.site.zone);
     const em = this.db.fork();
     const row = em.create(ScheduleEntity, {
       kind: input.kind,
@@ -246,7 +248,7 @@ export class Scheduler {
     if (!row) throw badRequest(ErrorCode.unknownId, `no schedule with id ${id}`, 'id');
     const kind = input.kind ?? row.kind;
     await this.requireTarget(kind, input.target);
-    const when = input.when ? readWhen(input.when) : whenAt(this.clock.now());
+    const when = input.when ? readWhen(input.when) : whenAt(this.clock.now(), this.site.zone);
     Object.assign(row, {
       kind,
       target: input.target,
@@ -298,7 +300,11 @@ export class Scheduler {
         minutes: Number(row.minutes),
       };
       // Where the schedules are not run (another instance runs them), the next time is computed from the row.
-      const next = this.active ? this.timeline.nextOf(id) : row.suspended ? undefined : (nextOccurrence(when, now) ?? undefined);
+      const next = this.active
+        ? this.timeline.nextOf(id)
+        : row.suspended
+          ? undefined
+          : (nextOccurrence(when, now, this.site.zone) ?? undefined);
       return {
         id,
         task: Number(row.target),
@@ -332,7 +338,7 @@ export class Scheduler {
     const checked = this.steps.check(command, params, 'command', 'params');
     if (clients.length > 1 && this.steps.oneClientOnly(command)) throw badRequest(ErrorCode.invalidField, oneClientMessage, 'clients');
     const now = this.clock.now();
-    const when = whenBody ? readWhen(whenBody) : whenAt(now);
+    const when = whenBody ? readWhen(whenBody) : whenAt(now, this.site.zone);
     const session = new Session();
     const row = await this.db.transactional(async (em) => {
       await this.expander.insertActions(

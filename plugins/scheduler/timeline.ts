@@ -26,12 +26,14 @@ export class Timeline {
     private readonly clock: Clock,
     private readonly fire: (entry: TimelineEntry) => Promise<void>,
     private readonly log: Logger,
+    /** The zone the schedules' wall-clock times are in (the site's). */
+    private readonly zone?: string,
   ) {}
 
   /** (Re)place a schedule, first firing at or after `from`; none left = not armed. */
   set(entry: Omit<TimelineEntry, 'at'>, from: number): number | null {
     this.entries.delete(entry.id);
-    const at = nextOccurrence(entry.when, from);
+    const at = nextOccurrence(entry.when, from, this.zone);
     if (at !== null) this.entries.set(entry.id, { ...entry, at });
     this.arm();
     return at;
@@ -88,7 +90,7 @@ export class Timeline {
     for (const entry of due) {
       // The next occurrence is computed before running, from after both the fire time and
       // now: occurrences missed while the process was stalled are skipped, not run late.
-      const at = nextOccurrence(entry.when, Math.max(entry.at, now) + 1);
+      const at = nextOccurrence(entry.when, Math.max(entry.at, now) + 1, this.zone);
       if (at === null) this.entries.delete(entry.id);
       else this.entries.set(entry.id, { ...entry, at });
       try {

@@ -30,6 +30,8 @@ export default definePlugin({
         const { out, retcode, cmd } = readShellAnswer(answer.body);
         const result = { cmd: results.commandOf(client.ip) ?? cmd ?? '', retcode, timestamp: Math.floor(Date.now() / 1000), output: out };
         tellOthers('shell.output', { ip: client.ip, result: results.store(client.ip, result) });
+        // What the script reported is the command's outcome: a non-zero exit code is a failure.
+        return retcode !== null && retcode !== 0 ? 'failure' : undefined;
       },
     });
     ctx.events.on('client.removed', (client) => results.forget(client.ip));

@@ -1,4 +1,7 @@
+import type { IncomingMessage } from 'node:http';
 import { Counter, SystemClock, type Clock, definePlugin } from 'ogserve';
+import type { AuditCommand } from '../audit';
+import { Inventory } from '../inventory';
 import { AgentLink, askerOf, type ClientListing } from '../agents';
 import { WolClock } from './clock';
 import { LocalSender } from './local-sender';
@@ -25,6 +28,13 @@ declare module 'ogserve' {
     'wol.run.client': { run: number; client: string; state: RunClientState; tries: number; reason: WakeFailure | null };
     /** A run ended (`done` or `cancelled`), with its clients counted by state. */
     'wol.run.finished': { run: number; state: 'done' | 'cancelled'; states: Partial<Record<RunClientState, number>> };
+  }
+  interface InternalEventMap {
+    /**
+     * A request (POST /wol) started wake run `run`: told before it answers, so that the plugin
+     * that makes the run a job (jobs) can name that job in the request's audit entry.
+     */
+    'wol.run.asked': { run: number; req: IncomingMessage; clients: { ip: string; id: number; name: string }[] };
   }
 }
 
@@ -87,10 +97,17 @@ export default definePlugin({
     ctx.router.post(
       '/wol',
       { permission: 'operate', scoped: { clients: 'clients' }, body: WolBody, response: WolAnswer },
-      async ({ body, log, access }) => {
+      async ({ body, log, access, req }) => {
         const report = await waker.wake(body.clients, body.type, askerOf(access));
         if (report.skipped.send_failed.length > 0)
           log.warn({ clients: report.skipped.send_failed }, 'wake-on-LAN packets could not be sent');
+        if (report.run !== null) {
+          // The audit entry says what was woken; the jobs plugin, if on, adds the run's job.
+          const woken = (await ctx.use(Inventory).clientsByIps(report.sent)).map((c) => ({ ip: c.ip, id: c.id, name: c.name }));
+          const command: AuditCommand = { job: null, kind: 'wol', clients: woken };
+          await ctx.events.tell('audit.details', { req, command });
+          await ctx.events.tell('wol.run.asked', { run: report.run, req, clients: woken });
+        }
         return report;
       },
     );

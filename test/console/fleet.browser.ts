@@ -278,7 +278,11 @@ test('an image is created from one client and restored on another, with fake age
     await clientRow(page, site.ips[1]!).locator('input[type=checkbox]').check();
     await page.locator('[data-action=restore-image]').click();
     await dialog.locator('select[name=id] option', { hasText: 'ubuntu22' }).waitFor({ state: 'attached' });
-    await dialog.locator('input[name=partition]').fill('2');
+    // The partition by name, from the PC's own disks.
+    await dialog
+      .locator('select[name=partition] option[value="1:2"]', { hasText: /^disk 1, partition 2: / })
+      .waitFor({ state: 'attached' });
+    await dialog.locator('select[name=partition]').selectOption('1:2');
     await dialog.getByLabel(/I understand/).check();
     await dialog.getByRole('button', { name: 'Restore image' }).click();
     const restored = await target.waitFor('image/restore');

@@ -58,7 +58,7 @@ test("a client's History tab shows what changed, newest first, with its alerts; 
     assert.match(texts[1]!, /firefox \(disk 1, partition 2\)updated115\.0128\.0/);
     assert.match(
       texts[2]!,
-      /Memoriasremoved.*\(DIMM1\)—memory_decreased, component_removed/,
+      /Memoryremoved.*\(DIMM1\)—memory_decreased, component_removed/,
       'the type as GET /hardware names it, and the alerts',
     );
     assert.equal(await page.locator('tr.alert[data-change]').count(), 1, 'the change with an alert stands out');
@@ -75,7 +75,7 @@ test("a client's History tab shows what changed, newest first, with its alerts; 
     const caption = page.locator('table.report caption').first();
     await caption.waitFor();
     assert.match((await caption.textContent()) ?? '', /^School · 2 of 2 PCs reported their hardware$/);
-    assert.match((await page.locator('table.report').first().textContent()) ?? '', /Memorias8 GiB2/);
+    assert.match((await page.locator('table.report').first().textContent()) ?? '', /Memory8 GiB2/);
     assert.deepEqual(await seriousViolations(page), [], 'the Hardware page passes axe-core');
     await screenshot(page, 'report-hardware');
     await page.getByLabel('Count by').selectOption('room');

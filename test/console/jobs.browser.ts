@@ -51,7 +51,7 @@ test('a command becomes a job: its page shows each PC as it answers, survives a 
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
     const csv = readFileSync((await download.path())!, 'utf8').split('\r\n');
-    assert.equal(csv[0], 'client,room,state,reason,status,outcome,sent,ended');
+    assert.equal(csv[0], 'client,room,state,reason,status,outcome,code,sent,ended');
     assert.deepEqual(
       csv.slice(1, -1).map((row) => row.split(',').slice(0, 3).join(',')),
       [quick, slow, failing].map((ip) => `${ip},${site.room},${ip === failing ? 'failed' : 'done'}`).sort(),
@@ -142,7 +142,8 @@ test('a restore over 50 PCs: the job page shows each PC sent, then done as its a
     await page.locator('[data-action=restore-image]').click();
     const dialog = page.locator('dialog');
     await dialog.locator('select[name=id] option', { hasText: 'lab' }).waitFor({ state: 'attached' });
-    await dialog.locator('input[name=partition]').fill('1');
+    await dialog.locator('select[name=partition] option[value="1:1"]').waitFor({ state: 'attached' });
+    await dialog.locator('select[name=partition]').selectOption('1:1');
     await dialog.getByLabel(/I understand/).check();
     await dialog.getByRole('button', { name: 'Restore image' }).click();
     const link = page.locator('details.run a.job-link');

@@ -3,7 +3,8 @@ import type { Page } from 'playwright-core';
 import { test } from 'uvu';
 import { type TestBrowser, launchBrowser, screenshot, seriousViolations } from '../support/browser';
 import { eventually } from '../support/fake-agent';
-import { clientRow, consoleSite, groupRow, signIn } from './site';
+import { startLab } from '../support/lab';
+import { clientRow, consolePlugins, consoleSite, groupRow, signIn } from './site';
 
 let browser: TestBrowser;
 test.before(async () => {
@@ -16,13 +17,16 @@ test.after(async () => {
 /**
  * Every view of the console, signed in on a site with a connected client, each checked by
  * `check` once drawn: sign-in (both ways), fleet with a selection, an action dialog, a node's
- * menu and its delete warning, a client's page and each page of the navigation.
+ * menu and its delete warning, a client's page and its timeline, a job's page, each page of
+ * the navigation, and a fresh site's first-run dashboard.
  */
 async function everyView(page: Page, check: (view: string) => Promise<void>): Promise<void> {
-  const site = await consoleSite(3);
+  const site = await consoleSite(3, { plugins: [...consolePlugins, 'power', 'energy', 'history'] });
   try {
-    await site.connect(site.ips[0]!);
+    const agent = await site.connect(site.ips[0]!);
+    agent.on('refresh', { status: 500 });
     await site.s.post('/center/add', { name: 'Annex' });
+    const job = (await site.s.post('/refresh', { clients: site.ips })).body.job as number;
     await page.goto(`${site.url}/`);
     await page.getByLabel('User name', { exact: true }).waitFor();
     await check('sign-in');
@@ -47,6 +51,12 @@ async function everyView(page: Page, check: (view: string) => Promise<void>): Pr
     await clientRow(page, site.ips[0]!).getByRole('link').click();
     await page.locator('.client-page table.grid').waitFor();
     await check('client');
+    await page.getByRole('link', { name: 'Timeline', exact: true }).click();
+    await page.locator('li.timeline-entry').first().waitFor();
+    await check('client-timeline');
+    await page.goto(`${site.url}/console/#/job/${job}`);
+    await page.locator('tr[data-state=failed]').first().waitFor();
+    await check('job');
     for (const [link, ready, view] of [
       ['Dashboard', 'h1#dashboard-title', 'dashboard'],
       ['Images', 'h1#images-title', 'images'],
@@ -54,22 +64,37 @@ async function everyView(page: Page, check: (view: string) => Promise<void>): Pr
       ['Repositories', 'tr[data-repository=main]', 'repositories'],
       ['Scheduler', 'h1#scheduler-title', 'scheduler'],
       ['Jobs', 'h1#jobs-title', 'jobs'],
+      ['Hardware', 'h1#hardware-report-title', 'hardware'],
+      ['Software', 'h1#software-report-title', 'software'],
+      ['Energy', 'h1#energy-title', 'energy'],
+      ['Power', '.zone-note', 'power'],
       ['Audit log', 'tr[data-audit="1"]', 'audit'],
       ['Users', 'form.add-user', 'users'],
       ['Server', 'tr[data-plugin=console]', 'server'],
       ['Hello', '[data-plugin=hello] form', 'plugin-hello'],
     ] as const) {
-      await page.getByRole('link', { name: link, exact: true }).click();
+      await page.locator('header nav').getByRole('link', { name: link, exact: true }).click();
       await page.locator(ready).waitFor();
       await check(view);
     }
   } finally {
     await site.close();
   }
+  // A fresh site: its dashboard's first steps.
+  const fresh = await startLab({ ips: [], populate: false, server: { config: { plugins: consolePlugins } } });
+  try {
+    await page.evaluate(() => sessionStorage.clear());
+    await signIn(page, `http://127.0.0.1:${fresh.s.port}`);
+    await page.locator('header nav').getByRole('link', { name: 'Dashboard', exact: true }).click();
+    await page.locator('section.first-run li[data-step]').first().waitFor();
+    await check('first-run');
+  } finally {
+    await fresh.close();
+  }
 }
 
-test('every view passes axe-core without a serious or critical violation (a screenshot of each is kept)', async () => {
-  const page = await browser.page();
+test('every view passes axe-core without a serious or critical violation, light and 1366 px wide (a screenshot of each is kept)', async () => {
+  const page = await browser.page({ width: 1366 });
   const found: string[] = [];
   await everyView(page, async (view) => {
     await screenshot(page, view);
@@ -91,6 +116,22 @@ test('dark, as the system setting asks, and 360 px wide: every view passes axe-c
   });
   assert.deepEqual(found, [], 'dark and narrow: no violation, no sideways scrolling');
 });
+
+for (const { dark, width } of [
+  { dark: false, width: 360 },
+  { dark: true, width: 1366 },
+]) {
+  test(`${dark ? 'dark' : 'light'} and ${width} px wide too: every view passes axe-core${width === 360 ? ' and nothing scrolls sideways' : ''}`, async () => {
+    const page = await browser.page({ dark, width });
+    const found: string[] = [];
+    await everyView(page, async (view) => {
+      const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (wide > width) found.push(`${view}: ${wide} px wide`);
+      for (const v of await seriousViolations(page)) found.push(`${view}: ${v}`);
+    });
+    assert.deepEqual(found, [], 'no violation');
+  });
+}
 
 test('the client page shows the record, disks with human sizes, boot files and hardware; an edit the API refuses shows under its field', async () => {
   const site = await consoleSite(2);

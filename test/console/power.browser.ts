@@ -25,25 +25,25 @@ test('Power page: a calendar made in the weekday grid with a holiday, refusals s
     await signIn(page, site.url);
     await page.getByRole('link', { name: 'Power', exact: true }).click();
     await page.locator('h1#power-title').waitFor();
-    await page.getByText('Times are local times in Europe/Madrid.').waitFor();
+    await page.locator('.zone-note', { hasText: /^Times are in Europe\/Madrid: power.time_zone overrides the site's time zone/ }).waitFor();
     await page.getByText('No power calendar yet.').waitFor();
 
     await page.getByRole('button', { name: 'New calendar' }).click();
     const form = page.locator('form.power-editor');
-    await form.getByLabel('Its id', { exact: true }).fill('999');
+    // Its target picked by name; none picked yet.
     await form.getByLabel('Monday: Power on').fill('07:45');
     await form.getByLabel('Friday: Power off').fill('15:00');
     await form.getByRole('button', { name: 'Add holiday' }).click();
     await form.getByLabel('From', { exact: true }).fill('2027-04-02');
     await form.getByLabel('To', { exact: true }).fill('2027-04-01');
     await form.getByLabel('Label', { exact: true }).fill('Easter');
-    // Each refusal is shown under the field the server names: the range first, then the target.
+    // Each refusal is shown under the field the server names: the target (none picked), then the range.
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByLabel('Calendar of', { exact: true }).and(page.locator('[aria-invalid=true]')).waitFor();
+    await form.getByLabel('Calendar of', { exact: true }).selectOption({ label: 'Lab 1' });
     await form.getByRole('button', { name: 'Save' }).click();
     await form.getByLabel('To', { exact: true }).and(page.locator('[aria-invalid=true]')).waitFor();
     await form.getByLabel('To', { exact: true }).fill('2027-04-05');
-    await form.getByRole('button', { name: 'Save' }).click();
-    await form.getByLabel('Its id', { exact: true }).and(page.locator('[aria-invalid=true]')).waitFor();
-    await form.getByLabel('Its id', { exact: true }).fill(String(site.room));
     await form.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').getByText('Saved.').waitFor();
 
@@ -59,6 +59,7 @@ test('Power page: a calendar made in the weekday grid with a holiday, refusals s
     ]);
     const row = page.locator(`tr[data-calendar="${stored[0].id}"]`);
     await row.getByText('↑ 07:45').waitFor();
+    assert.equal(await row.locator('td[data-target]').innerText(), 'Lab 1 (School)', 'the target by name');
     // The week ahead: this Friday's power-off (15:00 local, after noon UTC), Monday's power-on in summer time.
     const preview = page.locator('table.power-preview tbody tr');
     await preview.first().waitFor();

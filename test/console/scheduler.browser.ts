@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import { ManualClock } from '../../testing';
 import { Scheduler, SchedulerClock } from '../../plugins/scheduler';
 import { type TestBrowser, launchBrowser, screenshot, seriousViolations } from '../support/browser';
-import { consoleSite, signIn } from './site';
+import { bulkClients, consoleSite, signIn } from './site';
 // After the server's imports, which load the reflection tsyringe needs.
 import { container } from 'tsyringe';
 
@@ -24,9 +24,18 @@ function nextAt8(from: number, weekday: number): number {
   return date.getTime();
 }
 
+/** The first Sunday 12:00 local time after `from`. */
+function nextSundayNoon(from: number): number {
+  const date = new Date(from);
+  date.setHours(12, 0, 0, 0);
+  while (date.getDay() !== 0 || date.getTime() <= from) date.setDate(date.getDate() + 1);
+  return date.getTime();
+}
+
 test('a weekly schedule picked by name fires on its weekday and time on a manual clock; disabled, it does not fire', async () => {
-  // The server's scheduler runs on a manual clock that starts now: the console writes years from this year on.
-  const clock = new ManualClock(Date.now());
+  // The server's scheduler runs on a manual clock that starts next Sunday at noon, so that Monday
+  // comes before Wednesday whatever day the test runs (the console writes 50 years from this one).
+  const clock = new ManualClock(nextSundayNoon(Date.now()));
   const services = container.createChildContainer();
   services.register(SchedulerClock, { useValue: clock });
   const site = await consoleSite(2, {}, services);
@@ -119,6 +128,31 @@ test('in Spanish the form and the schedule read in Spanish; a weekly schedule wi
     const [stored] = (await site.s.post('/schedule/get')).body.schedule;
     assert.deepEqual([stored.week_days, stored.hours, stored.am_pm, stored.minutes], [1 << 4, 1 << 9, 1, 30], 'Fridays at 21:30');
     assert.deepEqual(await seriousViolations(page), [], 'axe-core in Spanish with the error shown');
+  } finally {
+    await site.close();
+  }
+});
+
+test('on a large fleet the schedule form lists centers and rooms by name and finds a PC by name or address instead of listing them all', async () => {
+  const site = await consoleSite(1);
+  try {
+    await bulkClients(site, 300);
+    await site.s.post('/procedure/add', { center: site.center, name: 'Inventory', steps: [{ command: 'hardware' }] });
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await page.getByRole('link', { name: 'Scheduler', exact: true }).click();
+    const form = page.locator('form.schedule-form');
+    await form.getByLabel('Runs').locator('option', { hasText: 'Inventory' }).waitFor({ state: 'attached' });
+    await form.getByLabel('Runs').selectOption({ label: 'Inventory' });
+    const on = form.getByLabel('On', { exact: true });
+    await on.locator('option', { hasText: 'Room 003' }).waitFor({ state: 'attached' });
+    const count = await on.locator('option').count();
+    assert.ok(count < 20, `centers and rooms, not 301 PCs: ${count} options`);
+    await form.getByLabel('Find a room or PC').fill('host00042');
+    await on.locator('option', { hasText: 'host00042' }).waitFor({ state: 'attached' });
+    await on.selectOption({ label: 'Room 001 › host00042 (10.0.4.18)' });
+    await form.getByLabel('Find a room or PC').fill('');
+    assert.equal(await on.inputValue(), 'computer:1042', 'the PC picked stays picked');
   } finally {
     await site.close();
   }

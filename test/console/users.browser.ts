@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { test } from 'uvu';
 import { addUser, passwordOf } from '../plugins/auth/people';
 import { type TestBrowser, launchBrowser, screenshot } from '../support/browser';
+import { eventually } from '../support/fake-agent';
 import { consoleSite, signInAs } from './site';
 
 let browser: TestBrowser;
@@ -34,18 +35,15 @@ test('an admin adds a user on the Users page (a refusal shown under its field), 
     await fieldError(admin, 'Password').filter({ hasText: 'at least 12 characters' }).waitFor();
 
     await form.getByLabel('Password', { exact: true }).fill(passwordOf('bob'));
-    await form.getByLabel('Centers (ids)', { exact: true }).fill('999');
-    await form.getByRole('button', { name: 'Add user' }).click();
-    await fieldError(admin, 'Centers (ids)').filter({ hasText: 'no center with id 999' }).waitFor();
-
-    await form.getByLabel('Centers (ids)', { exact: true }).fill(String(site.center));
+    // Centers and rooms by name, not typed ids.
+    await form.getByLabel('School (whole center)').check();
     await form.getByRole('button', { name: 'Add user' }).click();
     await admin.locator('[role=status]', { hasText: 'User bob added.' }).waitFor();
     const row = admin.locator('tr[data-user=bob]');
     assert.deepEqual(
-      (await row.locator('td').allTextContents()).slice(0, 6),
-      ['bob', 'operator', String(site.center), 'None', 'no', 'active'],
-      'the new user as GET /users lists them',
+      (await row.locator('td').allTextContents()).slice(0, 5),
+      ['bob', 'operator', 'School', 'no', 'active'],
+      'the new user as GET /users lists them, their center by name',
     );
     await screenshot(admin, 'users');
 
@@ -53,6 +51,36 @@ test('an admin adds a user on the Users page (a refusal shown under its field), 
     await signInAs(bob, site.url, 'bob', passwordOf('bob'));
     await bob.locator('header .who', { hasText: 'bob (operator)' }).waitFor();
     assert.equal(await bob.getByRole('link', { name: 'Users' }).count(), 0, 'no Users page for an operator');
+
+    // Edited: another role, the shell right, one room instead of the center; their session ends.
+    await row.getByRole('button', { name: 'Edit bob' }).click();
+    const dialog = admin.locator('dialog');
+    await dialog.getByLabel('Role', { exact: true }).selectOption('imager');
+    await dialog.getByLabel('May run commands on PCs (shell)').check();
+    await dialog.getByLabel('School (whole center)').uncheck();
+    await dialog.getByLabel('Lab 1', { exact: true }).check();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await admin.locator('[role=status]', { hasText: 'User bob changed' }).waitFor();
+    assert.deepEqual((await row.locator('td').allTextContents()).slice(0, 4), ['bob', 'imager', 'Lab 1 (School)', 'yes'], 'as edited');
+    const [stored] = (await site.s.get('/users')).body.users.filter((u: { username: string }) => u.username === 'bob');
+    assert.deepEqual([stored.role, stored.shell, stored.centers, stored.rooms], ['imager', true, [], [site.room]]);
+    await bob.reload();
+    await bob.getByText('Signed out: your session has ended').waitFor();
+    await signInAs(bob, site.url, 'bob', passwordOf('bob'));
+    await bob.locator('header .who', { hasText: 'bob (imager)' }).waitFor();
+
+    // The audit log says what changed, field by field (it writes its entries a second later or so).
+    await eventually(async () => (await site.s.get('/audit?path=/users/update')).body.entries.length > 0, 'the update audited');
+    await admin.getByRole('link', { name: 'Audit log', exact: true }).click();
+    const entry = admin.locator('tr[data-audit]', { hasText: 'POST /users/update' });
+    await entry.waitFor();
+    const said = await entry.innerText();
+    for (const line of ['role: operator → imager', 'shell: no → yes', `centers: ${site.center} → (none)`, `rooms: (none) → ${site.room}`])
+      assert.ok(said.includes(line), `the audit log says ${line}: ${said}`);
+    await admin
+      .locator('tr[data-audit]', { hasText: 'user bob (added)' })
+      .locator('[data-field=role]', { hasText: 'role: operator' })
+      .waitFor();
   } finally {
     await site.close();
   }

@@ -25,6 +25,8 @@ export function clientImportDhcpdRoute(ctx: PluginContext<InventoryConfig>, dhcp
       const { answer, ids } = await dhcpd.importConf(body.conf, body.dry_run ?? false, log, target);
       // The audit log's entry lists each client added, as a CSV import's does.
       if (ids.length > 0) await changes.added(req, ids, log);
+      // A check writes nothing: its audit entry says so rather than read as an import.
+      if (body.dry_run) await ctx.events.tell('audit.details', { req, dry_run: true });
       return Reply.json(answer, { uncapped: true });
     },
   );

@@ -56,7 +56,11 @@ export function clientImportRoute(ctx: PluginContext<InventoryConfig>, imported:
       };
       const { answers, accepted } = await checkRows(em, rows);
       if (accepted.length < rows.length) throw refusal(answer(answers));
-      if (dryRun) return Reply.json(answer(answers), { uncapped: true });
+      if (dryRun) {
+        // A check writes nothing: its audit entry says so rather than read as an import.
+        await ctx.events.tell('audit.details', { req, dry_run: true });
+        return Reply.json(answer(answers), { uncapped: true });
+      }
       let ids: number[];
       try {
         ids = await imported.store(accepted);

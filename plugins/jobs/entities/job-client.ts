@@ -8,7 +8,8 @@ export type JobState = (typeof jobStates)[number];
  * One client of a job. The address and room are kept as they were when the job was made
  * (a client removed later keeps its line), so no foreign key to the inventory. `reason`
  * says why a client was skipped (`not_connected`, `busy`); `status` is the agent's answer
- * status, `outcome` what happened in words. Times are milliseconds since 1970.
+ * status, `outcome` what happened in words, `code` and `output` what the command reported of
+ * itself (a script's exit code and the end of what it printed). Times are milliseconds since 1970.
  */
 export interface JobClient {
   id: number;
@@ -22,6 +23,10 @@ export interface JobClient {
   outcome: string;
   sentAt: number | null;
   endedAt: number | null;
+  /** The exit code the agent reported (a script's), null when it reported none. */
+  code: number | null;
+  /** The end of what the command printed, null when the agent sent none. */
+  output: string | null;
 }
 
 export const JobClientEntity = new EntitySchema<JobClient>({
@@ -42,5 +47,7 @@ export const JobClientEntity = new EntitySchema<JobClient>({
     outcome: { type: 'text' },
     sentAt: { type: 'double', fieldName: 'sent_at', nullable: true },
     endedAt: { type: 'double', fieldName: 'ended_at', nullable: true },
+    code: { type: 'integer', nullable: true },
+    output: { type: 'text', nullable: true },
   },
 });

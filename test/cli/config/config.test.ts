@@ -179,7 +179,7 @@ test('an unknown top-level section is refused at startup, listing the known ones
   const message = await configError({ mystery: {}, plugins: ['-scheduler'] });
   assert.match(
     message,
-    /^config: mystery: not a known section \(known: rest, database, log, plugins, repository, inventory, agents, .*\) \(FILE, line 5\)$/,
+    /^config: mystery: not a known section \(known: rest, database, log, plugins, site, repository, inventory, agents, .*\) \(FILE, line 5\)$/,
   );
   const known = /\(known: ([^)]*)\)/.exec(message)![1]!.split(', ');
   assert.deepEqual(

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { addCenter, addClient, addRoom, macFor } from '../../support/fixtures';
+import { eventually } from '../../support/fake-agent';
 import { send, withServer } from '../../support/server';
 import { addUser, signIn } from './people';
 
@@ -44,6 +45,54 @@ test('a person with the shell permission holds it; a person without is refused i
     assert.equal((await runner.request('POST', '/shell/run', {})).status, 400, 'past the permission, to the body check');
     const noCookie = await send(s.port, 'GET', '/auth/me');
     assert.equal(noCookie.status, 401);
+  }));
+
+test("an admin changes a user's role, shell right and rooms (POST /users/update): their session ends, they sign in with the new rights, and the audit log says what changed", () =>
+  withServer(async (s) => {
+    const center = await addCenter(s, 'Science');
+    const labA = await addRoom(s, center, 'Lab A');
+    await addUser(s, 'tech', 'reader');
+    const before = await signIn(s.port, 'tech');
+    const r = await s.post('/users/update', { username: 'tech', role: 'operator', shell: true, rooms: [String(labA)] });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual([r.body.role, r.body.shell, r.body.centers, r.body.rooms], ['operator', true, [], [labA]]);
+    assert.equal((await before.request('GET', '/auth/me')).status, 401, 'the old session ended');
+    const after = await signIn(s.port, 'tech');
+    assert.deepEqual((await after.request('GET', '/auth/me')).body.permissions, ['operate', 'read', 'shell']);
+    assert.equal((await after.request('GET', '/auth/me')).body.scope, `rooms ${labA}`);
+    const kept = await s.post('/users/update', { username: 'tech', shell: false });
+    assert.deepEqual([kept.body.role, kept.body.shell, kept.body.rooms], ['operator', false, [labA]], 'what is left out stays');
+
+    const refused = [
+      [{ username: 'nobody', role: 'reader' }, 'username'],
+      [{ username: 'tech', role: 'boss' }, 'role'],
+      [{ username: 'tech', rooms: [999] }, 'rooms'],
+    ] as const;
+    for (const [body, field] of refused) {
+      const bad = await s.post('/users/update', body);
+      assert.deepEqual([bad.status, bad.body.field], [400, field], JSON.stringify(body));
+    }
+    await addUser(s, 'ana', 'admin', { shell: true });
+    const audited = await eventually(async () => {
+      const entries = (await s.get('/audit?path=/users')).body.entries as {
+        path: string;
+        changes?: { field: string; before?: unknown; after?: unknown }[];
+      }[];
+      return entries.find((e) => e.path === '/users/update' && e.changes?.some((c) => c.field === 'role')) &&
+        entries.some((e) => e.path === '/users' && e.changes?.some((c) => c.field === 'shell' && c.after === true))
+        ? entries
+        : undefined;
+    }, 'the writes audited');
+    const update = audited!.find((e) => e.path === '/users/update' && e.changes?.some((c) => c.field === 'role'))!;
+    assert.deepEqual(
+      update.changes!.map((c) => [c.field, c.before, c.after]),
+      [
+        ['role', 'reader', 'operator'],
+        ['shell', false, true],
+        ['rooms', '', String(labA)],
+      ],
+      'what the update changed, field by field',
+    );
   }));
 
 test('a person makes tokens for themself with at most their own rights; they go when the person is disabled', () =>

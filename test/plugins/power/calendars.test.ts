@@ -16,7 +16,12 @@ test('calendars are created, read, replaced and deleted; one per target', async 
     assert.equal(one.status, 200, one.text);
     assert.deepEqual(one.body, { id, ...body, force_off: false });
     const list = await x.s.get('/power/calendars');
-    assert.deepEqual(list.body, { time_zone: 'Europe/Madrid', calendars: [one.body] });
+    assert.deepEqual(list.body, {
+      time_zone: 'Europe/Madrid',
+      time_zone_source: 'power.time_zone',
+      site_time_zone: list.body.site_time_zone,
+      calendars: [one.body],
+    });
 
     const twice = await x.s.post('/power/calendars', { target: body.target, week: {} });
     assert.equal(twice.status, 400, twice.text);

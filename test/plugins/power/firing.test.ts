@@ -94,7 +94,11 @@ test('power-off skips a PC in a user session and sends poweroff to an idle ogLiv
     assert.equal(jobs.status, 200, jobs.text);
     assert.equal(jobs.body.jobs.length, 1, 'the power-off is a job');
     assert.equal(jobs.body.jobs[0].id, job, 'the event names its job');
-    assert.equal(jobs.body.jobs[0].who, 'power');
+    assert.deepEqual(
+      [jobs.body.jobs[0].who, jobs.body.jobs[0].source],
+      ['Room', 'calendar'],
+      'asked by the calendar of the room, by its name',
+    );
     assert.equal(jobs.body.jobs[0].total, 2);
 
     // Forced: the next evening both the session PC and an idle one are powered off.

@@ -15,13 +15,22 @@ export function managesUsers(info: VersionInfo | null, who: Me | null): boolean 
 async function open(info: VersionInfo): Promise<void> {
   const who = enabled(info, 'auth') ? await api<Me>('GET', '/auth/me') : null;
   if (who?.csrf) session.useCookie(who.csrf);
-  const [{ views }, { routes }] = await Promise.all([
+  const [{ views }, { routes }, site] = await Promise.all([
     api<{ views: ({ plugin: string } & ConsoleViewInfo)[] }>('GET', '/console-views'),
     api<{ routes: string[] }>('GET', '/console-access'),
+    enabled(info, 'inventory')
+      ? api<{ time_zone: string; source: string }>('GET', '/site').catch(() => undefined)
+      : Promise.resolve(undefined),
   ]);
   const viewOf = (name: string) => views.find((view) => view.plugin === name);
   me.set(who);
-  server.set({ ...info, plugins: info.plugins.map(({ name }) => ({ name, console: viewOf(name) })), allowed: new Set(routes) });
+  server.set({
+    ...info,
+    plugins: info.plugins.map(({ name }) => ({ name, console: viewOf(name) })),
+    allowed: new Set(routes),
+    timeZone: site?.time_zone,
+    timeZoneSource: site?.source,
+  });
 }
 
 /** Credentials kept but not yet working are forgotten, so that a reload does not try them again. */

@@ -6,13 +6,14 @@ import { applyStates, fleet, loadTree, loadWakeFailures, patchFleet } from './fl
 import { followStates } from './fleet/live';
 import { trackStates } from './fleet/runs';
 import { localized, t, useLang } from './i18n';
-import { enabled, server, useServer } from './plugins';
+import { enabled, may, server, useServer } from './plugins';
 import { href, useRoute } from './router';
 import './styles.css';
 import { useStore } from './store';
 import type { VersionInfo } from './types';
 import { Audit } from './views/Audit';
 import { Dashboard } from './views/Dashboard';
+import { Dhcp } from './views/Dhcp';
 import { Job } from './views/Job';
 import { Jobs } from './views/Jobs';
 import { Energy } from './views/Energy';
@@ -92,22 +93,27 @@ function Shell(props: { info: VersionInfo }) {
   const who = useStore(me);
   const [page = enabled(info, 'inventory') ? 'dashboard' : 'server', ...rest] = route;
   const views = info.plugins.filter((p) => p.console);
+  // A page shows where its plugin is on and the caller may read what it shows (an operator
+  // limited to a room is not offered the audit log, the scheduler or the power calendars).
+  const offers = (plugin: string, route: string) => enabled(info, plugin) && may(info, route);
   const nav: [string, string, boolean][] = [
-    ['dashboard', t('nav.dashboard'), enabled(info, 'inventory')],
-    ['fleet', t('nav.fleet'), enabled(info, 'inventory')],
-    ['images', t('nav.images'), enabled(info, 'images')],
-    ['live', t('nav.live'), enabled(info, 'live')],
-    ['repositories', t('nav.repositories'), enabled(info, 'inventory')],
-    ['scheduler', t('nav.scheduler'), enabled(info, 'scheduler')],
-    ['hardware', t('nav.hardware'), enabled(info, 'history')],
-    ['software', t('nav.software'), enabled(info, 'history')],
-    ['jobs', t('nav.jobs'), enabled(info, 'jobs')],
-    ['energy', t('nav.energy'), enabled(info, 'energy')],
-    ['power', t('nav.power'), enabled(info, 'power')],
-    ['audit', t('nav.audit'), enabled(info, 'audit')],
+    ['dashboard', t('nav.dashboard'), offers('inventory', 'GET /scopes')],
+    ['fleet', t('nav.fleet'), offers('inventory', 'GET /scopes')],
+    ['images', t('nav.images'), offers('images', 'GET /images')],
+    ['live', t('nav.live'), offers('live', 'GET /live/list')],
+    ['repositories', t('nav.repositories'), offers('inventory', 'GET /repositories')],
+    ['scheduler', t('nav.scheduler'), offers('scheduler', 'GET /tasks')],
+    ['hardware', t('nav.hardware'), offers('history', 'GET /reports/hardware')],
+    ['software', t('nav.software'), offers('history', 'GET /reports/software')],
+    ['jobs', t('nav.jobs'), offers('jobs', 'GET /jobs')],
+    ['energy', t('nav.energy'), offers('energy', 'GET /energy')],
+    ['power', t('nav.power'), offers('power', 'GET /power/calendars')],
+    ['audit', t('nav.audit'), offers('audit', 'GET /audit')],
+    ['dhcp', t('nav.dhcp'), offers('dhcp', 'GET /dhcp/status')],
     ['users', t('nav.users'), managesUsers(info, who)],
     ['server', t('nav.server'), true],
   ];
+  const shown = new Set(nav.filter(([, , on]) => on).map(([key]) => key));
   const current = page === 'plugin' ? `plugin/${rest[0]}` : page === 'client' ? 'fleet' : page === 'job' ? 'jobs' : page;
   const view = page === 'plugin' ? views.find((p) => p.name === rest[0]) : undefined;
   return (
@@ -160,7 +166,7 @@ function Shell(props: { info: VersionInfo }) {
           <Live />
         ) : page === 'repositories' && enabled(info, 'inventory') ? (
           <Repositories />
-        ) : page === 'scheduler' && enabled(info, 'scheduler') ? (
+        ) : page === 'scheduler' && shown.has('scheduler') ? (
           <Scheduler />
         ) : page === 'hardware' && enabled(info, 'history') ? (
           <HardwareReport />
@@ -172,9 +178,11 @@ function Shell(props: { info: VersionInfo }) {
           <Job id={rest[0]} key={rest[0]} />
         ) : page === 'energy' && enabled(info, 'energy') ? (
           <Energy />
-        ) : page === 'power' && enabled(info, 'power') ? (
+        ) : page === 'power' && shown.has('power') ? (
           <Power />
-        ) : page === 'audit' && enabled(info, 'audit') ? (
+        ) : page === 'dhcp' && shown.has('dhcp') ? (
+          <Dhcp />
+        ) : page === 'audit' && shown.has('audit') ? (
           <Audit />
         ) : page === 'users' && managesUsers(info, who) ? (
           <Users />

@@ -31,6 +31,10 @@ export interface VersionInfo {
   plugins: { name: string; console?: ConsoleViewInfo }[];
   /** The routes the caller may call (`POST /wol`), from GET /console-access. */
   allowed?: ReadonlySet<string>;
+  /** The site's time zone (GET /site): every time is shown, and every form's time is meant, on its clock. */
+  timeZone?: string;
+  /** Where it comes from: `site.time_zone`, or the system's zone. */
+  timeZoneSource?: string;
 }
 
 export interface Partition {

@@ -1,4 +1,4 @@
-import { post } from '../api';
+import { get, post } from '../api';
 import { Store } from '../store';
 import type { ClientListing } from '../types';
 
@@ -39,7 +39,14 @@ const keep = 10;
 
 const waits = (row: RunRow) => row.outcome === 'sent' && row.result === undefined;
 
-export function addRun(title: string, outcomes: { addr: string; outcome: string }[], watch: Watch, job?: number): Run {
+export function addRun(
+  title: string,
+  outcomes: { addr: string; outcome: string }[],
+  watch: Watch,
+  job?: number,
+  /** A wake run (POST /wol's `run`): the job that follows it is looked up, the wake's report links to it. */
+  wakeRun?: number | null,
+): Run {
   const run: Run = {
     id: ++nextRun,
     title,
@@ -50,7 +57,30 @@ export function addRun(title: string, outcomes: { addr: string; outcome: string 
   };
   runs.set([run, ...runs.value].slice(0, keep));
   if (watch === 'shell') void followShell(run);
+  if (job === undefined && wakeRun) void findWakeJob(run, wakeRun);
   return run;
+}
+
+/**
+ * A wake run's job (the jobs plugin makes one as the run starts, just after POST /wol answers):
+ * the newest wake jobs are read a few times until one names the run.
+ */
+async function findWakeJob(run: Run, wakeRun: number): Promise<void> {
+  for (let tries = 0; tries < 10 && runs.value.includes(run); tries++) {
+    try {
+      const { jobs } = await get<{ jobs: { id: number; params: { run?: number } | null }[] }>('/jobs?kind=wol&limit=20');
+      const found = jobs.find((job) => job.params?.run === wakeRun);
+      if (found) {
+        run.job = found.id;
+        runs.set([...runs.value]);
+        return;
+      }
+    } catch {
+      // No jobs plugin, or not readable: the report stays without a link.
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
 }
 
 /** Move each waiting row on from a fresh GET /clients. */

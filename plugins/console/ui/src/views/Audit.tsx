@@ -1,3 +1,4 @@
+import { dateTime, siteMidnight, siteZone } from '../format';
 import { useEffect, useState } from 'preact/hooks';
 import { get } from '../api';
 import { ErrorNote } from '../components/ErrorNote';
@@ -7,7 +8,7 @@ import type { AuditEntry } from '../types';
 import { TableScroll } from '../components/TableScroll';
 import { AuditDetails } from './AuditDetails';
 
-const filterNames = ['token', 'client', 'path'] as const;
+const filterNames = ['token', 'client', 'path', 'from', 'to'] as const;
 type Filters = Record<(typeof filterNames)[number], string>;
 
 /**
@@ -15,7 +16,7 @@ type Filters = Record<(typeof filterNames)[number], string>;
  * time; each entry with what it changed and the job of its command.
  */
 export function Audit() {
-  const [filters, setFilters] = useState<Filters>({ token: '', client: '', path: '' });
+  const [filters, setFilters] = useState<Filters>({ token: '', client: '', path: '', from: '', to: '' });
   const [entries, setEntries] = useState<AuditEntry[] | null>(null);
   const [next, setNext] = useState<number | null>(null);
   const [error, setError] = useState<{ field?: string; message: string } | null>(null);
@@ -23,7 +24,10 @@ export function Audit() {
   const load = async (before?: number) => {
     setError(null);
     const query = new URLSearchParams();
-    for (const name of filterNames) if (filters[name].trim()) query.set(name, filters[name].trim());
+    for (const name of ['token', 'client', 'path'] as const) if (filters[name].trim()) query.set(name, filters[name].trim());
+    // Dates are days on the site's clock: from its first millisecond to its last.
+    if (filters.from) query.set('from', String(siteMidnight(filters.from)));
+    if (filters.to) query.set('to', String(siteMidnight(filters.to, 1) - 1));
     if (before !== undefined) query.set('before', String(before));
     try {
       const page = await get<{ entries: AuditEntry[]; next: number | null }>(`/audit?${query}`);
@@ -37,7 +41,13 @@ export function Audit() {
     void load();
   }, []);
 
-  const labels: Filters = { token: t('audit.token'), client: t('audit.client'), path: t('audit.path') };
+  const labels: Filters = {
+    token: t('audit.token'),
+    client: t('audit.client'),
+    path: t('audit.path'),
+    from: t('history.from'),
+    to: t('history.to'),
+  };
   return (
     <section aria-labelledby="audit-title">
       <h1 id="audit-title">{t('nav.audit')}</h1>
@@ -56,6 +66,8 @@ export function Audit() {
               value={filters[name]}
               onInput={(v) => setFilters({ ...filters, [name]: v })}
               error={error}
+              type={name === 'from' || name === 'to' ? 'date' : undefined}
+              hint={name === 'from' && siteZone() ? t('zone.forms', { zone: siteZone()! }) : undefined}
             />
           ))}
         </div>
@@ -84,7 +96,7 @@ export function Audit() {
             <tbody>
               {entries.map((entry) => (
                 <tr key={entry.id} data-audit={entry.id}>
-                  <td>{new Date(entry.time).toLocaleString()}</td>
+                  <td>{dateTime(entry.time)}</td>
                   <td>{entry.token}</td>
                   <td>{entry.address}</td>
                   <td>

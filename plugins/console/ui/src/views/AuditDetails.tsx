@@ -1,6 +1,7 @@
 import { t, type MessageKey } from '../i18n';
 import { href } from '../router';
 import type { AuditEntry } from '../types';
+import { kindLabel } from './jobWords';
 
 type Change = NonNullable<AuditEntry['changes']>[number];
 
@@ -20,6 +21,10 @@ const entities: Record<string, MessageKey> = {
   folder: 'audit.entity.folder',
   repository: 'audit.entity.repository',
   server: 'audit.entity.server',
+  user: 'audit.entity.user',
+  procedure: 'audit.entity.procedure',
+  task: 'audit.entity.task',
+  schedule: 'audit.entity.schedule',
 };
 
 /** The record a change is of: "PC front-desk", "room Lab 1". */
@@ -36,8 +41,9 @@ function changeLine(change: Change): string {
 }
 
 /** "PC pc07 (added)" when the entry made the record, "(removed)" when it took it away. */
-function heading(changes: Change[]): string {
+function heading(changes: Change[], path: string): string {
   const record = recordOf(changes[0]!);
+  if (/\/update$/.test(path)) return record;
   if (changes.every((c) => !('before' in c))) return `${record} (${t('audit.added')})`;
   if (changes.every((c) => !('after' in c))) return `${record} (${t('audit.removed')})`;
   return record;
@@ -58,7 +64,7 @@ export function AuditDetails({ entry }: { entry: AuditEntry }) {
     <ul class="audit-changes">
       {[...records].map(([key, changes]) => (
         <li key={key} data-record={key}>
-          <strong>{heading(changes)}</strong>
+          <strong>{heading(changes, entry.path ?? '')}</strong>
           {changes.map((change) => (
             <span key={change.field} class="audit-change" data-field={change.field}>
               {changeLine(change)}
@@ -80,6 +86,7 @@ export function AuditDetails({ entry }: { entry: AuditEntry }) {
         list
       )}
       {entry.changes_omitted !== undefined && <p class="hint">{t('audit.omitted', { count: entry.changes_omitted })}</p>}
+      {entry.dry_run && <p class="hint">{t('audit.dryRun')}</p>}
       {command && (
         <p class="audit-command" title={command.clients.map((c) => c.name || c.ip).join(', ')}>
           {command.job !== null && (
@@ -88,7 +95,7 @@ export function AuditDetails({ entry }: { entry: AuditEntry }) {
             </a>
           )}{' '}
           {t('audit.command', {
-            kind: command.kind,
+            kind: kindLabel(command.kind),
             // A few PCs by name; more by their number (the first 100 named in the title).
             pcs: command.count <= 3 ? command.clients.map((c) => c.name || c.ip).join(', ') : t('audit.pcCount', { count: command.count }),
           })}

@@ -4,14 +4,17 @@ import { ErrorNote } from '../components/ErrorNote';
 import { Checkbox, Field } from '../components/Field';
 import { StateBadge } from '../components/StateBadge';
 import { fleet, loadTree } from '../fleet/fleet';
-import { colonMac, humanBytes } from '../format';
+import { colonMac, dateTime, humanBytes } from '../format';
 import { t } from '../i18n';
 import { enabled, useServer } from '../plugins';
 import { go, href } from '../router';
 import { useStore } from '../store';
-import type { Partition, Repository } from '../types';
+import type { ClientListing, JobDetail, JobSummary, Partition, Repository } from '../types';
+import { kindLabel, outcomeText } from './jobWords';
+import { hardwareName } from '../hardwareNames';
 import { useAsync } from '../useAsync';
 import { ClientHistory } from './History';
+import { ClientTimeline } from './Timeline';
 import { LastBoot } from './LastBoot';
 import { TableScroll } from '../components/TableScroll';
 
@@ -57,15 +60,24 @@ export function Client(props: { ip: string; tab?: string }) {
       <ErrorNote error={record.error} />
       {enabled(info, 'history') && (
         <nav class="tabs" aria-label={t('client.pages')}>
-          <a href={href('client', props.ip)} aria-current={props.tab !== 'history' ? 'page' : undefined}>
+          <a href={href('client', props.ip)} aria-current={props.tab !== 'history' && props.tab !== 'timeline' ? 'page' : undefined}>
             {t('client.details')}
+          </a>
+          <a href={href('client', props.ip, 'timeline')} aria-current={props.tab === 'timeline' ? 'page' : undefined}>
+            {t('client.timelineTab')}
           </a>
           <a href={href('client', props.ip, 'history')} aria-current={props.tab === 'history' ? 'page' : undefined}>
             {t('history.title')}
           </a>
         </nav>
       )}
-      {props.tab === 'history' && enabled(info, 'history') ? <ClientHistory ip={props.ip} /> : <Details {...props} record={record} />}
+      {props.tab === 'history' && enabled(info, 'history') ? (
+        <ClientHistory ip={props.ip} />
+      ) : props.tab === 'timeline' && enabled(info, 'history') ? (
+        <ClientTimeline ip={props.ip} />
+      ) : (
+        <Details {...props} record={record} />
+      )}
     </div>
   );
 }
@@ -82,9 +94,10 @@ function Details(props: { ip: string; record: ReturnType<typeof useAsync<ClientI
         <section aria-labelledby="last-results">
           <h2 id="last-results">{t('client.lastResults')}</h2>
           <p>
-            {t('client.lastCommand')}: {listing ? t(`result.${listing.last_cmd.result}` as 'result.success') : t('state.off')}
+            {t('client.lastCommand')}: <LastResult listing={listing} />
             {listing?.speed ? ` · ${listing.speed} Mbit/s` : ''}
           </p>
+          {enabled(info, 'jobs') && <LastJob ip={props.ip} state={listing?.state} />}
           {enabled(info, 'shell') && <ShellResult ip={props.ip} />}
         </section>
       )}
@@ -93,6 +106,39 @@ function Details(props: { ip: string; record: ReturnType<typeof useAsync<ClientI
       {enabled(info, 'boot') && <LastBoot ip={props.ip} />}
       {enabled(info, 'agents') && <Hardware ip={props.ip} />}
     </>
+  );
+}
+
+/** The last command's result as GET /clients says it, in its colour; while a command runs, that it runs. */
+function LastResult(props: { listing: ClientListing | undefined }) {
+  const { listing } = props;
+  if (!listing) return <span>{t('state.off')}</span>;
+  if (listing.state === 'BSY') return <span class="job-running">{t('client.running')}</span>;
+  const result = listing.last_cmd.result;
+  return (
+    <span class={`result result-${result}`} data-result={result}>
+      {t(`result.${result}` as 'result.success')}
+    </span>
+  );
+}
+
+/** The PC's latest job (the jobs plugin): what it was, how it ended here, with its exit code; a link to its page. */
+function LastJob(props: { ip: string; state?: string }) {
+  const last = useAsync(async () => {
+    const { jobs } = await get<{ jobs: JobSummary[] }>(`/jobs?client=${encodeURIComponent(props.ip)}&limit=1`);
+    if (!jobs[0]) return null;
+    const job = await get<JobDetail>(`/jobs/${jobs[0].id}`);
+    return { job, line: job.clients.find((c) => c.addr === props.ip) };
+  }, [props.ip, props.state]);
+  const found = last.value;
+  if (!found?.line) return null;
+  const { job, line } = found;
+  return (
+    <p class="last-job" data-job={job.id} data-state={line.state}>
+      <a href={href('job', String(job.id))}>{t('job.title', { id: job.id, kind: kindLabel(job.kind) })}</a>:{' '}
+      <span class={`job-state job-${line.state}`}>{t(`jobState.${line.state}`)}</span>
+      {line.state !== 'sent' && ` · ${outcomeText(line.outcome)}`}
+    </p>
   );
 }
 
@@ -340,7 +386,14 @@ function Hardware(props: { ip: string }) {
       {list.length === 0 ? (
         <p class="hint">{t('client.noHardware')}</p>
       ) : (
-        <dl class="facts">{list.map((h, i) => [<dt key={`t${i}`}>{h.type}</dt>, <dd key={`d${i}`}>{h.description}</dd>])}</dl>
+        <dl class="facts">
+          {list.map((h, i) => [
+            <dt key={`t${i}`} data-type={h.type}>
+              {hardwareName(h.type)}
+            </dt>,
+            <dd key={`d${i}`}>{h.description}</dd>,
+          ])}
+        </dl>
       )}
     </section>
   );
@@ -358,7 +411,7 @@ function ShellResult(props: { ip: string }) {
   if (!last) return null;
   return (
     <div class="shell-result">
-      <p>{t('client.lastShell', { cmd: last.cmd, code: last.retcode, time: new Date(last.timestamp * 1000).toLocaleString() })}</p>
+      <p>{t('client.lastShell', { cmd: last.cmd, code: last.retcode, time: dateTime(last.timestamp * 1000) })}</p>
       <pre class="output">{last.output}</pre>
     </div>
   );

@@ -13,9 +13,11 @@ import type { JobSummary } from '../types';
 import { DashboardAttention } from './DashboardAttention';
 import { DashboardBoots } from './DashboardBoots';
 import { DashboardNewPcs } from './DashboardNewPcs';
+import { FirstRun } from './FirstRun';
 import { JobProgress } from './JobProgress';
 import { useJobEvents } from './jobEvents';
 import { jobPollMs } from './Jobs';
+import { kindLabel } from './jobWords';
 
 /** Open the fleet narrowed to the clients of `within` (a center's key; all when undefined) in `state`. */
 function showFleet(state: StateName | undefined, within?: string): void {
@@ -57,6 +59,7 @@ export function Dashboard() {
   return (
     <section aria-labelledby="dashboard-title" class="dashboard">
       <h1 id="dashboard-title">{t('nav.dashboard')}</h1>
+      <FirstRun />
       <h2>{t('dashboard.byState')}</h2>
       <TableScroll>
         <table class="grid">
@@ -143,7 +146,8 @@ function JobLists() {
             <ul class="job-list">
               {lists[state].map((job) => (
                 <li key={job.id} data-job={job.id}>
-                  <a href={href('job', String(job.id))}>{t('job.title', { id: job.id, kind: job.kind })}</a> <JobProgress job={job} />
+                  <a href={href('job', String(job.id))}>{t('job.title', { id: job.id, kind: kindLabel(job.kind) })}</a>{' '}
+                  <JobProgress job={job} />
                 </li>
               ))}
             </ul>

@@ -1,9 +1,11 @@
+import { dateTime } from '../format';
 import { useEffect, useState } from 'preact/hooks';
 import { get } from '../api';
 import { ErrorNote } from '../components/ErrorNote';
 import { Field } from '../components/Field';
 import { t } from '../i18n';
 import type { HistoryEntry } from '../types';
+import { hardwareName } from '../hardwareNames';
 import { TableScroll } from '../components/TableScroll';
 
 const filterNames = ['kind', 'from', 'to'] as const;
@@ -35,7 +37,7 @@ export function ClientHistory(props: { ip: string }) {
 
   const what = (c: HistoryEntry) =>
     c.kind === 'hardware'
-      ? (c.type_name ?? c.type ?? '')
+      ? hardwareName(c.type ?? c.type_name ?? '')
       : c.package
         ? t('history.package', { name: c.package, disk: c.disk ?? 0, partition: c.partition ?? 0 })
         : t('history.os', { disk: c.disk ?? 0, partition: c.partition ?? 0 });
@@ -95,7 +97,7 @@ export function ClientHistory(props: { ip: string }) {
             <tbody>
               {changes.map((c) => (
                 <tr key={c.id} data-change={c.id} class={c.alerts.length > 0 ? 'alert' : undefined}>
-                  <td>{new Date(c.time).toLocaleString()}</td>
+                  <td>{dateTime(c.time)}</td>
                   <td>{what(c)}</td>
                   <td>{t(`history.change.${c.change}` as 'history.change.added')}</td>
                   <td>{c.before ?? '—'}</td>

@@ -1,3 +1,4 @@
+import { dateTime } from '../format';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get } from '../api';
 import { ErrorNote } from '../components/ErrorNote';
@@ -8,6 +9,7 @@ import { href } from '../router';
 import { type JobSummary, jobStateNames } from '../types';
 import { JobProgress } from './JobProgress';
 import { useJobEvents } from './jobEvents';
+import { askerText, kindLabel, knownKinds } from './jobWords';
 
 /** How often a page with a running job asks again: the answer is small, a job's PCs end at their own pace. */
 export const jobPollMs = 2000;
@@ -87,7 +89,21 @@ export function Jobs() {
             options={[{ value: '', label: t('jobs.anyState') }, ...jobStateNames.map((s) => ({ value: s, label: t(`jobState.${s}`) }))]}
             error={error}
           />
-          <Field label={labels.kind} name="kind" value={filters.kind} onInput={(v) => setFilters({ ...filters, kind: v })} error={error} />
+          <Field
+            label={labels.kind}
+            name="kind"
+            value={filters.kind}
+            onInput={(v) => setFilters({ ...filters, kind: v })}
+            options={[
+              { value: '', label: t('jobs.anyState') },
+              ...knownKinds(),
+              // A plugin's own kinds, as the jobs listed name them.
+              ...[...new Set((jobs ?? []).map((j) => j.kind))]
+                .filter((kind) => !knownKinds().some((k) => k.value === kind))
+                .map((kind) => ({ value: kind, label: kind })),
+            ]}
+            error={error}
+          />
           <Field label={labels.who} name="who" value={filters.who} onInput={(v) => setFilters({ ...filters, who: v })} error={error} />
         </div>
         <ErrorNote error={error && !filterNames.includes(error.field as 'state') ? error : null} />
@@ -116,9 +132,9 @@ export function Jobs() {
                   <td>
                     <a href={href('job', String(job.id))}>{job.id}</a>
                   </td>
-                  <td>{job.kind}</td>
-                  <td>{job.who ?? ''}</td>
-                  <td>{new Date(job.created).toLocaleString()}</td>
+                  <td>{kindLabel(job.kind)}</td>
+                  <td>{askerText(job.who, job.source)}</td>
+                  <td>{dateTime(job.created)}</td>
                   <td>
                     <JobProgress job={job} />
                   </td>

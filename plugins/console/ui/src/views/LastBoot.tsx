@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get } from '../api';
 import { StateBadge } from '../components/StateBadge';
-import { humanBytes } from '../format';
+import { humanBytes, timeOfDay } from '../format';
 import { t } from '../i18n';
 
 interface Stage {
@@ -48,7 +48,7 @@ export function LastBoot(props: { ip: string }) {
         <ol class="boot-timeline">
           {boot.stages.map((s) => (
             <li key={`${s.stage}-${s.at}`} data-stage={s.stage}>
-              <strong>{t(`bootStage.${s.stage}`)}</strong> <time dateTime={s.at}>{new Date(s.at).toLocaleTimeString()}</time>{' '}
+              <strong>{t(`bootStage.${s.stage}`)}</strong> <time dateTime={s.at}>{timeOfDay(s.at)}</time>{' '}
               <span class="hint">+{Math.round((Date.parse(s.at) - started) / 1000)} s</span>
               {s.bytes !== undefined && ` · ${humanBytes(s.bytes)}`}
               {s.ms !== undefined && ` ${t('boot.inSeconds', { seconds: (s.ms / 1000).toFixed(1) })}`}

@@ -3,7 +3,10 @@ import { api, get, post } from '../api';
 import { ErrorNote } from '../components/ErrorNote';
 import { Checkbox, Field } from '../components/Field';
 import { TableScroll } from '../components/TableScroll';
+import { fleet } from '../fleet/fleet';
+import type { TreeModel, TreeNode } from '../fleet/tree';
 import { type MessageKey, t } from '../i18n';
+import { useStore } from '../store';
 
 const weekdays = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 type Weekday = (typeof weekdays)[number];
@@ -63,20 +66,63 @@ function bodyOf(d: Draft) {
 
 const dayKey = (d: Weekday) => `power.day.${d}` as MessageKey;
 
+/** A folder of PCs (under a room), not of rooms: a calendar may target it. */
+const holdsPcs = (node: TreeNode): boolean => {
+  for (let at = node.parent; at; at = at.parent) if (at.type === 'room') return true;
+  return false;
+};
+
+/** Where a node is, by name: "Lab 1 › Back row". */
+function pathOf(node: TreeNode): string {
+  const names: string[] = [];
+  for (let at: TreeNode | undefined = node; at && at.type !== 'center'; at = at.parent)
+    if (at.type !== 'folder' || holdsPcs(at)) names.unshift(at.name);
+  return names.join(' › ');
+}
+
+/** What a calendar may govern, by name: each center whole, its rooms, its folders of PCs; one group per center. */
+function calendarTargets(model: TreeModel | null) {
+  return (model?.roots ?? []).map((center) => {
+    const options = [{ value: `center:${center.id}`, label: t('scheduler.wholeCenter', { name: center.name }) }];
+    const walk = (node: TreeNode) => {
+      for (const child of node.children) {
+        if (child.type === 'room') options.push({ value: `room:${child.id}`, label: pathOf(child) });
+        else if (child.type === 'folder' && holdsPcs(child)) options.push({ value: `folder:${child.id}`, label: pathOf(child) });
+        if (child.type !== 'computer') walk(child);
+      }
+    };
+    walk(center);
+    return { group: center.name, options };
+  });
+}
+
+/** A calendar's target by name ("Lab 1 (School)"), or its kind and id when the tree does not hold it. */
+function targetName(model: TreeModel | null, target: Calendar['target']): string {
+  const node = model?.byKey.get(`${target.type}:${target.id}`);
+  if (!node) return t(`power.type.${target.type}` as MessageKey, { id: target.id });
+  if (node.type === 'center') return node.name;
+  let center: TreeNode | undefined = node.parent;
+  while (center?.parent) center = center.parent;
+  return center ? `${pathOf(node)} (${center.name})` : pathOf(node);
+}
+
 /** Power calendars (the power plugin): the list, one calendar's weekday grid and holidays, and what the next week holds. */
 export function Power() {
   const [calendars, setCalendars] = useState<Calendar[] | null>(null);
-  const [zone, setZone] = useState('');
+  const [zone, setZone] = useState<{ zone: string; source: string; site: string } | null>(null);
   const [preview, setPreview] = useState<Planned[]>([]);
   const [draft, setDraft] = useState<Draft | null>(null);
   const [error, setError] = useState<{ field?: string; message: string } | null>(null);
   const [note, setNote] = useState('');
+  const { model } = useStore(fleet);
 
   const load = async () => {
     try {
-      const list = await get<{ time_zone: string; calendars: Calendar[] }>('/power/calendars');
+      const list = await get<{ time_zone: string; time_zone_source: string; site_time_zone: string; calendars: Calendar[] }>(
+        '/power/calendars',
+      );
       setCalendars(list.calendars);
-      setZone(list.time_zone);
+      setZone({ zone: list.time_zone, source: list.time_zone_source, site: list.site_time_zone });
       setPreview((await get<{ actions: Planned[] }>('/power/calendar/preview?days=7')).actions);
     } catch (e) {
       setError(e as Error);
@@ -117,7 +163,7 @@ export function Power() {
   return (
     <section aria-labelledby="power-title">
       <h1 id="power-title">{t('nav.power')}</h1>
-      <p class="hint">{t('power.zone', { zone })}</p>
+      {zone && <ZoneNote {...zone} />}
       {calendars && calendars.length === 0 && <p class="hint">{t('power.none')}</p>}
       {calendars && calendars.length > 0 && (
         <TableScroll>
@@ -138,7 +184,7 @@ export function Power() {
             <tbody>
               {calendars.map((c) => (
                 <tr key={c.id} data-calendar={c.id}>
-                  <td>{t(`power.type.${c.target.type}` as MessageKey, { id: c.target.id })}</td>
+                  <td data-target={`${c.target.type}:${c.target.id}`}>{targetName(model, c.target)}</td>
                   {weekdays.map((d) => (
                     <td key={d}>
                       {[c.week[d]?.on && `↑ ${c.week[d]!.on}`, c.week[d]?.off && `↓ ${c.week[d]!.off}`].filter(Boolean).join(' ')}
@@ -162,7 +208,9 @@ export function Power() {
           {t('power.new')}
         </button>
       </div>
-      {draft && <Editor draft={draft} onChange={setDraft} error={error} onSave={save} onRemove={remove} onCancel={() => edit(null)} />}
+      {draft && (
+        <Editor draft={draft} zone={zone} onChange={setDraft} error={error} onSave={save} onRemove={remove} onCancel={() => edit(null)} />
+      )}
       {!draft && <ErrorNote error={error} />}
       {note && (
         <p class="hint" role="status">
@@ -198,8 +246,20 @@ export function Power() {
   );
 }
 
+/** Which clock the calendars' times are on: the site's, or power.time_zone's override of it, said as such. */
+function ZoneNote(props: { zone: string; source: string; site: string }) {
+  return (
+    <p class="hint zone-note" data-zone={props.zone} data-source={props.source}>
+      {props.source === 'power.time_zone'
+        ? t('zone.powerOverride', { zone: props.zone, site: props.site })
+        : t('zone.forms', { zone: props.zone })}
+    </p>
+  );
+}
+
 function Editor(props: {
   draft: Draft;
+  zone: { zone: string; source: string; site: string } | null;
   onChange: (d: Draft) => void;
   error: { field?: string; message: string } | null;
   onSave: () => void;
@@ -207,6 +267,7 @@ function Editor(props: {
   onCancel: () => void;
 }) {
   const { draft, error } = props;
+  const { model } = useStore(fleet);
   const set = (patch: Partial<Draft>) => props.onChange({ ...draft, ...patch });
   const setTime = (day: Weekday, which: 'on' | 'off', value: string) =>
     set({ week: { ...draft.week, [day]: { ...draft.week[day], [which]: value } } });
@@ -225,15 +286,18 @@ function Editor(props: {
       <h2>{draft.id ? t('power.editing', { id: draft.id }) : t('power.new')}</h2>
       <div class="form-grid">
         <Field
-          label={t('power.targetType')}
-          name="target.type"
-          value={draft.type}
-          options={(['center', 'room', 'folder'] as const).map((v) => ({ value: v, label: t(`power.kind.${v}` as MessageKey) }))}
-          onInput={(v) => set({ type: v as Draft['type'] })}
-          error={error}
+          label={t('power.calendarOf')}
+          name="target.id"
+          value={draft.target ? `${draft.type}:${draft.target}` : ''}
+          options={[{ value: '', label: t('power.pickTarget') }, ...calendarTargets(model)]}
+          onInput={(v) => {
+            const [type = 'room', id = ''] = v.split(':');
+            set({ type: type as Draft['type'], target: id });
+          }}
+          error={error?.field === 'target.type' ? { ...error, field: 'target.id' } : error}
         />
-        <Field label={t('power.targetId')} name="target.id" value={draft.target} onInput={(v) => set({ target: v })} error={error} />
       </div>
+      {props.zone && <ZoneNote {...props.zone} />}
       <table class="grid power-week">
         <thead>
           <tr>

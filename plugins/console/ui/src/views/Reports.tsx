@@ -1,3 +1,4 @@
+import { hardwareName } from '../hardwareNames';
 import { useState } from 'preact/hooks';
 import { download, get } from '../api';
 import { ErrorNote } from '../components/ErrorNote';
@@ -59,7 +60,7 @@ export function HardwareReport() {
                 {categories.flatMap((category) =>
                   g[category].map((c, i) => (
                     <tr key={`${category}-${c.value}`}>
-                      <th scope="row">{i === 0 ? value!.names[category] : ''}</th>
+                      <th scope="row">{i === 0 ? hardwareName(value!.names[category]) : ''}</th>
                       <td>{c.value}</td>
                       <td>{c.count}</td>
                     </tr>

@@ -46,6 +46,7 @@ export function Scheduler() {
   const tasks = catalogue.value?.tasks ?? [];
   const [procedure, setProcedure] = useState({ center: '', name: '', description: '', steps: 'wol' });
   const [task, setTask] = useState({ center: '', name: '', target: '' });
+  const [find, setFind] = useState('');
   /** The procedures of the new task, in the order they were ticked. */
   const [taskSteps, setTaskSteps] = useState<number[]>([]);
   const [run, setRun] = useState({ procedure: '', task: '' });
@@ -168,12 +169,13 @@ export function Scheduler() {
               error={k.error}
               required
             />
+            <Field label={t('scheduler.find')} name="find" type="search" value={find} onInput={setFind} hint={t('scheduler.findHint')} />
             <Field
               label={t('scheduler.on')}
               name="scope.id"
               value={task.target}
               onInput={(v) => setTask({ ...task, target: v })}
-              options={[{ value: '', label: t('scheduler.nowhere') }, ...targetOptions(model)]}
+              options={[{ value: '', label: t('scheduler.nowhere') }, ...targetOptions(model, find, task.target)]}
               error={k.error}
             />
           </div>

@@ -1,7 +1,10 @@
 import { get } from '../api';
 import { ErrorNote } from '../components/ErrorNote';
 import { humanBytes, humanDuration } from '../format';
-import { t } from '../i18n';
+import { type MessageKey, t } from '../i18n';
+
+/** Bundled plugins with a page or a part in the console: one that is off is said to be there, and how to turn it on. */
+const available = ['dhcp', 'scheduler', 'jobs', 'history', 'energy', 'power', 'boot', 'events'];
 import { enabled, useServer } from '../plugins';
 import { useAsync } from '../useAsync';
 import { TableScroll } from '../components/TableScroll';
@@ -69,6 +72,21 @@ export function Server() {
               </tbody>
             </table>
           </TableScroll>
+          {available.some((name) => !enabled(info, name)) && (
+            <section aria-labelledby="available-title">
+              <h2 id="available-title">{t('server.available')}</h2>
+              <p class="hint">{t('server.availableHint')}</p>
+              <ul class="available-plugins">
+                {available
+                  .filter((name) => !enabled(info, name))
+                  .map((name) => (
+                    <li key={name} data-available={name}>
+                      <strong>{name}</strong>: {t(`server.plugin.${name}` as MessageKey)}
+                    </li>
+                  ))}
+              </ul>
+            </section>
+          )}
         </>
       )}
     </section>

@@ -1,5 +1,6 @@
 import { me, signOut } from '../account';
 import { t } from '../i18n';
+import { useServer } from '../plugins';
 import { useStore } from '../store';
 
 /**
@@ -9,8 +10,14 @@ import { useStore } from '../store';
  */
 export function SignedIn(props: { onSignedOut(): void }) {
   const who = useStore(me);
+  const info = useServer();
   return (
     <div class="signed-in">
+      {info?.timeZone && (
+        <span class="site-zone" data-zone={info.timeZone} title={t('header.zoneTitle')}>
+          {t('header.zone', { zone: info.timeZone })}
+        </span>
+      )}
       {who && (
         <span class="who" data-who={who.name}>
           {t('signedInAs', { name: who.source === 'local' && who.username ? who.username : who.name, role: who.role })}

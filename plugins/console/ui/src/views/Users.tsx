@@ -1,3 +1,4 @@
+import { dateTime } from '../format';
 import { useState } from 'preact/hooks';
 import { get, post } from '../api';
 import { ErrorNote } from '../components/ErrorNote';
@@ -6,17 +7,19 @@ import type { User } from '../types';
 import { useAsync } from '../useAsync';
 import { AddUser } from './users/AddUser';
 import { RemoveUser, SetPassword } from './users/UserDialogs';
+import { EditUser } from './users/EditUser';
+import { scopeNames } from '../components/ScopePicker';
+import { fleet } from '../fleet/fleet';
+import { useStore } from '../store';
 import { TableScroll } from '../components/TableScroll';
-
-/** What an empty list of centers or rooms means: the whole fleet when both are empty, else none of them. */
-const wholeOr = (user: User, none: string) => (user.centers.length + user.rooms.length === 0 ? t('users.all') : none);
 
 /** Local users (admins only): the list, disable or enable, a new password, remove, and add one. */
 export function Users() {
   const users = useAsync(() => get<{ users: User[] }>('/users'));
   const [error, setError] = useState<unknown>(null);
   const [status, setStatus] = useState('');
-  const [dialog, setDialog] = useState<{ kind: 'password' | 'remove'; username: string } | null>(null);
+  const [dialog, setDialog] = useState<{ kind: 'password' | 'remove' | 'edit'; username: string } | null>(null);
+  const { model } = useStore(fleet);
   const done = (message: string) => {
     setDialog(null);
     setError(null);
@@ -46,8 +49,7 @@ export function Users() {
             <tr>
               <th scope="col">{t('users.username')}</th>
               <th scope="col">{t('users.role')}</th>
-              <th scope="col">{t('users.centers')}</th>
-              <th scope="col">{t('users.rooms')}</th>
+              <th scope="col">{t('users.scope')}</th>
               <th scope="col">{t('users.shell')}</th>
               <th scope="col">{t('users.state')}</th>
               <th scope="col">{t('users.passwordChanged')}</th>
@@ -61,12 +63,18 @@ export function Users() {
               <tr key={user.username} data-user={user.username}>
                 <td>{user.username}</td>
                 <td>{user.role}</td>
-                <td>{user.centers.join(', ') || wholeOr(user, t('none'))}</td>
-                <td>{user.rooms.join(', ') || wholeOr(user, t('none'))}</td>
+                <td data-scope>{scopeNames(model, user.centers, user.rooms, t('users.wholeFleet'))}</td>
                 <td>{user.shell ? t('yes') : t('no')}</td>
                 <td>{user.disabled ? t('users.isDisabled') : t('users.isActive')}</td>
-                <td>{new Date(user.password_changed).toLocaleString()}</td>
+                <td>{dateTime(user.password_changed)}</td>
                 <td class="row-actions">
+                  <button
+                    type="button"
+                    aria-label={`${t('users.edit')} ${user.username}`}
+                    onClick={() => setDialog({ kind: 'edit', username: user.username })}
+                  >
+                    {t('users.edit')}
+                  </button>
                   <button
                     type="button"
                     aria-label={`${t(user.disabled ? 'users.enable' : 'users.disable')} ${user.username}`}
@@ -101,6 +109,13 @@ export function Users() {
           username={dialog.username}
           onClose={() => setDialog(null)}
           onDone={() => done(t('users.passwordSet', { username: dialog.username }))}
+        />
+      )}
+      {dialog?.kind === 'edit' && (
+        <EditUser
+          user={users.value!.users.find((u) => u.username === dialog.username)!}
+          onClose={() => setDialog(null)}
+          onDone={() => done(t('users.edited', { username: dialog.username }))}
         />
       )}
       {dialog?.kind === 'remove' && (

@@ -11,6 +11,8 @@ export interface JobClientEvent {
   state: string;
   status: number | null;
   outcome: string;
+  /** The exit code the agent reported (a script's), when it reported one. */
+  code?: number;
 }
 
 /**

@@ -18,15 +18,23 @@ const isDhcpdConf = (text: string): boolean => /(^|[\s{;])host\s+[^\s{;]+\s*\{/m
  * /client/import-dhcpd instead: each host in the room whose network holds its address, the
  * refused hosts left out and the others added.
  */
-export function CsvImport(props: { done(): void }) {
+export function CsvImport(props: { done(added: number): void }) {
   const [csv, setCsv] = useState('');
   const [answer, setAnswer] = useState<ImportAnswer | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
+  const [adding, setAdding] = useState<{ count: number; since: number; seconds: number } | null>(null);
   const dhcpd = isDhcpdConf(csv);
   const send = async (dryRun: boolean) => {
     setBusy(true);
     setError(null);
+    // Adding thousands takes a while: the dialog says so, and how long it has been.
+    let timer: ReturnType<typeof setInterval> | undefined;
+    if (!dryRun && answer) {
+      const since = Date.now();
+      setAdding({ count: answer.added, since, seconds: 0 });
+      timer = setInterval(() => setAdding({ count: answer.added, since, seconds: Math.round((Date.now() - since) / 1000) }), 1000);
+    }
     try {
       const result = dhcpd
         ? await post<ImportAnswer>('/client/import-dhcpd', { conf: csv, dry_run: dryRun })
@@ -34,8 +42,8 @@ export function CsvImport(props: { done(): void }) {
       setAnswer(result);
       if (!dryRun) {
         await loadTree();
-        // Hosts refused stay listed: the dialog closes once every one was added.
-        if (result.refused === 0) props.done();
+        // Hosts refused stay listed: the dialog closes once every one was added, saying how many.
+        if (result.refused === 0) props.done(result.added);
       }
     } catch (e) {
       // A refused import is a 400 that still lists every row.
@@ -43,6 +51,8 @@ export function CsvImport(props: { done(): void }) {
       setAnswer(refused?.rows ? refused : null);
       setError(e as Error);
     } finally {
+      clearInterval(timer);
+      setAdding(null);
       setBusy(false);
     }
   };
@@ -86,6 +96,12 @@ export function CsvImport(props: { done(): void }) {
       {dhcpd && <p class="hint dhcpd-format">{t('dhcpdImport.format')}</p>}
       <ErrorNote error={error} />
       {answer && <ImportRows answer={answer} hosts={dhcpd} />}
+      {adding && (
+        <p role="status" class="import-progress">
+          <progress aria-label={t('csvImport.adding', { count: adding.count, seconds: adding.seconds })} />{' '}
+          {t('csvImport.adding', { count: adding.count, seconds: adding.seconds })}
+        </p>
+      )}
       <div class="buttons">
         <button type="submit" class="primary" disabled={busy || csv.trim() === ''}>
           {checked ? t('csvImport.store', { count: answer!.added }) : dhcpd ? t('dhcpdImport.checkButton') : t('csvImport.checkButton')}

@@ -24,6 +24,7 @@ export function Fleet() {
   const [menu, setMenu] = useState<TreeNode | null>(null);
   const [addingCenter, setAddingCenter] = useState(false);
   const [importing, setImporting] = useState(false);
+  const [imported, setImported] = useState<number | null>(null);
   const query = useMemo(() => parseQuery(state.query, state.filters), [state.query, state.filters]);
   // States change every few seconds: they narrow the rows only while a state or result filter is on.
   const live = query && (query.states.size > 0 || query.result) ? states : undefined;
@@ -139,6 +140,11 @@ export function Fleet() {
           </button>
         )}
       </div>
+      {imported !== null && (
+        <p role="status" class="saved import-result">
+          {t('csvImport.added', { count: imported })}
+        </p>
+      )}
       <ActionBar clients={selected} />
       {model ? (
         <TreeList
@@ -162,7 +168,12 @@ export function Fleet() {
       {menu && <NodeDialog node={menu} onClose={() => setMenu(null)} />}
       {importing && (
         <Dialog title={t('csvImport.title')} onClose={() => setImporting(false)} wide>
-          <CsvImport done={() => setImporting(false)} />
+          <CsvImport
+            done={(added) => {
+              setImporting(false);
+              setImported(added);
+            }}
+          />
         </Dialog>
       )}
       {addingCenter && (

@@ -1,3 +1,4 @@
+import { BulkRooms } from './BulkRooms';
 import { useState } from 'preact/hooks';
 import { get, post } from '../../api';
 import { Dialog } from '../../components/Dialog';
@@ -16,7 +17,7 @@ export const isComputerFolder = (node: TreeNode) => node.type === 'folder' && no
 const roomOf = (node: TreeNode): TreeNode | undefined => (node.type === 'room' ? node : node.parent && roomOf(node.parent));
 const centerOf = (node: TreeNode): TreeNode | undefined => (node.type === 'center' ? node : node.parent && centerOf(node.parent));
 
-type Panel = 'menu' | 'edit' | 'add-room' | 'add-folder' | 'add-client' | 'import' | 'delete';
+type Panel = 'menu' | 'edit' | 'add-room' | 'add-rooms' | 'add-folder' | 'add-client' | 'import' | 'delete';
 
 /** What can be done to a center, room or folder of the tree: edit, add beneath, import, delete. */
 export function NodeDialog(props: { node: TreeNode; onClose(): void }) {
@@ -33,7 +34,12 @@ export function NodeDialog(props: { node: TreeNode; onClose(): void }) {
   const choices = (
     [
       ['edit', node.type === 'folder' ? t('node.rename') : t('node.edit')],
-      ...(holdsRooms ? ([['add-room', t('node.addRoom')]] as [Panel, string][]) : []),
+      ...(holdsRooms
+        ? ([
+            ['add-room', t('node.addRoom')],
+            ['add-rooms', t('bulkRooms.menu')],
+          ] as [Panel, string][])
+        : []),
       ['add-folder', t('node.addFolder')],
       ...(holdsClients
         ? ([
@@ -45,7 +51,7 @@ export function NodeDialog(props: { node: TreeNode; onClose(): void }) {
     ] as [Panel, string][]
   ).filter(([key]) => may(info, nodeRoute(node, key)));
   return (
-    <Dialog title={title} onClose={props.onClose} wide={panel === 'import'}>
+    <Dialog title={title} onClose={props.onClose} wide={panel === 'import' || panel === 'add-rooms'}>
       {panel === 'menu' ? (
         <ul class="menu-list">
           {choices.map(([key, label]) => (
@@ -66,6 +72,14 @@ export function NodeDialog(props: { node: TreeNode; onClose(): void }) {
         )
       ) : panel === 'add-room' ? (
         <RoomForm center={centerOf(node)!} folder={node.type === 'folder' ? node.id : 0} done={done} />
+      ) : panel === 'add-rooms' ? (
+        <BulkRooms
+          center={centerOf(node)!.id}
+          folder={node.type === 'folder' ? node.id : 0}
+          done={() => {
+            void loadTree();
+          }}
+        />
       ) : panel === 'add-folder' ? (
         <AddFolder parent={node} done={done} />
       ) : panel === 'add-client' ? (
@@ -84,6 +98,7 @@ export function nodeRoute(node: TreeNode, panel: Panel): string {
   const kind = node.type === 'center' ? 'center' : node.type === 'room' ? 'room' : 'folder';
   switch (panel) {
     case 'add-room':
+    case 'add-rooms':
       return 'POST /room/add';
     case 'add-folder':
       return 'POST /folder/add';

@@ -1,3 +1,4 @@
+import { timeOfDay } from '../../format';
 import { runs } from '../../fleet/runs';
 import { href } from '../../router';
 import { t } from '../../i18n';
@@ -19,7 +20,7 @@ export function RunsPanel() {
         return (
           <details key={run.id} open={index === 0} class="run" data-run={run.id}>
             <summary>
-              <strong>{run.title}</strong> <time>{new Date(run.started).toLocaleTimeString()}</time>{' '}
+              <strong>{run.title}</strong> <time>{timeOfDay(run.started)}</time>{' '}
               {run.job !== undefined && (
                 <a href={href('job', String(run.job))} class="job-link">
                   {t('runs.job', { id: run.job })}

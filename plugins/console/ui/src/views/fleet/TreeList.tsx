@@ -138,7 +138,7 @@ function Row(props: TreeListProps & { node: TreeNode; index: number; top: number
             {t('fleet.wakeFailed')}
           </span>
         )}
-        {listing?.last_cmd.result && listing.last_cmd.result !== 'unknown' && (
+        {listing?.last_cmd.result && listing.last_cmd.result !== 'unknown' && listing.state !== 'BSY' && (
           <span class={`result result-${listing.last_cmd.result}`}>{t(`result.${listing.last_cmd.result}` as 'result.success')}</span>
         )}
       </li>

@@ -1,3 +1,4 @@
+import { humanBytes } from '../../format';
 import { useState } from 'preact/hooks';
 import { get, post } from '../../api';
 import { ErrorNote } from '../../components/ErrorNote';
@@ -25,7 +26,7 @@ export function useSubmit(props: FormProps) {
     try {
       const sent = await send();
       if (Array.isArray(sent)) addRun(title, sent, watch);
-      else addRun(title, sent.clients, watch, sent.job);
+      else addRun(title, sent.clients, watch, sent.job, sent.wakeRun);
       props.done();
     } catch (e) {
       setError(e as Error & { field?: string });
@@ -40,6 +41,8 @@ export function useSubmit(props: FormProps) {
 interface Relayed {
   clients: Outcome[];
   job?: number;
+  /** A wake's run (POST /wol): its job is found afterwards. */
+  wakeRun?: number | null;
 }
 
 const relayed = (path: string, body: Record<string, unknown>) => post<Relayed>(path, body);
@@ -81,11 +84,14 @@ export function WakeForm(props: FormProps) {
   const [type, setType] = useState('broadcast');
   const { error, busy, submit } = useSubmit(props);
   const send = async () => {
-    const answer = await post<{ sent: string[]; skipped: Record<string, string[]> }>('/wol', { clients: props.clients, type });
+    const answer = await post<{ sent: string[]; skipped: Record<string, string[]>; run?: number | null }>('/wol', {
+      clients: props.clients,
+      type,
+    });
     const outcome: Record<string, string> = Object.fromEntries(answer.sent.map((ip) => [ip, 'sent']));
     const words: Record<string, string> = { not_found: 'unknown', connected: 'already_on' };
     for (const [reason, ips] of Object.entries(answer.skipped)) for (const ip of ips) outcome[ip] = words[reason] ?? reason;
-    return props.clients.map((addr) => ({ addr, outcome: outcome[addr] ?? 'unknown' }));
+    return { clients: props.clients.map((addr) => ({ addr, outcome: outcome[addr] ?? 'unknown' })), wakeRun: answer.run };
   };
   return (
     <form
@@ -367,18 +373,24 @@ export function RestoreImageForm(props: FormProps) {
   const [image, setImage] = useState('');
   const [disk, setDisk] = useState('1');
   const [partition, setPartition] = useState('1');
+  const [place, setPlace] = useState('');
   const [type, setType] = useState('UNICAST');
   const [understood, setUnderstood] = useState(false);
   const { error, busy, submit } = useSubmit(props);
   const risk = useAtRisk(props.clients);
   const list = images.value?.images ?? [];
   const chosen = list.find((i) => String(i.id) === image) ?? list[0];
+  // Disk and partition by name, from the first PC's own setup; typed only when it reported none.
+  const partitions = usePartitions(props.clients[0]!);
+  const known = partitions.value ?? [];
+  const picked = known.find((p) => `${p.disk}:${p.partition}` === place) ?? known[0];
+  const target = picked ? { disk: String(picked.disk), partition: String(picked.partition) } : { disk, partition };
   return (
     <form
       onSubmit={(e) => {
         e.preventDefault();
         void submit(t('image.restoreOf', { name: chosen!.name }), 'command', () =>
-          relayed('/image/restore', { clients: props.clients, id: String(chosen!.id), name: chosen!.name, disk, partition, type }),
+          relayed('/image/restore', { clients: props.clients, id: String(chosen!.id), name: chosen!.name, ...target, type }),
         );
       }}
     >
@@ -392,8 +404,32 @@ export function RestoreImageForm(props: FormProps) {
         error={error}
       />
       <div class="row-fields">
-        <Field label={t('setup.disk')} name="disk" value={disk} onInput={setDisk} error={error} />
-        <Field label={t('image.partitionNumber')} name="partition" value={partition} onInput={setPartition} error={error} />
+        {known.length > 0 ? (
+          <Field
+            label={t('image.partition')}
+            name="partition"
+            value={picked ? `${picked.disk}:${picked.partition}` : ''}
+            onInput={setPlace}
+            options={known.map((p) => ({
+              value: `${p.disk}:${p.partition}`,
+              label: `${t('image.diskPartition', { disk: p.disk, partition: p.partition })}: ${[p.filesystem_name, humanBytes(p.size), p.os].filter(Boolean).join(', ')}`,
+            }))}
+            error={error?.field === 'disk' ? { ...error, field: 'partition' } : error}
+            hint={t('restore.fromFirst', { ip: props.clients[0]! })}
+          />
+        ) : (
+          <>
+            <Field label={t('setup.disk')} name="disk" value={disk} onInput={setDisk} error={error} />
+            <Field
+              label={t('image.partitionNumber')}
+              name="partition"
+              value={partition}
+              onInput={setPartition}
+              error={error}
+              hint={partitions.value ? t('restore.noSetup', { ip: props.clients[0]! }) : undefined}
+            />
+          </>
+        )}
         <Field
           label={t('image.method')}
           name="type"

@@ -1,3 +1,4 @@
+import { siteZone } from '../../format';
 import { useState } from 'preact/hooks';
 import { post } from '../../api';
 import { Field } from '../../components/Field';
@@ -21,8 +22,8 @@ export function ScheduleForm(props: { catalogue?: Catalogue; model: TreeModel | 
     { group: t('scheduler.tasks'), options: tasks.map((k) => ({ value: `task:${k.id}`, label: k.name })) },
     { group: t('scheduler.procedures'), options: procedures.map((p) => ({ value: `procedure:${p.id}`, label: p.name })) },
   ].filter((g) => g.options.length > 0);
-  const targets = targetOptions(props.model);
-  const [form, setForm] = useState({ name: '', runs: '', target: '', repeat: 'weekly', at: '', time: '08:00' });
+  const [form, setForm] = useState({ name: '', runs: '', target: '', repeat: 'weekly', at: '', time: '08:00', find: '' });
+  const targets = targetOptions(props.model, form.find, form.target);
   const [weekdays, setWeekdays] = useState<number[]>([]);
   const s = useRequest();
   const chosen = form.runs || runs[0]?.options[0]?.value || '';
@@ -80,14 +81,24 @@ export function ScheduleForm(props: { catalogue?: Catalogue; model: TreeModel | 
             error={s.error}
           />
           {kind === 'procedure' ? (
-            <Field
-              label={t('scheduler.on')}
-              name="target"
-              value={target}
-              onInput={(v) => setForm({ ...form, target: v })}
-              options={targets}
-              error={s.error}
-            />
+            <>
+              <Field
+                label={t('scheduler.find')}
+                name="find"
+                type="search"
+                value={form.find}
+                onInput={(v) => setForm({ ...form, find: v })}
+                hint={t('scheduler.findHint')}
+              />
+              <Field
+                label={t('scheduler.on')}
+                name="target"
+                value={target}
+                onInput={(v) => setForm({ ...form, target: v })}
+                options={targets}
+                error={s.error}
+              />
+            </>
           ) : (
             task && (
               <p class="hint">
@@ -113,7 +124,11 @@ export function ScheduleForm(props: { catalogue?: Catalogue; model: TreeModel | 
               value={form.at}
               onInput={(v) => setForm({ ...form, at: v })}
               error={s.error}
-              hint={t('scheduler.nowHint')}
+              hint={
+                <>
+                  {t('scheduler.nowHint')} {zoneHint()}
+                </>
+              }
             />
           ) : (
             <Field
@@ -123,6 +138,7 @@ export function ScheduleForm(props: { catalogue?: Catalogue; model: TreeModel | 
               value={form.time}
               onInput={(v) => setForm({ ...form, time: v })}
               error={s.error}
+              hint={zoneHint()}
               required
             />
           )}
@@ -159,4 +175,10 @@ export function ScheduleForm(props: { catalogue?: Catalogue; model: TreeModel | 
       </div>
     </form>
   );
+}
+
+/** Which clock a time typed here is on: the site's (the server runs schedules on it). */
+function zoneHint(): string {
+  const zone = siteZone();
+  return zone ? t('zone.forms', { zone }) : '';
 }

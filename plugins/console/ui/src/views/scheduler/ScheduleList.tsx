@@ -1,3 +1,4 @@
+import { dateTime } from '../../format';
 import { useEffect, useState } from 'preact/hooks';
 import { TableScroll } from '../../components/TableScroll';
 import type { TreeModel } from '../../fleet/tree';
@@ -76,7 +77,7 @@ export function ScheduleList(props: { schedules: ScheduleRow[]; catalogue?: Cata
                 <td>{runs(row)}</td>
                 <td>{scopeName(props.model, (taskOf(row)?.scope as Scope | null) ?? null)}</td>
                 <td>{describeWhen(row)}</td>
-                <td>{row.next === undefined ? '' : new Date(row.next).toLocaleString()}</td>
+                <td>{row.next === undefined ? '' : dateTime(row.next)}</td>
                 <td>
                   <input
                     type="checkbox"

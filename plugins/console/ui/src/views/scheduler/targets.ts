@@ -29,22 +29,36 @@ function path(node: TreeNode): string {
   return names.join(' › ');
 }
 
+/** Computers listed without a filter up to this many; a larger fleet lists those the filter finds, this many at most. */
+export const listedComputers = 200;
+
 /**
- * Every center, room and computer by name, one option group per center (its first option
- * the whole center), for a select whose value is a tree key.
+ * Every center and room by name, and the computers (all of a small fleet, else those whose
+ * name or address holds `filter`), one option group per center (its first option the whole
+ * center), for a select whose value is a tree key; `keep` stays listed whatever the filter.
  */
-export function targetOptions(model: TreeModel | null) {
-  return (model?.roots ?? []).map((center) => {
+export function targetOptions(model: TreeModel | null, filter = '', keep = '') {
+  const text = filter.trim().toLowerCase();
+  const allComputers = (model?.byIp.size ?? 0) <= listedComputers;
+  let computers = 0;
+  const groups = (model?.roots ?? []).map((center) => {
     const options = [{ value: center.key, label: t('scheduler.wholeCenter', { name: center.name }) }];
     const walk = (node: TreeNode) => {
       for (const child of node.children) {
-        if (scopeOf(child)) options.push({ value: child.key, label: child.ip ? `${path(child)} (${child.ip})` : path(child) });
+        const label = child.ip ? `${path(child)} (${child.ip})` : path(child);
+        const listed =
+          child.key === keep ||
+          (child.type === 'computer'
+            ? (allComputers && !text) || (!!text && child.text.includes(text) && computers++ < listedComputers)
+            : !text || label.toLowerCase().includes(text) || center.name.toLowerCase().includes(text));
+        if (scopeOf(child) && listed) options.push({ value: child.key, label });
         walk(child);
       }
     };
     walk(center);
     return { group: center.name, options };
   });
+  return groups.filter((g) => g.options.length > 1 || !text || g.group.toLowerCase().includes(text) || g.options[0]!.value === keep);
 }
 
 /** The scope and center of a tree key, or null when the tree has no such center, room or computer. */

@@ -1,7 +1,9 @@
+import { StartupError } from 'ogserve';
+
 /**
- * Local wall-clock times in an IANA time zone turned into instants, with Intl alone (no
- * time-zone library): what a calendar's "07:45 on Monday" means on each date, daylight
- * saving included.
+ * The site's clock: local wall-clock times in an IANA time zone turned into instants, with
+ * Intl alone (no time-zone library): what a schedule's or a calendar's "07:45 on Monday"
+ * means on each date, daylight saving included.
  */
 
 const minuteMs = 60_000;
@@ -37,7 +39,7 @@ export function isTimeZone(zone: string): boolean {
 }
 
 /** The wall clock in `zone` at `at`, as milliseconds of a UTC date with the same fields. */
-function wallClock(at: number, zone: string): number {
+export function wallClock(at: number, zone: string): number {
   const parts: Record<string, number> = {};
   for (const part of formatFor(zone).formatToParts(new Date(at))) if (part.type !== 'literal') parts[part.type] = Number(part.value);
   return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!);
@@ -98,3 +100,26 @@ export function weekdayOf(date: string): Weekday {
 
 export const weekdays = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Weekday = (typeof weekdays)[number];
+
+/** The system's zone, as Node sees it (`UTC` when it has none). */
+export function systemTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+/**
+ * The site's time zone (`site.time_zone`, else the system's): the one clock of every time
+ * people set (schedules, power calendars) and read (the console). Exported by the inventory,
+ * which every plugin that takes a time requires.
+ */
+export class SiteTime {
+  /** The IANA zone: `Europe/Madrid`. */
+  readonly zone: string;
+  /** Where it comes from: the site's config key, or the system's zone because that key is empty. */
+  readonly source: 'site.time_zone' | 'system';
+
+  constructor(configured: string) {
+    this.zone = configured || systemTimeZone();
+    this.source = configured ? 'site.time_zone' : 'system';
+    if (!isTimeZone(this.zone)) throw new StartupError(`site.time_zone: '${configured}' is not an IANA time zone (e.g. 'Europe/Madrid')`);
+  }
+}
