@@ -67,9 +67,8 @@ export function fileRoutes(ctx: PluginContext<unknown>, deps: FileRouteDeps): vo
       rc.req,
       raw,
       (transfer) => {
-        tracker?.ended(transfer.cutShort);
+        const line = tracker?.ended(transfer.cutShort);
         deps.bytesSent(transfer.bytes);
-        const line = client ? transfers.list({ client }).find((t) => t.file === file) : undefined;
         void ctx.events.emit('image.transfer', {
           client: client ?? null,
           file,

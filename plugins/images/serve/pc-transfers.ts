@@ -53,7 +53,8 @@ interface Entry {
 /** One body under way, as the route reports it. */
 export interface BodyTracker {
   moved(bytes: number): void;
-  ended(cutShort: boolean): void;
+  /** The body ended: whether its PC now has the whole file, and the job its line is in. */
+  ended(cutShort: boolean): { done: boolean; job: number | null };
 }
 
 /**
@@ -127,6 +128,7 @@ export class PcTransfers {
         line.cutShort = cutShort;
         line.done = !cutShort && line.bytes >= line.size;
         if (line.active === 0) line.ended = this.clock.now();
+        return { done: line.done, job: line.job ?? null };
       },
     };
   }
