@@ -1,6 +1,7 @@
 import { backup, restore } from './backup/command';
 import type { Command } from './command';
 import { doctor } from './doctor';
+import { image } from './image';
 import { importDhcpd } from './import-dhcpd';
 import { importOpengnsys } from './import-opengnsys/command';
 import { live } from './live';
@@ -11,6 +12,19 @@ import { user } from './user';
 import { waitReady } from './wait-ready';
 
 /** Every subcommand of `ogserve`, in the order `--help` lists them. */
-export const commands: Command[] = [serve, importOpengnsys, importDhcpd, backup, restore, token, user, live, plugins, doctor, waitReady];
+export const commands: Command[] = [
+  serve,
+  importOpengnsys,
+  importDhcpd,
+  backup,
+  restore,
+  token,
+  user,
+  live,
+  image,
+  plugins,
+  doctor,
+  waitReady,
+];
 
 export const defaultCommand = serve;

@@ -1,8 +1,7 @@
 import { ErrorCode, HttpError, type PluginContext, type Reply, type RequestContext } from 'ogserve';
 import type { Inventory } from '../inventory';
-import { allowList } from './allow-list';
 import { stageOfFile } from './events';
-import { FolderFiles, type ServedFolder, type Transfer, type TransferSlots } from '../transfers';
+import { FolderFiles, type ServedFolder, type Transfer, type TransferSlots, allowList } from '../transfers';
 import { macFrom } from './mac';
 import type { BootMetrics } from './metrics';
 import type { RefusalLog } from './refusal-log';
@@ -18,7 +17,7 @@ export function fileRoutes(
   deps: { inventory: Inventory; folders: ServedFolder[]; slots: TransferSlots; metrics: BootMetrics; refusals: RefusalLog },
 ): void {
   const { inventory, metrics, refusals } = deps;
-  const allowed = allowList(ctx.config.allow);
+  const allowed = allowList(ctx.config.allow, 'boot.allow');
   const files = new FolderFiles(deps.folders, deps.slots, ctx.log, { what: 'boot file', limitKey: 'boot.max_transfers' });
 
   // The PC a transfer is for: the MAC its script put in the URL, else its source address.

@@ -30,7 +30,8 @@ export { UnknownPcs, type DiscoveryBoot, type DiscoveryHandler, type UnknownPc }
 export { BootFolders, type BootFolder } from './folders';
 export { BootLoaders, LOADERS, type FoundLoader, type LoaderFirmware, type LoaderSpec } from './loaders';
 export { BootConfig } from './schemas';
-export { allowList } from './allow-list';
+/** The byte path's allow lists (transfers'), for the tftp plugin, which requires boot. */
+export { allowList } from '../transfers';
 export { PerAddressLimit } from './rate-limit';
 
 export default definePlugin({

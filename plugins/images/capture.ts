@@ -2,6 +2,8 @@ import { type AnswerHandler, isImageName, type SoftwareInventory } from '../agen
 import type { Inventory } from '../inventory';
 import { ImageAnswerError, readImageAnswer, readRestoreAnswer } from './answer';
 import { imageFileStat } from './files';
+import type { ImageChecker } from './integrity/checker';
+import type { ImageVersions } from './life/versions';
 import type { PendingCreates } from './pending';
 import type { RestoreMethods } from './restore-methods';
 import type { ImageStore } from './store';
@@ -28,21 +30,27 @@ export interface ImageEvent {
   partition: number;
 }
 
+export interface CaptureDeps {
+  store: ImageStore;
+  inventory: Inventory;
+  software: Pick<SoftwareInventory, 'store'>;
+  pending: PendingCreates;
+  checker: ImageChecker;
+  versions: ImageVersions;
+  directory: string;
+  announce: (event: ImageEvent) => void;
+}
+
 /**
  * Store a 200 answer to POST /image/create: the partition's software list (first, as the
  * reference), then create the image record, or refresh it when the name exists, and link
- * the source partition to it. Throwing makes the client's last command a failure.
- * Answers to requests this plugin did not send (the scheduler's) name their repository
- * by address.
+ * the source partition to it; then hash the file the agent wrote and hold it to what the
+ * agent said (its size and md5): a file that differs makes the image damaged and the command
+ * a failure. Throwing makes the client's last command a failure. Answers to requests this
+ * plugin did not send (the scheduler's) name their repository by address.
  */
-export function captureHandler(
-  store: ImageStore,
-  inventory: Inventory,
-  software: Pick<SoftwareInventory, 'store'>,
-  pending: PendingCreates,
-  directory: string,
-  announce: (event: ImageEvent) => void,
-): AnswerHandler {
+export function captureHandler(deps: CaptureDeps): AnswerHandler {
+  const { store, inventory, software, pending, checker, versions, directory, announce } = deps;
   return async (client, answer) => {
     const a = readImageAnswer(answer.body);
     const request = pending.get(client.ip);
@@ -63,6 +71,9 @@ export function captureHandler(
     const file =
       a.size === undefined || a.perms === undefined || a.lastupdate === undefined ? await imageFileStat(directory, a.name) : undefined;
     const perms = a.perms ?? file?.mode;
+    // The agent's md5 of the file: its answer's, else the `.full.sum` it wrote beside the image.
+    const checksum = a.checksum ?? (await checker.fullSum(a.name)) ?? '';
+    const size = a.size ?? file?.size ?? 0n;
     const imageId = await store.saveCapture({
       name: a.name,
       repositoryId,
@@ -74,17 +85,22 @@ export function captureHandler(
       disk: a.disk,
       partition: a.partition,
       code: a.code,
-      size: a.size ?? file?.size ?? 0n,
+      size,
       datasize: a.datasize,
-      checksum: a.checksum ?? '',
+      checksum,
       permissions: perms === undefined ? '0' : permissionDigits(perms),
       lastUpdate: a.lastupdate ?? file?.mtime ?? BigInt(Math.floor(Date.now() / 1000)),
       clonator: a.clonator,
       compressor: a.compressor,
       filesystem: a.filesystem,
     });
+    // The record is the new file's now: the one it replaced stays a kept version.
+    await versions.kept(client.ip);
     await inventory.setPartitionImage(client.id, a.disk, a.partition, imageId);
     announce({ client: client.ip, image: imageId, name: a.name, disk: a.disk, partition: a.partition });
+    const record = { id: imageId, name: a.name, size, sha256: '', state: 'hashing' as const, checksum };
+    const checked = await checker.afterCreate(record, a.size);
+    if (checked.state === 'damaged') throw new ImageAnswerError(`image '${a.name}' is damaged: ${checked.damage}`);
   };
 }
 

@@ -3,7 +3,9 @@ import type { Static } from '@sinclair/typebox';
 import { ErrorCode, badRequest, inject, injectable, toInt } from 'ogserve';
 import type { AgentCommands, AgentRequest, AnswerHandler } from '../agents';
 import { type ClientView, Inventory, type RepositoryView, repositoryAddressFor } from '../inventory';
+import { CreatesUnderWay } from './creates';
 import type { Image } from './entities/image';
+import { ImageVersions } from './life/versions';
 import { requireImage, requireRepository } from './routes/lookups';
 import { ImageCreateParams, ImageRestoreParams, restoreTypes } from './schemas';
 import { ImageRunLog } from './run-log';
@@ -11,6 +13,12 @@ import { ImageStore } from './store';
 
 export type CreateParams = Static<typeof ImageCreateParams>;
 export type RestoreParams = Static<typeof ImageRestoreParams>;
+
+/** Whether `type` HTTP is taken (`repository.http_restore`: the ogLive's restoreImageCustom hook is in place). */
+export interface RestoreSettings {
+  http: boolean;
+}
+export const RestoreSettings = Symbol('RestoreSettings');
 
 /** A create request made for one client, with what its answer will need. */
 export interface PreparedCreate {
@@ -28,6 +36,9 @@ export class ImageCommands {
     @inject(ImageStore) private readonly store: ImageStore,
     @inject(Inventory) private readonly inventory: Inventory,
     @inject(ImageRunLog) private readonly runs: ImageRunLog,
+    @inject(CreatesUnderWay) private readonly creates: CreatesUnderWay,
+    @inject(ImageVersions) private readonly versions: ImageVersions,
+    @inject(RestoreSettings) private readonly restoreSettings: RestoreSettings,
   ) {}
 
   define(commands: AgentCommands, stored: { create: AnswerHandler; restore: AnswerHandler }) {
@@ -77,6 +88,9 @@ export class ImageCommands {
       ...(params.backup === undefined ? {} : { backup: params.backup }),
     };
     this.runs.requested(ip, { kind: 'create', name: params.name, id: image?.id });
+    // From here until its command ends, the file is the agent's to write; the one it replaces is kept.
+    await this.creates.start(ip, params.name);
+    if (image) await this.versions.beforeCreate(ip, image);
     return { request: { method: 'POST', path: 'image/create', body }, repository };
   }
 
@@ -86,7 +100,13 @@ export class ImageCommands {
    */
   restoreType(params: RestoreParams, added: readonly string[] = []): string {
     const type = params.type.toUpperCase();
-    const known = [...restoreTypes, ...added];
+    if (type === 'HTTP' && !this.restoreSettings.http)
+      throw badRequest(
+        ErrorCode.invalidField,
+        "'type' HTTP needs repository.http_restore: the ogLive's restoreImageCustom hook (templates/oglive) in place first",
+        'type',
+      );
+    const known = [...restoreTypes, ...(this.restoreSettings.http ? ['HTTP'] : []), ...added];
     if (!known.includes(type)) throw badRequest(ErrorCode.invalidField, `'type' must be one of ${known.join(', ')}`, 'type');
     return type;
   }
@@ -96,6 +116,22 @@ export class ImageCommands {
     const image = await requireImage(this.store, em, toInt(params.id), 'id');
     if (params.name !== undefined && params.name !== image.name)
       throw badRequest(ErrorCode.conflict, `image ${image.id} is named '${image.name}', not '${params.name}'`, 'name');
+    if (params.version !== undefined) {
+      const version = await this.versions.byVersion(image.id, toInt(params.version));
+      if (!version)
+        throw badRequest(
+          ErrorCode.unknownId,
+          `image '${image.name}' has no kept version ${params.version} (GET /image/versions)`,
+          'version',
+        );
+      if (version.state === 'damaged')
+        throw badRequest('image_damaged', `image '${image.name}' version ${version.version} is damaged: ${version.damage}`, 'version');
+    } else if (image.state === 'damaged')
+      throw badRequest(
+        'image_damaged',
+        `image '${image.name}' (id ${image.id}) is damaged: ${image.damage}; POST /image/check {id} after repairing its file`,
+        'id',
+      );
     const scopes = await this.store.scopes(image.id);
     if (scopes.length > 0) {
       const clients = await this.inventory.clientsByIps(ips);
@@ -124,7 +160,8 @@ export class ImageCommands {
     const body = {
       disk: String(params.disk),
       partition: String(params.partition),
-      name: image.name,
+      // A kept version is its own file on the share and under /images/files: <name>@v<n>.img.
+      name: params.version === undefined ? image.name : `${image.name}@v${toInt(params.version)}`,
       repository: address,
       type: type ?? this.restoreType(params),
       profile: String(params.profile ?? image.softwareId),

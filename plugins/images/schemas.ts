@@ -56,6 +56,8 @@ export const ImageRestoreParams = Type.Object({
   type: Type.String({ minLength: 1, maxLength: 32 }),
   /** Software profile; the image's own when absent. */
   profile: Type.Optional(IntLike()),
+  /** A kept version of the image (GET /image/versions) instead of its current file. */
+  version: Type.Optional(IntLike({ minimum: 1 })),
 });
 
 export const ImageQuery = Type.Object({ image: IntLike() });
@@ -81,6 +83,14 @@ const Image = Type.Object({
   checksum: Type.String(),
   center_id: Type.Integer(),
   group_id: Type.Integer(),
+  /** The sha256 ogserve computed of the file, hex; '' until hashed, or when the file is kept on another repository. */
+  sha256: Type.String(),
+  /** available, hashing (after a create, until hashed) or damaged (restores refused). */
+  state: Type.String(),
+  /** Why it is damaged; '' otherwise. */
+  damage: Type.String(),
+  /** When ogserve last hashed the file (ISO 8601), null: never. */
+  checked: Type.Union([Type.String(), Type.Null()]),
 });
 
 /** GET /images: the repository directory's file system (bytes) and every image. */

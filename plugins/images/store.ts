@@ -1,6 +1,6 @@
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { Database, execute, inject, injectable } from 'ogserve';
-import { ImageEntity, MONOLITHIC, type Image } from './entities/image';
+import { ImageEntity, type ImageState, MONOLITHIC, type Image } from './entities/image';
 import { ImageScopeEntity } from './entities/image-scope';
 
 /** An image row as listed: 64-bit values exact (bigint). */
@@ -18,6 +18,22 @@ export interface ImageRow {
   repositoryId: number;
   centerId: number;
   groupId: number;
+  sha256: string;
+  state: ImageState;
+  damage: string;
+  /** Seconds since 1970; 0: never checked. */
+  checkedAt: number;
+}
+
+/** What hashing and checking an image's file found, for its record. */
+export interface ImageIntegrity {
+  state: ImageState;
+  damage?: string;
+  sha256?: string;
+  size?: bigint;
+  /** The agent's md5 of the file (its `.full.sum`), when the record had none. */
+  checksum?: string;
+  checkedAt?: number;
 }
 
 /** What an agent's image/create answer, with the request behind it, stores. */
@@ -69,8 +85,8 @@ export class ImageStore {
     return this.listed;
   }
 
-  /** Run a write and drop the remembered list once it is done (committed or not). */
-  private async writing<T>(write: () => Promise<T>): Promise<T> {
+  /** Run a write and drop the remembered list once it is done (committed or not); for writes made beside the store (trash, versions). */
+  async writing<T>(write: () => Promise<T>): Promise<T> {
     try {
       return await write();
     } finally {
@@ -82,7 +98,7 @@ export class ImageStore {
     const big = (column: string) => `${this.db.bigintAsText(column)} as ${column}`;
     const rows = await this.db.query(
       `select id, name, description, ${big('size')}, ${big('datasize')}, checksum, permissions, ${big('last_update')}, software_id, image_type,
-        repository_id, center_id, group_id from images order by id`,
+        repository_id, center_id, group_id, sha256, file_state, damage, checked_at from images order by id`,
     );
     return rows.map((r) => ({
       id: Number(r.id),
@@ -98,7 +114,29 @@ export class ImageStore {
       repositoryId: Number(r.repository_id),
       centerId: Number(r.center_id),
       groupId: Number(r.group_id),
+      sha256: String(r.sha256 ?? ''),
+      state: String(r.file_state ?? 'available') as ImageState,
+      damage: String(r.damage ?? ''),
+      checkedAt: Number(r.checked_at ?? 0),
     }));
+  }
+
+  /** The listed image named `name`, if any (from the list kept in memory). */
+  async named(name: string): Promise<ImageRow | undefined> {
+    return (await this.list()).find((i) => i.name === name);
+  }
+
+  /** Record what hashing or checking the image's file found; false when the image is gone. */
+  setIntegrity(id: number, found: ImageIntegrity): Promise<boolean> {
+    return this.writing(async () => {
+      const changes: Record<string, unknown> = { state: found.state, damage: found.damage ?? '' };
+      if (found.sha256 !== undefined) changes.sha256 = found.sha256;
+      if (found.size !== undefined) changes.size = found.size.toString();
+      if (found.checksum !== undefined) changes.checksum = found.checksum;
+      if (found.checkedAt !== undefined) changes.checkedAt = String(found.checkedAt);
+      const updated = await this.db.fork().nativeUpdate(ImageEntity, { id }, changes);
+      return updated > 0;
+    });
   }
 
   /** A unit of work for reads outside a request (agent answers). */
@@ -143,6 +181,10 @@ export class ImageStore {
             clonator: capture.clonator,
             compressor: capture.compressor,
             filesystem: capture.filesystem,
+            // Written again by the agent: hashed anew before it is known good.
+            sha256: '',
+            state: 'hashing' as const,
+            damage: '',
           };
           const existing = await this.byName(em, capture.name);
           // Native statements: the 64-bit columns are written as decimal strings, exact.
@@ -169,12 +211,49 @@ export class ImageStore {
             groupId: capture.groupId ?? 0,
             type: MONOLITHIC,
             revision: 1,
+            checkedAt: '0',
           })) as number;
         });
       } catch (error) {
         if (!(error instanceof UniqueConstraintViolationException) || attempt > 0) throw error;
       }
     }
+  }
+
+  /** The record of an image pulled from another site: its file checked, `available`. */
+  savePulled(pulled: { name: string; repositoryId: number; size: bigint; sha256: string; checksum: string; at: number }): Promise<number> {
+    return this.writing(async () =>
+      this.db.transactional(async (em) =>
+        Number(
+          await em.insert(ImageEntity, {
+            name: pulled.name,
+            description: '',
+            repositoryId: pulled.repositoryId,
+            size: pulled.size.toString(),
+            datasize: '0',
+            checksum: pulled.checksum,
+            permissions: '644',
+            lastUpdate: String(pulled.at),
+            softwareId: 0,
+            type: MONOLITHIC,
+            centerId: 0,
+            groupId: 0,
+            clientId: 0,
+            disk: 0,
+            partition: 0,
+            code: 0,
+            clonator: '',
+            compressor: '',
+            filesystem: '',
+            revision: 1,
+            sha256: pulled.sha256,
+            state: 'available',
+            damage: '',
+            checkedAt: String(pulled.at),
+          }),
+        ),
+      ),
+    );
   }
 
   /** Change an image's record; false when there is no such image. */
@@ -186,19 +265,6 @@ export class ImageStore {
         em.assign(image, changes);
         await em.flush();
         return true;
-      }),
-    );
-  }
-
-  /** Delete an image's record (and its restriction); its name, or undefined when there was none. */
-  delete(id: number): Promise<string | undefined> {
-    return this.writing(() =>
-      this.db.transactional(async (em) => {
-        const image = await this.byId(em, id);
-        if (!image) return undefined;
-        await em.nativeDelete(ImageScopeEntity, { image: id });
-        await em.nativeDelete(ImageEntity, { id });
-        return image.name;
       }),
     );
   }

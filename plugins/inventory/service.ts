@@ -355,6 +355,13 @@ export class Inventory {
     return { id: Number(first.id), name: first.name, center: Number(first.center), addresses: rows.flatMap((r) => (r.ip ? [r.ip] : [])) };
   }
 
+  /** Every repository, by id. */
+  async repositories(): Promise<RepositoryView[]> {
+    const rows = await this.db.query<{ id: number }>('select id from repositories order by id');
+    const views = await Promise.all(rows.map((r) => this.repository(Number(r.id))));
+    return views.filter((v): v is RepositoryView => v !== null);
+  }
+
   async repositoryByAddress(ip: string): Promise<RepositoryView | null> {
     const rows = await this.db.query<{ repository_id: number }>('select repository_id from repository_addresses where ip = ?', [ip]);
     return rows[0] ? this.repository(Number(rows[0].repository_id)) : null;

@@ -43,7 +43,7 @@ export default definePlugin({
     const substitute = async (file: string, address: string) =>
       uefiLoaders.has(file) && (await secureBoot.forAddress(address)) ? secureLoader : file;
     const files = new TftpFiles(ctx.use(BootFiles).folders, ctx.use(BootFolders).list, sources, [grubConfig], substitute);
-    const allowed = allowList(config.allow);
+    const allowed = allowList(config.allow, 'tftp.allow');
     const rate = new PerAddressLimit(config.requests_per_minute);
     // One line per address and minute: a flood is said once, not once per packet.
     const warned = new PerAddressLimit(1);

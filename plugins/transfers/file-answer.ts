@@ -13,6 +13,8 @@ export interface FileVersion {
 /** The head of a file's answer, and the bytes its body holds: none for a 304, a HEAD or an empty file. */
 export interface FileAnswer {
   status: 200 | 206 | 304;
+  /** The whole file's bytes. */
+  size: number;
   headers: Record<string, string>;
   body?: { start: number; end: number };
 }
@@ -35,7 +37,7 @@ export function versionOf(stats: BigIntStats): FileVersion {
 export function fileAnswer(method: string, headers: IncomingHttpHeaders, version: FileVersion): FileAnswer {
   const { size, etag, lastModified } = version;
   const validators = { ETag: etag, 'Last-Modified': lastModified, 'Cache-Control': 'no-cache' };
-  if (noneMatch(headers['if-none-match'], etag)) return { status: 304, headers: validators };
+  if (noneMatch(headers['if-none-match'], etag)) return { status: 304, size, headers: validators };
   const common = { ...validators, 'Accept-Ranges': 'bytes', 'Content-Type': 'application/octet-stream' };
   const ifRange = headers['if-range'];
   const ranged = method === 'GET' && ifRangeHolds(Array.isArray(ifRange) ? ifRange.join(',') : ifRange, version);
@@ -49,6 +51,7 @@ export function fileAnswer(method: string, headers: IncomingHttpHeaders, version
   const partial: Record<string, string> = range.status === 206 ? { 'Content-Range': `bytes ${start}-${end}/${size}` } : {};
   return {
     status: range.status,
+    size,
     headers: { ...common, ...partial, 'Content-Length': String(length) },
     body: method === 'GET' && length > 0 ? { start, end } : undefined,
   };

@@ -8,11 +8,12 @@ import { fileAnswer, versionOf } from './file-answer';
 import type { TransferSlots } from './transfer-slots';
 
 /**
- * One segment of a served file's path: the characters ogLive, kernel, GRUB and image file names use.
- * No `.` or `..`, no dot file, and no `%`, `?` or `#`: the path is decoded once, and what is
- * left must be plain (a double-encoded `..` is refused here, never decoded a second time).
+ * One segment of a served file's path: the characters ogLive, kernel, GRUB and image file names
+ * use (`@` marks an image's kept version, `win10@v3.img`). No `.` or `..`, no dot file, and no
+ * `%`, `?` or `#`: the path is decoded once, and what is left must be plain (a double-encoded
+ * `..` is refused here, never decoded a second time).
  */
-const segment = /^[A-Za-z0-9_+~-][A-Za-z0-9._+~-]{0,254}$/;
+const segment = /^[A-Za-z0-9_+~-][A-Za-z0-9._+~@-]{0,254}$/;
 
 /** How long a PC refused for the transfer cap waits before it asks again (iPXE and curl honour Retry-After). */
 const retryAfterS = 5;
@@ -40,6 +41,21 @@ export interface ServedFolder {
   dir: string;
   /** Why the file at this real path (links followed) must not be served, or undefined. */
   refusal?: (file: string) => Promise<string | undefined>;
+  /**
+   * Headers the answers for the file at this real path carry besides the file's own, from what
+   * the folder's owner knows of it (an image's sha256 from its record: `Repr-Digest`).
+   */
+  headers?: (file: string) => Promise<Record<string, string> | undefined>;
+}
+
+/**
+ * What a caller hears of one body while it goes, besides its end (`Transfer`): the per-PC
+ * bars of an image restore. `started` before the first byte, with the part of the file the
+ * body holds; `moved` with the bytes handed on so far, as they move (at most once a chunk).
+ */
+export interface TransferWatch {
+  started?(body: { file: string; size: number; start: number; end: number }): void;
+  moved?(bytes: number): void;
 }
 
 /** What the files are called in answers, and the key that limits their transfers at once. */
@@ -72,9 +88,9 @@ export class FolderFiles {
   /**
    * The answer to `raw` (the path after the served prefix, as the request wrote it); an
    * HttpError when it is not served. `ended` hears of each body sent once its answer ended or
-   * was cut off.
+   * was cut off; `watch`, of the body while it goes.
    */
-  async answer(req: IncomingMessage, raw: string, ended: (transfer: Transfer) => void): Promise<Reply> {
+  async answer(req: IncomingMessage, raw: string, ended: (transfer: Transfer) => void, watch?: TransferWatch): Promise<Reply> {
     const { what, limitKey } = this.named;
     const file = relativePath(raw, what);
     const held = await this.rootHolding(file);
@@ -83,6 +99,7 @@ export class FolderFiles {
     // A PC never boots a damaged image: iPXE shows the error and goes on to its next boot device.
     const refused = await root.refusal?.(real);
     if (refused) throw new HttpError(500, 'file_damaged', `${file} is not served: ${refused}`);
+    const extra = await root.headers?.(real);
     // Opened once: the size and validators in the head are those of the bytes the body reads.
     // A plain descriptor: a stream over a FileHandle reads through promises, a third slower.
     const fd = await openFile(real, 'r').catch(() => {
@@ -91,6 +108,7 @@ export class FolderFiles {
     let answer: ReturnType<typeof fileAnswer>;
     try {
       answer = fileAnswer(req.method ?? 'GET', req.headers, versionOf(await fileStats(fd, { bigint: true })));
+      if (extra) answer.headers = { ...extra, ...answer.headers };
     } catch (error) {
       await closeFile(fd);
       throw error;
@@ -106,10 +124,12 @@ export class FolderFiles {
       throw new HttpError(503, 'busy', message, undefined, { 'Retry-After': String(retryAfterS) });
     }
     const declared = body.end - body.start + 1;
+    const size = answer.size;
     return Reply.stream(answer.status, answer.headers, (res) => {
       const bytes = createReadStream('', { fd, start: body.start, end: body.end, highWaterMark: chunkBytes });
       // A connection gone while the file was opened would never say so again: nothing to send.
       if (res.socket === null || res.socket.destroyed) return void bytes.destroy();
+      watch?.started?.({ file, size, start: body.start, end: body.end });
       this.slots.flow(
         bytes,
         res,
@@ -118,6 +138,7 @@ export class FolderFiles {
           // Not whether the answer ended: a PC may close the connection on its last byte.
           ended({ file, bytes, ms, cutShort: bytes < declared || stalled, stalled }),
         (error) => this.log.warn({ err: error, file }, `${what} transfer failed: ${error.message}`),
+        watch?.moved,
       );
     });
   }

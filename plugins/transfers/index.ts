@@ -7,9 +7,10 @@ import { definePlugin } from 'ogserve';
  * stands still, each transfer told when it ends (bytes, time, cut short). The plugins that own
  * a public byte path (boot, images) require it and decide who gets what.
  */
-export { FolderFiles, type FilesNamed, type ServedFolder, type Transfer, relativePath } from './folder-files';
+export { FolderFiles, type FilesNamed, type ServedFolder, type Transfer, type TransferWatch, relativePath } from './folder-files';
 export { TransferSlots, type Flow } from './transfer-slots';
 export { byteRange, type RangeAnswer } from './byte-range';
+export { allowList } from './allow-list';
 export { fileAnswer, versionOf, type FileAnswer, type FileVersion } from './file-answer';
 
 export default definePlugin({

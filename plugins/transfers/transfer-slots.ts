@@ -37,9 +37,16 @@ export class TransferSlots {
   /**
    * Send `body` on `res`, whose head is written, in a slot (the caller saw one free). `ended`
    * hears how it went once the answer ended or its connection closed; `failed`, a read error
-   * (the connection is cut: its head promised bytes that will not come).
+   * (the connection is cut: its head promised bytes that will not come); `moved`, the bytes
+   * handed on so far each time a chunk moves.
    */
-  flow(body: Readable, res: ServerResponse, ended: (flow: Flow) => void, failed: (error: Error) => void): void {
+  flow(
+    body: Readable,
+    res: ServerResponse,
+    ended: (flow: Flow) => void,
+    failed: (error: Error) => void,
+    moved?: (bytes: number) => void,
+  ): void {
     this.active++;
     const started = performance.now();
     let bytes = 0;
@@ -63,6 +70,7 @@ export class TransferSlots {
     body.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
       stall.refresh();
+      moved?.(bytes);
     });
     body.pipe(res);
   }

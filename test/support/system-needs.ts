@@ -70,6 +70,13 @@ export const systemNeeds: Record<string, SystemNeed> = {
   slapd: programs(['slapd', 'ldap-utils'], ['/usr/sbin/slapd', 'ldapadd', 'ldapmodify']),
   kea: programs(['kea-dhcp4-server', 'kea-ctrl-agent'], ['/usr/sbin/kea-dhcp4', '/usr/sbin/kea-ctrl-agent']),
   openssl: programs(['openssl'], ['openssl']),
+  // The images tests run their own smbd (its own config, port and folders) and play the agent with smbclient.
+  samba: programs(['samba', 'smbclient'], ['/usr/sbin/smbd', 'smbclient', 'smbcontrol', 'smbpasswd']),
+  // smbd switches to the share's users: it runs as root (CI does).
+  root: {
+    packages: [],
+    missing: () => (process.getuid?.() === 0 ? undefined : 'it runs smbd, which must start as root: run as root (CI does)'),
+  },
   strace: programs(['strace'], ['strace']),
   // A PC in qemu whose iPXE boots from ogserve; its kernel and busybox come from `apt-get download`.
   qemu: {

@@ -35,7 +35,18 @@ export interface Image {
   filesystem: string;
   /** Times the image was created or refreshed by an agent. */
   revision: number;
+  /** The sha256 ogserve computed of the file (hex); '' until it has hashed it (or the file is not held here). */
+  sha256: string;
+  /** `available`, `hashing` (being hashed after a create), or `damaged` (restores refused). */
+  state: ImageState;
+  /** Why it is damaged (`missing`, `truncated: ...`, `changed: ...`); '' otherwise. */
+  damage: string;
+  /** When ogserve last hashed and checked the file, seconds since 1970 (0: never). */
+  checkedAt: string;
 }
+
+/** What ogserve knows of an image's file: see Image.state. */
+export type ImageState = 'available' | 'hashing' | 'damaged';
 
 /** Image type of the reference's `imagenes.tipo`: a monolithic image. */
 export const MONOLITHIC = 1;
@@ -65,5 +76,9 @@ export const ImageEntity = new EntitySchema<Image>({
     compressor: { type: 'string', length: 64, default: '' },
     filesystem: { type: 'string', length: 64, default: '' },
     revision: { type: 'integer', default: 0 },
+    sha256: { type: 'string', length: 64, default: '' },
+    state: { type: 'string', length: 16, fieldName: 'file_state', default: 'available' },
+    damage: { type: 'string', length: 250, default: '' },
+    checkedAt: { type: 'bigint', default: 0 },
   },
 });

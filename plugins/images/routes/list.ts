@@ -21,6 +21,10 @@ function imageJson(i: ImageRow, repoIp: string): Record<string, unknown> {
     checksum: i.checksum,
     center_id: i.centerId,
     group_id: i.groupId,
+    sha256: i.sha256,
+    state: i.state,
+    damage: i.damage,
+    checked: i.checkedAt ? new Date(i.checkedAt * 1000).toISOString() : null,
   };
 }
 

@@ -1,12 +1,12 @@
 import { ErrorCode, badRequest, type PluginContext, toInt } from 'ogserve';
 import { Done, type Inventory } from '../../inventory';
-import { removeImageFiles } from '../files';
+import type { ImageTrashCan } from '../life/trash';
 import { ImageDelete, ImageQuery, ImageRestrict, ImageScopes, ImageUpdate } from '../schemas';
 import type { ImageChanges, ImageStore } from '../store';
 import { requireImage, requireRepository } from './lookups';
 
 /** POST /image/update, POST /image/delete and GET/POST /image/restrict: the image records themselves. */
-export function recordRoutes(ctx: PluginContext, store: ImageStore, inventory: Inventory, directory: string): void {
+export function recordRoutes(ctx: PluginContext, store: ImageStore, inventory: Inventory, trash: ImageTrashCan): void {
   const { router, log } = ctx;
 
   router.post(
@@ -27,19 +27,18 @@ export function recordRoutes(ctx: PluginContext, store: ImageStore, inventory: I
     },
   );
 
-  // The record goes first; its files follow. A file that cannot be removed is logged, not
-  // an error: the image may live in another repository (the spec).
+  // The record goes first (into the trash, with its versions); its files follow, moved to the
+  // trash or removed. A file that is not there is not an error: the image may live in another
+  // repository (the spec).
   router.post(
     '/image/delete',
-    { permission: 'image', body: ImageDelete, response: Done, summary: 'Delete an image and its files' },
+    { permission: 'image', body: ImageDelete, response: Done, summary: 'Delete an image: its record and files go to the trash' },
     async ({ body }) => {
       const id = toInt(body.image);
-      const name = await store.delete(id);
-      if (name === undefined) throw badRequest(ErrorCode.unknownId, `no image with id ${id}`, 'image');
+      const deleted = await trash.delete(id);
+      if (deleted === undefined) throw badRequest(ErrorCode.unknownId, `no image with id ${id}`, 'image');
       await inventory.forgetImage(id);
-      const files = await removeImageFiles(directory, name);
-      for (const failure of files.failed) log.warn({ image: name, file: failure.file }, `image file not removed: ${failure.error}`);
-      log.info({ image: name, removed: files.removed }, 'image deleted');
+      log.info({ image: deleted.name, trash: deleted.kept }, deleted.kept ? 'image deleted (kept in the trash)' : 'image deleted');
       return {};
     },
   );

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { ImagesConfig } from '../../../plugins/images';
 import { type Lab, addresses, startLab } from '../../support/lab';
+import type { StartOptions } from '../../support/server';
 
 export interface ImageSite extends Lab {
   /** A repository with the addresses 10.99.0.1, 127.0.1.250 (the clients' network) and 127.0.2.250. */
@@ -13,11 +14,15 @@ export interface ImageSite extends Lab {
 export const repositoryAddresses = ['10.99.0.1', '127.0.1.250', '127.0.2.250'];
 
 /** Clients 127.0.1.1, 127.0.1.2, ... in one room (netmask 255.255.255.0), each with the repository. */
-export async function imageSite(count = 1, config: Record<string, unknown> = {}): Promise<ImageSite> {
+export async function imageSite(
+  count = 1,
+  config: Record<string, unknown> = {},
+  server: Omit<StartOptions, 'config'> = {},
+): Promise<ImageSite> {
   let repository = 0;
   const lab = await startLab({
     ips: addresses('127.0.1', count),
-    server: { config },
+    server: { ...server, config },
     async prepare(s) {
       const repo = await s.post('/repository/add', { name: 'repo', ip: repositoryAddresses });
       assert.equal(repo.status, 200, `repository/add: ${repo.text}`);

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import { send } from '../../support/server';
 import { createAnswer, imageSite, repositoryAddresses } from './helpers';
+
+/** md5 of 'image bytes', the file the fake agent writes. */
+const imageMd5 = createHash('md5').update('image bytes').digest('hex');
 
 test("an image's life against fake agents: create, list, restore, delete; partitions link to it", async () => {
   const x = await imageSite(2);
@@ -19,8 +23,9 @@ test("an image's life against fake agents: create, list, restore, delete; partit
     a.on('image/create', (request) => {
       mkdirSync(x.directory, { recursive: true });
       writeFileSync(path.join(x.directory, `${request.body.name}.img`), 'image bytes');
-      writeFileSync(path.join(x.directory, `${request.body.name}.img.full.sum`), 'd41d8cd98f00b204e9800998ecf8427e');
-      return { body: createAnswer(request) };
+      writeFileSync(path.join(x.directory, `${request.body.name}.img.full.sum`), imageMd5);
+      // What the agent says of the file is what ogserve finds when it hashes it.
+      return { body: createAnswer(request, { size: 11, checksum: imageMd5 }) };
     });
     const created = await x.s.post('/image/create', {
       clients: [source],

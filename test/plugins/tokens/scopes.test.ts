@@ -77,12 +77,17 @@ const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'GET /images': 'open',
   'GET /image/clients': 'filtered',
   'GET /image/restrict': 'open',
+  'GET /site': 'open',
+  'GET /client/timeline': 'filtered',
+  'GET /jobs/:id/output': 'filtered',
+  'GET /image/versions': 'open',
+  'GET /image/trash': 'open',
+  'GET /image/pulls': 'open',
+  'GET /images/repository': 'open',
+  'GET /images/transfers': 'filtered',
   'GET /repositories': 'open',
   'GET /server': 'open',
   'GET /client/history': 'clients',
-  'GET /client/timeline': 'clients',
-  'GET /site': 'open',
-  'GET /jobs/:id/output': 'filtered',
   'GET /boot/timeline': 'clients',
   'GET /boot/stages': 'filtered',
   'GET /reports/hardware': 'filtered',
@@ -167,11 +172,7 @@ function placements(schema: TSchema, ip: string, name = ''): { where: string; bo
 }
 
 /** Client routes that name their client in the query (written here, not read from the routes). */
-const queryClients: Record<string, string> = {
-  'GET /client/history': 'client',
-  'GET /client/timeline': 'client',
-  'GET /boot/timeline': 'client',
-};
+const queryClients: Record<string, string> = {};
 
 /** IPv4 fields of client routes that name something else than a client: the test refuses any other. */
 const notClients = new Set(['POST /image/create repository', 'POST /image/restore repository', 'POST /cache/fetch repository']);

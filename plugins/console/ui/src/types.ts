@@ -67,6 +67,28 @@ export interface Image {
   checksum: string;
   center_id: number;
   group_id: number;
+  /** What ogserve knows of the file (the images plugin's record, issue 54). */
+  sha256: string;
+  state: 'available' | 'hashing' | 'damaged';
+  damage: string;
+  checked: string | null;
+}
+
+/** One PC's transfer of an image file (GET /images/transfers). */
+export interface ImageTransfer {
+  client: string | null;
+  file: string;
+  image: number | null;
+  job: number | null;
+  bytes: number;
+  size: number;
+  rate: number;
+  stalled_since: string | null;
+  done: boolean;
+  bodies: number;
+  cut_short: boolean;
+  started: string;
+  ended: string | null;
 }
 
 export interface Repository {

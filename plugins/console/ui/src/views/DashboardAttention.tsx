@@ -12,6 +12,13 @@ interface Attention {
   idle: string[] | null;
   unsignedLive: string[] | null;
   dhcp: DhcpState | null;
+  repository: RepositoryState | null;
+}
+
+/** What the images plugin's GET /images/repository says, as the dashboard reads it: damaged images, the share. */
+interface RepositoryState {
+  images: { damaged: string[] };
+  share: { enabled: boolean; problems: string[] };
 }
 
 /** What the dhcp plugin's GET /dhcp/status says, as the dashboard reads it. */
@@ -49,8 +56,9 @@ function showClients(only: ClientSet): void {
  * GET /wol/failed) and those on with nobody using them (the energy plugin's GET /energy/now),
  * each number opening the fleet narrowed to them; the Secure Boot PCs set to an ogLive whose
  * kernel is not signed (the tftp plugin's GET /tftp/secure-boot), a warning, when there are
- * any; and whether Kea serves what the inventory says (the dhcp plugin's GET /dhcp/status),
- * the warning a refused or unsent change raises. Shown with whichever of those plugins is on.
+ * any; whether Kea serves what the inventory says (the dhcp plugin's GET /dhcp/status), the
+ * warning a refused or unsent change raises; damaged images and the ogimages share's problems
+ * (the images plugin's GET /images/repository). Shown with whichever of those plugins is on.
  */
 export function DashboardAttention() {
   const info = useServer();
@@ -59,15 +67,17 @@ export function DashboardAttention() {
   const energy = enabled(info, 'energy');
   const dhcp = enabled(info, 'dhcp');
   const tftp = enabled(info, 'tftp');
+  const images = enabled(info, 'images');
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let stopped = false;
     const load = async () => {
-      const [failed, now, kea, secureBoot] = await Promise.all([
+      const [failed, now, kea, secureBoot, repository] = await Promise.all([
         wol ? get<{ clients: { addr: string }[] }>('/wol/failed').catch(() => null) : null,
         energy ? get<{ rooms: { pcs: { ip: string; state: string }[] }[] }>('/energy/now').catch(() => null) : null,
         dhcp ? get<DhcpState>('/dhcp/status').catch(() => null) : null,
         tftp ? get<{ unsigned: { client: string }[] }>('/tftp/secure-boot').catch(() => null) : null,
+        images ? get<RepositoryState>('/images/repository').catch(() => null) : null,
       ]);
       if (stopped) return;
       setSeen({
@@ -76,6 +86,7 @@ export function DashboardAttention() {
         // Said only when some PC is in that case: a site without Secure Boot rooms sees nothing of it.
         unsignedLive: secureBoot?.unsigned.length ? secureBoot.unsigned.map((u) => u.client) : null,
         dhcp: kea,
+        repository,
       });
       timer = setTimeout(() => void load(), pollMs);
     };
@@ -84,8 +95,14 @@ export function DashboardAttention() {
       stopped = true;
       clearTimeout(timer);
     };
-  }, [wol, energy, dhcp, tftp]);
-  if (!seen || (seen.notWoken === null && seen.idle === null && seen.unsignedLive === null && seen.dhcp === null)) return null;
+  }, [wol, energy, dhcp, tftp, images]);
+  if (
+    !seen ||
+    (seen.notWoken === null && seen.idle === null && seen.unsignedLive === null && seen.dhcp === null && seen.repository === null)
+  )
+    return null;
+  const damaged = seen.repository?.images.damaged ?? [];
+  const share = seen.repository?.share;
   const line = (ips: string[] | null, label: string, key: string, warning = false) =>
     ips && (
       <li data-attention={key} class={warning ? 'warning' : undefined}>
@@ -109,6 +126,19 @@ export function DashboardAttention() {
         {seen.dhcp && (
           <li data-attention="dhcp" data-in-step={String(seen.dhcp.in_step)} class={seen.dhcp.in_step ? undefined : 'warning'}>
             {t('dashboard.dhcp')}: {dhcpSentence(seen.dhcp)}
+          </li>
+        )}
+        {share?.enabled && (
+          <li data-attention="share" class={share.problems.length ? 'warning' : undefined}>
+            {t('dashboard.share')}: {share.problems.length ? share.problems.join('; ') : t('dashboard.shareWell')}
+          </li>
+        )}
+        {damaged.length > 0 && (
+          <li data-attention="damaged" class="warning">
+            {t('dashboard.damaged')}:{' '}
+            <button type="button" class="link" onClick={() => go('images')} title={damaged.join(', ')}>
+              {damaged.length}
+            </button>
           </li>
         )}
       </ul>

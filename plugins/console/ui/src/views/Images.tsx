@@ -15,6 +15,8 @@ export function Images() {
   const images = useAsync(() => get<{ disk: { free: number; total: number }; images: Image[] }>('/images'));
   const [details, setDetails] = useState<Image | null>(null);
   const [deleting, setDeleting] = useState<Image | null>(null);
+  /** Counts deletes: the trash is read again after each. */
+  const [deletes, setDeletes] = useState(0);
   const [error, setError] = useState<unknown>(null);
   const disk = images.value?.disk;
   return (
@@ -31,6 +33,7 @@ export function Images() {
               <th scope="col">{t('setup.size')}</th>
               <th scope="col">{t('images.modified')}</th>
               <th scope="col">{t('image.repository')}</th>
+              <th scope="col">{t('images.state')}</th>
               <th scope="col">
                 <span class="sr-only">{t('actions.toolbar')}</span>
               </th>
@@ -44,7 +47,23 @@ export function Images() {
                 <td>{humanBytes(image.size)}</td>
                 <td>{image.modified}</td>
                 <td>{image.repo_ip}</td>
+                <td class={image.state === 'damaged' ? 'warning' : undefined} data-state={image.state} title={image.damage || undefined}>
+                  {t(`imageState.${image.state ?? 'available'}`)}
+                </td>
                 <td class="row-actions">
+                  <button
+                    type="button"
+                    onClick={async () => {
+                      try {
+                        await post('/image/check', { id: image.id });
+                        images.reload();
+                      } catch (e) {
+                        setError(e);
+                      }
+                    }}
+                  >
+                    {t('images.check')}
+                  </button>
                   <button type="button" onClick={() => setDetails(image)}>
                     {t('images.details')}
                   </button>
@@ -58,6 +77,7 @@ export function Images() {
         </table>
       </TableScroll>
       {images.value?.images.length === 0 && <p class="hint">{t('images.none')}</p>}
+      <Trash deletes={deletes} reloaded={() => images.reload()} />
       {details && (
         <Dialog title={details.name} onClose={() => setDetails(null)} wide>
           <ImageDetails image={details} />
@@ -75,6 +95,7 @@ export function Images() {
                   await post('/image/delete', { image: String(deleting.id) });
                   setDeleting(null);
                   images.reload();
+                  setDeletes((n) => n + 1);
                 } catch (e) {
                   setError(e);
                   setDeleting(null);
@@ -107,12 +128,17 @@ function ImageDetails(props: { image: Image }) {
     [t('images.type'), String(image.type)],
     [t('image.repository'), `${image.repo_id} (${image.repo_ip})`],
     [t('images.checksum'), image.checksum],
+    [t('images.sha256'), image.sha256 ?? ''],
+    [t('images.state'), t(`imageState.${image.state ?? 'available'}`)],
+    ...(image.damage ? ([[t('images.damage'), image.damage]] as [string, string][]) : []),
+    [t('images.lastCheck'), image.checked ? new Date(image.checked).toLocaleString() : ''],
     [t('kind.center'), String(image.center_id)],
     [t('images.software'), String(image.software_id)],
   ];
   return (
     <div>
       <dl class="facts">{facts.map(([k, v]) => [<dt key={`k${k}`}>{k}</dt>, <dd key={`v${k}`}>{v}</dd>])}</dl>
+      <Versions image={image} />
       <form
         onSubmit={async (e) => {
           e.preventDefault();
@@ -158,5 +184,114 @@ function ImageDetails(props: { image: Image }) {
         </div>
       </form>
     </div>
+  );
+}
+
+interface KeptVersion {
+  version: number;
+  file: string;
+  size: number;
+  sha256: string;
+  state: Image['state'];
+  written: string;
+  kept: string;
+}
+
+/** An image's kept versions (GET /image/versions), restorable by version. */
+function Versions(props: { image: Image }) {
+  const versions = useAsync(() => get<{ versions: KeptVersion[] }>(`/image/versions?id=${props.image.id}`), [props.image.id]);
+  const list = versions.value?.versions ?? [];
+  return (
+    <section aria-label={t('images.versions')}>
+      <h3>{t('images.versions')}</h3>
+      {list.length === 0 ? (
+        <p class="hint">{t('images.noVersions')}</p>
+      ) : (
+        <table class="grid">
+          <thead>
+            <tr>
+              <th scope="col">{t('images.version')}</th>
+              <th scope="col">{t('setup.size')}</th>
+              <th scope="col">{t('images.modified')}</th>
+              <th scope="col">{t('images.state')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.map((v) => (
+              <tr key={v.version} data-version={v.version}>
+                <td>{v.file}</td>
+                <td>{humanBytes(v.size)}</td>
+                <td>{new Date(v.written).toLocaleString()}</td>
+                <td>{t(`imageState.${v.state}`)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+interface Trashed {
+  id: number;
+  name: string;
+  bytes: number;
+  trashed: string;
+  expires: string;
+}
+
+/** Deleted images waiting in the trash (GET /image/trash), each recoverable (POST /image/recover). */
+function Trash(props: { deletes: number; reloaded: () => void }) {
+  const trash = useAsync(() => get<{ trash: Trashed[] }>('/image/trash'), [props.deletes]);
+  const [error, setError] = useState<unknown>(null);
+  const list = trash.value?.trash ?? [];
+  return (
+    <section aria-labelledby="images-trash">
+      <h2 id="images-trash">{t('images.trash')}</h2>
+      <ErrorNote error={trash.error ?? error} />
+      {list.length === 0 ? (
+        <p class="hint">{t('images.trashEmpty')}</p>
+      ) : (
+        <TableScroll>
+          <table class="grid">
+            <thead>
+              <tr>
+                <th scope="col">{t('field.name')}</th>
+                <th scope="col">{t('setup.size')}</th>
+                <th scope="col">{t('images.goesAt')}</th>
+                <th scope="col">
+                  <span class="sr-only">{t('actions.toolbar')}</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((item) => (
+                <tr key={`${item.id}-${item.trashed}`} data-trashed={item.name}>
+                  <td>{item.name}</td>
+                  <td>{humanBytes(item.bytes)}</td>
+                  <td>{new Date(item.expires).toLocaleString()}</td>
+                  <td class="row-actions">
+                    <button
+                      type="button"
+                      onClick={async () => {
+                        try {
+                          await post('/image/recover', { id: item.id });
+                          trash.reload();
+                          props.reloaded();
+                        } catch (e) {
+                          setError(e);
+                        }
+                      }}
+                    >
+                      {t('images.recover')}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+    </section>
   );
 }

@@ -6,10 +6,11 @@ import { ErrorNote } from '../components/ErrorNote';
 import { TableScroll } from '../components/TableScroll';
 import { csvRow, saveText } from '../csv';
 import { t } from '../i18n';
-import { may, useServer } from '../plugins';
+import { enabled, may, useServer } from '../plugins';
 import { go, href } from '../router';
 import { type JobDetail, jobStateNames } from '../types';
 import { JobMulticast } from './JobMulticast';
+import { ImageTransfers } from './ImageTransfers';
 import { JobProgress } from './JobProgress';
 import { useJobEvents, type JobClientEvent } from './jobEvents';
 import { jobPollMs } from './Jobs';
@@ -225,6 +226,7 @@ export function Job(props: { id: string }) {
       <JobFacts job={job} />
       <JobProgress job={job} />
       <JobMulticast job={job} />
+      {job.kind === 'image/restore' && enabled(info, 'images') && <ImageTransfers job={job.id} running={job.finished === null} />}
       <ErrorNote error={error} />
       <div class="buttons">
         {canRetry && (

@@ -370,6 +370,8 @@ export function CreateImageForm(props: FormProps) {
 export function RestoreImageForm(props: FormProps) {
   const info = useServer();
   const images = useAsync(() => get<{ images: Image[] }>('/images'));
+  // HTTP is offered where the site put the ogLive's hook in place (repository.http_restore).
+  const repository = useAsync(() => get<{ http_restore?: boolean }>('/images/repository').catch(() => ({ http_restore: false })));
   const [image, setImage] = useState('');
   const [disk, setDisk] = useState('1');
   const [partition, setPartition] = useState('1');
@@ -435,7 +437,13 @@ export function RestoreImageForm(props: FormProps) {
           name="type"
           value={type}
           onInput={setType}
-          options={['UNICAST', 'UNICAST-DIRECT', 'TIPTORRENT', ...(enabled(info, 'multicast') ? ['MULTICAST'] : [])]}
+          options={[
+            'UNICAST',
+            'UNICAST-DIRECT',
+            'TIPTORRENT',
+            ...(repository.value?.http_restore ? ['HTTP'] : []),
+            ...(enabled(info, 'multicast') ? ['MULTICAST'] : []),
+          ]}
           error={error}
         />
       </div>
