@@ -114,7 +114,7 @@ export const ImagesConfig = Type.Object(
 export default definePlugin({
   name: 'images',
   section: 'repository',
-  requires: ['inventory', 'agents'],
+  requires: ['inventory', 'agents', 'transfers'],
   // 2: each image's sha256, file state, damage and last check (columns with defaults: the schema
   // update adds them); the kept versions and the trash (new tables).
   schemaVersion: 2,

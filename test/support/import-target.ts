@@ -4,7 +4,19 @@ import { openTarget, type Target } from '../../cli/import-opengnsys/target';
 import { makeTestDir, removeTestStore, startServer } from './server';
 
 /** Every bundled plugin, the legacy scheduler included. */
-export const allPlugins = ['inventory', 'agents', 'pxe-modes', 'live', 'wol', 'stats', 'shell', 'images', 'cache', 'scheduler'];
+export const allPlugins = [
+  'inventory',
+  'agents',
+  'pxe-modes',
+  'live',
+  'wol',
+  'stats',
+  'shell',
+  'transfers',
+  'images',
+  'cache',
+  'scheduler',
+];
 
 /**
  * A target for the importer: the config and database a test server runs with (started once

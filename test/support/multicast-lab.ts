@@ -148,7 +148,7 @@ export async function startMulticastLab(options: LabOptions = {}): Promise<Multi
   try {
     const images = path.join(dir, 'images');
     const partition = (options.image ?? makeImage)(dir, images);
-    const plugins = ['inventory', 'agents', 'images', 'jobs', 'multicast'];
+    const plugins = ['inventory', 'agents', 'transfers', 'images', 'jobs', 'multicast'];
     let image = 0;
     // The site, made through REST by an in-process server on the same SQLite file, then closed.
     const prepare = await startServer({ dir, engine: 'sqlite', config: { plugins, repository: { directory: images } } });

@@ -55,7 +55,7 @@ async function site(config: Record<string, unknown> = {}, ips = ['127.0.0.1']): 
       netmask: '255.0.0.0',
       server: {
         config: {
-          plugins: ['inventory', 'agents', 'images', 'jobs', 'events', 'metrics', 'tokens', 'multicast'],
+          plugins: ['inventory', 'agents', 'transfers', 'images', 'jobs', 'events', 'metrics', 'tokens', 'multicast'],
           multicast: {
             udp_sender: wrapper,
             directory: path.join(dir, 'multicast'),
@@ -405,7 +405,7 @@ test('refused: a PC the inventory does not know, an image without its file, a ro
 });
 
 test('without the multicast plugin, MULTICAST is refused naming type', async () => {
-  const s = await startServer({ config: { plugins: ['inventory', 'agents', 'images'] } });
+  const s = await startServer({ config: { plugins: ['inventory', 'agents', 'transfers', 'images'] } });
   try {
     const r = await s.post('/image/restore', { clients: ['127.0.0.1'], disk: '1', partition: '1', id: '1', type: 'MULTICAST' });
     assert.equal(r.status, 400);
@@ -425,7 +425,7 @@ test('at start, a sender a killed ogserve left is ended and its session marked f
     chmodSync(wrapper, 0o755);
     const multicastDir = path.join(dir, 'multicast');
     const config = {
-      plugins: ['inventory', 'agents', 'images', 'jobs', 'multicast'],
+      plugins: ['inventory', 'agents', 'transfers', 'images', 'jobs', 'multicast'],
       multicast: { udp_sender: wrapper, directory: multicastDir },
     };
     const image = path.join(dir, 'lab.img');

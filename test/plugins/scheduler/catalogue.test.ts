@@ -183,11 +183,11 @@ test('procedure/add validates every step before writing anything', () =>
       assert.equal((await s.post('/procedure/add', { center, name: 'p' })).status, 200, 'name p still free');
       expect400(await s.post('/procedure/update', { procedure: '999', center, name: 'q' }), 'procedure', 'update of an unknown procedure');
     },
-    { plugins: ['images'] },
+    { plugins: ['transfers', 'images'] },
   ));
 
 test("a step is checked by its REST call's rules: what POST /image/create, /image/restore and /shell/run refuse, a step refuses", async () => {
-  const site = await schedulerSite({ plugins: ['images'], clients: 1 });
+  const site = await schedulerSite({ plugins: ['transfers', 'images'], clients: 1 });
   try {
     const { s, center, ips } = site;
     const create = { disk: '1', partition: '1', code: '131', id: '0', name: 'lab' };

@@ -347,7 +347,7 @@ test("image steps: create names the client's repository on its network, and both
       assert.equal(await partitionImage(site, ips[1]!, 1, 1), images[0].id, 'the restored partition links to the image');
       assert.equal((await scheduler.actions()).length, 2, 'nothing else queued');
     },
-    { clients: 2, plugins: ['images'], repository: ['10.99.0.1', '127.0.2.250'] },
+    { clients: 2, plugins: ['transfers', 'images'], repository: ['10.99.0.1', '127.0.2.250'] },
   ));
 
 test('an image is created from one client: runs for several are refused, and a task for a room sends the step to its first client only', () =>
@@ -396,7 +396,7 @@ test('an image is created from one client: runs for several are refused, and a t
       assert.deepEqual(replayed[1]!.note, rows[1]!.note, 'the refused row stays refused');
       assert.ok(!second.requests.some((q) => q.path === 'image/create'), 'still no create for the second client');
     },
-    { clients: 2, plugins: ['images'], repository: ['127.0.2.250'] },
+    { clients: 2, plugins: ['transfers', 'images'], repository: ['127.0.2.250'] },
   ));
 
 test('an image_create step for a client without a repository fails with why, and is not sent', () =>
@@ -427,7 +427,7 @@ test('an image_create step for a client without a repository fails with why, and
       );
       assert.ok(!agent.requests.some((q) => q.path === 'image/create'), 'nothing sent to the agent');
     },
-    { clients: 1, plugins: ['images'], repository: ['127.0.2.250'] },
+    { clients: 1, plugins: ['transfers', 'images'], repository: ['127.0.2.250'] },
   ));
 
 test.run();

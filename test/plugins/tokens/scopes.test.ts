@@ -78,7 +78,7 @@ const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'GET /image/clients': 'filtered',
   'GET /image/restrict': 'open',
   'GET /site': 'open',
-  'GET /client/timeline': 'filtered',
+  'GET /client/timeline': 'clients',
   'GET /jobs/:id/output': 'filtered',
   'GET /image/versions': 'open',
   'GET /image/trash': 'open',
@@ -172,7 +172,11 @@ function placements(schema: TSchema, ip: string, name = ''): { where: string; bo
 }
 
 /** Client routes that name their client in the query (written here, not read from the routes). */
-const queryClients: Record<string, string> = {};
+const queryClients: Record<string, string> = {
+  'GET /client/history': 'client',
+  'GET /client/timeline': 'client',
+  'GET /boot/timeline': 'client',
+};
 
 /** IPv4 fields of client routes that name something else than a client: the test refuses any other. */
 const notClients = new Set(['POST /image/create repository', 'POST /image/restore repository', 'POST /cache/fetch repository']);
