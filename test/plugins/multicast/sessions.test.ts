@@ -364,7 +364,7 @@ test('a sender that dies fails its session with its exit reason; one nobody join
   }
 });
 
-test('refused: a PC the inventory does not know, an image without its file, a room no address of this server is in, a queued step; no sender is started', async () => {
+test('refused: a PC the inventory does not know, a damaged image, an image without its file, a room no address of this server is in, a queued step; no sender is started', async () => {
   const x = await site();
   try {
     const unknown = await x.restore(['127.0.0.9']);
@@ -383,6 +383,12 @@ test('refused: a PC the inventory does not know, an image without its file, a ro
         `no address of this server is in room 'Far lab''s network 10\\.200\\.7\\.0/24: name the interface its stream leaves from in multicast\\.interfaces\\["${far}"\\]`,
       ),
     );
+
+    // An image the check found changed (images' integrity): refused before any session, as any restore of it.
+    await x.s.app.database.query("update images set file_state = 'damaged', damage = 'changed: sha256' where id = 1");
+    const damaged = await x.restore(['127.0.0.1']);
+    assert.deepEqual([damaged.status, damaged.body.error, damaged.body.field], [400, 'image_damaged', 'id'], damaged.text);
+    await x.s.app.database.query("update images set file_state = 'available', damage = '' where id = 1");
 
     rmSync(x.file);
     const nofile = await x.restore(['127.0.0.1']);
