@@ -1,4 +1,7 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { importPlugins, orderPlugins } from '../core/loader';
+import { release } from '../core/version';
 import { type Command, UsageError } from './command';
 import { Config } from './config';
 import { parseOptions } from './options';
@@ -24,14 +27,25 @@ export const plugins: Command = {
     if (options.positional.length > 0) throw new UsageError(`unexpected argument '${options.positional[0]}'`);
     const config = new Config(options.values['--config'], {}, { stateDir: options.values['--state-dir'] });
     const imported = await importPlugins(config.core.plugins, config.baseDirOf('plugins'));
-    const origins = new Map(imported.map(({ definition, origin }) => [definition.name, origin]));
+    const origins = new Map(imported.map(({ definition, from }) => [definition.name, from]));
     const ordered = orderPlugins(imported.map((p) => p.definition));
     const width = Math.max(...ordered.map((d) => d.name.length));
     for (const definition of ordered) {
-      const { from, version } = origins.get(definition.name)!;
+      const from = origins.get(definition.name)!;
+      // Its release: ogserve's for a bundled plugin, its package's for another, if it has one.
+      const version = from === 'bundled' ? release : versionNear(from);
       const requires = definition.requires?.length ? `  requires ${definition.requires.join(', ')}` : '';
       process.stdout.write(`${definition.name.padEnd(width)}  ${version ?? '-'}  ${from}${requires}\n`);
     }
     return 0;
   },
 };
+
+/** The version in the package.json nearest above a plugin's file, if any. */
+function versionNear(file: string): string | undefined {
+  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const manifest = path.join(dir, 'package.json');
+    if (existsSync(manifest)) return (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version;
+  }
+  return undefined;
+}

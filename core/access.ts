@@ -123,8 +123,8 @@ export interface CredentialPart {
   scope?: AccessScope;
 }
 
-/** Who a request comes from, as the plugin that knows the key says it. */
-export interface Credential {
+/** Who a request comes from, as the plugin that knows the key says it: a role over part of the fleet, or several (`parts`). */
+export interface Credential extends CredentialPart {
   /** The token's name (`api_token` for the configured key), or a person's (`ana@ldap`); never a secret. */
   name: string;
   /**
@@ -132,11 +132,6 @@ export interface Credential {
    * signed a person in (`local`, `ldap`, an OpenID provider's name).
    */
   source?: string;
-  role: Role;
-  /** Permissions given besides the role's (those no role holds, such as `shell`). */
-  grants?: readonly Permission[];
-  /** Absent for a key that reaches the whole fleet. */
-  scope?: AccessScope;
   /**
    * Whether the credential still holds: a token not revoked or expired (a person's session
    * not ended). Absent: it always does. Asked again for every event an open stream sends,

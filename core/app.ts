@@ -4,7 +4,6 @@ import type http from 'node:http';
 import net from 'node:net';
 import type { DestinationStream } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import { resolveApiToken } from './api-token';
 import { Cluster } from './cluster';
 import type { CoreSettings } from './config-schema';
 import { openDatabase, type Database } from './database';
@@ -16,13 +15,12 @@ import { ServiceMetrics } from './metrics';
 import { RequestHooks } from './http/hooks';
 import { type Route, RouteTable } from './http/routes';
 import { StaticMounts } from './http/static';
-import { bundledPluginNames, importPlugins, orderPlugins } from './loader';
+import { importPlugins, orderPlugins } from './loader';
 import { type Listening, type ListenSpec, listen } from './listen';
 import { createLogger, type Logger } from './log';
 import { checkMigrationList, type MigrationContext, type PluginSchema } from './migrations';
 import { RestListeners } from './rest-listeners';
 import { type RestOptions, createRestServer } from './http/server';
-import { logStart } from './start-log';
 import { versionRoute } from './version';
 import type { PluginContext, PluginDefinition } from './plugin';
 import type { SiteConfig } from './site-config';
@@ -58,7 +56,7 @@ export class App {
   private readonly statics = new StaticMounts();
   readonly events: EventBus;
   readonly cluster: Cluster;
-  readonly metrics = new ServiceMetrics();
+  readonly metrics: ServiceMetrics;
   /** Every listener open and not yet closing: what GET /readyz reports. */
   private serving = false;
 
@@ -75,8 +73,7 @@ export class App {
     this.hooks = new RequestHooks(log);
     this.cluster = new Cluster(log);
     this.services = new PluginServices(container);
-    this.metrics.countListenerFailures(this.events);
-    this.metrics.countClusterSendFailures(this.cluster);
+    this.metrics = new ServiceMetrics(this.events, this.cluster);
   }
 
   get settings(): CoreSettings {
@@ -90,16 +87,10 @@ export class App {
 
   static async create(options: AppOptions): Promise<App> {
     const { config } = options;
-    const log = createLogger(config.core.log.level, options.logStream, config.core.log.format);
+    const log = createLogger(config.core.log.level, options.logStream);
     const definitions = orderPlugins((await importPlugins(config.core.plugins, config.baseDirOf('plugins'))).map((p) => p.definition));
-    config.checkSections([...definitions.map((d) => d.section ?? d.name), ...bundledPluginNames()]);
-    config.refuseEnabledWhileOff(bundledPluginNames().filter((name) => !definitions.some((d) => d.name === name)));
+    config.pluginsLoaded(definitions, log);
     const sections = new Map(definitions.map((d) => [d.name, d.config ? config.section(d.section ?? d.name, d.config) : {}]));
-    logStart(
-      log,
-      config,
-      definitions.map((d) => d.name),
-    );
     const permissions = new Permissions();
     for (const d of definitions)
       for (const [name, declared] of Object.entries(d.permissions ?? {})) permissions.declare(d.name, name, declared);
@@ -163,7 +154,7 @@ export class App {
     const { rest } = this.settings;
     return {
       routes: this.routes.routes,
-      token: resolveApiToken(rest.api_token, rest.api_token_file, this.log),
+      token: this.config.apiToken(this.log),
       maxKeyFailures: rest.max_key_failures,
       maxRequestBytes: rest.max_request_bytes,
       maxResponseBytes: rest.max_response_bytes,

@@ -19,7 +19,7 @@ export type { Logger } from './log';
 export { isIpv4, isHostIpv4, isMac, isNetmask, normalizeMac, ipv4ToInt, intToIpv4, isDecimalInt, MAX_INT } from './formats';
 export { App, type AppOptions } from './app';
 export type { CoreSettings } from './config-schema';
-export type { SiteConfig, StateDirectory } from './site-config';
+export type { SiteConfig } from './site-config';
 export {
   CoreConfig,
   MetricsRegistry,
@@ -33,7 +33,7 @@ export {
 export { inject, injectable, type InjectionToken } from 'tsyringe';
 export { SystemClock, type Clock } from './clock';
 export { electedEvery, type ElectedWork } from './elected-every';
-export { IntLike, Number16, Port, Ipv4, HostIpv4, Mac, Netmask, IpList, OneClient, Name, Text, toInt } from './schema-types';
+export { IntLike, Number16, Port, Ipv4, HostIpv4, Mac, Netmask, IpList, Name, Text, toInt } from './schema-types';
 export { PreparedJson, stringifyAscii } from './http/json';
 export { compile, type Checker, type Violation } from './validation';
 export { hostAddress, type ChosenAddress } from './host-address';

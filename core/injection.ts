@@ -6,6 +6,7 @@ import { StartupError } from './errors';
 import type { PluginEvents } from './events';
 import type { Logger } from './log';
 import type { Registry } from './metrics';
+import type { PluginContext } from './plugin';
 
 /**
  * What a plugin's services may take through their constructors, besides `Database` (a class,
@@ -37,16 +38,8 @@ export function injectableWith<T>(target: Injectable<T>, tokens: InjectionToken<
   return target;
 }
 
-/** What one plugin's container is made of. */
-export interface PluginValues {
-  config: unknown;
-  settings: CoreSettings;
-  db: Database;
-  log: Logger;
-  events: PluginEvents;
-  cluster: PluginCluster;
-  metrics: Registry;
-}
+/** What one plugin's container is made of: these values of its context. */
+type PluginValues = Pick<PluginContext, 'config' | 'settings' | 'db' | 'log' | 'events' | 'cluster' | 'metrics'>;
 
 interface PluginScope {
   container: DependencyContainer;

@@ -4,7 +4,7 @@ import { EntitySchema } from '@mikro-orm/core';
 import { StartupError } from './errors';
 import type { PluginDefinition } from './plugin';
 import { resolveOgserveToThisInstall } from './self-resolution';
-import { packageRoot, release } from './version';
+import { packageRoot } from './version';
 
 const bundledDir = path.resolve(__dirname, '..', 'plugins');
 
@@ -18,12 +18,10 @@ export function isBundled(name: string): boolean {
   return /^[a-z][a-z0-9-]*$/.test(name) && existsSync(path.join(bundledDir, name, 'index.js'));
 }
 
-/** Where a loaded plugin came from: `ogserve plugins` lists it. */
-export interface PluginOrigin {
-  /** `bundled`, or the file its definition was read from. */
+/** A plugin's definition, and where it came from (`ogserve plugins` lists it): `bundled`, or the file it was read from. */
+export interface ImportedPlugin {
+  definition: PluginDefinition;
   from: string;
-  /** Its release: ogserve's for a bundled plugin, its package's (package.json) for another, if it has one. */
-  version?: string;
 }
 
 /**
@@ -33,11 +31,8 @@ export interface PluginOrigin {
  * `main`). The definition is the module's default export or `plugin`; its entities must be
  * the running MikroORM's.
  */
-export async function importPlugins(
-  specifiers: string[],
-  baseDir: string,
-): Promise<{ definition: PluginDefinition; origin: PluginOrigin }[]> {
-  const imported: { definition: PluginDefinition; origin: PluginOrigin }[] = [];
+export async function importPlugins(specifiers: string[], baseDir: string): Promise<ImportedPlugin[]> {
+  const imported: ImportedPlugin[] = [];
   if (specifiers.some((specifier) => !isBundled(specifier))) resolveOgserveToThisInstall();
   for (const specifier of specifiers) {
     let file: string;
@@ -50,10 +45,7 @@ export async function importPlugins(
     }
     const definition = definitionOf(mod, specifier);
     checkEntities(definition);
-    imported.push({
-      definition,
-      origin: isBundled(specifier) ? { from: 'bundled', version: release } : { from: file, version: versionNear(file) },
-    });
+    imported.push({ definition, from: isBundled(specifier) ? 'bundled' : file });
   }
   return imported;
 }
@@ -74,15 +66,6 @@ function entryOf(specifier: string, baseDir: string): string {
   if (entry === undefined) return require.resolve(specifier, { paths });
   if (typeof entry !== 'string') throw new Error(`its package.json's "ogserve" field must name its entry (a path in the package)`);
   return require.resolve(path.resolve(path.dirname(manifest), entry));
-}
-
-/** The version in the package.json nearest above a plugin's file, if any. */
-function versionNear(file: string): string | undefined {
-  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    const manifest = path.join(dir, 'package.json');
-    if (existsSync(manifest)) return (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version;
-  }
-  return undefined;
 }
 
 /**

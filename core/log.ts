@@ -1,18 +1,13 @@
 import pino from 'pino';
 import type { DestinationStream, Logger } from 'pino';
-import type { logFormats } from './config-schema';
-import { prettyStream } from './log-pretty';
 
 export type { Logger };
 
-export type LogFormat = (typeof logFormats)[number];
-
 /**
  * JSON lines with the level by name (`"level":"warn"`), what a reader of the journal or a
- * log shipper expects; `pretty` turns each into one readable line for a terminal.
+ * log shipper expects (the program may turn each into a line for a terminal: `log.format`).
  */
-export function createLogger(level: string, destination?: DestinationStream, format: LogFormat = 'json'): Logger {
-  const out = destination ?? pino.destination(1);
+export function createLogger(level: string, destination: DestinationStream = pino.destination(1)): Logger {
   return pino(
     {
       level,
@@ -20,6 +15,6 @@ export function createLogger(level: string, destination?: DestinationStream, for
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    format === 'pretty' ? prettyStream(out) : out,
+    destination,
   );
 }

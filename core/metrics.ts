@@ -13,26 +13,24 @@ export { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 export class ServiceMetrics {
   readonly registry = new Registry();
 
-  countListenerFailures(bus: EventBus): void {
-    new Counter({
-      name: 'ogserve_event_listener_failures_total',
-      help: 'Event bus listeners that threw or rejected',
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        this.inc(bus.failures);
-      },
-    });
+  constructor(bus: EventBus, cluster: Cluster) {
+    this.counted('ogserve_event_listener_failures_total', 'Event bus listeners that threw or rejected', () => bus.failures);
+    this.counted(
+      'ogserve_cluster_send_failures_total',
+      'Messages to the other instances that the cluster backend did not take',
+      () => cluster.sendFailures,
+    );
   }
 
-  countClusterSendFailures(cluster: Cluster): void {
+  /** A counter whose value is what `count` says when the registry is read. */
+  private counted(name: string, help: string, count: () => number): void {
     new Counter({
-      name: 'ogserve_cluster_send_failures_total',
-      help: 'Messages to the other instances that the cluster backend did not take',
+      name,
+      help,
       registers: [this.registry],
       collect() {
         this.reset();
-        this.inc(cluster.sendFailures);
+        this.inc(count());
       },
     });
   }

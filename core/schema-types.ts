@@ -43,9 +43,6 @@ export const Netmask = (): TString => Type.String({ format: 'netmask', maxLength
 /** An address list as the reference takes it: at most 4096 entries. */
 export const IpList = (options: { minItems?: number } = {}) => Type.Array(Ipv4(), { maxItems: 4096, minItems: options.minItems ?? 0 });
 
-/** Exactly one address in a list, as read-backs (GET /client/info, /hardware) name their client. */
-export const OneClient = () => Type.Array(Ipv4(), { minItems: 1, maxItems: 1 });
-
 /**
  * A human-given name: no control characters (C0, DEL, C1) and at least one visible
  * character, so that a name of zero-width spaces or other invisible characters is refused.

@@ -24,7 +24,10 @@
  *   with HEAD routes (boot files answer HEAD without a key); 3,347 with Reply.stream, the one
  *   way a body written as it goes (a file, an event stream) leaves; 3,348 with `site.time_zone`
  *   (issue 58: the one clock of the scheduler, power and the console, a site setting no one
- *   plugin owns).
+ *   plugin owns); 3,189 once what the program does around a start moved to cli/ (the start
+ *   log, the terminal's log format, the API key generated and kept for a site, `ogserve
+ *   plugins`' versions), the agents' one-client schema to agents, and types said once rather
+ *   than twice (a route from its spec, a credential from its part): issue 53's goal of 3,200.
  *
  * Usage: node scripts/check-structure.mjs [root]   (root: the checkout, by default this one)
  */
@@ -36,7 +39,7 @@ const pluginsDir = path.join(root, 'plugins');
 const coreDir = path.join(root, 'core');
 const cliDir = path.join(root, 'cli');
 
-const goals = { coreLines: 3348, fileLines: 300 };
+const goals = { coreLines: 3189, fileLines: 300 };
 const domainWords = /\b(images?|shells?|rooms?|centers?|wol)\b/gi;
 
 function sources(dir) {

@@ -1,4 +1,6 @@
+import pino from 'pino';
 import { App, type AppOptions } from '../../core/app';
+import { prettyStream } from '../log-pretty';
 import { type ConfigEnvironment, Config } from './site-config';
 
 export {
@@ -20,7 +22,12 @@ export interface ReadOptions extends ConfigEnvironment {
 
 /** The app of a site whose configuration is read as ogserve reads it: the defaults, the file, the environment, the overrides. */
 export function createApp(options: ReadOptions & Omit<AppOptions, 'config'>): Promise<App> {
-  const { configFile, overrides, env, stateDir, ...app } = options;
+  const { configFile, overrides, env, stateDir, logStream, ...app } = options;
   // A config error rejects, as a failed start does.
-  return Promise.resolve().then(() => App.create({ ...app, config: new Config(configFile, overrides, { env, stateDir }) }));
+  return Promise.resolve().then(() => {
+    const config = new Config(configFile, overrides, { env, stateDir });
+    // Core writes JSON lines; `log.format: "pretty"` turns each into one a person reads in a terminal.
+    const pretty = config.core.log.format === 'pretty';
+    return App.create({ ...app, config, logStream: pretty ? prettyStream(logStream ?? pino.destination(1)) : logStream });
+  });
 }

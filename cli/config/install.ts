@@ -1,6 +1,11 @@
 import path from 'node:path';
-import type { StateDirectory } from '../../core/site-config';
 import { packageRoot } from '../../core/version';
+
+/** Where the service keeps what it writes (database, API key, boot files), and why there. */
+export interface StateDirectory {
+  dir: string;
+  how: string;
+}
 
 export const defaultConfigFile = path.join(packageRoot, 'config', 'default.json');
 

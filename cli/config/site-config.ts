@@ -3,14 +3,18 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { CoreSchema, type CoreSettings, databaseTypes } from '../../core/config-schema';
 import { StartupError } from '../../core/errors';
 import { bundledPluginNames } from '../../core/loader';
-import type { SiteConfig, StateDirectory } from '../../core/site-config';
+import type { Logger } from '../../core/log';
+import type { PluginDefinition } from '../../core/plugin';
+import type { SiteConfig } from '../../core/site-config';
 import { compile } from '../../core/validation';
 import { packageRoot } from '../../core/version';
 import { type EnvOverride, envOverrides, segmentNames, typedFromEnv } from './env';
+import { resolveApiToken } from './api-token';
 import { readJson } from './file';
-import { defaultConfigFile, stateDirectory } from './install';
+import { defaultConfigFile, type StateDirectory, stateDirectory } from './install';
 import { applyPluginChanges, isPluginChangeList } from './plugin-list';
 import { describeConfigProblem } from './problem';
+import { logStart } from './start-log';
 
 export { packageRoot } from '../../core/version';
 export { defaultConfigFile } from './install';
@@ -96,11 +100,21 @@ export class Config implements SiteConfig {
     return value as Static<S>;
   }
 
+  pluginsLoaded(plugins: readonly PluginDefinition[], log: Logger): void {
+    this.checkSections([...plugins.map((d) => d.section ?? d.name), ...bundledPluginNames()]);
+    this.refuseEnabledWhileOff(bundledPluginNames().filter((name) => !plugins.some((d) => d.name === name)));
+    logStart(
+      log,
+      this,
+      plugins.map((d) => d.name),
+    );
+  }
+
   /**
    * Refuse top-level keys that are neither core sections nor a known plugin's, once the
    * plugins are known; environment variables naming a plugin's section apply here.
    */
-  checkSections(pluginNames: Iterable<string>): void {
+  private checkSections(pluginNames: Iterable<string>): void {
     const known = [...new Set([...Object.keys(CoreSchema.properties), ...this.shippedSections, ...pluginNames])];
     for (const pending of this.applyEnv(this.pendingEnv, known)) {
       throw this.error(pending.segments[0]!, { key: '', problem: `not a known section (${describeKnown(known)})` }, pending.variable);
@@ -114,12 +128,16 @@ export class Config implements SiteConfig {
    * A disabled plugin's section is ignored, unless it says `enabled: true`: the site meant
    * the plugin on, and running without it would hide that.
    */
-  refuseEnabledWhileOff(disabled: Iterable<string>): void {
+  private refuseEnabledWhileOff(disabled: Iterable<string>): void {
     for (const name of disabled) {
       const section = this.raw[name];
       if (typeof section === 'object' && section !== null && !Array.isArray(section) && (section as Json).enabled === true)
         throw this.error(name, { key: 'enabled', problem: `is true, but plugin '${name}' is not in plugins: add it there` });
     }
+  }
+
+  apiToken(log: Logger): string {
+    return resolveApiToken(this.core.rest.api_token, this.core.rest.api_token_file, log);
   }
 
   /** Where a relative plugin path listed in `plugins` resolves from. */

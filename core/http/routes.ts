@@ -134,27 +134,17 @@ export class RequestContext<B> {
   }
 }
 
-export interface Route {
+/** A route as registered: its spec with the defaults applied (`permission` is undefined only on public routes). */
+export interface Route
+  extends Pick<RouteSpec<TSchema>, 'permission' | 'body' | 'response' | 'summary' | 'credential' | 'preHandler'>,
+    Required<Pick<RouteSpec<TSchema>, 'responseType' | 'log' | 'audit' | 'stream' | 'events' | 'public'>> {
   method: string;
   path: string;
-  /** Undefined only on public routes. */
-  permission?: Permission;
   policy: BodyPolicy;
-  body?: TSchema;
   check?: Checker<TSchema>;
-  response?: TSchema;
-  summary?: string;
-  responseType: string;
-  log: boolean;
-  audit: boolean;
-  stream: boolean;
   scoped?: 'clients' | 'filtered' | 'open';
   /** The clients a body names, read as the route declared: the scope check, the audit trail and the request log use it. */
   clientsOf?: ClientsReader;
-  events: readonly string[];
-  credential?: (req: IncomingMessage) => Access | undefined;
-  public: boolean;
-  preHandler?: (ctx: RequestContext<unknown>) => void | Promise<void>;
   handler: Handler<unknown>;
   owner: string;
 }
@@ -213,7 +203,7 @@ export class RouteTable {
       events: spec.events ?? [],
       credential: spec.credential,
       public: spec.public ?? false,
-      preHandler: spec.preHandler as Route['preHandler'],
+      preHandler: spec.preHandler,
       handler,
       owner,
     });

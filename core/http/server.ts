@@ -123,13 +123,14 @@ export function createRestServer(options: RestOptions): http.Server {
   const configuredKey = options.permissions.configuredKey();
   app.use((req: IncomingMessage & { path?: string }, res: ServerResponse, next: () => void) => {
     const supplied = keyOf(req.headers.authorization);
-    const endpoint = `${req.method} ${req.path}`;
     if (publicRoutes.some((r) => r.method === req.method && r.path.test(req.path ?? ''))) return next();
-    const standIn = supplied === undefined ? credentials.get(endpoint)?.(req) : undefined;
-    if (standIn) {
-      exchanges.get(req)!.access = standIn;
-      return next();
-    }
+    const exchange = exchanges.get(req)!;
+    const letIn = (access: Access): void => {
+      exchange.access = access;
+      next();
+    };
+    const standIn = supplied === undefined ? credentials.get(`${req.method} ${req.path}`)?.(req) : undefined;
+    if (standIn) return letIn(standIn);
     // The source address costs a system call on a new connection: asked only once a key has failed.
     const wait = failures.any ? failures.retryAfter(req.socket.remoteAddress ?? '') : 0;
     if (wait > 0) {
@@ -139,33 +140,18 @@ export function createRestServer(options: RestOptions): http.Server {
     }
     const unauthorized = () =>
       fail(req, res, new HttpError(401, ErrorCode.unauthorized, 'the Authorization header must carry the API key'));
+    const failed = (error: unknown) => fail(req, res, error);
     if (supplied === undefined) {
       if (hooks.identifiers.length === 0) return unauthorized();
-      return firstAccess(hooks.identifiers, req).then(
-        (access) => {
-          if (!access) return unauthorized();
-          exchanges.get(req)!.access = access;
-          next();
-        },
-        (error: unknown) => fail(req, res, error),
-      );
+      return void firstAccess(hooks.identifiers, req).then((access) => (access ? letIn(access) : unauthorized()), failed);
     }
     // The configured key, the common case, is settled without a turn of the event loop.
-    if (isKey(supplied, token)) {
-      exchanges.get(req)!.access = configuredKey;
-      return next();
-    }
-    firstAccess(hooks.lookups, supplied).then(
-      (access) => {
-        if (!access) {
-          failures.failed(req.socket.remoteAddress ?? '');
-          return unauthorized();
-        }
-        exchanges.get(req)!.access = access;
-        next();
-      },
-      (error: unknown) => fail(req, res, error),
-    );
+    if (isKey(supplied, token)) return letIn(configuredKey);
+    firstAccess(hooks.lookups, supplied).then((access) => {
+      if (access) return letIn(access);
+      failures.failed(req.socket.remoteAddress ?? '');
+      unauthorized();
+    }, failed);
   });
 
   for (const route of routes) {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IntLike, IpList, OneClient } from 'ogserve';
+import { IntLike, IpList, Ipv4 } from 'ogserve';
 
 /** Request bodies of the agents endpoints. Unknown keys are ignored and relayed, as the reference does. */
 export const ClientsBody = Type.Object({ clients: IpList() });
@@ -9,6 +9,8 @@ export const SessionQuery = Type.Object({
   client: Type.Optional(IpList({ minItems: 1 })),
   clients: Type.Optional(IpList({ minItems: 1 })),
 });
+/** Exactly one address in a list, as read-backs (GET /client/info, /hardware) name their client. */
+const OneClient = () => Type.Array(Ipv4(), { minItems: 1, maxItems: 1 });
 export const ClientQuery = Type.Object({ client: OneClient() });
 export const SoftwareQuery = Type.Object({ client: OneClient(), disk: IntLike(), partition: IntLike() });
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import { packageRoot } from '../../core/version';
 import { hostAddress } from '../../core/host-address';
-import { describeDatabase } from '../../core/start-log';
+import { describeDatabase } from '../../cli/config/start-log';
 import { release } from '../../core/version';
 import { makeTestDir, removeTestStore, startServer, type TestServer } from '../support/server';
 import { testEngine } from '../support/test-db';

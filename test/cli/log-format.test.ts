@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
-import { prettyLine } from '../../core/log-pretty';
+import { prettyLine } from '../../cli/log-pretty';
 import { createApp } from '../../cli/config';
 
 /** log.format: "pretty" gives a terminal one readable line per record; "json" stays the default. */

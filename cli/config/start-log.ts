@@ -1,9 +1,9 @@
 import path from 'node:path';
-import type { CoreSettings } from './config-schema';
-import type { SiteConfig } from './site-config';
-import { defaultDatabasePorts } from './database-record';
-import type { Logger } from './log';
-import { release } from './version';
+import type { CoreSettings } from '../../core/config-schema';
+import { defaultDatabasePorts } from '../../core/database-record';
+import type { Logger } from '../../core/log';
+import { release } from '../../core/version';
+import type { Config } from './site-config';
 
 /** `sqlite /var/lib/ogserve/ogserve.sqlite`, `mariadb database 'og' on 10.0.0.2:3306 as 'og'`. */
 export function describeDatabase(database: CoreSettings['database'], inferred: boolean): string {
@@ -18,7 +18,7 @@ export function describeDatabase(database: CoreSettings['database'], inferred: b
  * database, with which plugins. Plugins add their own lines from `onStart` (pxe-modes: its
  * server address and templates), listeners theirs when they open.
  */
-export function logStart(log: Logger, config: SiteConfig, plugins: string[]): void {
+export function logStart(log: Logger, config: Config, plugins: string[]): void {
   const file = config.file ? path.resolve(config.file) : 'none (the defaults)';
   const env = config.envVariables.length > 0 ? `, overridden by ${config.envVariables.join(', ')}` : '';
   log.info(

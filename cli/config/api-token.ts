@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { StartupError } from './errors';
-import type { Logger } from './log';
+import { StartupError } from '../../core/errors';
+import type { Logger } from '../../core/log';
 
 /**
  * No shared default key ships: without `rest.api_token`, a random key is generated on the
