@@ -219,6 +219,16 @@ export class Inventory {
   }
 
   /**
+   * Every client with its center's name, read in `em` (a saved group's filter, inside the
+   * unit of work of the schedule that fires it).
+   */
+  async clientsWithCenters(em: EntityManager = this.db.fork()): Promise<{ clients: ClientView[]; centers: Map<number, string> }> {
+    const clients = await clientsWhere(em, '1 = 1', []);
+    const centers = await execute<{ id: number; name: string }>(em, 'select id, name from centers', []);
+    return { clients, centers: new Map(centers.map((c) => [Number(c.id), String(c.name)])) };
+  }
+
+  /**
    * The part of the fleet made of these centers and rooms, for a token limited to it: a 400
    * naming `centers` or `rooms` when one of them does not exist.
    */
