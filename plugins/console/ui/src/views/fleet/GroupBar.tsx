@@ -14,7 +14,8 @@ import { useRequest } from '../scheduler/useRequest';
 function filterOf(query: string, within: string | undefined): SavedGroup['filter'] | null {
   const text = query.trim();
   const [type, id] = (within ?? '').split(':');
-  const place = type === 'center' || type === 'room' || type === 'folder' ? { type: type as 'center' | 'room' | 'folder', id: Number(id) } : undefined;
+  const place =
+    type === 'center' || type === 'room' || type === 'folder' ? { type: type as 'center' | 'room' | 'folder', id: Number(id) } : undefined;
   if (!text && !place) return null;
   return { ...(place ? { within: place } : {}), ...(text ? { text } : {}) };
 }
@@ -54,7 +55,7 @@ export function GroupBar() {
       {list.length > 0 && (
         <label class="result-filter">
           {t('groups.group')}{' '}
-          <select value="" onInput={(e) => void pick(e.currentTarget.value)}>
+          <select value="" aria-label={t('groups.group')} onInput={(e) => void pick(e.currentTarget.value)}>
             <option value="">{t('groups.pick')}</option>
             {list.map((g) => (
               <option key={g.id} value={String(g.id)}>
