@@ -20,6 +20,6 @@ export default definePlugin({
   register(ctx) {
     const groups = new Groups(ctx.db, ctx.use(Inventory));
     ctx.provide(Groups, groups);
-    groupRoutes(ctx.router, groups);
+    groupRoutes(ctx.router, groups, ctx.events);
   },
 });

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { type Access, ErrorCode, HttpError, type RouteRegistrar, badRequest } from 'ogserve';
+import { type Access, ErrorCode, HttpError, type PluginEvents, type RouteRegistrar, badRequest } from 'ogserve';
 import type { ClientView } from '../inventory';
+import { auditGroup } from './audit';
 import { Deleted, GroupBody, GroupList, GroupView } from './schemas';
 import type { Groups } from './service';
 
@@ -21,7 +22,7 @@ async function visible(clients: ClientView[], access: Access | undefined): Promi
  * act on a group's PCs inside its rooms), and the writes (admin: groups are targets of the
  * schedules and power calendars of the whole site).
  */
-export function groupRoutes(router: RouteRegistrar, groups: Groups): void {
+export function groupRoutes(router: RouteRegistrar, groups: Groups, events: Pick<PluginEvents, 'tell'>): void {
   router.get(
     '/groups',
     {
@@ -55,8 +56,9 @@ export function groupRoutes(router: RouteRegistrar, groups: Groups): void {
   router.post(
     '/groups',
     { permission: 'admin', body: GroupBody, response: GroupView, summary: 'Save a filter of the fleet as a named group' },
-    async ({ body }) => {
+    async ({ req, body }) => {
       const group = await groups.save(body);
+      await auditGroup(events, req, null, group);
       return { ...group, clients: (await groups.find(group.filter)).map((c) => c.ip) };
     },
   );
@@ -64,7 +66,10 @@ export function groupRoutes(router: RouteRegistrar, groups: Groups): void {
     '/groups/:id',
     { permission: 'admin', body: GroupBody, response: GroupView, summary: "Replace a group's name and filter" },
     async ({ req, body }) => {
-      const group = await groups.save(body, idOf(req));
+      const id = idOf(req);
+      const before = await groups.get(id);
+      const group = await groups.save(body, id);
+      await auditGroup(events, req, before, group);
       return { ...group, clients: (await groups.find(group.filter)).map((c) => c.ip) };
     },
   );
@@ -78,7 +83,9 @@ export function groupRoutes(router: RouteRegistrar, groups: Groups): void {
     },
     async ({ req }) => {
       const id = idOf(req);
+      const before = await groups.get(id);
       await groups.remove(id);
+      await auditGroup(events, req, before, null);
       return { id };
     },
   );

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'uvu';
 import { AgentLink } from '../../../plugins/agents';
-import { FakeAgent } from '../../support/fake-agent';
+import { FakeAgent, eventually } from '../../support/fake-agent';
 import { addCenter, addClient, addRoom, macFor } from '../../support/fixtures';
 import { TOKEN, type TestServer, send, startServer } from '../../support/server';
 
@@ -105,6 +105,56 @@ test('a group is a named filter: its PCs are found when it is read, a PC added l
 
     expect(await send(s.port, 'DELETE', `/groups/${byMac.body.id}`, undefined, admin), 200, undefined, 'delete');
     expect(await s.get(`/groups/${byMac.body.id}`), 404, undefined, 'gone');
+
+    // The audit log says what each write did.
+    const audited = (await eventually(async () => {
+      const { entries } = (await s.get('/audit?path=/groups')).body as {
+        entries: { method: string; status: number; changes?: unknown[] }[];
+      };
+      const done = entries.filter((e) => e.status === 200);
+      return done.length === 4 ? done : undefined;
+    }, 'the four writes audited'))!;
+    assert.deepEqual(
+      audited.map((e) => [e.method, e.changes]),
+      [
+        ['DELETE', [{ entity: 'group', id: byMac.body.id, name: 'by MAC', field: 'id', before: byMac.body.id }]],
+        [
+          'POST',
+          [
+            { entity: 'group', id, name: 'Win 3', field: 'name', before: 'Windows labs of School 3', after: 'Win 3' },
+            {
+              entity: 'group',
+              id,
+              name: 'Win 3',
+              field: 'filter',
+              before: JSON.stringify({ within: { type: 'center', id: x.school3 }, text: 'Windows' }),
+              after: JSON.stringify({ within: { type: 'room', id: x.windows3 } }),
+            },
+          ],
+        ],
+        [
+          'POST',
+          [
+            { entity: 'group', id: byMac.body.id, name: 'by MAC', field: 'name', after: 'by MAC' },
+            { entity: 'group', id: byMac.body.id, name: 'by MAC', field: 'filter', after: '{"text":"00:00:00:00:07:22"}' },
+          ],
+        ],
+        [
+          'POST',
+          [
+            { entity: 'group', id, name: 'Windows labs of School 3', field: 'name', after: 'Windows labs of School 3' },
+            {
+              entity: 'group',
+              id,
+              name: 'Windows labs of School 3',
+              field: 'filter',
+              after: JSON.stringify({ within: { type: 'center', id: x.school3 }, text: 'Windows' }),
+            },
+          ],
+        ],
+      ],
+      'newest first: each write with what it changed',
+    );
   } finally {
     await x.s.close();
   }
