@@ -63,13 +63,13 @@ export class Groups {
    * The PCs group `id` finds now ([] for a group that is gone), read in `em`: a schedule
    * firing inside its transaction passes its own.
    */
-  async clients(id: number, em: EntityManager = this.db.fork()): Promise<ClientView[]> {
+  async clients(id: number, em?: EntityManager): Promise<ClientView[]> {
     const group = await this.get(id, em);
     return group ? this.find(group.filter, em) : [];
   }
 
-  /** The PCs a filter finds now, in the inventory's order. */
-  async find(filter: Filter, em: EntityManager = this.db.fork()): Promise<ClientView[]> {
+  /** The PCs a filter finds now, by id (read in `em` when given). */
+  async find(filter: Filter, em?: EntityManager): Promise<ClientView[]> {
     const { clients, centers } = await this.inventory.clientsWithCenters(em);
     return matching(clients, filter, centers);
   }
