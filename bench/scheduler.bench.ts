@@ -36,7 +36,11 @@ export default async function schedulerBench(): Promise<BenchRow[]> {
   const receiver = await UdpReceiver.bind('127.255.255.255');
   const s = await startServer({
     // shell: the steps are scripts, a command the shell plugin defines.
-    config: { plugins: ['inventory', 'agents', 'wol', 'shell', 'scheduler'], log: { level: 'warn' }, wol: { port: receiver.port } },
+    config: {
+      plugins: ['inventory', 'agents', 'wol', 'shell', 'groups', 'scheduler'],
+      log: { level: 'warn' },
+      wol: { port: receiver.port },
+    },
   });
   try {
     const { center, ips } = await populate(s);

@@ -15,6 +15,8 @@ declare module 'ogserve' {
     'command.answered': { client: string; command: string; outcome: 'answered'; status: number; result: string; duration_ms: number };
     'command.failed': { client: string; command: string; outcome: 'failed'; reason: string; duration_ms: number };
     'command.timed_out': { client: string; command: string; outcome: 'timed_out'; duration_ms: number };
+    /** A user signed in to the PC (`start`) or out (`stop`), as its agent reported it (an unsolicited 103 event). */
+    'client.session': { client: string; action: 'start' | 'stop'; user: string; os: 'Linux' | 'Windows' };
   }
   interface InternalEventMap {
     /** An agent another instance holds was seen idle (just connected, or done with a command): queued work may follow. */
@@ -71,6 +73,11 @@ export class LinkAnnouncer {
     if (shown === old) return;
     this.announced.set(conn, shown);
     void this.events.emit('client.state', { client: conn.ip, old, new: shown });
+  }
+
+  /** A user session began or ended on `conn`'s PC: announced after its state. */
+  session(conn: AgentConnection, action: 'start' | 'stop', user: string, os: 'Linux' | 'Windows'): void {
+    void this.events.emit('client.session', { client: conn.ip, action, user, os });
   }
 
   /** A command written (or queued) to `conn`: announce it, then how it ended. */

@@ -577,6 +577,7 @@ export class AgentLink {
     }
     conn.state = outcome.state;
     this.announce.state(conn);
+    this.announce.session(conn, outcome.action === 'logged in' ? 'start' : 'stop', outcome.user, outcome.os);
     this.log.info(
       { ip: conn.ip, user: outcome.user, os: outcome.os },
       `User ${outcome.action}: ip=${conn.ip}, user=${outcome.user}, os=${outcome.os}`,

@@ -6,12 +6,14 @@ import { EnergyClock } from './clock';
 import { dayReading, writeToday } from './days';
 import { PowerDayEntity } from './entities/power-day';
 import { PowerStateEntity } from './entities/power-state';
+import { UserSessionEntity } from './entities/user-session';
 import { EnergyMetrics } from './metrics';
 import { prunePowerStates } from './prune';
 import { PowerRecorder } from './recorder';
 import { energyRoutes } from './routes';
 import { Readings } from './readings';
-import { powerStatesTimeline } from './timeline';
+import { SessionLog } from './sessions';
+import { powerStatesTimeline, sessionsTimeline } from './timeline';
 import { powerStateOf } from './states';
 import { SomeWatts, StateWatts, WattsRules } from './watts';
 
@@ -22,15 +24,16 @@ const hourMs = 60 * 60 * 1000;
 
 /**
  * Each PC's power-state history (off, idle, session, busy), one row per change, from the
- * agents' states and wake-on-LAN packets; GET /energy answers hours in each state and the
+ * agents' states and wake-on-LAN packets, and its users' sign-ins (its timeline shows them); GET /energy answers hours in each state and the
  * estimated kWh by PC, room, center or day (JSON or CSV), GET /energy/now the PCs on with
  * nobody using them; the metrics count PCs per state and hours.
  */
 export default definePlugin({
   name: 'energy',
   requires: ['inventory', 'agents'],
-  schemaVersion: 1,
-  entities: [PowerStateEntity, PowerDayEntity],
+  // 2: user_sessions (sign-ins and sign-outs for the PC's timeline).
+  schemaVersion: 2,
+  entities: [PowerStateEntity, PowerDayEntity, UserSessionEntity],
   config: Type.Object(
     {
       /** Rows that ended more than this many days ago are deleted (0: kept for ever). */
@@ -74,8 +77,12 @@ export default definePlugin({
     ctx.events.on('client.saved', (client) => void power.added(client.id), 'keep the power states');
     ctx.events.on('client.removed', (client) => void power.removed(client.id), 'keep the power states');
     powerStatesTimeline(ctx.events, ctx.db);
+    const sessions = new SessionLog(ctx.db, inventory, clock, ctx.log);
+    ctx.events.on('client.session', ({ client, action, user, os }) => void sessions.record(client, action, user, os), 'keep the sign-ins');
+    sessionsTimeline(ctx.events, ctx.db);
     ctx.onStart(() => power.start());
     ctx.onStop(() => power.stop());
+    ctx.onStop(() => sessions.flushed());
 
     const readings = new Readings(
       ctx.db,

@@ -37,3 +37,38 @@ export function powerStatesTimeline(events: Pick<PluginEvents, 'on'>, db: Databa
     "add the PC's power states to its timeline",
   );
 }
+
+interface SessionRow {
+  action: string;
+  user_name: string;
+  os: string;
+  at: number | string;
+}
+
+/** The sign-ins and sign-outs on the PC, with the user's name as who. */
+export function sessionsTimeline(events: Pick<PluginEvents, 'on'>, db: Database): void {
+  events.on(
+    'client.timeline',
+    async (question) => {
+      const rows = await db.query<SessionRow>(
+        'select action, user_name, os, at from user_sessions where client_id = ? and at < ? order by at desc limit ?',
+        [question.client.id, question.before, question.limit],
+      );
+      question.add(
+        rows.map(
+          (row): TimelineEntry => ({
+            time: new Date(Number(row.at)).toISOString(),
+            kind: 'session',
+            summary: `${row.user_name} signed ${row.action === 'start' ? 'in' : 'out'}`,
+            who: row.user_name,
+            source: 'session',
+            state: row.action,
+            job: null,
+            data: { action: row.action, user: row.user_name, os: row.os },
+          }),
+        ),
+      );
+    },
+    "add the PC's sign-ins and sign-outs to its timeline",
+  );
+}

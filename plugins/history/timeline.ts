@@ -6,7 +6,8 @@ import { findChanges, onlyKnown } from './query';
 /**
  * One thing that happened to a PC, as its timeline shows it. Each plugin that keeps records
  * of PCs says its own: `job` (the jobs plugin: a command and how it ended there, a wake run
- * included), `power` (energy: a stretch in a power state), `boot` (boot: a network boot's
+ * included), `power` (energy: a stretch in a power state), `session` (energy: a user signed
+ * in or out, the user as `who`), `boot` (boot: a network boot's
  * stages), `change` (history: what an inventory found changed), `audit` (audit: a change of
  * the PC's record or settings, with who made it). `summary` says it in English for API
  * readers; `data` holds the fields a reader words it from.
@@ -14,7 +15,7 @@ import { findChanges, onlyKnown } from './query';
 export interface TimelineEntry {
   /** ISO 8601. */
   time: string;
-  kind: 'job' | 'power' | 'boot' | 'change' | 'audit' | (string & {});
+  kind: 'job' | 'power' | 'session' | 'boot' | 'change' | 'audit' | (string & {});
   summary: string;
   /** Who or what acted (a person, a token, a schedule, a calendar), when the record says. */
   who: string | null;

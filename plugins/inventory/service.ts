@@ -219,6 +219,17 @@ export class Inventory {
   }
 
   /**
+   * Every client, by id, with its center's name (what a saved group's filter reads): from
+   * memory, or read in `em` when given (inside the unit of work of a schedule that fires it).
+   */
+  async clientsWithCenters(em?: EntityManager): Promise<{ clients: ClientView[]; centers: Map<number, string> }> {
+    const sql = 'select id, name from centers';
+    const clients = em ? await clientsWhere(em, '1 = 1', []) : [...(await this.index.all())].sort((a, b) => a.id - b.id);
+    const centers = em ? await execute<{ id: number; name: string }>(em, sql, []) : await this.db.query<{ id: number; name: string }>(sql);
+    return { clients, centers: new Map(centers.map((c) => [Number(c.id), String(c.name)])) };
+  }
+
+  /**
    * The part of the fleet made of these centers and rooms, for a token limited to it: a 400
    * naming `centers` or `rooms` when one of them does not exist.
    */

@@ -1,5 +1,6 @@
 import { type Clock, StartupError, SystemClock, definePlugin } from 'ogserve';
 import { AgentCommands, AgentLink } from '../agents';
+import { Groups } from '../groups';
 import { Inventory, SiteTime, isTimeZone, isoWithOffset } from '../inventory';
 import { Waker } from '../wol';
 import { PowerClock } from './clock';
@@ -38,14 +39,14 @@ function zoneOf(configured: string, site: SiteTime): { zone: string; source: Zon
 }
 
 /**
- * Power calendars: per center, room or computer folder, a power-on and a power-off time
+ * Power calendars: per center, room, computer folder or saved group, a power-on and a power-off time
  * for each weekday and holiday ranges, in the site's time zone. Power-on wakes the PCs
  * (wol's `Waker`); power-off sends `poweroff` to connected PCs without a user session
  * (a job), unless the calendar forces it. GET /power/calendar/preview says what will happen.
  */
 export default definePlugin({
   name: 'power',
-  requires: ['inventory', 'agents', 'wol'],
+  requires: ['inventory', 'agents', 'wol', 'groups'],
   schemaVersion: 1,
   entities: [PowerCalendarEntity],
   config: PowerConfig,
@@ -57,14 +58,20 @@ export default definePlugin({
     const link = ctx.use(AgentLink);
     const commands = ctx.use(AgentCommands);
     const waker = ctx.use(Waker);
-    const store = new CalendarStore(ctx.db, inventory);
+    const groups = ctx.use(Groups);
+    const store = new CalendarStore(ctx.db, inventory, groups);
+    // A group a calendar powers is not deleted from under it.
+    groups.usedBy(async (id) =>
+      (await store.all()).filter((c) => c.target.type === 'group' && c.target.id === id).map((c) => `power calendar ${c.id}`),
+    );
 
     const fire = async ({ at, action, calendar }: Planned) => {
       // All calendars: a PC follows the most specific one that names it.
-      const clients = (await governed(inventory, await store.all())).get(calendar.id) ?? [];
+      const clients = (await governed(inventory, groups, await store.all())).get(calendar.id) ?? [];
       // The job and the wake run name the calendar by its target's name, as people know it.
       const { type, id } = calendar.target;
-      const asker = { name: (await inventory.scopeName(type, id)) ?? `${type} ${id}`, source: 'calendar' };
+      const name = type === 'group' ? await groups.name(id) : await inventory.scopeName(type, id);
+      const asker = { name: name ?? `${type} ${id}`, source: 'calendar' };
       const done: { sent: string[]; skipped: Skip[]; job?: number } =
         action === 'on' ? await powerOn(waker, clients, asker) : await powerOff(link, commands, clients, calendar.force_off, asker);
       const when = isoWithOffset(at, zone);
@@ -79,6 +86,15 @@ export default definePlugin({
     ticker.elect(ctx.cluster);
     ctx.onStop(() => ticker.stop());
 
-    powerRoutes(ctx, { store, inventory, zone, source, site: site.zone, now: () => clock.now(), changed: () => void ticker.rearm() });
+    powerRoutes(ctx, {
+      store,
+      inventory,
+      groups,
+      zone,
+      source,
+      site: site.zone,
+      now: () => clock.now(),
+      changed: () => void ticker.rearm(),
+    });
   },
 });

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { ErrorCode, type PluginContext, badRequest } from 'ogserve';
+import type { Groups } from '../groups';
 import { type Inventory, isoWithOffset } from '../inventory';
 import { planned } from './plan';
 import { CalendarBody, CalendarList, CalendarView, Deleted, Preview } from './schemas';
@@ -21,6 +22,7 @@ export type ZoneSource = 'power.time_zone' | 'site.time_zone' | 'system';
 export interface PowerRouteDeps {
   store: CalendarStore;
   inventory: Pick<Inventory, 'allClients'>;
+  groups: Pick<Groups, 'clients'>;
   zone: string;
   /** Where `zone` comes from (power's override, the site's key, the system). */
   source: ZoneSource;
@@ -46,7 +48,12 @@ export function powerRoutes(ctx: PluginContext<unknown>, deps: PowerRouteDeps): 
   );
   ctx.router.post(
     '/power/calendars',
-    { permission: 'admin', body: CalendarBody, response: CalendarView, summary: 'Create the power calendar of a center, room or folder' },
+    {
+      permission: 'admin',
+      body: CalendarBody,
+      response: CalendarView,
+      summary: 'Create the power calendar of a center, room, folder or saved group',
+    },
     async ({ body }) => saved(await store.save(body)),
   );
   ctx.router.get(
@@ -85,7 +92,7 @@ export function powerRoutes(ctx: PluginContext<unknown>, deps: PowerRouteDeps): 
       if (days < 1 || days > maxPreviewDays)
         throw badRequest(ErrorCode.invalidField, `'days' must be a whole number from 1 to ${maxPreviewDays}`, 'days');
       const calendars = await store.all();
-      const clients = await governed(deps.inventory, calendars);
+      const clients = await governed(deps.inventory, deps.groups, calendars);
       const now = deps.now();
       return {
         time_zone: zone,

@@ -12,8 +12,11 @@ const Day = Type.Object(
 
 export const Target = Type.Object(
   {
-    type: Type.Union([Type.Literal('center'), Type.Literal('room'), Type.Literal('folder')]),
-    id: Type.Integer({ minimum: 1, description: "a center's or room's id, a computer folder's id as GET /scopes shows it" }),
+    type: Type.Union([Type.Literal('center'), Type.Literal('room'), Type.Literal('folder'), Type.Literal('group')]),
+    id: Type.Integer({
+      minimum: 1,
+      description: "a center's or room's id, a computer folder's id as GET /scopes shows it, a saved group's id (GET /groups)",
+    }),
   },
   { additionalProperties: false },
 );

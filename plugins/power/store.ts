@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { type Database, ErrorCode, HttpError, badRequest } from 'ogserve';
+import type { Groups } from '../groups';
 import type { Inventory } from '../inventory';
 import { type PowerCalendar, PowerCalendarEntity } from './entities/calendar';
 import type { CalendarBody, CalendarView, Holiday, Week } from './schemas';
@@ -32,6 +33,7 @@ export class CalendarStore {
   constructor(
     private readonly db: Database,
     private readonly inventory: Pick<Inventory, 'scopeExists' | 'computerFolderExists'>,
+    private readonly groups: Pick<Groups, 'exists'>,
   ) {}
 
   async all(): Promise<Calendar[]> {
@@ -79,7 +81,9 @@ export class CalendarStore {
     const exists =
       target.type === 'folder'
         ? await this.inventory.computerFolderExists(target.id, 'target.id')
-        : await this.inventory.scopeExists({ type: target.type, id: target.id });
+        : target.type === 'group'
+          ? await this.groups.exists(target.id)
+          : await this.inventory.scopeExists({ type: target.type, id: target.id });
     if (!exists) throw badRequest(ErrorCode.unknownId, `no ${target.type} with id ${target.id}`, 'target.id');
   }
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { type Database, ErrorCode, badRequest, type Logger } from 'ogserve';
+import type { Groups } from '../groups';
 import type { ClientView, Inventory } from '../inventory';
 import type { Clock } from './clock';
 import { type StepCommands, oneClientMessage } from './commands';
@@ -43,6 +44,7 @@ export class Expander {
   constructor(
     private readonly db: Database,
     private readonly inventory: Inventory,
+    private readonly groups: Pick<Groups, 'clients'>,
     private readonly queue: CommandQueue,
     private readonly commands: StepCommands,
     private readonly wakes: WakeSteps,
@@ -163,6 +165,7 @@ export class Expander {
 
   private async scope(em: EntityManager, task: Task): Promise<ClientView[]> {
     const type = task.scopeType;
+    if (type === 'group') return this.groups.clients(task.scopeId, em);
     return type === '' ? [] : this.inventory.clientsInScope({ type, id: task.scopeId }, em);
   }
 

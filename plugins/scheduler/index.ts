@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { definePlugin } from 'ogserve';
 import { AgentLink } from '../agents';
+import { Groups } from '../groups';
 import { Inventory } from '../inventory';
 import { SchedulerClock, SystemClock, type Clock } from './clock';
 import { ActionEntity } from './entities/action';
@@ -37,7 +38,7 @@ export { readWhen } from './service';
  */
 export default definePlugin({
   name: 'scheduler',
-  requires: ['inventory', 'agents', 'wol'],
+  requires: ['inventory', 'agents', 'wol', 'groups'],
   schemaVersion: 1,
   entities: [ProcedureEntity, ProcedureStepEntity, TaskEntity, TaskStepEntity, ScheduleEntity, ActionEntity],
   config: Type.Object(
@@ -63,7 +64,18 @@ export default definePlugin({
     });
     // Agents another instance holds: their queued commands follow once they are idle there.
     ctx.events.on('agent.idle', ({ client }) => scheduler.queue.kick(client));
-    schedulerRoutes(ctx.router, scheduler, inventory);
+    const groups = ctx.use(Groups);
+    schedulerRoutes(ctx.router, scheduler, inventory, groups);
+    // A group a schedule's task runs on is not deleted from under it (a task no schedule runs is
+    // not held: run by hand afterwards, it finds no PCs and says so).
+    groups.usedBy(async (id) => {
+      const em = ctx.db.fork();
+      const tasks = await em.find(TaskEntity, { scopeType: 'group', scopeId: id }, { orderBy: { id: 'asc' } });
+      if (tasks.length === 0) return [];
+      const names = new Map(tasks.map((t) => [t.id, t.name]));
+      const schedules = await em.find(ScheduleEntity, { kind: 'task', target: { $in: [...names.keys()] } }, { orderBy: { id: 'asc' } });
+      return schedules.map((s) => `schedule '${s.name}' (${s.id}, task '${names.get(s.target)}')`);
+    });
     auditSchedulerWrites(ctx);
     // One instance runs the schedules and delivers the queue; the others only write them.
     const reload = (ip?: string) =>

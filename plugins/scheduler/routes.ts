@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { ErrorCode, badRequest, type RouteRegistrar, toInt } from 'ogserve';
 import { DispatchAnswer } from '../agents';
+import type { Groups } from '../groups';
 import { Created, Done, type Inventory, type ScopeRef } from '../inventory';
 import { addProcedure, addTask, deleteProcedure, requireProcedure, requireTask, updateProcedure } from './catalogue';
 import { listProcedures, listTasks } from './listings';
@@ -24,15 +25,21 @@ import {
 } from './schemas';
 import type { Scheduler } from './service';
 
-async function requireScope(inventory: Inventory, em: EntityManager, scope: ScopeRef): Promise<void> {
-  if (!(await inventory.scopeExists(scope, em))) throw badRequest(ErrorCode.unknownId, `no ${scope.type} with id ${scope.id}`, 'scope.id');
+async function requireScope(
+  inventory: Inventory,
+  groups: Groups,
+  em: EntityManager,
+  scope: ScopeRef | { type: 'group'; id: number },
+): Promise<void> {
+  const exists = scope.type === 'group' ? (await groups.get(scope.id, em)) !== null : await inventory.scopeExists(scope, em);
+  if (!exists) throw badRequest(ErrorCode.unknownId, `no ${scope.type} with id ${scope.id}`, 'scope.id');
 }
 
 /** `suspended` as sent (1 or true, 0 or false), or undefined when left out. */
 const suspendedOf = (value: boolean | 0 | 1 | undefined) => (value === undefined ? undefined : Boolean(value));
 
 /** The scheduling endpoints of earlier releases, in the reference's request shapes. */
-export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, inventory: Inventory): void {
+export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, inventory: Inventory, groups: Groups): void {
   router.post(
     '/procedure/add',
     { permission: 'admin', body: ProcedureAdd, response: Created, summary: 'Add a procedure' },
@@ -79,7 +86,7 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
 
   router.post('/task/add', { permission: 'admin', body: TaskAdd, response: Created, summary: 'Add a task' }, async ({ body, em }) => {
     const scope = body.scope && { type: body.scope.type, id: toInt(body.scope.id) };
-    if (scope) await requireScope(inventory, em, scope);
+    if (scope) await requireScope(inventory, groups, em, scope);
     return {
       id: await addTask(inventory, em, {
         center: toInt(body.center),

@@ -28,8 +28,9 @@ export const ProcedureUpdate = Type.Object({ ...ProcedureAdd.properties, procedu
 export const ProcedureRun = Type.Object({ clients: IpList({ minItems: 1 }), procedure: IntLike() });
 export const IdBody = Type.Object({ id: IntLike() });
 
+/** A center, a room, one computer ("client"), or a saved group (the groups plugin's: its PCs when the task runs). */
 export const ScopeBody = Type.Object({
-  type: Type.Union([Type.Literal('center'), Type.Literal('room'), Type.Literal('client')]),
+  type: Type.Union([Type.Literal('center'), Type.Literal('room'), Type.Literal('client'), Type.Literal('group')]),
   id: IntLike(),
 });
 

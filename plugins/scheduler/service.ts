@@ -13,6 +13,7 @@ import {
   type PluginEvents,
 } from 'ogserve';
 import { AgentCommands, AgentLink } from '../agents';
+import { Groups } from '../groups';
 import { type ClientView, Inventory, SiteTime } from '../inventory';
 import { Waker } from '../wol';
 import { nextOccurrence, readYears, requireSomeTime, whenAt, type When } from './calendar';
@@ -158,6 +159,7 @@ export class Scheduler {
     @inject(AgentLink) link: AgentLink,
     @inject(AgentCommands) agentCommands: AgentCommands,
     @inject(Inventory) inventory: Inventory,
+    @inject(Groups) groups: Groups,
     @inject(Waker) waker: Pick<Waker, 'wake'>,
     @inject(SchedulerClock) readonly clock: Clock,
     @inject(PluginConfig) config: SchedulerSettings,
@@ -170,7 +172,7 @@ export class Scheduler {
     const timings = { pendingTimeoutMs: config.pending_timeout_s * 1000, retryMs: config.retry_interval_s * 1000 };
     this.steps = new StepCommands(agentCommands);
     this.queue = new CommandQueue(db, link, this.steps, clock, timings, log, (ip) => this.changed(ip));
-    this.expander = new Expander(db, inventory, this.queue, this.steps, new WakeSteps(db, waker, clock, log), clock, log);
+    this.expander = new Expander(db, inventory, groups, this.queue, this.steps, new WakeSteps(db, waker, clock, log), clock, log);
     this.timeline = new Timeline(clock, (entry) => this.fire(entry), log, site.zone);
   }
 

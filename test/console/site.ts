@@ -26,6 +26,7 @@ export const consolePlugins = [
   'shell',
   'images',
   'cache',
+  'groups',
   'scheduler',
   'audit',
   'tokens',

@@ -62,4 +62,43 @@ test("a PC's timeline shows its wake and that it woke, its network boot, a faile
   }
 });
 
+test("a PC's timeline shows who signed in and out of it, by user name, in English and in Spanish", async () => {
+  const site = await consoleSite(1, { plugins: [...consolePlugins, 'history', 'energy'] });
+  try {
+    const ip = site.ips[0]!;
+    const agent = await site.connect(ip, { mode: 'windows' });
+    agent.event('start', 'ana.garcia');
+    await eventually(async () => (await site.s.get('/clients')).body.clients[0]?.state === 'WINS', 'in a session');
+    agent.event('stop', 'ana.garcia');
+    await eventually(async () => {
+      const { entries } = (await site.s.get(`/client/timeline?client=${ip}`)).body;
+      return entries.filter((e: { kind: string }) => e.kind === 'session').length === 2;
+    }, 'the sign-in and sign-out recorded');
+
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await page.goto(`${site.url}/console/#/client/${ip}`);
+    await page.getByRole('link', { name: 'Timeline', exact: true }).click();
+    const sessions = page.locator('li.timeline-entry[data-kind=session]');
+    await sessions.first().waitFor();
+    assert.deepEqual(
+      (await sessions.allInnerTexts()).map((text) => text.split('\n').slice(1).join(' ').trim()),
+      ['Signed out: ana.garcia · Windows', 'Signed in: ana.garcia · Windows'],
+      'newest first, each with the user',
+    );
+    await page.locator('.chips button[data-kind=session]', { hasText: 'Sign-ins' }).waitFor();
+    assert.deepEqual(await seriousViolations(page), [], 'the timeline with sign-ins passes axe-core');
+    await screenshot(page, 'timeline-sessions');
+
+    const spanish = await browser.page({ locale: 'es-ES' });
+    await signIn(spanish, site.url);
+    await spanish.goto(`${site.url}/console/#/client/${ip}`);
+    await spanish.getByRole('link', { name: 'Cronología', exact: true }).click();
+    await spanish.locator('li.timeline-entry[data-kind=session]', { hasText: 'Inició sesión: ana.garcia' }).waitFor();
+    await spanish.locator('li.timeline-entry[data-kind=session]', { hasText: 'Cerró sesión: ana.garcia' }).waitFor();
+  } finally {
+    await site.close();
+  }
+});
+
 test.run();

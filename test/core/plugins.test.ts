@@ -110,7 +110,7 @@ test('the documented example plugin, copied outside the checkout, loads: its rou
   const s = await startServer({
     container: services,
     config: {
-      plugins: ['inventory', 'agents', 'wol', 'events', 'scheduler', copy],
+      plugins: ['inventory', 'agents', 'wol', 'events', 'groups', 'scheduler', copy],
       hello: { greeting: "Hi 'there'", name_prefix: 'pc' },
     },
   });

@@ -32,7 +32,7 @@ test('version, config file, state directory, database, plugins, listeners, boot-
     else once(s, new RegExp(`^database: ${testEngine} database 'ogt_\\w+' on 127\\.0\\.0\\.1:\\d+ as 'ogserve_test'$`));
     once(
       s,
-      /^plugins: inventory, agents, pxe-modes, live, wol, stats, shell, transfers, images, cache, scheduler, events, metrics, openapi, tokens, auth, audit, console, cluster, history, boot, jobs, energy, power$/,
+      /^plugins: inventory, agents, pxe-modes, live, wol, stats, shell, transfers, images, cache, groups, scheduler, events, metrics, openapi, tokens, auth, audit, console, cluster, history, boot, jobs, energy, power$/,
     );
     once(s, new RegExp(`^REST interface listening on 127\\.0\\.0\\.1:${s.port}$`));
     once(s, /^agent interface listening on 127\.0\.0\.1:\d+, at most \d+ agents$/);

@@ -1,6 +1,6 @@
 import { EntitySchema } from '@mikro-orm/core';
 
-export type TargetType = 'center' | 'room' | 'folder';
+export type TargetType = 'center' | 'room' | 'folder' | 'group';
 
 /**
  * A power calendar of one center, room or computer folder (one per target): per weekday a
@@ -10,7 +10,7 @@ export type TargetType = 'center' | 'room' | 'folder';
 export interface PowerCalendar {
   id: number;
   targetType: TargetType;
-  /** The center's or room's id, or the folder's public id (as GET /scopes shows it). */
+  /** The center's or room's id, the folder's public id (as GET /scopes shows it), or a saved group's id. */
   targetId: number;
   /** JSON: `{"mon": {"on": "07:45", "off": "21:00"}, ...}`. */
   week: string;

@@ -2,8 +2,8 @@ import { EntitySchema } from '@mikro-orm/core';
 import type { Procedure } from './procedure';
 import { type Center, CenterEntity } from '../../inventory';
 
-/** Which computers a task's procedures are queued for. */
-export type ScopeType = '' | 'center' | 'room' | 'client';
+/** Which computers a task's procedures are queued for (a `group`: the saved group's PCs when it runs). */
+export type ScopeType = '' | 'center' | 'room' | 'client' | 'group';
 
 /**
  * A named list of procedures and other tasks within a center, run for its scope.

@@ -12,7 +12,7 @@ test('alone, GET /cluster names this instance, the only one, holding every role'
       assert.deepEqual(r.body.instances, [r.body.instance]);
       assert.deepEqual([...r.body.roles].sort(), ['audit-prune', 'scheduler']);
     },
-    { config: { plugins: ['inventory', 'agents', 'wol', 'scheduler', 'audit', 'cluster'] } },
+    { config: { plugins: ['inventory', 'agents', 'wol', 'groups', 'scheduler', 'audit', 'cluster'] } },
   ));
 
 test('cluster.enabled while the cluster plugin is not enabled is refused, not ignored', async () => {

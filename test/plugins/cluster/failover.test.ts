@@ -8,7 +8,7 @@ import { addCenter, addClient, addRoom, macFor } from '../../support/fixtures';
 import { makeTestDir, removeTestStore } from '../../support/server';
 import { connectSide, testEngine } from '../../support/test-db';
 
-const plugins = ['inventory', 'agents', 'wol', 'shell', 'scheduler', 'cluster'];
+const plugins = ['inventory', 'agents', 'wol', 'shell', 'groups', 'scheduler', 'cluster'];
 const ips = ['127.0.1.1', '127.0.1.2', '127.0.1.3'];
 
 interface Instance {

@@ -13,7 +13,7 @@ import { macFor } from '../../support/fixtures';
 import { testEngine } from '../../support/test-db';
 import { UdpReceiver } from '../../support/udp-receiver';
 
-const withScheduler = { plugins: ['inventory', 'agents', 'wol', 'shell', 'scheduler', 'metrics', 'cluster'] };
+const withScheduler = { plugins: ['inventory', 'agents', 'wol', 'shell', 'groups', 'scheduler', 'metrics', 'cluster'] };
 
 /** The running instances that hold `role`. */
 function holders(site: ClusterSite, role: string, running: number[]): number[] {

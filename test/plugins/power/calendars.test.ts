@@ -166,7 +166,7 @@ test('preview: every action of the next days at its local time with its offset, 
 
 test('a power.time_zone Intl does not know stops the start, naming the key', async () => {
   await assert.rejects(
-    startServer({ config: { plugins: ['inventory', 'agents', 'wol', 'power'], power: { time_zone: 'Mars/Olympus' } } }),
+    startServer({ config: { plugins: ['inventory', 'agents', 'wol', 'groups', 'power'], power: { time_zone: 'Mars/Olympus' } } }),
     (error: Error) => {
       assert.match(error.message, /power\.time_zone: 'Mars\/Olympus' is not an IANA time zone/);
       return true;

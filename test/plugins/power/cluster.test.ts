@@ -26,7 +26,7 @@ if (testEngine === 'postgresql') {
       ips: addresses('127.0.1', 2),
       container: services,
       config: {
-        plugins: ['inventory', 'agents', 'wol', 'jobs', 'power', 'cluster'],
+        plugins: ['inventory', 'agents', 'wol', 'jobs', 'groups', 'power', 'cluster'],
         wol: { port: receiver.port },
         power: { time_zone: 'Europe/Madrid' },
       },

@@ -29,7 +29,7 @@ export async function powerSite(start: string, count = 3): Promise<PowerSite> {
       server: {
         container: services,
         config: {
-          plugins: ['inventory', 'agents', 'wol', 'jobs', 'power'],
+          plugins: ['inventory', 'agents', 'wol', 'jobs', 'groups', 'power'],
           wol: { port: broadcast.port },
           power: { time_zone: 'Europe/Madrid' },
         },

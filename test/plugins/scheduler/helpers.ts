@@ -10,7 +10,7 @@ import type { TestServer } from '../../support/server';
 /** Sunday 22 November 2026, 10:00 local time: "now" in these tests. */
 export const NOW = new Date(2026, 10, 22, 10, 0).getTime();
 // shell: the tests queue scripts, a command the shell plugin defines.
-export const PLUGINS = ['inventory', 'agents', 'wol', 'shell', 'scheduler'];
+export const PLUGINS = ['inventory', 'agents', 'wol', 'shell', 'groups', 'scheduler'];
 
 export interface SchedulerSite {
   s: TestServer;

@@ -31,7 +31,7 @@ test('site.time_zone is the one clock: a schedule and a power calendar at 07:45 
       container: services,
       config: {
         site: { time_zone: zone },
-        plugins: ['inventory', 'agents', 'wol', 'jobs', 'scheduler', 'power'],
+        plugins: ['inventory', 'agents', 'wol', 'jobs', 'groups', 'scheduler', 'power'],
         wol: { port: broadcast.port },
       },
     },

@@ -217,7 +217,7 @@ test('a wake step still queued when the server stopped fails at the next start, 
 
 test('the scheduler needs the wol plugin: starting without it names the missing plugin', async () => {
   await assert.rejects(
-    startServer({ config: { plugins: ['inventory', 'agents', 'scheduler'] } }),
+    startServer({ config: { plugins: ['inventory', 'agents', 'groups', 'scheduler'] } }),
     (error: Error) => /scheduler/.test(error.message) && /\bwol\b/.test(error.message),
   );
 });

@@ -96,6 +96,8 @@ const scoped: Record<string, 'clients' | 'filtered' | 'open'> = {
   'GET /jobs/:id': 'filtered',
   'GET /energy': 'filtered',
   'GET /energy/now': 'filtered',
+  'GET /groups': 'filtered',
+  'GET /groups/:id': 'filtered',
 };
 
 interface Site {

@@ -4,6 +4,7 @@ import { ErrorNote } from '../components/ErrorNote';
 import { Checkbox, Field } from '../components/Field';
 import { TableScroll } from '../components/TableScroll';
 import { fleet } from '../fleet/fleet';
+import { type SavedGroup, useGroups } from '../groups/groups';
 import type { TreeModel, TreeNode } from '../fleet/tree';
 import { type MessageKey, t } from '../i18n';
 import { useStore } from '../store';
@@ -15,7 +16,7 @@ type Holiday = { from: string; to: string; label: string };
 
 interface Calendar {
   id: number;
-  target: { type: 'center' | 'room' | 'folder'; id: number };
+  target: { type: 'center' | 'room' | 'folder' | 'group'; id: number };
   week: Partial<Record<Weekday, Times>>;
   holidays: Holiday[];
   force_off: boolean;
@@ -80,9 +81,10 @@ function pathOf(node: TreeNode): string {
   return names.join(' › ');
 }
 
-/** What a calendar may govern, by name: each center whole, its rooms, its folders of PCs; one group per center. */
-function calendarTargets(model: TreeModel | null) {
-  return (model?.roots ?? []).map((center) => {
+/** What a calendar may govern, by name: each center whole, its rooms, its folders of PCs (one group per center), and the saved groups. */
+function calendarTargets(model: TreeModel | null, groups: SavedGroup[]) {
+  const saved = groups.map((g) => ({ value: `group:${g.id}`, label: g.name }));
+  const places = (model?.roots ?? []).map((center) => {
     const options = [{ value: `center:${center.id}`, label: t('scheduler.wholeCenter', { name: center.name }) }];
     const walk = (node: TreeNode) => {
       for (const child of node.children) {
@@ -94,10 +96,12 @@ function calendarTargets(model: TreeModel | null) {
     walk(center);
     return { group: center.name, options };
   });
+  return saved.length > 0 ? [...places, { group: t('groups.savedGroups'), options: saved }] : places;
 }
 
 /** A calendar's target by name ("Lab 1 (School)"), or its kind and id when the tree does not hold it. */
-function targetName(model: TreeModel | null, target: Calendar['target']): string {
+function targetName(model: TreeModel | null, groups: SavedGroup[], target: Calendar['target']): string {
+  if (target.type === 'group') return groups.find((g) => g.id === target.id)?.name ?? t('power.type.group', { id: target.id });
   const node = model?.byKey.get(`${target.type}:${target.id}`);
   if (!node) return t(`power.type.${target.type}` as MessageKey, { id: target.id });
   if (node.type === 'center') return node.name;
@@ -115,6 +119,7 @@ export function Power() {
   const [error, setError] = useState<{ field?: string; message: string } | null>(null);
   const [note, setNote] = useState('');
   const { model } = useStore(fleet);
+  const groups = useGroups();
 
   const load = async () => {
     try {
@@ -184,7 +189,7 @@ export function Power() {
             <tbody>
               {calendars.map((c) => (
                 <tr key={c.id} data-calendar={c.id}>
-                  <td data-target={`${c.target.type}:${c.target.id}`}>{targetName(model, c.target)}</td>
+                  <td data-target={`${c.target.type}:${c.target.id}`}>{targetName(model, groups, c.target)}</td>
                   {weekdays.map((d) => (
                     <td key={d}>
                       {[c.week[d]?.on && `↑ ${c.week[d]!.on}`, c.week[d]?.off && `↓ ${c.week[d]!.off}`].filter(Boolean).join(' ')}
@@ -268,6 +273,7 @@ function Editor(props: {
 }) {
   const { draft, error } = props;
   const { model } = useStore(fleet);
+  const groups = useGroups();
   const set = (patch: Partial<Draft>) => props.onChange({ ...draft, ...patch });
   const setTime = (day: Weekday, which: 'on' | 'off', value: string) =>
     set({ week: { ...draft.week, [day]: { ...draft.week[day], [which]: value } } });
@@ -289,7 +295,7 @@ function Editor(props: {
           label={t('power.calendarOf')}
           name="target.id"
           value={draft.target ? `${draft.type}:${draft.target}` : ''}
-          options={[{ value: '', label: t('power.pickTarget') }, ...calendarTargets(model)]}
+          options={[{ value: '', label: t('power.pickTarget') }, ...calendarTargets(model, groups)]}
           onInput={(v) => {
             const [type = 'room', id = ''] = v.split(':');
             set({ type: type as Draft['type'], target: id });

@@ -3,6 +3,7 @@ import { get, post } from '../api';
 import { ErrorNote } from '../components/ErrorNote';
 import { Checkbox, Field } from '../components/Field';
 import { fleet } from '../fleet/fleet';
+import { useGroups } from '../groups/groups';
 import { t } from '../i18n';
 import { useStore } from '../store';
 import { useAsync } from '../useAsync';
@@ -41,6 +42,8 @@ export function Scheduler() {
     return { ...procedures, ...tasks };
   });
   const { model, selection } = useStore(fleet);
+  // The saved groups, among the targets of tasks and schedules (the page follows their store).
+  useGroups();
   const centers = (model?.roots ?? []).map((c) => ({ value: String(c.id), label: c.name }));
   const procedures = catalogue.value?.procedures ?? [];
   const tasks = catalogue.value?.tasks ?? [];

@@ -23,7 +23,7 @@ interface Entry {
 }
 
 /** What the timeline can be narrowed to: a job's wakes apart from its commands. */
-const shownKinds = ['job', 'wake', 'power', 'boot', 'change', 'audit'] as const;
+const shownKinds = ['job', 'wake', 'power', 'session', 'boot', 'change', 'audit'] as const;
 type ShownKind = (typeof shownKinds)[number];
 const kindOf = (e: Entry): ShownKind | string => (e.kind === 'job' && e.data.kind === 'wol' ? 'wake' : e.kind);
 
@@ -31,6 +31,7 @@ const chipLabel: Record<ShownKind, MessageKey> = {
   job: 'timeline.jobs',
   wake: 'timeline.wakes',
   power: 'timeline.power',
+  session: 'timeline.sessions',
   boot: 'timeline.boots',
   change: 'timeline.changes',
   audit: 'timeline.audit',
@@ -64,6 +65,14 @@ function EntryText({ entry }: { entry: Entry }) {
         <>
           <strong>{t('timeline.powerState')}</strong>: {t(`timeline.power.${entry.state}` as MessageKey)}
           {data.ended ? ` ${t('timeline.until', { time: timeOfDay(String(data.ended)) })}` : ''}
+        </>
+      );
+    case 'session':
+      return (
+        <>
+          <strong>{t(entry.state === 'start' ? 'timeline.signIn' : 'timeline.signOut')}</strong>:{' '}
+          <span class="session-user">{String(data.user)}</span>
+          {data.os ? ` · ${String(data.os)}` : ''}
         </>
       );
     case 'boot': {
@@ -121,8 +130,8 @@ function EntryText({ entry }: { entry: Entry }) {
 /**
  * A PC's timeline (GET /client/timeline): what was done to it and what happened to it, newest
  * first, from every plugin that keeps records of PCs: commands and their outcomes, wakes and
- * whether it woke, power states, network boots, inventory changes, changes of its record, each
- * with who asked; by day on the site's clock, a page at a time, narrowed by kind.
+ * whether it woke, power states, sign-ins and sign-outs by user, network boots, inventory
+ * changes, changes of its record, each with who asked; by day on the site's clock, a page at a time, narrowed by kind.
  */
 export function ClientTimeline(props: { ip: string }) {
   const [entries, setEntries] = useState<Entry[] | null>(null);
@@ -198,9 +207,10 @@ export function ClientTimeline(props: { ip: string }) {
                 <time dateTime={entry.time}>{timeOfDay(entry.time)}</time>
                 <div class="timeline-text">
                   <EntryText entry={entry} />
-                  {(entry.who !== null || entry.job !== null) && (
+                  {/* A session's who is its user, named in its text already. */}
+                  {((entry.who !== null && entry.kind !== 'session') || entry.job !== null) && (
                     <p class="timeline-who">
-                      {entry.who !== null && t('timeline.by', { who: askerText(entry.who, entry.source) })}
+                      {entry.who !== null && entry.kind !== 'session' && t('timeline.by', { who: askerText(entry.who, entry.source) })}
                       {entry.job !== null && (
                         <>
                           {' '}

@@ -12,6 +12,7 @@ import { may, useServer } from '../../plugins';
 import { CenterForm, NodeDialog, offersNodeMenu } from './NodeDialogs';
 import { CsvImport } from './CsvImport';
 import { exportFleet } from './export';
+import { GroupBar } from './GroupBar';
 import { ImageFilter } from './ImageFilter';
 import { RunsPanel } from './RunsPanel';
 import { TreeList } from './TreeList';
@@ -110,6 +111,7 @@ export function Fleet() {
           </select>
         </label>
         <ImageFilter />
+        <GroupBar />
         {filters.within && model?.byKey.get(filters.within) && (
           <button type="button" class="within" onClick={() => patchFleet({ filters: { ...filters, within: undefined } })}>
             {t('fleet.within', { name: model.byKey.get(filters.within)!.name })} ✕

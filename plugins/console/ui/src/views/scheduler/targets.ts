@@ -1,9 +1,10 @@
 import type { TreeModel, TreeNode } from '../../fleet/tree';
+import { groups as savedGroups } from '../../groups/groups';
 import { t } from '../../i18n';
 
-/** What a task runs for, in the API's words: a center, a room or one computer ("client"). */
+/** What a task runs for, in the API's words: a center, a room, one computer ("client") or a saved group. */
 export interface Scope {
-  type: 'center' | 'room' | 'client';
+  type: 'center' | 'room' | 'client' | 'group';
   id: number;
 }
 
@@ -32,6 +33,14 @@ function path(node: TreeNode): string {
 /** Computers listed without a filter up to this many; a larger fleet lists those the filter finds, this many at most. */
 export const listedComputers = 200;
 
+/** The saved groups (groups' store, read by the views that show these options) whose name holds `text`, as options. */
+function groupOptions(text: string, keep: string) {
+  const options = savedGroups.value
+    .filter((g) => !text || g.name.toLowerCase().includes(text) || `group:${g.id}` === keep)
+    .map((g) => ({ value: `group:${g.id}`, label: g.name }));
+  return options.length > 0 ? [{ group: t('groups.savedGroups'), options }] : [];
+}
+
 /**
  * Every center and room by name, and the computers (all of a small fleet, else those whose
  * name or address holds `filter`), one option group per center (its first option the whole
@@ -58,19 +67,36 @@ export function targetOptions(model: TreeModel | null, filter = '', keep = '') {
     walk(center);
     return { group: center.name, options };
   });
-  return groups.filter((g) => g.options.length > 1 || !text || g.group.toLowerCase().includes(text) || g.options[0]!.value === keep);
+  const centers = groups.filter(
+    (g) => g.options.length > 1 || !text || g.group.toLowerCase().includes(text) || g.options[0]!.value === keep,
+  );
+  return [...centers, ...groupOptions(text, keep)];
 }
 
 /** The scope and center of a tree key, or null when the tree has no such center, room or computer. */
 export function targetOf(model: TreeModel | null, key: string): { scope: Scope; center: number } | null {
+  if (key.startsWith('group:')) return groupTarget(model, Number(key.slice(6)));
   const node = model?.byKey.get(key);
   const scope = node && scopeOf(node);
   return node && scope ? { scope, center: centerOf(node).id } : null;
 }
 
-/** A scope by name ("School › Lab 1"), or its type and id when the tree does not hold it. */
+/**
+ * A saved group as a task's scope; the task belongs to the center the group's filter is
+ * within (a task has a center), else to the first center.
+ */
+function groupTarget(model: TreeModel | null, id: number): { scope: Scope; center: number } | null {
+  const group = savedGroups.value.find((g) => g.id === id);
+  const first = model?.roots[0];
+  if (!group || !first) return null;
+  const place = group.filter.within && model?.byKey.get(`${group.filter.within.type}:${group.filter.within.id}`);
+  return { scope: { type: 'group', id }, center: place ? centerOf(place).id : first.id };
+}
+
+/** A scope by name ("School › Lab 1", a group's name), or its type and id when the tree does not hold it. */
 export function scopeName(model: TreeModel | null, scope: Scope | null): string {
   if (!scope) return '';
+  if (scope.type === 'group') return savedGroups.value.find((g) => g.id === scope.id)?.name ?? t('power.type.group', { id: scope.id });
   const node = model?.byKey.get(keyOf(scope));
   if (!node) return `${scope.type} ${scope.id}`;
   return node.parent ? `${centerOf(node).name} › ${path(node)}` : node.name;
