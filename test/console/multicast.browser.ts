@@ -79,7 +79,9 @@ test('a multicast restore from the fleet: its job page shows the session and eac
     await page.locator('[data-action=restore-image]').click();
     const dialog = page.locator('dialog');
     await dialog.locator('select[name=id] option', { hasText: 'lab' }).waitFor({ state: 'attached' });
-    await dialog.locator('input[name=partition]').fill('2');
+    // The partition by name, from the PC's own setup (the fake agent's: disk 1, partitions 1 and 2).
+    await dialog.locator('select[name=partition] option[value="1:2"]').waitFor({ state: 'attached' });
+    await dialog.locator('select[name=partition]').selectOption('1:2');
     await dialog.locator('select[name=type]').selectOption('MULTICAST');
     await dialog.getByLabel(/I understand/).check();
     await dialog.getByRole('button', { name: 'Restore image' }).click();
@@ -107,7 +109,7 @@ test('a multicast restore from the fleet: its job page shows the session and eac
     agent.write(answerBytes(500, {}));
     await lab.settled('127.0.0.1');
     await page.getByRole('button', { name: 'Send the image again by unicast to the PC it did not reach' }).click();
-    await page.locator('h1', { hasText: `Job ${again.body.job + 1}: image/restore` }).waitFor();
+    await page.locator('h1', { hasText: `Job ${again.body.job + 1}: Restore image` }).waitFor();
     await page.locator('table.grid tr[data-ip="127.0.0.1"][data-state=done]').waitFor();
     assert.equal(await page.locator('.multicast-session').count(), 0, 'a unicast restore has no session');
     assert.equal((await agent.waitFor('image/restore', 2)).body.type, 'UNICAST');

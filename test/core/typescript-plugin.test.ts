@@ -22,7 +22,9 @@ const authorsEnv = Object.fromEntries(Object.entries(process.env).filter(([name]
 function run(cwd: string, command: string, args: string[]): Promise<{ code: number; stdout: string; output: string }> {
   return new Promise((resolve) => {
     execFile(command, args, { cwd, env: authorsEnv, maxBuffer: 64 * 2 ** 20, timeout: 600_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, output: `${stdout}${stderr}` });
+      // Killed at the timeout, npm (compiling better-sqlite3 on a busy machine) says nothing of why: the output does.
+      const killed = error?.killed ? `\n${command} ${args.join(' ')} was killed after 600 s (error.signal ${error.signal})` : '';
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, output: `${stdout}${stderr}${killed}` });
     });
   });
 }

@@ -27,6 +27,8 @@ import { makeTestDir, removeTestStore, startServer } from '../../support/server'
  */
 
 const size = 3_000_000;
+/** A bound, not a timing check: a sender starts in a namespace through ip netns exec, which a loaded CI machine may take seconds over. */
+const spawnWaitMs = 30_000;
 
 interface Site extends Lab {
   ns: LoopbackNamespace;
@@ -315,7 +317,7 @@ test('a sender that dies fails its session with its exit reason; one nobody join
     agent.on('image/restore', { none: true });
     const r = await x.restore(['127.0.0.1']);
     assert.equal(r.status, 200, r.text);
-    await eventually(() => x.ns.pidsOf('udp-sender').length === 1, 'the sender running');
+    await eventually(() => x.ns.pidsOf('udp-sender').length === 1, 'the sender running', spawnWaitMs);
     const id = await sessionIdOfJob(x, r.body.job);
     process.kill(x.ns.pidsOf('udp-sender')[0]!, 'SIGKILL');
     await eventually(async () => (await x.session(id)).state === 'failed', 'the session failed');
@@ -482,7 +484,7 @@ test('at start, a sender a killed ogserve left is ended and its session marked f
         joinedAt: null,
         endedAt: null,
       });
-      await eventually(() => ns.pidsOf('udp-sender').length === 1, 'the sender running');
+      await eventually(() => ns.pidsOf('udp-sender').length === 1, 'the sender running', spawnWaitMs);
     } finally {
       await first.close();
     }
