@@ -24,7 +24,9 @@
  *   with HEAD routes (boot files answer HEAD without a key); 3,347 with Reply.stream, the one
  *   way a body written as it goes (a file, an event stream) leaves; 3,348 with `site.time_zone`
  *   (issue 58: the one clock of the scheduler, power and the console, a site setting no one
- *   plugin owns).
+ *   plugin owns); 3,354 with what a plugin definition gives the tools outside the server
+ *   (issue 53's narrow faces: `import`, `backup`, `commandLine`), which took the importer's,
+ *   backup's and the subcommands' 52 reaches into plugins' entries off those entries.
  *
  * Usage: node scripts/check-structure.mjs [root]   (root: the checkout, by default this one)
  */
@@ -36,7 +38,7 @@ const pluginsDir = path.join(root, 'plugins');
 const coreDir = path.join(root, 'core');
 const cliDir = path.join(root, 'cli');
 
-const goals = { coreLines: 3348, fileLines: 300 };
+const goals = { coreLines: 3354, fileLines: 300 };
 const domainWords = /\b(images?|shells?|rooms?|centers?|wol)\b/gi;
 
 function sources(dir) {
