@@ -29,7 +29,7 @@ export interface Target {
    */
   untouched: boolean;
   /** What the target's enabled plugins give the import: a part a disabled plugin would give is absent. */
-  parts: Partial<ImportParts>;
+  parts: Partial<ImportParts> & Pick<ImportParts, 'inventory'>;
   has(plugin: string): boolean;
   /**
    * Make way for a site: when the target holds only the default repository a fresh
@@ -71,10 +71,11 @@ export async function openTarget(
     throw error;
   }
   try {
-    const parts = enabledParts(app.plugins);
-    if (!parts.inventory) {
+    const enabled = enabledParts(app.plugins);
+    if (!enabled.inventory) {
       throw new StartupError('the inventory plugin is not enabled in the target config: there is nothing to import into');
     }
+    const parts = { ...enabled, inventory: enabled.inventory };
     const inventory = app.container.resolve(Inventory);
     const em = app.database.fork();
     const stored = await parts.inventory.holdings(em);

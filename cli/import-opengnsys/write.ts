@@ -26,7 +26,7 @@ export async function writeImport(target: Target, plan: ImportPlan, say: (line: 
       : { hardware: new Map<number, number>(), software: new Map<number, number>() };
     const software = (id: number) => profiles.software.get(id) ?? 0;
     say(`writing the inventory: ${plan.centers.length} centers, ${plan.rooms.length} rooms, ${plan.clients.length} clients`);
-    await parts.inventory!.write(db, em, {
+    await parts.inventory.write(db, em, {
       ...plan,
       clients: plan.clients.map((c) => ({ ...c, hardwareId: profiles.hardware.get(c.hardwareId) ?? 0 })),
       disks: plan.disks.map(({ clientId, entries }) => ({
