@@ -3,11 +3,12 @@ import { readdir, readlink, stat } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { Config } from './config';
-import boot, { BootLoaders, type FoundLoader } from '../plugins/boot';
+import boot from '../plugins/boot';
 import live, { type PeSignature, peSignature } from '../plugins/live';
 import tftp from '../plugins/tftp';
 import { type Command, UsageError } from './command';
 import { parseOptions } from './options';
+import type { CommandLineService } from './plugin-service';
 
 const usage = [
   'Usage: ogserve doctor boot [--config FILE] [--json]',
@@ -70,6 +71,8 @@ export async function bootReport(configFile: string | undefined): Promise<BootRe
   const bootSettings = config.section('boot', boot.config!);
   const liveSettings = config.section('live', live.config!);
   const tftpSettings = config.section('tftp', tftp.config!);
+  // What `boot` gives the command line: where the first stages are found on this machine.
+  const BootLoaders = boot.commandLine!.bootLoaders!;
   const found = await new BootLoaders(bootSettings.loaders_dir, bootSettings.loaders_served_dir).find();
   const loaders = found.map((l) => ({
     name: l.name,
@@ -137,7 +140,7 @@ async function liveImages(directory: string): Promise<BootReport['live']> {
   return images;
 }
 
-function verdicts(report: BootReport, found: FoundLoader[]): Verdict[] {
+function verdicts(report: BootReport, found: Awaited<ReturnType<CommandLineService<'bootLoaders'>['find']>>): Verdict[] {
   const has = (name: string) => found.some((l) => l.name === name && l.source);
   const signedLoader = (name: string) => found.some((l) => l.name === name && l.signature?.signed);
   const tftpOk = report.tftp.answers;

@@ -1,5 +1,4 @@
 import { StartupError } from '../core/errors';
-import { ImagePuller, type PullView } from '../plugins/images';
 import { type Command, UsageError } from './command';
 import { parseOptions, siteOptions, siteOptionsHelp } from './options';
 import { withPluginService } from './plugin-service';
@@ -36,9 +35,9 @@ export const image: Command = {
     const repository = options.values['--repository'];
     if (repository !== undefined && !/^[1-9][0-9]{0,9}$/.test(repository)) throw new UsageError('--repository takes a repository id');
     const url = options.positional[0]!;
-    return withPluginService(options, 'images', ImagePuller, async (puller) => {
+    return withPluginService(options, 'images', 'imagePuller', async (puller) => {
       const started = Date.now();
-      const say = (view: PullView) =>
+      const say = (view: { bytes: number; size: number }) =>
         process.stderr.write(
           `${name}: ${mib(view.bytes)} of ${mib(view.size)} MiB (${mib((view.bytes * 1000) / Math.max(1, Date.now() - started))} MiB/s)\n`,
         );

@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { HttpError } from '../core/errors';
-import { type DhcpdAnswer, DhcpdImport } from '../plugins/inventory';
 import { type Command, UsageError } from './command';
 import { parseOptions, siteOptions, siteOptionsHelp } from './options';
-import { withPluginService } from './plugin-service';
+import { type CommandLineService, withPluginService } from './plugin-service';
+
+type DhcpdAnswer = Awaited<ReturnType<CommandLineService<'dhcpdImport'>['importConf']>>['answer'];
 
 const usage = [
   'Usage: ogserve import-dhcpd FILE [--dry-run] [--config FILE] [--state-dir DIR]',
@@ -47,7 +48,7 @@ export const importDhcpd: Command = {
       process.stderr.write(`ogserve: cannot read ${file}: ${(error as Error).message}\n`);
       return 2;
     }
-    return withPluginService(options, 'inventory', DhcpdImport, async (dhcpd) => {
+    return withPluginService(options, 'inventory', 'dhcpdImport', async (dhcpd) => {
       let answer: DhcpdAnswer;
       try {
         ({ answer } = await dhcpd.importConf(conf, dryRun));

@@ -1,7 +1,8 @@
-import { LiveInstaller, type LiveSource } from '../plugins/live';
 import { type Command, UsageError } from './command';
 import { parseOptions, siteOptions, siteOptionsHelp } from './options';
-import { withPluginService } from './plugin-service';
+import { type CommandLineService, withPluginService } from './plugin-service';
+
+type Installer = CommandLineService<'liveInstaller'>;
 
 const usage = [
   'Usage: ogserve live install --iso FILE | --dir FOLDER [--name NAME] [--config FILE] [--state-dir DIR]',
@@ -54,7 +55,7 @@ async function install(args: string[]): Promise<number> {
   if (options.positional.length > 0) throw new UsageError(`unexpected argument '${options.positional[0]}'`);
   const { '--iso': iso, '--dir': dir, '--name': name } = options.values;
   if ((iso === undefined) === (dir === undefined)) throw new UsageError('live install needs --iso FILE or --dir FOLDER (one of them)');
-  const source: LiveSource = iso !== undefined ? { iso } : { dir: dir! };
+  const source: Parameters<Installer['install']>[0] = iso !== undefined ? { iso } : { dir: dir! };
   return withInstaller(options, async (installer) => {
     const entry = await installer.install(source, name);
     process.stderr.write(
@@ -65,7 +66,7 @@ async function install(args: string[]): Promise<number> {
   });
 }
 
-async function list(installer: LiveInstaller): Promise<number> {
+async function list(installer: Installer): Promise<number> {
   const { live: images, default: index } = await installer.list();
   if (images.length === 0) process.stderr.write('no live images\n');
   for (const [i, e] of images.entries()) {
@@ -75,6 +76,6 @@ async function list(installer: LiveInstaller): Promise<number> {
   return 0;
 }
 
-function withInstaller(options: { values: Record<string, string> }, fn: (installer: LiveInstaller) => Promise<number>): Promise<number> {
-  return withPluginService(options, 'live', LiveInstaller, fn);
+function withInstaller(options: { values: Record<string, string> }, fn: (installer: Installer) => Promise<number>): Promise<number> {
+  return withPluginService(options, 'live', 'liveInstaller', fn);
 }

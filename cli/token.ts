@@ -1,8 +1,10 @@
 import { StartupError } from '../core/errors';
-import { TokenStore, expiryOf, type TokenView } from '../plugins/tokens';
+import { expiryOf } from '../plugins/tokens';
 import { type Command, UsageError } from './command';
 import { idList, parseOptions, siteOptions, siteOptionsHelp } from './options';
-import { describeLimits, withPluginService } from './plugin-service';
+import { type CommandLineService, describeLimits, withPluginService } from './plugin-service';
+
+type Tokens = CommandLineService<'tokens'>;
 
 const usage = [
   'Usage: ogserve token create --name NAME --role ROLE [--center IDS] [--room IDS] [--shell] [--expires 30d] [--config FILE] [--state-dir DIR]',
@@ -62,26 +64,26 @@ async function create(args: string[]): Promise<number> {
   });
 }
 
-async function list(store: TokenStore): Promise<number> {
+async function list(store: Tokens): Promise<number> {
   const tokens = await store.list();
   if (tokens.length === 0) process.stderr.write('no tokens (rest.api_token is an admin key of its own)\n');
   for (const view of tokens) process.stdout.write(`${describe(view)}\n`);
   return 0;
 }
 
-async function revoke(store: TokenStore, name: string): Promise<number> {
+async function revoke(store: Tokens, name: string): Promise<number> {
   if (!(await store.revoke(name))) throw new StartupError(`no token named '${name}'`);
   process.stderr.write(`revoked ${name}\n`);
   return 0;
 }
 
-function describe(view: TokenView): string {
+function describe(view: Awaited<ReturnType<Tokens['list']>>[number]): string {
   const permissions = view.shell ? `${view.role}+shell` : view.role;
   const scope = describeLimits(view);
   const owner = view.owner ? `  made by ${view.owner}` : '';
   return `${view.name}  ${permissions}  created ${view.created}  expires ${view.expires ?? 'never'}  last used ${view.last_used ?? 'never'}${scope}${owner}`;
 }
 
-function withStore(options: { values: Record<string, string> }, fn: (store: TokenStore) => Promise<number>): Promise<number> {
-  return withPluginService(options, 'tokens', TokenStore, fn);
+function withStore(options: { values: Record<string, string> }, fn: (store: Tokens) => Promise<number>): Promise<number> {
+  return withPluginService(options, 'tokens', 'tokens', fn);
 }

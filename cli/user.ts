@@ -1,9 +1,10 @@
 import { StartupError } from '../core/errors';
-import { UserStore, type UserView } from '../plugins/auth';
 import { type Command, UsageError } from './command';
 import { idList, parseOptions, siteOptions, siteOptionsHelp } from './options';
-import { describeLimits, withPluginService } from './plugin-service';
+import { type CommandLineService, describeLimits, withPluginService } from './plugin-service';
 import { passwordFromStdin, passwordFromTerminal } from './password-input';
+
+type Users = CommandLineService<'users'>;
 
 const usage = [
   'Usage: ogserve user add NAME --role ROLE [--center IDS] [--room IDS] [--shell] [--password-stdin] [--config FILE] [--state-dir DIR]',
@@ -79,7 +80,7 @@ async function passwd(args: string[]): Promise<number> {
   });
 }
 
-async function list(users: UserStore): Promise<number> {
+async function list(users: Users): Promise<number> {
   const all = await users.list();
   if (all.length === 0) process.stderr.write('no local users\n');
   for (const view of all) process.stdout.write(`${describe(view)}\n`);
@@ -95,12 +96,12 @@ function passwordOf(flags: Set<string>): Promise<string> {
   return flags.has('--password-stdin') ? passwordFromStdin() : passwordFromTerminal();
 }
 
-function describe(view: UserView): string {
+function describe(view: Awaited<ReturnType<Users['list']>>[number]): string {
   const rights = view.shell ? `${view.role}+shell` : view.role;
   const scope = describeLimits(view);
   return `${view.username}  ${rights}${view.disabled ? '  disabled' : ''}  created ${view.created}${scope}`;
 }
 
-function withUsers(options: { values: Record<string, string> }, fn: (users: UserStore) => Promise<number>): Promise<number> {
-  return withPluginService(options, 'auth', UserStore, fn);
+function withUsers(options: { values: Record<string, string> }, fn: (users: Users) => Promise<number>): Promise<number> {
+  return withPluginService(options, 'auth', 'users', fn);
 }

@@ -1,5 +1,6 @@
 /** The public API for plugin authors: `import { definePlugin, ... } from 'ogserve'`. */
 export { definePlugin, type PluginContext, type PluginDefinition, type SeedContext } from './plugin';
+export type { CommandLineParts, ImportParts } from './plugin';
 export type { StaticOptions } from './http/static';
 export { HttpError, ErrorCode, badRequest, StartupError } from './errors';
 export { Type, type Static } from '@sinclair/typebox';

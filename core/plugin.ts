@@ -53,7 +53,27 @@ export interface PluginDefinition<C extends TObject = TObject> {
    */
   permissions?: Record<string, PermissionDeclaration>;
   register(ctx: PluginContext<Static<C>>): void | Promise<void>;
+  /** What this plugin gives `ogserve import-opengnsys`: its own entry of ImportParts. */
+  import?: Partial<ImportParts>;
+  /**
+   * What `ogserve backup` and `restore` must know of this plugin besides its tables: that they
+   * hold the state of running processes, not of the site (left out), and the folders of files
+   * a backup holds, by the name of their area in the backup (`bios`), read from its config section.
+   */
+  backup?: { transient?: boolean; folders?(config: Static<C>): Record<string, string> };
+  /** What this plugin gives the other subcommands of `ogserve` (`user`, `live`...): its own entries of CommandLineParts. */
+  commandLine?: Partial<CommandLineParts>;
 }
+
+/**
+ * The tools outside the server reach a plugin only through what its definition gives them.
+ * A plugin declares its entries by declaration merging, as EventMap's, so each tool is typed
+ * by the plugin's own shapes: `declare module 'ogserve' { interface ImportParts { x: XImport } }`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in plugins
+export interface ImportParts {}
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in plugins
+export interface CommandLineParts {}
 
 export interface PluginContext<C = unknown> {
   readonly name: string;

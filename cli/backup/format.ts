@@ -26,7 +26,7 @@ export interface Header {
 
 export type PartHeader =
   | { part: 'table'; name: string; plugin: string; columns: string[] }
-  | { part: 'file'; name: string; area: 'bios' | 'uefi'; mode: number }
+  | { part: 'file'; name: string; area: string; mode: number }
   | { part: 'api-token'; name: 'api-token' }
   | { part: 'config'; name: 'config'; file: string };
 

@@ -117,7 +117,7 @@ function refuseColumns(file: string, manifest: Manifest, specs: TableSpec[], col
           `${file} holds table ${part.name} with columns ${have.join(', ')}, the target's has ${want.join(', ')}; nothing was restored`,
         );
     }
-    if (part.part === 'file') safeJoin(file, '/', part.name.replace(/^(bios|uefi)\//, ''));
+    if (part.part === 'file') safeJoin(file, '/', part.name.replace(/^[^/]*\//, ''));
   }
 }
 
@@ -214,7 +214,7 @@ async function restoreRows(
             process.stdout.write(`restoring table ${h.name}\n`);
           } else if (h.part === 'file') {
             const dir = site.bootDirs.find((d) => d.area === h.area)?.dir;
-            if (dir === undefined) return; // pxe-modes is checked enabled; a site without it has no boot files
+            if (dir === undefined) return; // the plugin that gives the area is checked enabled; a site without it has no such files
             startFile(h, safeJoin(file, dir, h.name.slice(h.area.length + 1)), h.mode & 0o777);
           } else if (h.part === 'api-token') startFile(h, site.tokenFile, 0o600);
           else if (h.part === 'config' && configTo) startFile(h, configTo, 0o640);

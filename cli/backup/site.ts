@@ -11,8 +11,8 @@ import { decode, type TableSpec, tableSpecs } from './tables';
 export interface SiteFiles {
   config: Config;
   definitions: PluginDefinition[];
-  /** The folders of the boot files (pxe-modes' bios_dir and uefi_dir), when pxe-modes is enabled. */
-  bootDirs: { area: 'bios' | 'uefi'; dir: string }[];
+  /** The folders of files the enabled plugins give a backup (pxe-modes: its boot files' `bios` and `uefi`), by area. */
+  bootDirs: { area: string; dir: string }[];
   /** rest.api_token_file: the generated key. */
   tokenFile: string;
 }
@@ -21,12 +21,11 @@ export interface SiteFiles {
 export async function siteFiles(configFile: string | undefined, stateDir: string | undefined): Promise<SiteFiles> {
   const config = new Config(configFile, {}, { stateDir });
   const definitions = orderPlugins((await importPlugins(config.core.plugins, config.baseDirOf('plugins'))).map((p) => p.definition));
-  const bootDirs: SiteFiles['bootDirs'] = [];
-  const pxe = definitions.find((d) => d.name === 'pxe-modes');
-  if (pxe?.config) {
-    const section = config.section(pxe.name, pxe.config) as { bios_dir: string; uefi_dir: string };
-    bootDirs.push({ area: 'bios', dir: section.bios_dir }, { area: 'uefi', dir: section.uefi_dir });
-  }
+  const bootDirs = definitions.flatMap(({ backup, config: schema, name, section }) => {
+    if (!backup?.folders) return [];
+    const folders = backup.folders(schema ? config.section(section ?? name, schema) : {});
+    return Object.entries(folders).map(([area, dir]) => ({ area, dir }));
+  });
   return { config, definitions, bootDirs, tokenFile: config.core.rest.api_token_file };
 }
 

@@ -44,19 +44,14 @@ function codecOf(meta: EntityMetadata, prop: EntityProperty): Codec {
 }
 
 /**
- * Plugins whose tables hold the state of running processes, not of the site: the cluster's
- * instances and messages mean nothing to the database a backup is restored to.
- */
-const transient = new Set(['cluster']);
-
-/**
  * The tables of the enabled plugins, parents before the tables that refer to them: the
  * order a restore inserts in and a backup writes in.
  */
 export function tableSpecs(orm: MikroORM, definitions: PluginDefinition[]): TableSpec[] {
   const pluginOf = new Map<string, string>();
   for (const d of definitions) {
-    if (transient.has(d.name)) continue;
+    // Tables of running processes (the cluster's instances and messages) mean nothing to the database a backup is restored to.
+    if (d.backup?.transient) continue;
     for (const entity of d.entities ?? []) {
       const name = (entity as { meta?: { className?: string }; name?: string }).meta?.className ?? (entity as { name: string }).name;
       pluginOf.set(name, d.name);

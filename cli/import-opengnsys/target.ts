@@ -5,10 +5,10 @@ import type { DestinationStream } from 'pino';
 import type { App } from '../../core/app';
 import { Config, type CoreSettings } from '../config';
 import { StartupError } from '../../core/errors';
-import { imageHoldings } from '../../plugins/images';
-import { Inventory, inventoryHoldings, type InventoryHoldings } from '../../plugins/inventory';
-import { Scheduler, schedulerHoldings } from '../../plugins/scheduler';
+import type { ImportParts } from '../../core/plugin';
+import { Inventory } from '../../plugins/inventory';
 import type { LegacySite } from './model';
+import { enabledParts } from './parts';
 import { type Held, nothingHeld, type PlanRules } from './plan/context';
 import { holdsOgserve } from './target-database';
 import { createApp } from '../config';
@@ -28,6 +28,8 @@ export interface Target {
    * the import is checked against an empty inventory in a scratch database instead.
    */
   untouched: boolean;
+  /** What the target's enabled plugins give the import: a part a disabled plugin would give is absent. */
+  parts: Partial<ImportParts> & Pick<ImportParts, 'inventory'>;
   has(plugin: string): boolean;
   /**
    * Make way for a site: when the target holds only the default repository a fresh
@@ -69,15 +71,16 @@ export async function openTarget(
     throw error;
   }
   try {
-    const has = (name: string) => app.plugins.some((plugin) => plugin.name === name);
-    if (!has('inventory')) {
+    const enabled = enabledParts(app.plugins);
+    if (!enabled.inventory) {
       throw new StartupError('the inventory plugin is not enabled in the target config: there is nothing to import into');
     }
+    const parts = { ...enabled, inventory: enabled.inventory };
     const inventory = app.container.resolve(Inventory);
     const em = app.database.fork();
-    const stored = await inventoryHoldings(em);
-    const images = has('images') ? await imageHoldings(em) : new Map<number, { name: string }>();
-    const scheduler = has('scheduler') ? await schedulerHoldings(em) : undefined;
+    const stored = await parts.inventory.holdings(em);
+    const images = parts.images ? await parts.images.holdings(em) : new Map<number, { name: string }>();
+    const scheduler = await parts.scheduler?.holdings(em);
     const held = heldOf(stored, images);
     if (scheduler) {
       held.procedures = new Set(scheduler.procedures.keys());
@@ -110,14 +113,15 @@ export async function openTarget(
       app,
       rules: {
         checkClient: (fields) => inventory.checkClient(fields),
-        scheduler: has('scheduler') ? app.container.resolve(Scheduler).steps : undefined,
+        scheduler: parts.scheduler ? parts.scheduler.steps(app.container.resolve(parts.scheduler.service)) : undefined,
         held,
       },
       description: describeDatabase(database),
       contents: onlyDefaultRepository ? [] : contents,
       onlyDefaultRepository,
       untouched: scratch !== undefined,
-      has,
+      parts,
+      has: (name) => app.plugins.some((plugin) => plugin.name === name),
       yieldTo(site) {
         if (!onlyDefaultRepository || !site.repositories.some((r) => r.id === 1)) return;
         held.repositories.delete(1);
@@ -137,7 +141,7 @@ export async function openTarget(
 }
 
 /** The planner's view of what the inventory and images hold: ids, and the keys each row holds. */
-function heldOf(stored: InventoryHoldings, images: Map<number, { name: string }>): Held {
+function heldOf(stored: Awaited<ReturnType<ImportParts['inventory']['holdings']>>, images: Map<number, { name: string }>): Held {
   const held = nothingHeld();
   const { keys } = held;
   held.servers = new Set(stored.servers.keys());

@@ -1,8 +1,6 @@
-import { writeProfiles, writeReports } from '../../plugins/agents';
-import { ImagesConfig, writeImages } from '../../plugins/images';
-import { Inventory, writeInventory } from '../../plugins/inventory';
+import images from '../../plugins/images';
+import { Inventory } from '../../plugins/inventory';
 import { BootFiles } from '../../plugins/pxe-modes';
-import { writeScheduler } from '../../plugins/scheduler';
 import type { ImportPlan } from './plan/records';
 import type { Target } from './target';
 
@@ -19,39 +17,39 @@ export interface Written {
  * images then name. Boot files are put right once the records are committed.
  */
 export async function writeImport(target: Target, plan: ImportPlan, say: (line: string) => void): Promise<Written> {
-  const { app } = target;
+  const { app, parts } = target;
   const db = app.database;
   await db.transactional(async (em) => {
     say('writing profiles');
-    const profiles = target.has('agents')
-      ? await writeProfiles(db, em, plan.hardwareProfiles, plan.softwareProfiles)
+    const profiles = parts.agents
+      ? await parts.agents.writeProfiles(db, em, plan.hardwareProfiles, plan.softwareProfiles)
       : { hardware: new Map<number, number>(), software: new Map<number, number>() };
     const software = (id: number) => profiles.software.get(id) ?? 0;
     say(`writing the inventory: ${plan.centers.length} centers, ${plan.rooms.length} rooms, ${plan.clients.length} clients`);
-    await writeInventory(db, em, {
+    await parts.inventory.write(db, em, {
       ...plan,
       clients: plan.clients.map((c) => ({ ...c, hardwareId: profiles.hardware.get(c.hardwareId) ?? 0 })),
       disks: plan.disks.map(({ clientId, entries }) => ({
         clientId,
-        entries: entries.map((e) => ({ ...e, software: software(e.software), image: target.has('images') ? e.image : 0 })),
+        entries: entries.map((e) => ({ ...e, software: software(e.software), image: parts.images ? e.image : 0 })),
       })),
     });
-    if (target.has('agents')) {
+    if (parts.agents) {
       say('writing hardware and software reports');
-      await writeReports(em, { hardware: plan.hardware, software: plan.software });
+      await parts.agents.writeReports(em, { hardware: plan.hardware, software: plan.software });
     }
-    if (target.has('images')) {
+    if (parts.images) {
       say(`writing ${plan.images.length} images`);
-      await writeImages(
+      await parts.images.write(
         db,
         em,
-        app.config.section('repository', ImagesConfig).directory,
+        app.config.section(images.section ?? images.name, images.config!).directory,
         plan.images.map((image) => ({ ...image, softwareId: software(image.softwareId) })),
       );
     }
-    if (target.has('scheduler')) {
+    if (parts.scheduler) {
       say(`writing ${plan.procedures.length} procedures, ${plan.tasks.length} tasks, ${plan.schedules.length} schedules`);
-      await writeScheduler(db, em, plan);
+      await parts.scheduler.write(db, em, plan);
     }
     say('committing');
   });

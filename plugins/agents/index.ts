@@ -11,6 +11,7 @@ import { agentRoutes } from './routes';
 import { defineAgentCommands } from './own-commands';
 import { SoftwareInventory } from './software';
 import { HardwareInventory } from './hardware';
+import { agentsImport } from './import-part';
 
 export { AgentLink } from './link';
 export { AgentCommands, type AgentCommand, dispatchAnswer, dispatchEach, paramsOf, sendCommand, withClients } from './commands';
@@ -18,16 +19,7 @@ export { askerOf, type Asker, type DispatchObserver, type DispatchOrigin, type O
 export { SoftwareInventory } from './software';
 export { DispatchAnswer } from './schemas';
 export { ImageName, isImageName } from './image-name';
-/** The hardware component types an agent reports (the reference's 3-letter codes), and what GET /hardware calls them. */
-export { hardwareTypes, hardwareTypeNames, HardwareInventory, type HardwareTypeNames } from './hardware';
-export {
-  writeProfiles,
-  writeReports,
-  type ImportedHardwareProfile,
-  type ImportedSoftwareProfile,
-  type ImportedReports,
-  type ProfileIds,
-} from './import';
+export { HardwareInventory } from './hardware';
 export type { AnswerHandler } from './link';
 export type { GuestAgent, GuestGate } from './guests';
 export type { Configuration } from './configuration';
@@ -45,6 +37,7 @@ export {
 export default definePlugin({
   name: 'agents',
   requires: ['inventory'],
+  import: { agents: agentsImport },
   // 2: software and hardware profiles (new tables only).
   schemaVersion: 2,
   entities: [HardwareItemEntity, SoftwareItemEntity, SoftwareProfileEntity, HardwareProfileEntity],

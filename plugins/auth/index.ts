@@ -21,8 +21,6 @@ import { SignInThrottle } from './sign-in-throttle';
 import { userRoutes } from './user-routes';
 import { UserStore } from './users';
 
-export { UserStore, type UserView } from './users';
-
 export { AuthClock } from './clock';
 
 /** Methods that change nothing: a cookie alone is enough for them. */
@@ -36,6 +34,7 @@ const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 export default definePlugin({
   name: 'auth',
   requires: ['inventory', 'tokens'],
+  commandLine: { users: UserStore },
   schemaVersion: 1,
   entities: [UserEntity, SessionEntity, PendingSignInEntity],
   config: AuthConfig,

@@ -40,6 +40,13 @@ export type ScopeCheck = (centers: readonly number[], rooms: readonly number[]) 
 const namePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const isoOf = (ms: string): string => new Date(Number(ms)).toISOString();
 
+declare module 'ogserve' {
+  interface CommandLineParts {
+    /** `ogserve user`: the local users, on the config's database. */
+    users: typeof UserStore;
+  }
+}
+
 /** Local users: made by an admin (REST or CLI), signing in with a password kept as a scrypt hash. */
 export class UserStore {
   constructor(

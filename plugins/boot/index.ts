@@ -28,7 +28,7 @@ export { stageOfFile } from './events';
 export { BootClock } from './clock';
 export { UnknownPcs, type DiscoveryBoot, type DiscoveryHandler, type UnknownPc } from './unknown-pcs';
 export { BootFolders, type BootFolder } from './folders';
-export { BootLoaders, LOADERS, type FoundLoader, type LoaderFirmware, type LoaderSpec } from './loaders';
+export { LOADERS, type LoaderFirmware, type LoaderSpec } from './loaders';
 export { BootConfig } from './schemas';
 /** The byte path's allow lists (transfers'), for the tftp plugin, which requires boot. */
 export { allowList } from '../transfers';
@@ -37,6 +37,7 @@ export { PerAddressLimit } from './rate-limit';
 export default definePlugin({
   name: 'boot',
   requires: ['inventory', 'pxe-modes', 'live', 'transfers'],
+  commandLine: { bootLoaders: BootLoaders },
   config: BootConfig,
   schemaVersion: 1,
   entities: [BootStageEntity, NextBootEntity],

@@ -65,6 +65,13 @@ export interface FoundLoader extends LoaderSpec {
 /** How often the copies are checked against their sources (a package upgrade replaces them). */
 const recheckMs = 60 * 60 * 1000;
 
+declare module 'ogserve' {
+  interface CommandLineParts {
+    /** `ogserve doctor boot`: where the first stages are found on this machine. */
+    bootLoaders: typeof BootLoaders;
+  }
+}
+
 /**
  * The first stages PCs start from: Debian's ipxe, shim-signed and grub-efi-amd64-signed where
  * Debian installs them, or the files of `boot.loaders_dir` when the site names one (by the

@@ -19,6 +19,8 @@ const ClusterAnswer = Type.Object({
 export default definePlugin({
   name: 'cluster',
   entities: [ClusterInstanceEntity, ClusterMessageEntity],
+  // Its instances and messages are the state of running processes, not of the site.
+  backup: { transient: true },
   config: Type.Object(
     {
       enabled: Type.Boolean({ default: false }),

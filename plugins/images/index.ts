@@ -24,6 +24,7 @@ import { pullRoutes } from './routes/pull';
 import { repositoryRoutes } from './routes/repository';
 import { ShareKeeper } from './share/keeper';
 import { ImagePuller, PullSettings } from './pull/puller';
+import { imagesImport } from './import-part';
 import { listRoutes } from './routes/list';
 import { recordRoutes } from './routes/records';
 import { RestoreMethods } from './restore-methods';
@@ -45,14 +46,9 @@ export {
 export type { RestoreParams } from './commands';
 export { ImageStore, type ImageRow } from './store';
 export { ImagesClock } from './clock';
-export { ImagePuller, type PullView } from './pull/puller';
 export { FileHasher, type FileHash } from './integrity/hasher';
 export { reprDigest } from './serve/served-files';
 export type { ImageState } from './entities/image';
-export { imageHoldings, writeImages, type ImportedImage } from './import';
-/** An image's record (its columns' lengths bound an import's fields) and the rules of POST /image/create. */
-export { ImageEntity, MONOLITHIC } from './entities/image';
-export { ImageCreateParams } from './schemas';
 
 /**
  * Its config section, `repository`: the name the reference's ogserver.json and sites' files
@@ -115,6 +111,8 @@ export default definePlugin({
   name: 'images',
   section: 'repository',
   requires: ['inventory', 'agents', 'transfers'],
+  import: { images: imagesImport },
+  commandLine: { imagePuller: ImagePuller },
   // 2: each image's sha256, file state, damage and last check (columns with defaults: the schema
   // update adds them); the kept versions and the trash (new tables).
   schemaVersion: 2,

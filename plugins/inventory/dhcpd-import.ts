@@ -29,6 +29,13 @@ interface RoomNetwork {
   mask: number;
 }
 
+declare module 'ogserve' {
+  interface CommandLineParts {
+    /** `ogserve import-dhcpd`: the clients of a dhcpd.conf, on the config's database. */
+    dhcpdImport: typeof DhcpdImport;
+  }
+}
+
 /**
  * `ogserve import-dhcpd` and POST /client/import-dhcpd: the `host` blocks of an ISC
  * dhcpd.conf as clients, each in the room whose network holds its address. Each host is held

@@ -22,6 +22,7 @@ import { serverRoutes } from './routes/servers';
 import { describeChange } from './change-events';
 import { ClientRules } from './client-rules';
 import { DhcpdImport } from './dhcpd-import';
+import { inventoryImport } from './import-part';
 import { ImportedClients } from './imported-clients';
 import { ClientBatch } from './client-batch';
 import { type Watched, WriteChanges } from './write-changes';
@@ -47,7 +48,6 @@ export {
   weekdays,
   type Weekday,
 } from './site-time';
-export { DhcpdImport, type DhcpdAnswer } from './dhcpd-import';
 export { ClientBatch, type BatchRefusal } from './client-batch';
 /** Other plugins' tables point at clients, rooms and centers (foreign keys that cascade). */
 export { CenterEntity, ClientEntity, RoomEntity };
@@ -57,36 +57,16 @@ export type { Room } from './entities/room';
 export { FleetScope } from './fleet-scope';
 export { Created, Done } from './schemas';
 export type { ClientView } from './client-view';
-export type {
-  DiskEntry,
-  StoredDiskEntry,
-  RepositoryView,
-  ScopeRef,
-  ClientRequestFields,
-} from './service';
-export type {
-  ImportedInventory,
-  ImportedServer,
-  ImportedRepository,
-  ImportedCenter,
-  ImportedRoomFolder,
-  ImportedRoom,
-  ImportedComputerFolder,
-  ImportedClient,
-  ImportedDisks,
-  InventoryHoldings,
-} from './import';
-export { inventoryHoldings, writeInventory } from './import';
+export type { DiskEntry, RepositoryView, ScopeRef } from './service';
 export { COMPUTER_FOLDER_MARKER, parseFolderId } from './folder-ids';
-export { MAX_FOLDER_ROW_ID } from './folder-ids';
-/** The rules of the inventory's request bodies: an import checks its rows by them, as REST does. */
-export { CenterAdd, ClientAdd, FolderAdd, RepositoryAdd, RoomAdd, ServerAdd } from './schemas';
 export { repositoryAddressFor } from './repository-address';
 export type { InventoryChange, InventoryKind } from './change-events';
 
 export default definePlugin({
   name: 'inventory',
   schemaVersion: 1,
+  import: { inventory: inventoryImport },
+  commandLine: { dhcpdImport: DhcpdImport },
   entities: [
     CenterEntity,
     RoomFolderEntity,

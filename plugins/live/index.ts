@@ -12,12 +12,12 @@ import { liveRoutes } from './routes';
 
 export { LiveCatalog } from './catalog';
 export { peSignature, signatureOf, type PeSignature } from './authenticode';
-export { LiveInstaller, type LiveSource } from './installer';
 export { KernelSignatures, type KernelSignature } from './kernel-signatures';
 
 export default definePlugin({
   name: 'live',
   requires: ['inventory', 'pxe-modes'],
+  commandLine: { liveInstaller: LiveInstaller },
   entities: [LiveImageEntity, LiveKernelEntity],
   // 2: live_kernels, whether each image's kernel is signed (a new table: no migration step).
   schemaVersion: 2,

@@ -22,6 +22,13 @@ const abandonedAfterMs = 60 * 60 * 1000;
 /** How many clients a refused removal names before saying how many more. */
 const namedClients = 10;
 
+declare module 'ogserve' {
+  interface CommandLineParts {
+    /** `ogserve live`: the installer, on the config's live directory. */
+    liveInstaller: typeof LiveInstaller;
+  }
+}
+
 /**
  * Installs, removes and sets the default live image in `live.directory`, as oglivecli does:
  * each image an `ogLive-<kernel>-r<revision>` folder (`-i386` before the revision for 32-bit)

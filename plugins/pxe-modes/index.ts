@@ -16,6 +16,8 @@ export default definePlugin({
   name: 'pxe-modes',
   requires: ['inventory'],
   config: PxeModesConfig,
+  // A backup holds each client's boot files, restored where this site's config puts them.
+  backup: { folders: (config) => ({ bios: config.bios_dir, uefi: config.uefi_dir }) },
   register(ctx) {
     const inventory = ctx.use(Inventory);
     const { config } = ctx;

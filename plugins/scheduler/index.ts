@@ -11,24 +11,12 @@ import { TaskEntity, TaskStepEntity } from './entities/task';
 import { auditSchedulerWrites } from './audit';
 import { schedulerRoutes } from './routes';
 import { Scheduler } from './service';
+import { schedulerImport } from './import-part';
 
 export { Scheduler, type ScheduleView } from './service';
-export {
-  schedulerHoldings,
-  writeScheduler,
-  type ImportedProcedure,
-  type ImportedTask,
-  type ImportedSchedule,
-  type ImportedSchedulerRecords,
-  type SchedulerHoldings,
-} from './import';
 export { SchedulerClock, SystemClock, type Clock } from './clock';
 export { nextOccurrence, occurrences, readYears, whenAt, type When } from './calendar';
 export type { Action, ActionState, ActionResult } from './entities/action';
-/** The rules of the scheduler's request bodies and steps: an import checks its rows by them, as REST does. */
-export { ProcedureAdd, ScheduleCreate, TaskAdd } from './schemas';
-export { oneClientMessage, type StepCommands } from './commands';
-export { readWhen } from './service';
 
 /**
  * The scheduler: procedures, tasks, schedules and the per-client queue of commands they
@@ -40,6 +28,7 @@ export default definePlugin({
   name: 'scheduler',
   requires: ['inventory', 'agents', 'wol', 'groups'],
   schemaVersion: 1,
+  import: { scheduler: schedulerImport },
   entities: [ProcedureEntity, ProcedureStepEntity, TaskEntity, TaskStepEntity, ScheduleEntity, ActionEntity],
   config: Type.Object(
     {

@@ -4,7 +4,7 @@ import { TokenEntity } from './entities/token';
 import { tokenRoutes } from './routes';
 import { TokenStore } from './store';
 
-export { TokenStore, expiryOf, type ScopeMaker, type TokenView } from './store';
+export { TokenStore, expiryOf, type ScopeMaker } from './store';
 export { TokenCreated, TokenList } from './schemas';
 
 /**
@@ -15,6 +15,7 @@ export { TokenCreated, TokenList } from './schemas';
 export default definePlugin({
   name: 'tokens',
   requires: ['inventory'],
+  commandLine: { tokens: TokenStore },
   // 2: centers and rooms; 3: owner (each added from the entity).
   schemaVersion: 3,
   entities: [TokenEntity],

@@ -65,6 +65,13 @@ const rereadMs = 1000;
 const hashOf = (secret: string): string => createHash('sha256').update(secret).digest('hex');
 const isoOf = (ms: string | number | null): string | null => (ms === null ? null : new Date(Number(ms)).toISOString());
 
+declare module 'ogserve' {
+  interface CommandLineParts {
+    /** `ogserve token`: the API tokens, on the config's database. */
+    tokens: typeof TokenStore;
+  }
+}
+
 /**
  * The API tokens, in memory by the hash of their secret so that checking a key costs no
  * query. The table is read at start, after each change made here, and again as keys arrive,

@@ -18,6 +18,7 @@ test('npm run check:structure holds on this checkout: every import through an en
   const { status, output } = check();
   assert.equal(status, 0, output);
   assert.match(output, /every one through an entry point/);
+  assert.match(output, /plugin entries' names only cli\/ uses: none/);
   assert.match(output, /core lines of code: \d+ in \d+ files \(at most \d+: holds\)/);
   assert.match(output, /core files over 300 lines: none\n/);
   assert.match(output, /domain words in core's code: none \(holds\)/);
@@ -81,6 +82,44 @@ test('it names each import past an entry point (from a plugin, cli/ and core/), 
     assert.match(output, /core\/app\.ts:1: core imports plugin 'a'/);
     assert.match(output, /core files over 300 lines: core\/long\.ts \(301\)\n/, 'a file of 301 lines, not one of 300');
     assert.doesNotMatch(output, /types\.ts|plugins\/b\/index\.ts|local/, 'entry points, own files and browser type names pass');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a plugin entry name only cli/ uses fails the run and is named; one another plugin uses, or tests alone, passes', () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'ogserve-structure-'));
+  try {
+    const write = (file: string, text: string) => {
+      mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+      writeFileSync(path.join(root, file), text);
+    };
+    mkdirSync(path.join(root, 'core'), { recursive: true });
+    write(
+      'plugins/a/index.ts',
+      "export { Shared, writeA, type ImportedA } from './import';\n/** Says export { notAName } in a comment. */\nexport const forTests = 1;\nexport default { name: 'a' };\n",
+    );
+    write('plugins/a/import.ts', 'export class Shared {}\nexport function writeA() {}\nexport interface ImportedA { id: number }\n');
+    write('plugins/b/index.ts', "import { Shared } from '../a';\nexport const b = Shared;\n");
+    write('test/a.test.ts', "import { forTests, writeA } from '../plugins/a';\nexport const t = [forTests, writeA];\n");
+    write(
+      'cli/import.ts',
+      "import a, { Shared, writeA } from '../plugins/a';\nimport type {\n  ImportedA,\n} from '../plugins/a';\nexport const i: ImportedA[] = [a, Shared, writeA] as never;\n",
+    );
+    let { status, output } = check(root);
+    assert.equal(status, 1, output);
+    assert.match(output, /plugin entries' names only cli\/ uses: 2 /);
+    assert.match(output, /plugin 'a' exports 'writeA', which only cli\/ uses/);
+    assert.match(output, /plugin 'a' exports 'ImportedA', which only cli\/ uses/);
+    assert.doesNotMatch(
+      output,
+      /'(Shared|forTests|notAName|default)'/,
+      'a name another plugin uses, one only tests use, a comment and the definition pass',
+    );
+    write('cli/import.ts', "import a, { Shared } from '../plugins/a';\nexport const i = [a, Shared, a.name];\n");
+    ({ status, output } = check(root));
+    assert.equal(status, 0, output);
+    assert.match(output, /plugin entries' names only cli\/ uses: none/);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

@@ -1,6 +1,8 @@
-import { RoomAdd } from '../../../plugins/inventory';
+import { bundledParts } from '../parts';
 import { refusalOf } from './body-check';
 import { UniqueKeys, alreadyThere, decide, idRefusal, label, type Planning } from './context';
+
+const { RoomAdd } = bundledParts.inventory.bodies;
 
 const table = 'aulas';
 const columns = { name: 'nombreaula', netmask: 'netmask', gateway: 'router', location: 'ubicacion', ntp: 'ntp', dns: 'dns' };

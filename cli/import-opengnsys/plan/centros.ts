@@ -1,6 +1,8 @@
-import { CenterAdd } from '../../../plugins/inventory';
+import { bundledParts } from '../parts';
 import { refusalOf } from './body-check';
 import { UniqueKeys, alreadyThere, decide, idRefusal, label, type Planning } from './context';
+
+const { CenterAdd } = bundledParts.inventory.bodies;
 
 const table = 'centros';
 const columns = { name: 'nombrecentro', comment: 'comentarios' };

@@ -1,5 +1,5 @@
-import type { ClientRequestFields } from '../../../plugins/inventory';
-import type { StepCommands } from '../../../plugins/scheduler';
+import type { Inventory } from '../../../plugins/inventory';
+import type { StepChecks } from '../parts';
 import type { LegacySite } from '../model';
 import type { Progress } from '../progress';
 import type { Ledger } from './ledger';
@@ -21,12 +21,12 @@ import type {
 /** What only the target ogserve can judge, asked through its plugins. */
 export interface PlanRules {
   /** The pre-save checks plugins register on clients (pxe-modes: a boot mode without a template); throws to refuse. */
-  checkClient(fields: ClientRequestFields): Promise<void>;
+  checkClient(fields: Parameters<Inventory['checkClient']>[0]): Promise<void>;
   /**
    * Procedures, tasks and schedules are imported only when the scheduler plugin is enabled:
    * its steps are checked by the commands the target's plugins define.
    */
-  scheduler?: Pick<StepCommands, 'check' | 'oneClientOnly'>;
+  scheduler?: Pick<StepChecks, 'check' | 'oneClientOnly'>;
   /** What the target already holds (`--merge`): rows with these ids are left as they are there. */
   held: Held;
 }

@@ -1,6 +1,8 @@
-import { ServerAdd } from '../../../plugins/inventory';
+import { bundledParts } from '../parts';
 import { refusalOf } from './body-check';
 import { UniqueKeys, alreadyThere, decide, idRefusal, label, type Planning } from './context';
+
+const { ServerAdd } = bundledParts.inventory.bodies;
 
 const table = 'entornos';
 const columns = { ip: 'ipserveradm', port: 'portserveradm' };

@@ -1,6 +1,9 @@
-import { FolderAdd, MAX_FOLDER_ROW_ID } from '../../../plugins/inventory';
+import { bundledParts } from '../parts';
 import { refusalOf } from './body-check';
 import { alreadyThere, type Decided, idRefusal, keep, label, MAX_NESTING, type Planning, refuse } from './context';
+
+const { FolderAdd } = bundledParts.inventory.bodies;
+const MAX_FOLDER_ROW_ID = bundledParts.inventory.maxFolderRowId;
 
 /** A folder row of either kind: its owner is a center (room folders) or a room (computer folders). */
 export interface FolderRow {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ImageCreateParams, ImageEntity, MONOLITHIC } from '../../../plugins/images';
+import { bundledParts } from '../parts';
 import type { LegacyImage } from '../model';
 import { refusalOf } from './body-check';
 import { UniqueKeys, alreadyThere, decide, idRefusal, label, type Planning } from './context';
@@ -8,7 +8,7 @@ const table = 'imagenes';
 const columns = { name: 'nombreca', description: 'descripcion', disk: 'numdisk', partition: 'numpar', code: 'codpar', group_id: 'grupoid' };
 
 /** The fields of POST /image/create that a stored image keeps, judged by the same rules. */
-const ImageFields = Type.Pick(ImageCreateParams, ['name', 'description', 'disk', 'partition', 'code', 'group_id']);
+const ImageFields = Type.Pick(bundledParts.images.createParams, ['name', 'description', 'disk', 'partition', 'code', 'group_id']);
 
 /** Fields agents fill in, which ogserve's columns hold only up to their length. */
 const agentColumns = ['clonator', 'compressor', 'filesystem'] as const;
@@ -46,7 +46,7 @@ export function planImages(p: Planning): void {
       disk: image.disk,
       partition: image.partition,
       code: image.code,
-      type: image.type ?? MONOLITHIC,
+      type: image.type ?? bundledParts.images.defaultType,
       softwareId: image.softwareProfileId ?? 0,
       datasize: image.datasize,
       created: image.created === null ? 0n : BigInt(Math.floor(localTime(image.created) / 1000)),
@@ -64,7 +64,7 @@ export function planImages(p: Planning): void {
 
 function agentColumnRefusal(image: LegacyImage): string | undefined {
   for (const column of agentColumns) {
-    const length = ImageEntity.meta.properties[column].length!;
+    const length = bundledParts.images.columnLength(column);
     if (image[column].length > length) return `'${column}' is longer than the ${length} characters ogserve keeps (${table}.${column})`;
   }
   return undefined;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Number16 } from '../../../core/schema-types';
-import type { StoredDiskEntry } from '../../../plugins/inventory';
+import type { DiskEntryRecord } from '../parts';
 import type { LegacyPartition } from '../model';
 import { refusalOf } from './body-check';
 import type { Planning } from './context';
@@ -19,7 +19,7 @@ const maxBytes = 2n ** 63n - 1n;
  */
 export function planPartitions(p: Planning): void {
   p.ledger.read(table, p.site.partitions.length);
-  const disks = new Map<number, StoredDiskEntry[]>();
+  const disks = new Map<number, DiskEntryRecord[]>();
   for (const partition of p.site.partitions) {
     if (p.clients.present.has(partition.clientId)) {
       p.ledger.leftOut(table, 1, 'with their computer, which is already in ogserve');
@@ -50,7 +50,7 @@ export function planPartitions(p: Planning): void {
   countProfiles(p);
 }
 
-function diskEntry(p: Planning, partition: LegacyPartition, row: string): StoredDiskEntry | undefined {
+function diskEntry(p: Planning, partition: LegacyPartition, row: string): DiskEntryRecord | undefined {
   const size = partition.sizeKiB * 1024n;
   const reason =
     refusalOf(Numbers, { disk: partition.disk, partition: partition.partition }, columns, table) ??

@@ -1,8 +1,10 @@
 import { normalizeMac } from '../../../core/formats';
-import { ClientAdd } from '../../../plugins/inventory';
+import { bundledParts } from '../parts';
 import type { LegacyClient } from '../model';
 import { refusalFromError, refusalOf } from './body-check';
 import { UniqueKeys, alreadyThere, idRefusal, keep, label, type Planning, refuse } from './context';
+
+const { ClientAdd } = bundledParts.inventory.bodies;
 
 const table = 'ordenadores';
 const columns = {

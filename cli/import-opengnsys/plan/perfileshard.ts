@@ -1,5 +1,8 @@
-import { hardwareTypes } from '../../../plugins/agents';
+import { bundledParts } from '../parts';
 import { label, type Planning } from './context';
+
+/** The hardware types the agents know: a component of another type is left out. */
+const { hardwareTypes } = bundledParts.agents;
 
 const table = 'perfileshard';
 

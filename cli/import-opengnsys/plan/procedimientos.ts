@@ -1,9 +1,11 @@
-import { ProcedureAdd } from '../../../plugins/scheduler';
+import { bundledParts } from '../parts';
 import type { LegacyProcedure } from '../model';
 import { refusalOf } from './body-check';
 import { UniqueKeys, alreadyThere, idRefusal, keep, label, type Planning, refuse } from './context';
 import type { ProcedureRecord } from './records';
 import { commandStep, decideWithIncludes } from './scheduler-steps';
+
+const { ProcedureAdd } = bundledParts.scheduler.bodies;
 
 const table = 'procedimientos';
 const columns = { name: 'descripcion', description: 'comentarios' };

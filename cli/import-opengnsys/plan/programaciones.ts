@@ -1,9 +1,15 @@
-import { oneClientMessage, readWhen, ScheduleCreate } from '../../../plugins/scheduler';
+import { bundledParts } from '../parts';
 import type { LegacyAction, LegacySchedule } from '../model';
 import { refusalFromError, refusalOf } from './body-check';
 import { alreadyThere, decide, idRefusal, label, type Planning } from './context';
 import type { ActionRecord, ScheduleRecord } from './records';
 import { commandStep } from './scheduler-steps';
+
+const {
+  bodies: { ScheduleCreate },
+  oneClientMessage,
+  readWhen,
+} = bundledParts.scheduler;
 
 const table = 'programaciones';
 const columns = {

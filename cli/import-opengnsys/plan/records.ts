@@ -1,16 +1,35 @@
-import type { ImportedHardwareProfile, ImportedSoftwareProfile } from '../../../plugins/agents';
-import type { ImportedImage } from '../../../plugins/images';
 import type {
-  ImportedCenter,
-  ImportedClient,
-  ImportedComputerFolder,
-  ImportedDisks,
-  ImportedRepository,
-  ImportedRoom,
-  ImportedRoomFolder,
-  ImportedServer,
-} from '../../../plugins/inventory';
-import type { ImportedProcedure, ImportedSchedule, ImportedTask } from '../../../plugins/scheduler';
+  CenterRecord,
+  ClientDisks,
+  ClientRecord,
+  ComputerFolderRecord,
+  HardwareProfileRecord,
+  ImageRecord,
+  ImportedSchedule,
+  ProcedureRecord,
+  RepositoryRecord,
+  RoomFolderRecord,
+  RoomRecord,
+  ServerRecord,
+  SoftwareProfileRecord,
+  TaskRecord,
+} from '../parts';
+
+export type {
+  CenterRecord,
+  ClientDisks,
+  ClientRecord,
+  ComputerFolderRecord,
+  HardwareProfileRecord,
+  ImageRecord,
+  ProcedureRecord,
+  RepositoryRecord,
+  RoomFolderRecord,
+  RoomRecord,
+  ServerRecord,
+  SoftwareProfileRecord,
+  TaskRecord,
+};
 
 /**
  * What ogserve would store, in its own terms, for the writer to hand to the plugins'
@@ -40,18 +59,6 @@ export interface ImportPlan {
   schedules: ScheduleRecord[];
 }
 
-export type ServerRecord = ImportedServer;
-export type RepositoryRecord = ImportedRepository;
-export type CenterRecord = ImportedCenter;
-export type RoomFolderRecord = ImportedRoomFolder;
-export type RoomRecord = ImportedRoom;
-export type ComputerFolderRecord = ImportedComputerFolder;
-export type ClientRecord = ImportedClient;
-export type ClientDisks = ImportedDisks;
-export type HardwareProfileRecord = ImportedHardwareProfile;
-export type SoftwareProfileRecord = ImportedSoftwareProfile;
-export type ImageRecord = ImportedImage;
-
 export interface ClientHardware {
   clientId: number;
   /** Type code (`cpu`, `mem`...) and description, in the reference's order. */
@@ -67,9 +74,6 @@ export interface PartitionSoftware {
 }
 
 export type CommandStep = { command: string; params: Record<string, unknown> };
-
-export type ProcedureRecord = ImportedProcedure;
-export type TaskRecord = ImportedTask;
 
 export interface ActionRecord {
   id: number;

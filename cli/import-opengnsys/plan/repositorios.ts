@@ -1,6 +1,8 @@
-import { RepositoryAdd } from '../../../plugins/inventory';
+import { bundledParts } from '../parts';
 import { refusalOf } from './body-check';
 import { UniqueKeys, alreadyThere, decide, idRefusal, label, type Planning } from './context';
+
+const { RepositoryAdd } = bundledParts.inventory.bodies;
 
 const table = 'repositorios';
 const columns = { name: 'nombrerepositorio', ip: 'ip' };

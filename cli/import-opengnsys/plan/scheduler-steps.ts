@@ -1,4 +1,4 @@
-import type { StepCommands } from '../../../plugins/scheduler';
+import type { StepChecks } from '../parts';
 import { decodeLegacyCommand } from '../legacy-commands';
 import { refusalFromError } from './body-check';
 import { MAX_NESTING } from './context';
@@ -9,7 +9,7 @@ import type { CommandStep } from './records';
  * rules for a step of that command: the step, or the reason it cannot be kept.
  */
 export function commandStep(
-  steps: Pick<StepCommands, 'check'>,
+  steps: Pick<StepChecks, 'check'>,
   text: string,
   catalogueFunction: string | null,
   where: string,

@@ -1,9 +1,11 @@
-import { TaskAdd } from '../../../plugins/scheduler';
+import { bundledParts } from '../parts';
 import type { LegacyTask } from '../model';
 import { refusalOf } from './body-check';
 import { alreadyThere, idRefusal, keep, label, type Planning, refuse } from './context';
 import type { TaskRecord } from './records';
 import { decideWithIncludes } from './scheduler-steps';
+
+const { TaskAdd } = bundledParts.scheduler.bodies;
 
 const table = 'tareas';
 const columns = { name: 'descripcion', description: 'comentarios' };

@@ -48,6 +48,13 @@ interface PartMeta {
 /** Tries in a row that moved no byte before a pull gives up (it can be asked again: it resumes). */
 const idleTries = 5;
 
+declare module 'ogserve' {
+  interface CommandLineParts {
+    /** `ogserve image pull`: the puller, on the config's repository and database. */
+    imagePuller: typeof ImagePuller;
+  }
+}
+
 /**
  * Images from another site's ogserve (`/images/files/<name>.img`): fetched into
  * `<repository>/.pull/<name>.img.part` with Range resume (If-Range on the source's ETag, so a
