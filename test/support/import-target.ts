@@ -15,6 +15,7 @@ export const allPlugins = [
   'transfers',
   'images',
   'cache',
+  'groups',
   'scheduler',
 ];
 
