@@ -81,7 +81,7 @@ export function GroupManager(props: { fleetFilter: SavedGroup['filter'] | null; 
                 <td>{groupFilterWords(g.filter, model)}</td>
                 <td>{g.count}</td>
                 {admin && (
-                  <td class="buttons">
+                  <td class="row-actions">
                     <button type="button" onClick={() => setStep({ kind: 'rename', group: g })}>
                       {t('groups.rename')}
                     </button>
