@@ -4,11 +4,12 @@ import type { Page } from 'playwright-core';
 import { container } from 'tsyringe';
 import { test } from 'uvu';
 import { ManualClock } from '../../testing';
+import { addUser, passwordOf } from '../plugins/auth/people';
 import { PowerClock } from '../../plugins/power';
 import { SchedulerClock } from '../../plugins/scheduler';
 import { type TestBrowser, launchBrowser, screenshot, seriousViolations } from '../support/browser';
 import { addClient, addRoom, macFor } from '../support/fixtures';
-import { clientRow, consolePlugins, consoleSite, signIn } from './site';
+import { clientRow, consolePlugins, consoleSite, openFleet, signIn, signInAs } from './site';
 
 let browser: TestBrowser;
 test.before(async () => {
@@ -135,6 +136,94 @@ test("a schedule and a power calendar take a saved group as their target, by nam
     assert.match((await preview.allInnerTexts())[0]!, /Power on\t3$/, "the group's three PCs now");
     await screenshot(page, 'power-group');
     assert.deepEqual(await seriousViolations(page), [], 'the power page passes axe-core');
+  } finally {
+    await site.close();
+  }
+});
+
+test("saved groups listed in words with their PCs now; an admin renames one, gives it the fleet's search, deletes one, and is told which schedule keeps another; others only read the list", async () => {
+  const site = await consoleSite(3);
+  try {
+    const lab = await site.s.post('/groups', { name: 'Lab', filter: { within: { type: 'room', id: site.room } } });
+    const old = await site.s.post('/groups', { name: 'Old PCs', filter: { text: 'pc01' } });
+    const procedure = await site.s.post('/procedure/add', { center: site.center, name: 'Inventory', steps: [{ command: 'hardware' }] });
+    const task = await site.s.post('/task/add', {
+      center: site.center,
+      name: 'Nightly',
+      steps: [{ procedure: procedure.body.id }],
+      scope: { type: 'group', id: lab.body.id },
+    });
+    const schedule = await site.s.post('/schedule/create', { task: task.body.id, name: 'Every night', type: 'task' });
+    assert.deepEqual([lab.status, old.status, schedule.status], [200, 200, 200], schedule.text);
+
+    const page = await browser.page();
+    await signIn(page, site.url);
+    await clientRow(page, '127.0.1.1').waitFor();
+    await page.getByRole('button', { name: 'Saved groups…' }).click();
+    const dialog = page.locator('dialog');
+    const row = (id: number) => dialog.locator(`tr[data-group="${id}"]`);
+    await row(lab.body.id).waitFor();
+    assert.deepEqual(
+      await row(old.body.id).locator('td').allInnerTexts(),
+      ['Old PCs', 'The group finds the PCs matching “pc01”.', '1', 'Rename\nDelete'],
+      'name, filter in words, PCs now; no fleet filter to give it yet',
+    );
+    assert.match(await row(lab.body.id).locator('td').nth(1).innerText(), /^The group finds the PCs in .+\.$/);
+    await screenshot(page, 'saved-groups');
+    assert.deepEqual(await seriousViolations(page), [], 'the saved groups pass axe-core');
+
+    await row(old.body.id).getByRole('button', { name: 'Rename' }).click();
+    await dialog.getByLabel('Name', { exact: true }).fill('First PC');
+    await dialog.getByRole('button', { name: 'Rename' }).click();
+    await dialog.getByRole('status').getByText('Group “Old PCs” renamed “First PC”.').waitFor();
+    await row(old.body.id)
+      .locator('td', { hasText: /^First PC$/ })
+      .waitFor();
+    assert.deepEqual((await site.s.get(`/groups/${old.body.id}`)).body.filter, { text: 'pc01' }, 'renamed, its filter kept');
+
+    // The lab's group is the target of a schedule: refused, and told which.
+    await row(lab.body.id).getByRole('button', { name: 'Delete' }).click();
+    await dialog.getByText('Delete the group “Lab”?', { exact: false }).waitFor();
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await dialog
+      .getByRole('alert')
+      .getByText(`The group is in use by schedule 'Every night' (${schedule.body.id}, task 'Nightly'): change or delete them first.`)
+      .waitFor();
+    await screenshot(page, 'group-in-use');
+    assert.deepEqual(await seriousViolations(page), [], 'the refusal passes axe-core');
+    assert.equal((await site.s.get(`/groups/${lab.body.id}`)).status, 200, 'still there');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+    await row(old.body.id).getByRole('button', { name: 'Delete' }).click();
+    await dialog.getByRole('button', { name: 'Delete' }).click();
+    await dialog.getByRole('status').getByText('Group “First PC” deleted.').waitFor();
+    assert.equal(await row(old.body.id).count(), 0, 'gone from the list');
+    assert.equal((await site.s.get(`/groups/${old.body.id}`)).status, 404, 'and from the server');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+
+    // The fleet's search becomes the lab group's filter.
+    await page.getByPlaceholder('Search').fill('pc02');
+    await page.getByText('1 matching client').waitFor();
+    await page.getByRole('button', { name: 'Saved groups…' }).click();
+    await row(lab.body.id).getByRole('button', { name: "Use the fleet's filter" }).click();
+    await dialog.getByText('Then: The group finds the PCs matching “pc02”.').waitFor();
+    await dialog.getByRole('button', { name: 'Replace filter' }).click();
+    await dialog.getByRole('status').getByText('Group “Lab” now finds 1 PC.').waitFor();
+    assert.deepEqual((await site.s.get(`/groups/${lab.body.id}`)).body.clients, ['127.0.1.2']);
+
+    // An operator (reading Spanish) reads the list, with nothing to change.
+    await addUser(site.s, 'ana', 'operator');
+    const other = await browser.page({ locale: 'es-ES' });
+    await signInAs(other, site.url, 'ana', passwordOf('ana'));
+    await openFleet(other);
+    await other.getByRole('button', { name: 'Grupos guardados…' }).click();
+    await other.locator(`dialog tr[data-group="${lab.body.id}"]`).waitFor();
+    assert.deepEqual(
+      await other.locator(`dialog tr[data-group="${lab.body.id}"] td`).allInnerTexts(),
+      ['Lab', 'El grupo reúne los equipos que coinciden con «pc02».', '1'],
+      'in Spanish, and no admin controls',
+    );
+    assert.deepEqual(await seriousViolations(other), [], "the operator's list passes axe-core");
   } finally {
     await site.close();
   }

@@ -33,7 +33,11 @@ const rules: Rule[] = [
 ];
 
 /** Refusals of the whole request rather than of a field. */
-const wholeRules: Rule[] = [{ test: /^the response would exceed (\d+) bytes$/, key: 'problem.tooLarge', vars: (m) => ({ bytes: m[1]! }) }];
+const wholeRules: Rule[] = [
+  { test: /^the response would exceed (\d+) bytes$/, key: 'problem.tooLarge', vars: (m) => ({ bytes: m[1]! }) },
+  // The groups plugin's 409: what uses the group is named by its plugin (`schedule 'Monday' (3, task 'Inventory')`).
+  { test: /^group \d+ is the target of (.+): change or delete them first$/, key: 'problem.groupInUse', vars: (m) => ({ users: m[1]! }) },
+];
 
 /** The message without the field's name the server put first (`'mac' `, `client: `, `'clients[2]' `). */
 function withoutField(message: string, field: string | undefined): string {

@@ -9,6 +9,8 @@ import { t } from '../../i18n';
 import { may, useServer } from '../../plugins';
 import { useStore } from '../../store';
 import { useRequest } from '../scheduler/useRequest';
+import { GroupManager } from './GroupManager';
+import { groupFilterWords } from './groupWords';
 
 /** The fleet's search and place as a saved group's filter; null when neither is set (a group of everything is not offered). */
 function filterOf(query: string, within: string | undefined): SavedGroup['filter'] | null {
@@ -30,6 +32,7 @@ export function GroupBar() {
   const list = useGroups();
   const { query, filters, model } = useStore(fleet);
   const [saving, setSaving] = useState(false);
+  const [managing, setManaging] = useState(false);
   const [error, setError] = useState<Error | null>(null);
   const [saved, setSaved] = useState('');
   const filter = filterOf(query, filters.within);
@@ -70,6 +73,11 @@ export function GroupBar() {
           {t('groups.save')}
         </button>
       )}
+      {list.length > 0 && (
+        <button type="button" onClick={() => setManaging(true)}>
+          {t('groups.manage')}
+        </button>
+      )}
       <ErrorNote error={error} />
       {saved && (
         <p role="status" class="saved">
@@ -80,7 +88,7 @@ export function GroupBar() {
         <Dialog title={t('groups.save')} onClose={() => setSaving(false)}>
           <SaveGroup
             filter={filter}
-            placeName={filters.within ? (model?.byKey.get(filters.within)?.name ?? filters.within) : ''}
+            what={groupFilterWords(filter, model)}
             leftOut={filters.states.size > 0 || !!filters.result || !!filters.only}
             done={(message) => {
               setSaving(false);
@@ -89,20 +97,15 @@ export function GroupBar() {
           />
         </Dialog>
       )}
+      {managing && <GroupManager fleetFilter={filter} onClose={() => setManaging(false)} />}
     </>
   );
 }
 
-function SaveGroup(props: { filter: SavedGroup['filter']; placeName: string; leftOut: boolean; done(message: string): void }) {
+function SaveGroup(props: { filter: SavedGroup['filter']; what: string; leftOut: boolean; done(message: string): void }) {
   const [name, setName] = useState('');
   const s = useRequest();
   const { filter } = props;
-  const what =
-    filter.text && filter.within
-      ? t('groups.findsTextWithin', { text: filter.text, place: props.placeName })
-      : filter.text
-        ? t('groups.findsText', { text: filter.text })
-        : t('groups.findsWithin', { place: props.placeName });
   return (
     <form
       onSubmit={async (e) => {
@@ -119,7 +122,7 @@ function SaveGroup(props: { filter: SavedGroup['filter']; placeName: string; lef
         }
       }}
     >
-      <p>{what}</p>
+      <p>{props.what}</p>
       <p class="hint">{t('groups.resolvedHint')}</p>
       {props.leftOut && <p class="hint">{t('groups.leftOut')}</p>}
       <Field label={t('field.name')} name="name" value={name} onInput={setName} error={s.error} required />
