@@ -74,6 +74,7 @@ export async function openTarget(
       throw new StartupError('the inventory plugin is not enabled in the target config: there is nothing to import into');
     }
     const inventory = app.container.resolve(Inventory);
+    // The importer's run is the owner of its unit of work: no caller hands it one.
     const em = app.database.fork();
     const stored = await inventoryHoldings(em);
     const images = has('images') ? await imageHoldings(em) : new Map<number, { name: string }>();

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import type { Database } from 'ogserve';
 import { ErrorCode, badRequest, positive } from 'ogserve';
 import { type SessionClient, SessionClientEntity } from './entities/session-client';
@@ -83,8 +84,9 @@ export async function listSessions(
   q: SessionsQuery,
   running: (id: number) => LiveSession | undefined,
   visible?: ReadonlySet<string>,
+  given?: EntityManager,
 ): Promise<{ sessions: Omit<SessionView, 'clients'>[]; next: number | null }> {
-  const em = db.fork();
+  const em = db.unit(given);
   const where: Record<string, unknown> = {};
   if (q.state) where.state = q.state;
   if (q.image) where.imageId = q.image;
@@ -118,8 +120,9 @@ export async function findSession(
   id: number,
   running: (id: number) => LiveSession | undefined,
   visible?: ReadonlySet<string>,
+  given?: EntityManager,
 ): Promise<SessionView | undefined> {
-  const em = db.fork();
+  const em = db.unit(given);
   const row = await em.findOne(SessionEntity, { id });
   if (!row) return undefined;
   const lines = await em.find(SessionClientEntity, { sessionId: id }, { orderBy: { id: 'asc' } });

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import { stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { Static } from '@sinclair/typebox';
@@ -155,11 +156,11 @@ export class MulticastSessions implements RestoreMethod {
   }
 
   /** The room's session for the image: the one whose sender still waits (joined), else a new one. */
-  private async planRoom(restore: MethodRestore, group: { net: RoomNetwork; ips: string[] }): Promise<RoomPlan> {
+  private async planRoom(restore: MethodRestore, group: { net: RoomNetwork; ips: string[] }, em?: EntityManager): Promise<RoomPlan> {
     const { image } = restore;
     const { roomId, roomName } = group.net;
     const mine = [...this.live.values()].find((s) => s.row.imageId === image.id && s.row.roomId === roomId);
-    const other = mine ?? (await this.db.fork().findOne(SessionEntity, { imageId: image.id, roomId, state: { $in: [...liveStates] } }));
+    const other = mine ?? (await this.db.unit(em).findOne(SessionEntity, { imageId: image.id, roomId, state: { $in: [...liveStates] } }));
     if (mine && mine.run.state === 'waiting' && !mine.stopping) return { session: mine, ips: group.ips, joined: true };
     if (other) {
       const row = 'row' in other ? other.row : other;
@@ -211,7 +212,7 @@ export class MulticastSessions implements RestoreMethod {
       startedAt: null,
       finishedAt: null,
     };
-    const id = (await this.db.fork().insert(SessionEntity, row)) as number;
+    const id = (await this.db.unit(em).insert(SessionEntity, row)) as number;
     let end = () => {};
     const ended = new Promise<void>((resolve) => (end = resolve));
     const session: LiveSession = {
@@ -232,17 +233,17 @@ export class MulticastSessions implements RestoreMethod {
   }
 
   /** The first port pair of `multicast.ports` no session in the database holds. */
-  private async freePort(): Promise<number> {
+  private async freePort(em?: EntityManager): Promise<number> {
     const from = Number(this.config.ports.from);
     const to = Number(this.config.ports.to);
-    const rows = await this.db.fork().find(SessionEntity, { state: { $in: [...liveStates] } }, { fields: ['port'] });
+    const rows = await this.db.unit(em).find(SessionEntity, { state: { $in: [...liveStates] } }, { fields: ['port'] });
     const taken = new Set([...rows.map((r) => r.port), ...[...this.live.values()].map((s) => s.row.port)]);
     for (let port = from; port + 1 <= to; port += 2) if (!taken.has(port)) return port;
     throw new HttpError(503, 'no_port', `every port pair of multicast.ports (${from}-${to}) is taken by a running session`);
   }
 
   /** The restore went out: each PC of the room expected or skipped, the job noted, and the sender started for a new session. */
-  private async sent(plan: RoomPlan, dispatch: Dispatch): Promise<void> {
+  private async sent(plan: RoomPlan, dispatch: Dispatch, em?: EntityManager): Promise<void> {
     const { session } = plan;
     const now = Date.now();
     const added: LiveClient[] = [];
@@ -259,7 +260,7 @@ export class MulticastSessions implements RestoreMethod {
     }
     this.write(session, async () => {
       await insertInChunks<SessionClient>(
-        this.db.fork(),
+        this.db.unit(em),
         SessionClientEntity,
         added.map((c) => ({ sessionId: session.row.id, ...clientColumns(c), ip: c.ip }) as SessionClient),
       );
@@ -271,9 +272,9 @@ export class MulticastSessions implements RestoreMethod {
       for (const client of added) client.jobId = job;
       if (session.row.jobId === null) session.row.jobId = job;
       this.write(session, async () => {
-        await this.db.fork().nativeUpdate(SessionEntity, { id: session.row.id, jobId: null }, { jobId: job });
+        await this.db.unit(em).nativeUpdate(SessionEntity, { id: session.row.id, jobId: null }, { jobId: job });
         await this.db
-          .fork()
+          .unit(em)
           .nativeUpdate(SessionClientEntity, { sessionId: session.row.id, ip: { $in: added.map((c) => c.ip) } }, { jobId: job });
       });
       for (const client of added) this.tellJob(session, client);
@@ -285,7 +286,7 @@ export class MulticastSessions implements RestoreMethod {
     await session.writing;
   }
 
-  private start(session: LiveSession, sent: number): void {
+  private start(session: LiveSession, sent: number, em?: EntityManager): void {
     const { row } = session;
     if (session.stopping || sent === 0) {
       const reason = session.stopping?.reason ?? 'none of its PCs could be sent the restore (busy or not connected)';
@@ -297,7 +298,7 @@ export class MulticastSessions implements RestoreMethod {
     row.minReceivers = wanted > 0 ? Math.min(wanted, sent) : sent;
     this.write(session, () =>
       this.db
-        .fork()
+        .unit(em)
         .nativeUpdate(SessionEntity, { id: row.id }, { minReceivers: row.minReceivers })
         .then(() => {}),
     );
@@ -330,7 +331,7 @@ export class MulticastSessions implements RestoreMethod {
   }
 
   /** What changed: written, told, counted; a PC's failure ends its job line. */
-  private apply(session: LiveSession, changes: RunChanges): void {
+  private apply(session: LiveSession, changes: RunChanges, em?: EntityManager): void {
     const { run, row } = session;
     if (changes.session) {
       const { state, reason } = changes.session;
@@ -339,7 +340,7 @@ export class MulticastSessions implements RestoreMethod {
       const columns = { state, reason, startedAt: run.startedAt, device: run.device };
       this.write(session, () =>
         this.db
-          .fork()
+          .unit(em)
           .nativeUpdate(SessionEntity, { id: row.id }, columns)
           .then(() => {}),
       );
@@ -349,7 +350,7 @@ export class MulticastSessions implements RestoreMethod {
       const columns = clientColumns(client);
       this.write(session, () =>
         this.db
-          .fork()
+          .unit(em)
           .nativeUpdate(SessionClientEntity, { sessionId: row.id, ip: client.ip }, columns)
           .then(() => {}),
       );
@@ -376,12 +377,12 @@ export class MulticastSessions implements RestoreMethod {
     }
   }
 
-  private writeProgress(session: LiveSession): void {
+  private writeProgress(session: LiveSession, em?: EntityManager): void {
     const { run, row } = session;
     const columns = { bytes: run.bytes, retransmits: run.retransmits, rate: run.rate };
     this.write(session, () =>
       this.db
-        .fork()
+        .unit(em)
         .nativeUpdate(SessionEntity, { id: row.id }, columns)
         .then(() => {}),
     );
@@ -397,7 +398,7 @@ export class MulticastSessions implements RestoreMethod {
   }
 
   /** The session ended: its last figures written, told, logged; then it leaves memory. */
-  private finish(session: LiveSession): void {
+  private finish(session: LiveSession, em?: EntityManager): void {
     const { run, row } = session;
     const columns = {
       state: run.state,
@@ -409,7 +410,7 @@ export class MulticastSessions implements RestoreMethod {
     };
     this.write(session, () =>
       this.db
-        .fork()
+        .unit(em)
         .nativeUpdate(SessionEntity, { id: row.id }, columns)
         .then(() => {}),
     );
@@ -479,7 +480,7 @@ export class MulticastSessions implements RestoreMethod {
    * it. Its sender's word on it may come a moment after the answer (by another pipe), so an
    * answer waits for it a little.
    */
-  async answered(client: ClientView, agentType: string): Promise<void> {
+  async answered(client: ClientView, agentType: string, given?: EntityManager): Promise<void> {
     const port = Number(agentType.split(':')[1]);
     const session = [...this.live.values()].find((s) => s.row.port === port && s.run.clients.has(client.ip));
     let state: string | undefined;
@@ -504,7 +505,7 @@ export class MulticastSessions implements RestoreMethod {
         ({ state, reason } = line);
       }
     } else {
-      const em = this.db.fork();
+      const em = this.db.unit(given);
       const rows = await em.find(SessionEntity, { port }, { orderBy: { id: 'desc' }, limit: 5 });
       for (const row of rows) {
         const line = await em.findOne(SessionClientEntity, { sessionId: row.id, ip: client.ip });
