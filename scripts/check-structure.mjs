@@ -48,6 +48,9 @@ const forkOwners = {
     "a report's profile row is found or made outside the caller's transaction (on SQLite that would hold the one connection)",
   'plugins/boot/timeline.ts': "a PC's boot stages are written in turns that run after their caller has moved on",
   'plugins/tokens/store.ts': 'one read of the token table serves every concurrent lookup, none of whose units it may join',
+  'plugins/jobs/recorder.ts': "a job's write queue writes its clients' ends after whoever ended them moved on",
+  'plugins/multicast/sessions.ts': "a session's write queue writes what its sender reports, long after the restore that began it",
+  'plugins/scheduler/queue.ts': 'the delivery loop is a worker: each queued command it sends is a unit of work of its own',
   'cli/import-opengnsys/target.ts': 'the importer reads what the target holds in the one unit of work of its run',
 };
 const forkPattern = /\.fork\(\)/;

@@ -29,12 +29,13 @@ async function profileId<P extends Profile>(
   row: (fingerprint: string) => RequiredEntityData<P>,
 ): Promise<number> {
   const fingerprint = profileFingerprint(items);
+  const em = db.fork();
   const find = async () =>
-    (await execute<{ id: number }>(db.fork(), `select id from ${entity.meta.tableName} where fingerprint = ?`, [fingerprint]))[0]?.id;
+    (await execute<{ id: number }>(em, `select id from ${entity.meta.tableName} where fingerprint = ?`, [fingerprint]))[0]?.id;
   const found = await find();
   if (found !== undefined) return Number(found);
   try {
-    return (await db.fork().insert<P>(entity, row(fingerprint))) as number;
+    return (await em.insert<P>(entity, row(fingerprint))) as number;
   } catch (error) {
     // Another report of the same set inserted it meanwhile: use that row.
     if (!(error instanceof UniqueConstraintViolationException)) throw error;

@@ -228,7 +228,7 @@ export class JobRecorder {
   }
 
   /** The job's ends so far, written and told; then, once the last is, the job's own end. */
-  private async writeEnds(job: LiveJob, given?: EntityManager): Promise<void> {
+  private async writeEnds(job: LiveJob): Promise<void> {
     const ends = job.ends.splice(0);
     const alike = new Map<string, { ending: Ending; ends: { ip: string; at: number }[] }>();
     for (const { ip, ending, at } of ends) {
@@ -237,7 +237,8 @@ export class JobRecorder {
       group.ends.push({ ip, at });
       alike.set(key, group);
     }
-    const em = this.db.unit(given);
+    // A unit of work of its own: the job's write queue runs after whoever ended a client moved on.
+    const em = this.db.fork();
     for (const group of alike.values())
       for (let i = 0; i < group.ends.length; i += chunk) await writeAlike(em, job.id, group.ending, group.ends.slice(i, i + chunk));
     // A command's output is not told: only callers who may run scripts read it (GET /jobs/:id/output).

@@ -187,7 +187,7 @@ export class MulticastSessions implements RestoreMethod {
         'id',
       );
     const sender = senderInterface(group.net, this.config.interfaces[String(roomId)]);
-    const port = await this.freePort();
+    const port = await this.freePort(em);
     const now = Date.now();
     const row = {
       imageId: image.id,
@@ -243,7 +243,7 @@ export class MulticastSessions implements RestoreMethod {
   }
 
   /** The restore went out: each PC of the room expected or skipped, the job noted, and the sender started for a new session. */
-  private async sent(plan: RoomPlan, dispatch: Dispatch, em?: EntityManager): Promise<void> {
+  private async sent(plan: RoomPlan, dispatch: Dispatch): Promise<void> {
     const { session } = plan;
     const now = Date.now();
     const added: LiveClient[] = [];
@@ -258,9 +258,9 @@ export class MulticastSessions implements RestoreMethod {
       }
       added.push(client);
     }
-    this.write(session, async () => {
+    this.write(session, async (em) => {
       await insertInChunks<SessionClient>(
-        this.db.unit(em),
+        em,
         SessionClientEntity,
         added.map((c) => ({ sessionId: session.row.id, ...clientColumns(c), ip: c.ip }) as SessionClient),
       );
@@ -271,11 +271,9 @@ export class MulticastSessions implements RestoreMethod {
       if (job === undefined) return;
       for (const client of added) client.jobId = job;
       if (session.row.jobId === null) session.row.jobId = job;
-      this.write(session, async () => {
-        await this.db.unit(em).nativeUpdate(SessionEntity, { id: session.row.id, jobId: null }, { jobId: job });
-        await this.db
-          .unit(em)
-          .nativeUpdate(SessionClientEntity, { sessionId: session.row.id, ip: { $in: added.map((c) => c.ip) } }, { jobId: job });
+      this.write(session, async (em) => {
+        await em.nativeUpdate(SessionEntity, { id: session.row.id, jobId: null }, { jobId: job });
+        await em.nativeUpdate(SessionClientEntity, { sessionId: session.row.id, ip: { $in: added.map((c) => c.ip) } }, { jobId: job });
       });
       for (const client of added) this.tellJob(session, client);
     });
@@ -286,7 +284,7 @@ export class MulticastSessions implements RestoreMethod {
     await session.writing;
   }
 
-  private start(session: LiveSession, sent: number, em?: EntityManager): void {
+  private start(session: LiveSession, sent: number): void {
     const { row } = session;
     if (session.stopping || sent === 0) {
       const reason = session.stopping?.reason ?? 'none of its PCs could be sent the restore (busy or not connected)';
@@ -296,12 +294,7 @@ export class MulticastSessions implements RestoreMethod {
     }
     const wanted = this.config.min_receivers;
     row.minReceivers = wanted > 0 ? Math.min(wanted, sent) : sent;
-    this.write(session, () =>
-      this.db
-        .unit(em)
-        .nativeUpdate(SessionEntity, { id: row.id }, { minReceivers: row.minReceivers })
-        .then(() => {}),
-    );
+    this.write(session, (em) => em.nativeUpdate(SessionEntity, { id: row.id }, { minReceivers: row.minReceivers }).then(() => {}));
     const options = {
       program: this.config.udp_sender,
       file: session.file,
@@ -331,29 +324,19 @@ export class MulticastSessions implements RestoreMethod {
   }
 
   /** What changed: written, told, counted; a PC's failure ends its job line. */
-  private apply(session: LiveSession, changes: RunChanges, em?: EntityManager): void {
+  private apply(session: LiveSession, changes: RunChanges): void {
     const { run, row } = session;
     if (changes.session) {
       const { state, reason } = changes.session;
       row.state = state;
       row.reason = reason;
       const columns = { state, reason, startedAt: run.startedAt, device: run.device };
-      this.write(session, () =>
-        this.db
-          .unit(em)
-          .nativeUpdate(SessionEntity, { id: row.id }, columns)
-          .then(() => {}),
-      );
+      this.write(session, (em) => em.nativeUpdate(SessionEntity, { id: row.id }, columns).then(() => {}));
       if (state === 'sending') this.announce(session);
     }
     for (const client of changes.clients) {
       const columns = clientColumns(client);
-      this.write(session, () =>
-        this.db
-          .unit(em)
-          .nativeUpdate(SessionClientEntity, { sessionId: row.id, ip: client.ip }, columns)
-          .then(() => {}),
-      );
+      this.write(session, (em) => em.nativeUpdate(SessionClientEntity, { sessionId: row.id, ip: client.ip }, columns).then(() => {}));
       void this.events.emit('multicast.client', {
         session: row.id,
         job: client.jobId,
@@ -377,15 +360,10 @@ export class MulticastSessions implements RestoreMethod {
     }
   }
 
-  private writeProgress(session: LiveSession, em?: EntityManager): void {
+  private writeProgress(session: LiveSession): void {
     const { run, row } = session;
     const columns = { bytes: run.bytes, retransmits: run.retransmits, rate: run.rate };
-    this.write(session, () =>
-      this.db
-        .unit(em)
-        .nativeUpdate(SessionEntity, { id: row.id }, columns)
-        .then(() => {}),
-    );
+    this.write(session, (em) => em.nativeUpdate(SessionEntity, { id: row.id }, columns).then(() => {}));
   }
 
   /** A PC that failed in the stream fails in its job at once; a PC done in it waits for its agent's answer (the restore is more than the stream). */
@@ -398,7 +376,7 @@ export class MulticastSessions implements RestoreMethod {
   }
 
   /** The session ended: its last figures written, told, logged; then it leaves memory. */
-  private finish(session: LiveSession, em?: EntityManager): void {
+  private finish(session: LiveSession): void {
     const { run, row } = session;
     const columns = {
       state: run.state,
@@ -408,12 +386,7 @@ export class MulticastSessions implements RestoreMethod {
       rate: run.rate,
       finishedAt: run.finishedAt,
     };
-    this.write(session, () =>
-      this.db
-        .unit(em)
-        .nativeUpdate(SessionEntity, { id: row.id }, columns)
-        .then(() => {}),
-    );
+    this.write(session, (em) => em.nativeUpdate(SessionEntity, { id: row.id }, columns).then(() => {}));
     this.metrics.sessions.inc({ state: run.state });
     this.announce(session);
     const counts = countStates([...run.clients.values()]);
@@ -443,9 +416,10 @@ export class MulticastSessions implements RestoreMethod {
     });
   }
 
-  private write(session: LiveSession, write: () => Promise<void>): void {
+  private write(session: LiveSession, write: (em: EntityManager) => Promise<void>): void {
     session.writing = session.writing
-      .then(write)
+      // Each queued write in a unit of work of its own: the queue runs after its callers moved on.
+      .then(() => write(this.db.fork()))
       .catch((error: unknown) => this.log.error({ err: error, session: session.row.id }, 'multicast session not written'));
   }
 

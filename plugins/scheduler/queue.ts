@@ -182,18 +182,20 @@ export class CommandQueue {
     this.byIp.clear();
   }
 
-  private async deliver(ip: string, em?: EntityManager): Promise<void> {
+  private async deliver(ip: string): Promise<void> {
     for (;;) {
+      // The delivery loop is a worker: each command it sends is a unit of work of its own.
+      const em = this.db.fork();
       const list = this.byIp.get(ip);
       const next = list?.[0];
       if (!list || !next) return;
       if (this.expired(next)) {
         this.take(ip, next);
-        await this.finish(next.id, 'failure', 'expired before it could be sent');
+        await this.finish(next.id, 'failure', 'expired before it could be sent', em);
         continue;
       }
       if (this.stopped || !this.link.isConnected(ip)) return;
-      const row = await this.db.unit(em).findOne(ActionEntity, { id: next.id, state: 'queued' });
+      const row = await em.findOne(ActionEntity, { id: next.id, state: 'queued' });
       if (!row) {
         this.take(ip, next);
         continue;
@@ -203,17 +205,17 @@ export class CommandQueue {
         request = await this.commands.request(row.command, JSON.parse(row.params) as Record<string, unknown>, ip);
       } catch (error) {
         this.take(ip, next);
-        await this.finish(next.id, 'failure', (error as Error).message.slice(0, 200));
+        await this.finish(next.id, 'failure', (error as Error).message.slice(0, 200), em);
         continue;
       }
       // Marked sent before it leaves: if this instance dies meanwhile, the one that runs the
       // queue next fails it rather than sending it a second time.
-      await this.db.unit(em).nativeUpdate(ActionEntity, { id: next.id }, { state: 'sent' });
+      await em.nativeUpdate(ActionEntity, { id: next.id }, { state: 'sent' });
       const dispatch = await this.link.dispatch([ip], request);
       const answer = dispatch.answers.get(ip);
       if (!answer) {
         // Busy or gone: retried on its next answer or by the sweep.
-        await this.db.unit(em).nativeUpdate(ActionEntity, { id: next.id }, { state: 'queued' });
+        await em.nativeUpdate(ActionEntity, { id: next.id }, { state: 'queued' });
         return;
       }
       // A job once sent: the tries that found the client busy are retries, not jobs of their own.
@@ -238,7 +240,7 @@ export class CommandQueue {
       ]);
       // Stopping: the row stays `sent` and the next start marks it failed.
       if (!outcome) return;
-      await this.finish(next.id, outcome.result, outcome.note);
+      await this.finish(next.id, outcome.result, outcome.note, em);
     }
   }
 

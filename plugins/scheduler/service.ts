@@ -226,7 +226,7 @@ export class Scheduler {
   }
 
   async createSchedule(input: ScheduleInput, given?: EntityManager): Promise<number> {
-    await this.requireTarget(input.kind, input.target);
+    await this.requireTarget(input.kind, input.target, given);
     const now = this.clock.now();
     const when = input.when ? readWhen(input.when) : whenAt(now, this.site.zone);
     const em = this.db.unit(given);
@@ -248,7 +248,7 @@ export class Scheduler {
     const row = await em.findOne(ScheduleEntity, { id });
     if (!row) throw badRequest(ErrorCode.unknownId, `no schedule with id ${id}`, 'id');
     const kind = input.kind ?? row.kind;
-    await this.requireTarget(kind, input.target);
+    await this.requireTarget(kind, input.target, em);
     const when = input.when ? readWhen(input.when) : whenAt(this.clock.now(), this.site.zone);
     Object.assign(row, {
       kind,

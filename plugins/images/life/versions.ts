@@ -84,11 +84,11 @@ export class ImageVersions {
   }
 
   /** The create from `ip` stored its answer: the version stays, and versions past repository.keep_versions go. */
-  async kept(ip: string): Promise<void> {
+  async kept(ip: string, em?: EntityManager): Promise<void> {
     const moved = this.aside.get(ip);
     if (!moved) return;
     this.aside.delete(ip);
-    await this.prune(moved.imageId, moved.name);
+    await this.prune(moved.imageId, moved.name, em);
   }
 
   /** The create from `ip` ended without storing its answer: the kept file goes back in place. */
