@@ -93,10 +93,10 @@ export async function listSessions(
   if (q.room) where.roomId = q.room;
   if (q.job) where.jobId = q.job;
   if (q.before) where.id = { $lt: q.before };
-  const rows = await em.find(SessionEntity, where, { orderBy: { id: 'desc' }, limit: q.limit + 1 });
+  const rows = await em.find(SessionEntity, where, { orderBy: { id: 'desc' }, limit: q.limit + 1, refresh: true });
   const page = rows.slice(0, q.limit);
   const lines = page.length
-    ? await em.find(SessionClientEntity, { sessionId: { $in: page.map((r) => r.id) } }, { orderBy: { id: 'asc' } })
+    ? await em.find(SessionClientEntity, { sessionId: { $in: page.map((r) => r.id) } }, { orderBy: { id: 'asc' }, refresh: true })
     : [];
   const sessions = page
     .map((row) =>
@@ -123,9 +123,10 @@ export async function findSession(
   given?: EntityManager,
 ): Promise<SessionView | undefined> {
   const em = db.unit(given);
-  const row = await em.findOne(SessionEntity, { id });
+  // Read again, not from the caller's identity map: a session's own write queue changes it meanwhile.
+  const row = await em.findOne(SessionEntity, { id }, { refresh: true });
   if (!row) return undefined;
-  const lines = await em.find(SessionClientEntity, { sessionId: id }, { orderBy: { id: 'asc' } });
+  const lines = await em.find(SessionClientEntity, { sessionId: id }, { orderBy: { id: 'asc' }, refresh: true });
   return shownTo(shown(row, lines, running(id)), visible);
 }
 
