@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { EntityManager, EntityName, MikroORM, Options, RequiredEntityData } from '@mikro-orm/core';
+import { TransactionPropagation } from '@mikro-orm/core';
 import type { AbstractSqlConnection } from '@mikro-orm/knex';
 import type { CoreSettings } from './config-schema';
 import { type DatabaseRecord, describeRecord, readDatabaseRecord, recordOf, writeDatabaseRecord } from './database-record';
@@ -45,13 +46,8 @@ export class Database {
    * never if it rolls back: for in-memory state that must not show a write before it lands.
    */
   afterCommit(em: EntityManager, fn: () => void): void {
-    if (!em.isInTransaction()) {
-      fn();
-      return;
-    }
-    const hooks = this.commitHooks.get(em);
-    if (hooks) hooks.push(fn);
-    else this.commitHooks.set(em, [fn]);
+    if (em.isInTransaction()) this.commitHooks.set(em, [...(this.commitHooks.get(em) ?? []), fn]);
+    else fn();
   }
 
   /** Call `observe` with the duration of every SQL statement run from now on. */
@@ -71,13 +67,23 @@ export class Database {
     knex.on('query-error', (_error: unknown, query: { __knexQueryUid?: string }) => end(query, false));
   }
 
+  /** A fresh unit of work, for its owner alone: a request, a timer's tick, a worker's job. */
   fork(): EntityManager {
     return this.orm.em.fork();
   }
 
-  /** Run `fn` in one transaction: everything it writes lands, or nothing does. */
-  transactional<T>(fn: (em: EntityManager) => Promise<T>): Promise<T> {
-    return this.orm.em.fork().transactional(fn);
+  /** The caller's unit of work, or a fresh one when it gave none (Medusa's `context.manager ?? fresh`). */
+  unit(given: EntityManager | undefined): EntityManager {
+    return given ?? this.orm.em.fork();
+  }
+
+  /**
+   * Run `fn` in one transaction: everything it writes lands, or nothing does. It joins the
+   * transaction `em` is in, opens one in `em` when it is in none, and in a fresh unit of work
+   * when the caller gave none.
+   */
+  transactional<T>(fn: (em: EntityManager) => Promise<T>, em?: EntityManager): Promise<T> {
+    return this.unit(em).transactional(fn, { propagation: TransactionPropagation.REQUIRED });
   }
 
   /** Plain SQL for hot read paths that need no entity tracking. */

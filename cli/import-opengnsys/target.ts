@@ -77,6 +77,7 @@ export async function openTarget(
     }
     const parts = { ...enabled, inventory: enabled.inventory };
     const inventory = app.container.resolve(Inventory);
+    // The importer's run is the owner of its unit of work: no caller hands it one.
     const em = app.database.fork();
     const stored = await parts.inventory.holdings(em);
     const images = parts.images ? await parts.images.holdings(em) : new Map<number, { name: string }>();

@@ -18,7 +18,8 @@ export function profileFingerprint(items: string[]): string {
  * The id of the profile of a set of items (packages, hardware components), created on first
  * sight. The reference compares sorted id lists, so order does not matter and a repeated
  * line counts once per time it appears; so does this, with the text in place of the ids.
- * Looked up outside the caller's transaction: rows are immutable and keyed by their set,
+ * Looked up outside the caller's transaction, in a unit of work of its own (on SQLite the
+ * caller's would hold the one connection): rows are immutable and keyed by their set,
  * so a row made for a report whose storing later fails is only an unused profile.
  */
 async function profileId<P extends Profile>(
@@ -28,12 +29,13 @@ async function profileId<P extends Profile>(
   row: (fingerprint: string) => RequiredEntityData<P>,
 ): Promise<number> {
   const fingerprint = profileFingerprint(items);
+  const em = db.fork();
   const find = async () =>
-    (await execute<{ id: number }>(db.fork(), `select id from ${entity.meta.tableName} where fingerprint = ?`, [fingerprint]))[0]?.id;
+    (await execute<{ id: number }>(em, `select id from ${entity.meta.tableName} where fingerprint = ?`, [fingerprint]))[0]?.id;
   const found = await find();
   if (found !== undefined) return Number(found);
   try {
-    return (await db.fork().insert<P>(entity, row(fingerprint))) as number;
+    return (await em.insert<P>(entity, row(fingerprint))) as number;
   } catch (error) {
     // Another report of the same set inserted it meanwhile: use that row.
     if (!(error instanceof UniqueConstraintViolationException)) throw error;

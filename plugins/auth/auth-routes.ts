@@ -24,9 +24,9 @@ export function authRoutes(ctx: PluginContext, deps: AuthRouteDeps): void {
   router.post(
     '/auth/login',
     { public: true, body: Login, response: Me, summary: 'Sign a person in: sets the session cookie' },
-    async ({ body, res, address, secure }) => {
+    async ({ body, res, address, secure, em }) => {
       const person = await deps.signIn.check(body.username, body.password, address);
-      const { secret, session } = await sessions.open(person.username, person.provider, person.grants);
+      const { secret, session } = await sessions.open(person.username, person.provider, person.grants, em);
       res.setHeader('Set-Cookie', sessionCookieHeader(secret, Math.floor(lifetimes.absoluteMs / 1000), secure));
       const roles = person.grants.map((grant) => grant.role);
       ctx.log.info({ username: person.username, provider: person.provider, roles, address }, 'signed in');
@@ -37,9 +37,9 @@ export function authRoutes(ctx: PluginContext, deps: AuthRouteDeps): void {
   router.post(
     '/auth/logout',
     { permission: 'read', scoped: 'open', bodyPolicy: 'ignored', response: Done, summary: "End the caller's session" },
-    async ({ req, res, secure }) => {
+    async ({ req, res, secure, em }) => {
       const session = deps.sessionOf(req);
-      if (session) await sessions.end(session.hash);
+      if (session) await sessions.end(session.hash, em);
       else if (cookieOf(req, sessionCookie) === undefined)
         throw badRequest('not_a_person', 'only a signed-in person signs out: a key or token is revoked instead');
       res.setHeader('Set-Cookie', clearedCookieHeader(secure));

@@ -49,9 +49,9 @@ export function oidcRoutes(ctx: PluginContext, providers: OidcProvider[], sessio
     router.get(
       `/auth/oidc/${name}/login`,
       { public: true, summary: `Sign in with ${name}: on to the provider` },
-      async ({ req, res, secure }) => {
+      async ({ req, res, secure, em }) => {
         try {
-          const { url, secret } = await provider.begin(redirectUri(req, secure));
+          const { url, secret } = await provider.begin(redirectUri(req, secure), em);
           res.setHeader('Set-Cookie', pendingCookieHeader(name, secret, pendingLifetimeMs / 1000, secure));
           return Reply.redirect(url);
         } catch (error) {
@@ -64,15 +64,15 @@ export function oidcRoutes(ctx: PluginContext, providers: OidcProvider[], sessio
     router.get(
       `/auth/oidc/${name}/callback`,
       { public: true, summary: `Back from ${name}: the session, or why not` },
-      async ({ req, res, secure }) => {
+      async ({ req, res, secure, em }) => {
         const cleared = pendingCookieHeader(name, '', 0, secure);
         try {
           const callback = new URL(req.url ?? '', redirectUri(req, secure));
-          const person = await provider.finish(cookieOf(req, pendingCookie), callback);
+          const person = await provider.finish(cookieOf(req, pendingCookie), callback, em);
           const grants = grantsOfGroups(person.groups, provider.settings.groups);
           if (grants.length === 0)
             throw new OidcRefusal(`'${person.username}' is in no group that ogserve gives a role to: ask an administrator`);
-          const { secret } = await sessions.open(person.username, name, grants);
+          const { secret } = await sessions.open(person.username, name, grants, em);
           res.setHeader('Set-Cookie', [cleared, sessionCookieHeader(secret, Math.floor(lifetimes.absoluteMs / 1000), secure)]);
           ctx.log.info({ username: person.username, provider: name, roles: grants.map((g) => g.role) }, 'signed in');
           return Reply.redirect(consolePath);

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import type { Logger } from 'ogserve';
 import type { GroupRights } from './group-rights';
 import type { Pending, PendingSignIns } from './pending-sign-ins';
@@ -59,10 +60,10 @@ export class OidcProvider {
   ) {}
 
   /** Where to send the browser, and the secret of the cookie that lets it finish. */
-  async begin(redirectUri: string): Promise<{ url: string; secret: string }> {
+  async begin(redirectUri: string, em?: EntityManager): Promise<{ url: string; secret: string }> {
     const client = await openIdClient();
     const configuration = await this.discovered();
-    const { secret, pending } = await this.pending.begin(this.settings.name);
+    const { secret, pending } = await this.pending.begin(this.settings.name, em);
     const url = client.buildAuthorizationUrl(configuration, {
       redirect_uri: redirectUri,
       scope: this.settings.scopes,
@@ -75,8 +76,8 @@ export class OidcProvider {
   }
 
   /** The person of the provider's answer at `callback` (the URL it sent the browser to), for the browser holding `secret`. */
-  async finish(secret: string | undefined, callback: URL): Promise<OidcPerson> {
-    const pending = secret ? await this.pending.take(secret, this.settings.name) : undefined;
+  async finish(secret: string | undefined, callback: URL, em?: EntityManager): Promise<OidcPerson> {
+    const pending = secret ? await this.pending.take(secret, this.settings.name, em) : undefined;
     if (!pending) throw new OidcRefusal('this sign-in was not begun in this browser, was used already or took too long: sign in again');
     const error = callback.searchParams.get('error');
     if (error) throw new OidcRefusal(`the provider refused: ${callback.searchParams.get('error_description') ?? error}`);

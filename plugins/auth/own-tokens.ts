@@ -48,7 +48,7 @@ export function ownTokenRoutes(
       response: TokenCreated,
       summary: 'Make a token with at most the caller’s rights',
     },
-    async ({ req, body }) => {
+    async ({ req, body, em }) => {
       const session = person(req);
       const role = body.role ?? highestRole(session.grants);
       // The grants that allow such a token: its role or more, and the shell if it asks for it.
@@ -70,15 +70,18 @@ export function ownTokenRoutes(
       if (expiresAt === undefined)
         throw badRequest(ErrorCode.invalidField, "'expires' must be a number of days, hours or minutes: 30d, 12h, 90m", 'expires');
       if (expiresAt - now > maxDays * dayMs) throw badRequest(ErrorCode.invalidField, `'expires' may be at most ${maxDays}d`, 'expires');
-      const { view, secret } = await tokens.create({
-        name: `${session.username}.${body.name}`,
-        role,
-        shell: body.shell ?? false,
-        expiresAt,
-        centers: limited ? reach.centers : body.centers?.map(toInt),
-        rooms: limited ? reach.rooms : body.rooms?.map(toInt),
-        owner: ownerOf(session),
-      });
+      const { view, secret } = await tokens.create(
+        {
+          name: `${session.username}.${body.name}`,
+          role,
+          shell: body.shell ?? false,
+          expiresAt,
+          centers: limited ? reach.centers : body.centers?.map(toInt),
+          rooms: limited ? reach.rooms : body.rooms?.map(toInt),
+          owner: ownerOf(session),
+        },
+        em,
+      );
       return { ...view, secret };
     },
   );
@@ -86,9 +89,9 @@ export function ownTokenRoutes(
   router.delete(
     '/auth/tokens',
     { permission: 'read', scoped: 'open', audit: true, body: OwnTokenName, response: Done, summary: 'Revoke one of the caller’s tokens' },
-    async ({ req, body }) => {
+    async ({ req, body, em }) => {
       const session = person(req);
-      if (!(await tokens.revoke(body.name, ownerOf(session))))
+      if (!(await tokens.revoke(body.name, ownerOf(session), em)))
         throw badRequest(ErrorCode.unknownId, `you have no token named '${body.name}'`, 'name');
       return {};
     },

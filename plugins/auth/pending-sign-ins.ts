@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import { createHash, randomBytes } from 'node:crypto';
 import { type Clock, Database, inject, injectable } from 'ogserve';
 import { AuthClock } from './clock';
@@ -32,18 +33,18 @@ export class PendingSignIns {
   }
 
   /** A new one; `secret` goes in the browser's cookie. PKCE's verifier is 43 characters of randomness, as RFC 7636 asks. */
-  async begin(provider: string): Promise<{ secret: string; pending: Pending }> {
+  async begin(provider: string, given?: EntityManager): Promise<{ secret: string; pending: Pending }> {
     const secret = random();
     const pending = { provider, state: random(), nonce: random(), verifier: random() };
-    const em = this.db.fork();
+    const em = this.db.unit(given);
     em.create(PendingSignInEntity, { hash: hashOf(secret), ...pending, createdAt: String(this.now()) });
     await em.flush();
     return { secret, pending };
   }
 
   /** The sign-in of this cookie, taken (it cannot be used again); undefined when unknown, used or too old. */
-  async take(secret: string, provider: string): Promise<Pending | undefined> {
-    const em = this.db.fork();
+  async take(secret: string, provider: string, given?: EntityManager): Promise<Pending | undefined> {
+    const em = this.db.unit(given);
     const row = await em.findOne(PendingSignInEntity, { hash: hashOf(secret) });
     if (!row) return undefined;
     // Deleted by whoever gets there first: a second callback with the same cookie finds nothing.
@@ -53,7 +54,7 @@ export class PendingSignIns {
   }
 
   /** Remove those whose time is up. */
-  async prune(): Promise<void> {
-    await this.db.fork().nativeDelete(PendingSignInEntity, { createdAt: { $lt: String(this.now() - pendingLifetimeMs) } });
+  async prune(em?: EntityManager): Promise<void> {
+    await this.db.unit(em).nativeDelete(PendingSignInEntity, { createdAt: { $lt: String(this.now() - pendingLifetimeMs) } });
   }
 }

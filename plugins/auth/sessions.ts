@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import { createHash, randomBytes } from 'node:crypto';
 import { type Clock, Database, inject, injectable, isRole, PluginConfig } from 'ogserve';
 import { AuthClock } from './clock';
@@ -55,7 +56,12 @@ export class SessionStore {
   private readonly now: () => number;
 
   /** A new session; the secret goes in the cookie and is kept nowhere. */
-  async open(username: string, provider: string, grants: Grant[]): Promise<{ secret: string; session: LiveSession }> {
+  async open(
+    username: string,
+    provider: string,
+    grants: Grant[],
+    given?: EntityManager,
+  ): Promise<{ secret: string; session: LiveSession }> {
     const secret = randomBytes(32).toString('base64url');
     const now = this.now();
     const session: LiveSession = {
@@ -67,7 +73,7 @@ export class SessionStore {
       createdAt: now,
       seenAt: now,
     };
-    const em = this.db.fork();
+    const em = this.db.unit(given);
     em.create(SessionEntity, {
       hash: session.hash,
       username,
@@ -83,12 +89,12 @@ export class SessionStore {
   }
 
   /** The live session of a cookie's secret, or undefined (unknown, ended, past a lifetime). Counts as activity. */
-  async find(secret: string): Promise<LiveSession | undefined> {
+  async find(secret: string, em?: EntityManager): Promise<LiveSession | undefined> {
     const hash = hashOf(secret);
     const now = this.now();
     let session = this.live.get(hash);
     if (!session || now - session.checkedAt >= recheckMs) {
-      const row = await this.db.fork().findOne(SessionEntity, { hash });
+      const row = await this.db.unit(em).findOne(SessionEntity, { hash });
       const found = row && liveOf(row);
       if (!found) {
         this.live.delete(hash);
@@ -98,7 +104,7 @@ export class SessionStore {
       this.live.set(hash, session);
     }
     if (!this.current(session)) {
-      await this.end(hash);
+      await this.end(hash, em);
       return undefined;
     }
     session.seenAt = now;
@@ -113,16 +119,16 @@ export class SessionStore {
   }
 
   /** End one session (sign-out); its row goes, other instances find it gone at their next check. */
-  async end(hash: string): Promise<void> {
+  async end(hash: string, em?: EntityManager): Promise<void> {
     this.live.delete(hash);
     this.seen.delete(hash);
-    await this.db.fork().nativeDelete(SessionEntity, { hash });
+    await this.db.unit(em).nativeDelete(SessionEntity, { hash });
   }
 
   /** End every session of a user (every provider), here and in the database. */
-  async endUser(username: string): Promise<void> {
+  async endUser(username: string, em?: EntityManager): Promise<void> {
     this.forgetUser(username);
-    await this.db.fork().nativeDelete(SessionEntity, { username });
+    await this.db.unit(em).nativeDelete(SessionEntity, { username });
   }
 
   /** Another instance ended a user's sessions: drop them from memory now. */

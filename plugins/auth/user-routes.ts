@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import type { IncomingMessage } from 'node:http';
 import { ErrorCode, badRequest, type PluginContext, toInt } from 'ogserve';
 import type { AuditChange, AuditValue } from '../audit';
@@ -33,16 +34,17 @@ export function userRoutes(ctx: PluginContext, users: UserStore): void {
   const tell = async (req: IncomingMessage, changes: AuditChange[]) => {
     if (changes.length > 0) await ctx.events.tell('audit.details', { req, changes });
   };
-  const find = async (username: string) => (await users.list()).find((u) => u.username.toLowerCase() === username.toLowerCase());
-  router.get('/users', { permission: 'admin', response: UserList, summary: 'Every local user, without passwords' }, async () => ({
-    users: await users.list(),
+  const find = async (username: string, em: EntityManager) =>
+    (await users.list(em)).find((u) => u.username.toLowerCase() === username.toLowerCase());
+  router.get('/users', { permission: 'admin', response: UserList, summary: 'Every local user, without passwords' }, async ({ em }) => ({
+    users: await users.list(em),
   }));
 
   router.post(
     '/users',
     { permission: 'admin', body: UserCreate, response: UserView, summary: 'Add a local user' },
-    async ({ body, req }) => {
-      const made = await users.add({ ...body, centers: body.centers?.map(toInt), rooms: body.rooms?.map(toInt) });
+    async ({ body, req, em }) => {
+      const made = await users.add({ ...body, centers: body.centers?.map(toInt), rooms: body.rooms?.map(toInt) }, em);
       await tell(req, changesOf(made.username, undefined, made));
       return made;
     },
@@ -56,8 +58,8 @@ export function userRoutes(ctx: PluginContext, users: UserStore): void {
       response: UserView,
       summary: "Change a local user's role, shell right or centers and rooms (their sessions end)",
     },
-    async ({ body, req }) => {
-      const done = await users.update({ ...body, centers: body.centers?.map(toInt), rooms: body.rooms?.map(toInt) });
+    async ({ body, req, em }) => {
+      const done = await users.update({ ...body, centers: body.centers?.map(toInt), rooms: body.rooms?.map(toInt) }, em);
       if (!done) throw noSuchUser(body.username);
       await tell(req, changesOf(done.after.username, done.before, done.after));
       return done.after;
@@ -67,9 +69,9 @@ export function userRoutes(ctx: PluginContext, users: UserStore): void {
   router.delete(
     '/users',
     { permission: 'admin', body: UserName, response: Done, summary: 'Remove a local user' },
-    async ({ body, req }) => {
-      const before = await find(body.username);
-      if (!(await users.remove(body.username))) throw noSuchUser(body.username);
+    async ({ body, req, em }) => {
+      const before = await find(body.username, em);
+      if (!(await users.remove(body.username, em))) throw noSuchUser(body.username);
       if (before) await tell(req, changesOf(before.username, before, undefined));
       return {};
     },
@@ -82,9 +84,9 @@ export function userRoutes(ctx: PluginContext, users: UserStore): void {
     router.post(
       `/users/${action}`,
       { permission: 'admin', body: UserName, response: Done, summary: `${action[0]!.toUpperCase()}${action.slice(1)} a local user` },
-      async ({ body, req }) => {
-        const before = await find(body.username);
-        if (!(await users.setDisabled(body.username, disabled))) throw noSuchUser(body.username);
+      async ({ body, req, em }) => {
+        const before = await find(body.username, em);
+        if (!(await users.setDisabled(body.username, disabled, em))) throw noSuchUser(body.username);
         if (before) await tell(req, changesOf(before.username, before, { ...before, disabled }));
         return {};
       },
@@ -94,8 +96,8 @@ export function userRoutes(ctx: PluginContext, users: UserStore): void {
   router.post(
     '/users/password',
     { permission: 'admin', body: UserPassword, response: Done, summary: "Set a local user's password (their sessions end)" },
-    async ({ body, req }) => {
-      if (!(await users.setPassword(body.username, body.password))) throw noSuchUser(body.username);
+    async ({ body, req, em }) => {
+      if (!(await users.setPassword(body.username, body.password, em))) throw noSuchUser(body.username);
       await tell(req, [{ entity: 'user', id: 0, name: body.username, field: 'password', before: '(secret)', after: '(secret)' }]);
       return {};
     },

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import { isRole, type Database, ErrorCode, badRequest } from 'ogserve';
 import { UserEntity, type User } from './entities/user';
 import { type Grant, idsOf, textOf } from './grant';
@@ -62,7 +63,7 @@ export class UserStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async add(input: NewUser): Promise<UserView> {
+  async add(input: NewUser, given?: EntityManager): Promise<UserView> {
     if (!namePattern.test(input.username))
       throw badRequest(
         ErrorCode.invalidField,
@@ -74,8 +75,8 @@ export class UserStore {
     const centers = input.centers ?? [];
     const rooms = input.rooms ?? [];
     await this.checkScope(centers, rooms);
-    const em = this.db.fork();
-    if (await this.find(input.username))
+    const em = this.db.unit(given);
+    if (await this.find(input.username, em))
       throw badRequest(ErrorCode.duplicate, `a user named '${input.username}' already exists`, 'username');
     const now = String(this.now());
     const user = em.create(UserEntity, {
@@ -98,10 +99,10 @@ export class UserStore {
    * after, or undefined when there is no such user. Their sessions end, and the tokens they
    * made for themself go, when anything changed: they sign in again with what they now hold.
    */
-  async update(change: UserChange): Promise<{ before: UserView; after: UserView } | undefined> {
+  async update(change: UserChange, em?: EntityManager): Promise<{ before: UserView; after: UserView } | undefined> {
     if (change.role !== undefined && !isRole(change.role))
       throw badRequest(ErrorCode.invalidField, "'role' must be one of reader, operator, imager, admin", 'role');
-    const user = await this.find(change.username);
+    const user = await this.find(change.username, em);
     if (!user) return undefined;
     const before = viewOf(user);
     const centers = change.centers ?? before.centers;
@@ -113,48 +114,48 @@ export class UserStore {
       centers: textOf(centers),
       rooms: textOf(rooms),
     };
-    await this.db.fork().nativeUpdate(UserEntity, { id: user.id }, fields);
+    await this.db.unit(em).nativeUpdate(UserEntity, { id: user.id }, fields);
     const after = { ...before, role: fields.role, shell: fields.shell, centers: [...centers], rooms: [...rooms] };
     if (JSON.stringify(before) !== JSON.stringify(after)) await this.endAccess(user.username, true);
     return { before, after };
   }
 
-  async list(): Promise<UserView[]> {
-    const users = await this.db.fork().find(UserEntity, {}, { orderBy: { username: 'asc' } });
+  async list(em?: EntityManager): Promise<UserView[]> {
+    const users = await this.db.unit(em).find(UserEntity, {}, { orderBy: { username: 'asc' } });
     return users.map(viewOf);
   }
 
   /** The user of that name (names compare without regard to case, as people type them). */
-  async find(username: string): Promise<User | undefined> {
-    const users = await this.db.fork().find(UserEntity, {});
+  async find(username: string, em?: EntityManager): Promise<User | undefined> {
+    const users = await this.db.unit(em).find(UserEntity, {});
     const wanted = username.toLowerCase();
     return users.find((user) => user.username.toLowerCase() === wanted);
   }
 
   /** Disable or enable: false when there is no such user. A disabled user's sessions end at once. */
-  async setDisabled(username: string, disabled: boolean): Promise<boolean> {
-    const user = await this.find(username);
+  async setDisabled(username: string, disabled: boolean, em?: EntityManager): Promise<boolean> {
+    const user = await this.find(username, em);
     if (!user) return false;
-    await this.db.fork().nativeUpdate(UserEntity, { id: user.id }, { disabled });
+    await this.db.unit(em).nativeUpdate(UserEntity, { id: user.id }, { disabled });
     if (disabled) await this.endAccess(user.username, true);
     return true;
   }
 
   /** A new password; every session of the user ends. False when there is no such user. */
-  async setPassword(username: string, password: string): Promise<boolean> {
+  async setPassword(username: string, password: string, em?: EntityManager): Promise<boolean> {
     this.checkPassword(password);
-    const user = await this.find(username);
+    const user = await this.find(username, em);
     if (!user) return false;
     const passwordHash = await this.hasher.hash(password);
-    await this.db.fork().nativeUpdate(UserEntity, { id: user.id }, { passwordHash, passwordChangedAt: String(this.now()) });
+    await this.db.unit(em).nativeUpdate(UserEntity, { id: user.id }, { passwordHash, passwordChangedAt: String(this.now()) });
     await this.endAccess(user.username, false);
     return true;
   }
 
-  async remove(username: string): Promise<boolean> {
-    const user = await this.find(username);
+  async remove(username: string, em?: EntityManager): Promise<boolean> {
+    const user = await this.find(username, em);
     if (!user) return false;
-    await this.db.fork().nativeDelete(UserEntity, { id: user.id });
+    await this.db.unit(em).nativeDelete(UserEntity, { id: user.id });
     await this.endAccess(user.username, true);
     return true;
   }

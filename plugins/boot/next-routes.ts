@@ -59,7 +59,7 @@ function nextRoutes(ctx: PluginContext<BootSettings>, oneShots: OneShots, bootFi
       events: ['boot.next.set', 'boot.next.reverted'],
       summary: 'The one-shot boots waiting to be put back',
     },
-    async ({ access }) => ({ pending: (await oneShots.pending(await access?.scope?.addresses())).map(listed) }),
+    async ({ access, em }) => ({ pending: (await oneShots.pending(await access?.scope?.addresses(), em)).map(listed) }),
   );
 }
 

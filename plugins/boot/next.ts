@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import type { Clock, Database, Logger, PluginCluster, PluginEvents } from 'ogserve';
 import type { ClientView, Inventory } from '../inventory';
 import type { BootFiles } from '../pxe-modes';
@@ -73,18 +74,18 @@ export class OneShots {
   }
 
   /** What is pending, the next to revert first; only `within`'s addresses when given (a limited key). */
-  async pending(within?: ReadonlySet<string>): Promise<PendingBoot[]> {
-    const rows = await this.d.db.fork().find(NextBootEntity, {}, { orderBy: { until: 'asc', ip: 'asc' } });
+  async pending(within?: ReadonlySet<string>, em?: EntityManager): Promise<PendingBoot[]> {
+    const rows = await this.d.db.unit(em).find(NextBootEntity, {}, { orderBy: { until: 'asc', ip: 'asc' } });
     return within ? rows.filter((row) => within.has(row.ip)) : rows;
   }
 
   /** The PC's one-shot ends for `reason`, if it has one that this reason ends (any, for a timeout). */
-  async end(ip: string, reason: RevertReason): Promise<void> {
-    const row = await this.d.db.fork().findOne(NextBootEntity, { ip });
+  async end(ip: string, reason: RevertReason, em?: EntityManager): Promise<void> {
+    const row = await this.d.db.unit(em).findOne(NextBootEntity, { ip });
     if (!row || (reason !== 'timeout' && row.revert !== reason)) return;
     await this.d.bootFiles.exclusive(async () => {
       // Only the one that deletes this very row puts the PC back; a newer one-shot is left alone.
-      if ((await this.d.db.fork().nativeDelete(NextBootEntity, { ip, since: row.since })) === 0) return;
+      if ((await this.d.db.unit(em).nativeDelete(NextBootEntity, { ip, since: row.since })) === 0) return;
       this.timers.get(ip)?.();
       this.timers.delete(ip);
       const client = await this.d.inventory.clientByIp(ip);
@@ -96,8 +97,8 @@ export class OneShots {
   }
 
   /** Removed PCs' one-shots go with them: an address given to another PC later must not get their previous mode. */
-  async forget(ips: string[]): Promise<void> {
-    await this.d.db.fork().nativeDelete(NextBootEntity, { ip: { $in: ips } });
+  async forget(ips: string[], em?: EntityManager): Promise<void> {
+    await this.d.db.unit(em).nativeDelete(NextBootEntity, { ip: { $in: ips } });
     for (const ip of ips) {
       this.timers.get(ip)?.();
       this.timers.delete(ip);

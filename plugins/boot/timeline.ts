@@ -69,7 +69,8 @@ export class BootTimeline {
 
   private async write(clientId: number, stage: TimelineStage, at: number, facts: StageFacts): Promise<void> {
     const begins = stage === 'script' || stage === 'loader';
-    // Most agents connect with no boot going on: that is seen without a transaction.
+    // Most agents connect with no boot going on: that is seen without a transaction. Its own
+    // unit of work: a client's turn runs after its caller has moved on.
     if (!begins && ongoingAt(await latest(this.db.fork(), clientId), at) === undefined) return;
     await this.db.transactional(async (em) => {
       const last = await latest(em, clientId);

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import type { Database } from 'ogserve';
 import { type DhcpBackup, DhcpBackupEntity } from './entities/backup';
 import type { KeaConfig } from './kea-client';
@@ -26,8 +27,8 @@ export class Backups {
     private readonly keep: number,
   ) {}
 
-  async save(config: KeaConfig, reason: 'sync' | 'restore', at: Date): Promise<number> {
-    const em = this.db.fork();
+  async save(config: KeaConfig, reason: 'sync' | 'restore', at: Date, given?: EntityManager): Promise<number> {
+    const em = this.db.unit(given);
     const row = em.create(DhcpBackupEntity, {
       takenAt: at.toISOString(),
       reason,
@@ -40,15 +41,15 @@ export class Backups {
     return row.id;
   }
 
-  async list(): Promise<BackupView[]> {
+  async list(em?: EntityManager): Promise<BackupView[]> {
     const rows = await this.db
-      .fork()
+      .unit(em)
       .find(DhcpBackupEntity, {}, { orderBy: { id: 'desc' }, fields: ['id', 'takenAt', 'reason', 'subnets', 'reservations'] });
     return rows.map(viewOf);
   }
 
-  async config(id: number): Promise<KeaConfig | undefined> {
-    const row = await this.db.fork().findOne(DhcpBackupEntity, { id });
+  async config(id: number, em?: EntityManager): Promise<KeaConfig | undefined> {
+    const row = await this.db.unit(em).findOne(DhcpBackupEntity, { id });
     return row ? (JSON.parse(row.config) as KeaConfig) : undefined;
   }
 }

@@ -55,7 +55,7 @@ export function dhcpRoutes(ctx: PluginContext<unknown>, deps: DhcpRouteDeps): vo
       response: BackupList,
       summary: 'The configurations ogserve replaced in Kea, newest first',
     },
-    async () => ({ backups: await deps.backups.list() }),
+    async ({ em }) => ({ backups: await deps.backups.list(em) }),
   );
   ctx.router.post(
     '/dhcp/restore',
@@ -65,8 +65,8 @@ export function dhcpRoutes(ctx: PluginContext<unknown>, deps: DhcpRouteDeps): vo
       response: RestoreAnswer,
       summary: 'Give Kea a configuration it ran before (config-test first)',
     },
-    async ({ body }) => {
-      const config = await deps.backups.config(body.id);
+    async ({ body, em }) => {
+      const config = await deps.backups.config(body.id, em);
       if (!config) throw new HttpError(404, 'unknown_id', `no backup ${body.id}: GET /dhcp/backups lists them`, 'id');
       try {
         return await deps.sync.serial(async () => {

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import type { Database } from 'ogserve';
 import { PowerDayEntity } from './entities/power-day';
 import { PowerStateEntity } from './entities/power-state';
@@ -11,17 +12,23 @@ const chunk = 500;
  * client and start; resolves with how many went. The rows kept still carry the time before
  * them, so a PC's totals need none of those gone. Midnight readings and sign-ins older than that go too.
  */
-export async function prunePowerStates(db: Database, clientIds: readonly number[], days: number, now: number): Promise<number> {
+export async function prunePowerStates(
+  db: Database,
+  clientIds: readonly number[],
+  days: number,
+  now: number,
+  em?: EntityManager,
+): Promise<number> {
   const horizon = now - days * dayMs;
   let removed = 0;
   for (let i = 0; i < clientIds.length; i += chunk) {
-    removed += await db.fork().nativeDelete(PowerStateEntity, {
+    removed += await db.unit(em).nativeDelete(PowerStateEntity, {
       client: { $in: clientIds.slice(i, i + chunk) },
       startedAt: { $lt: horizon },
       endedAt: { $lt: horizon },
     });
   }
-  await db.fork().nativeDelete(UserSessionEntity, { at: { $lt: horizon } });
-  await db.fork().nativeDelete(PowerDayEntity, { day: { $lt: Math.floor(horizon / dayMs) } });
+  await db.unit(em).nativeDelete(UserSessionEntity, { at: { $lt: horizon } });
+  await db.unit(em).nativeDelete(PowerDayEntity, { day: { $lt: Math.floor(horizon / dayMs) } });
   return removed;
 }

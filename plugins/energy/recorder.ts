@@ -83,8 +83,10 @@ export class PowerRecorder {
     const now = this.clock.now();
     const ids = [...(await this.inventory.allClients())].map((c) => c.id);
     const open = [...(await rowsAt(this.db, ids, now)).values()].filter((row) => row.ended_at === null).map((row) => Number(row.id));
-    for (let i = 0; i < open.length; i += chunk)
-      await this.db.fork().nativeUpdate(PowerStateEntity, { id: { $in: open.slice(i, i + chunk) } }, { endedAt: now });
+    await this.db.transactional(async (em) => {
+      for (let i = 0; i < open.length; i += chunk)
+        await em.nativeUpdate(PowerStateEntity, { id: { $in: open.slice(i, i + chunk) } }, { endedAt: now });
+    });
   }
 
   /** A PC's shown state changed (the agents' `client.state`), in its power state. */

@@ -78,26 +78,26 @@ export class DiscoveredStore {
   }
 
   /** The row whose PC was last seen at `ip` (its discovery boot, or its agent). */
-  async byIp(ip: string): Promise<DiscoveredPc | null> {
-    const [row] = await this.db.fork().find(DiscoveredPcEntity, { ip }, { orderBy: { booted: 'desc', id: 'desc' }, limit: 1 });
+  async byIp(ip: string, em?: EntityManager): Promise<DiscoveredPc | null> {
+    const [row] = await this.db.unit(em).find(DiscoveredPcEntity, { ip }, { orderBy: { booted: 'desc', id: 'desc' }, limit: 1 });
     return row ?? null;
   }
 
-  byMacs(macs: string[], em: EntityManager = this.db.fork()): Promise<DiscoveredPc[]> {
-    return em.find(DiscoveredPcEntity, { mac: { $in: macs } });
+  byMacs(macs: string[], em?: EntityManager): Promise<DiscoveredPc[]> {
+    return this.db.unit(em).find(DiscoveredPcEntity, { mac: { $in: macs } });
   }
 
   /** Every row, the first seen first. */
-  all(): Promise<DiscoveredPc[]> {
-    return this.db.fork().find(DiscoveredPcEntity, {}, { orderBy: { firstSeen: 'asc', id: 'asc' } });
+  all(em?: EntityManager): Promise<DiscoveredPc[]> {
+    return this.db.unit(em).find(DiscoveredPcEntity, {}, { orderBy: { firstSeen: 'asc', id: 'asc' } });
   }
 
-  async agentUp(mac: string, now: number): Promise<void> {
-    await this.db.fork().nativeUpdate(DiscoveredPcEntity, { mac }, { agentAt: now });
+  async agentUp(mac: string, now: number, em?: EntityManager): Promise<void> {
+    await this.db.unit(em).nativeUpdate(DiscoveredPcEntity, { mac }, { agentAt: now });
   }
 
-  async reported(mac: string, report: Report, now: number): Promise<void> {
-    await this.db.fork().nativeUpdate(
+  async reported(mac: string, report: Report, now: number, em?: EntityManager): Promise<void> {
+    await this.db.unit(em).nativeUpdate(
       DiscoveredPcEntity,
       { mac },
       {
@@ -114,7 +114,8 @@ export class DiscoveredStore {
   }
 
   /** Delete these MACs' rows (in `em`'s transaction when given): the MACs that had one. */
-  async forget(macs: string[], em: EntityManager = this.db.fork()): Promise<string[]> {
+  async forget(macs: string[], given?: EntityManager): Promise<string[]> {
+    const em = this.db.unit(given);
     const rows = await em.find(DiscoveredPcEntity, { mac: { $in: macs } });
     if (rows.length > 0) await em.nativeDelete(DiscoveredPcEntity, { mac: { $in: rows.map((r) => r.mac) } });
     return rows.map((r) => r.mac);

@@ -32,8 +32,8 @@ export function groupRoutes(router: RouteRegistrar, groups: Groups, events: Pick
       response: GroupList,
       summary: 'The saved groups, with how many PCs each finds now',
     },
-    async ({ access }) => {
-      const all = await groups.allWithClients();
+    async ({ access, em }) => {
+      const all = await groups.allWithClients(em);
       return { groups: await Promise.all(all.map(async ({ found, ...g }) => ({ ...g, count: (await visible(found, access)).length }))) };
     },
   );
@@ -46,9 +46,9 @@ export function groupRoutes(router: RouteRegistrar, groups: Groups, events: Pick
       response: GroupView,
       summary: 'One saved group and the PCs its filter finds now',
     },
-    async ({ req, access }) => {
+    async ({ req, access, em }) => {
       const id = idOf(req);
-      const group = await groups.get(id);
+      const group = await groups.get(id, em);
       if (!group) throw new HttpError(404, ErrorCode.notFound, `no group with id ${id}`);
       return { ...group, clients: await visible(await groups.find(group.filter), access) };
     },
@@ -56,8 +56,8 @@ export function groupRoutes(router: RouteRegistrar, groups: Groups, events: Pick
   router.post(
     '/groups',
     { permission: 'admin', body: GroupBody, response: GroupView, summary: 'Save a filter of the fleet as a named group' },
-    async ({ req, body }) => {
-      const group = await groups.save(body);
+    async ({ req, body, em }) => {
+      const group = await groups.save(body, undefined, em);
       await auditGroup(events, req, null, group);
       return { ...group, clients: (await groups.find(group.filter)).map((c) => c.ip) };
     },
@@ -65,10 +65,10 @@ export function groupRoutes(router: RouteRegistrar, groups: Groups, events: Pick
   router.post(
     '/groups/:id',
     { permission: 'admin', body: GroupBody, response: GroupView, summary: "Replace a group's name and filter" },
-    async ({ req, body }) => {
+    async ({ req, body, em }) => {
       const id = idOf(req);
-      const before = await groups.get(id);
-      const group = await groups.save(body, id);
+      const before = await groups.get(id, em);
+      const group = await groups.save(body, id, em);
       await auditGroup(events, req, before, group);
       return { ...group, clients: (await groups.find(group.filter)).map((c) => c.ip) };
     },
@@ -81,10 +81,10 @@ export function groupRoutes(router: RouteRegistrar, groups: Groups, events: Pick
       response: Deleted,
       summary: 'Delete a group (refused, 409, while a schedule or power calendar targets it)',
     },
-    async ({ req }) => {
+    async ({ req, em }) => {
       const id = idOf(req);
-      const before = await groups.get(id);
-      await groups.remove(id);
+      const before = await groups.get(id, em);
+      await groups.remove(id, em);
       await auditGroup(events, req, before, null);
       return { id };
     },

@@ -14,7 +14,7 @@ export interface GroupRecord {
 }
 
 /** Says what of a plugin uses a group ("power calendar 2"), so that deleting it is refused while something does. */
-export type GroupUsers = (groupId: number) => Promise<string[]>;
+export type GroupUsers = (groupId: number, em?: EntityManager) => Promise<string[]>;
 
 const recordOf = (row: Group): GroupRecord => ({ id: row.id, name: row.name, filter: JSON.parse(row.filter) as Filter });
 
@@ -39,20 +39,20 @@ export class Groups {
     this.users.push(users);
   }
 
-  async all(): Promise<GroupRecord[]> {
-    const rows = await this.db.fork().find(GroupEntity, {}, { orderBy: { id: 'asc' } });
+  async all(em?: EntityManager): Promise<GroupRecord[]> {
+    const rows = await this.db.unit(em).find(GroupEntity, {}, { orderBy: { id: 'asc' } });
     // By name as people read it, whatever the engine's collation.
     return rows.map(recordOf).sort((a, b) => a.name.localeCompare(b.name, undefined, { sensitivity: 'base' }));
   }
 
   /** Group `id`, read in `em` (a caller's unit of work), or null. */
-  async get(id: number, em: EntityManager = this.db.fork()): Promise<GroupRecord | null> {
-    const row = await em.findOne(GroupEntity, { id });
+  async get(id: number, em?: EntityManager): Promise<GroupRecord | null> {
+    const row = await this.db.unit(em).findOne(GroupEntity, { id });
     return row ? recordOf(row) : null;
   }
 
-  async exists(id: number): Promise<boolean> {
-    return (await this.get(id)) !== null;
+  async exists(id: number, em?: EntityManager): Promise<boolean> {
+    return (await this.get(id, em)) !== null;
   }
 
   async name(id: number): Promise<string | null> {
@@ -75,14 +75,14 @@ export class Groups {
   }
 
   /** Every group with the PCs it finds now, the fleet read once for all. */
-  async allWithClients(): Promise<(GroupRecord & { found: ClientView[] })[]> {
-    const groups = await this.all();
+  async allWithClients(em?: EntityManager): Promise<(GroupRecord & { found: ClientView[] })[]> {
+    const groups = await this.all(em);
     const { clients, centers } = await this.inventory.clientsWithCenters();
     return groups.map((g) => ({ ...g, found: matching(clients, g.filter, centers) }));
   }
 
   /** Create (no `id`) or replace group `id`: a name no other group has, a center, room or folder that exists. */
-  async save(body: Static<typeof GroupBody>, id?: number): Promise<GroupRecord> {
+  async save(body: Static<typeof GroupBody>, id?: number, em?: EntityManager): Promise<GroupRecord> {
     const { within } = body.filter;
     if (within) {
       const exists =
@@ -103,15 +103,15 @@ export class Groups {
       row.filter = JSON.stringify(filter);
       await em.flush();
       return recordOf(row);
-    });
+    }, em);
   }
 
   /** Delete group `id`, unless a plugin's schedule or calendar targets it: a 409 naming them. */
-  async remove(id: number): Promise<void> {
-    if (!(await this.exists(id))) throw notFound(id);
-    const using = (await Promise.all(this.users.map((users) => users(id)))).flat();
+  async remove(id: number, em?: EntityManager): Promise<void> {
+    if (!(await this.exists(id, em))) throw notFound(id);
+    const using = (await Promise.all(this.users.map((users) => users(id, em)))).flat();
     if (using.length > 0)
       throw new HttpError(409, ErrorCode.conflict, `group ${id} is the target of ${using.join(', ')}: change or delete them first`);
-    await this.db.fork().nativeDelete(GroupEntity, { id });
+    await this.db.unit(em).nativeDelete(GroupEntity, { id });
   }
 }

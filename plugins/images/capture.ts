@@ -119,7 +119,7 @@ export function restoreHandler(
     const type = (request.body as { type?: unknown } | undefined)?.type;
     if (typeof type === 'string') await methods.ofAgentType(type)?.answered?.(client, type);
     const a = readRestoreAnswer(answer.body);
-    const image = await store.byId(store.fork(), a.imageId);
+    const image = await store.byId(store.unit(undefined), a.imageId);
     if (!image) throw new ImageAnswerError(`the answer names image ${a.imageId}, which does not exist`);
     await inventory.setPartitionImage(client.id, a.disk, a.partition, image.id, image.softwareId);
     announce({ client: client.ip, image: image.id, name: image.name, disk: a.disk, partition: a.partition });

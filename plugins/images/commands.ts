@@ -48,7 +48,7 @@ export class ImageCommands {
         path: 'image/create',
         params: ImageCreateParams,
         oneClient: true,
-        request: async (params, ip) => (await this.prepareCreate(this.store.fork(), params, ip)).request,
+        request: async (params, ip) => (await this.prepareCreate(this.store.unit(undefined), params, ip)).request,
         stored: stored.create,
       }),
       restore: commands.define({
@@ -57,7 +57,7 @@ export class ImageCommands {
         params: ImageRestoreParams,
         check: (params) => this.restoreType(params),
         request: async (params, ip) => {
-          const image = await this.restoredImage(this.store.fork(), params, [ip]);
+          const image = await this.restoredImage(this.store.unit(undefined), params, [ip]);
           const [client] = await this.inventory.clientsByIps([ip]);
           return this.restoreRequest(image, params, await this.restoreAddresses(image), client);
         },

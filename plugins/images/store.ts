@@ -127,21 +127,21 @@ export class ImageStore {
   }
 
   /** Record what hashing or checking the image's file found; false when the image is gone. */
-  setIntegrity(id: number, found: ImageIntegrity): Promise<boolean> {
+  setIntegrity(id: number, found: ImageIntegrity, em?: EntityManager): Promise<boolean> {
     return this.writing(async () => {
       const changes: Record<string, unknown> = { state: found.state, damage: found.damage ?? '' };
       if (found.sha256 !== undefined) changes.sha256 = found.sha256;
       if (found.size !== undefined) changes.size = found.size.toString();
       if (found.checksum !== undefined) changes.checksum = found.checksum;
       if (found.checkedAt !== undefined) changes.checkedAt = String(found.checkedAt);
-      const updated = await this.db.fork().nativeUpdate(ImageEntity, { id }, changes);
+      const updated = await this.db.unit(em).nativeUpdate(ImageEntity, { id }, changes);
       return updated > 0;
     });
   }
 
-  /** A unit of work for reads outside a request (agent answers). */
-  fork(): EntityManager {
-    return this.db.fork();
+  /** The caller's unit of work, or a fresh one for reads outside a request (agent answers, commands a job sends). */
+  unit(em: EntityManager | undefined): EntityManager {
+    return this.db.unit(em);
   }
 
   byId(em: EntityManager, id: number): Promise<Image | null> {

@@ -30,8 +30,8 @@ export class ClientBatch {
   ) {}
 
   /** Why rows would be refused (empty when every one would be added). */
-  async check(rows: Record<string, unknown>[]): Promise<BatchRefusal[]> {
-    return (await this.checked(this.db.fork(), rows)).refused;
+  async check(rows: Record<string, unknown>[], em?: EntityManager): Promise<BatchRefusal[]> {
+    return (await this.checked(this.db.unit(em), rows)).refused;
   }
 
   /**
@@ -42,15 +42,16 @@ export class ClientBatch {
   async add(
     rows: Record<string, unknown>[],
     options: { log?: Logger; alongside?(em: EntityManager): Promise<void> } = {},
+    em?: EntityManager,
   ): Promise<{ refused: BatchRefusal[] } | { ids: number[]; warnings: string[] }> {
-    const first = await this.checked(this.db.fork(), rows);
+    const first = await this.checked(this.db.unit(em), rows);
     if (first.refused.length > 0) return { refused: first.refused };
     let ids: number[];
     try {
       ids = await this.imported.store(first.accepted, options.alongside);
     } catch (error) {
       if (!(error instanceof ConstraintViolationException) && !(error instanceof HttpError)) throw error;
-      const again = await this.checked(this.db.fork(), rows);
+      const again = await this.checked(this.db.unit(em), rows);
       if (again.refused.length > 0) return { refused: again.refused };
       throw error;
     }
@@ -62,9 +63,9 @@ export class ClientBatch {
    * again with a new network card or address); what went wrong once it was stored. Throws
    * the refusal (an HttpError naming `ip`, `mac` or `id`).
    */
-  async readdress(id: number, fields: { ip?: string; mac?: string }, log?: Logger): Promise<string[]> {
+  async readdress(id: number, fields: { ip?: string; mac?: string }, log?: Logger, em?: EntityManager): Promise<string[]> {
     const before = await this.inventory.clientById(id);
-    if (!before) await requireRow(this.db.fork(), ClientEntity, id, 'id');
+    if (!before) await requireRow(this.db.unit(em), ClientEntity, id, 'id');
     await this.inventory.checkClient(fields);
     const mac = fields.mac === undefined ? undefined : normalizeMac(fields.mac);
     await this.db.transactional(async (em) => {

@@ -50,7 +50,13 @@ export class DhcpdImport {
   ) {}
 
   /** The answer, and the ids of the clients stored (none on a dry run). */
-  async importConf(conf: string, dryRun: boolean, log?: Logger, target?: DhcpdTarget): Promise<{ answer: DhcpdAnswer; ids: number[] }> {
+  async importConf(
+    conf: string,
+    dryRun: boolean,
+    log?: Logger,
+    target?: DhcpdTarget,
+    em?: EntityManager,
+  ): Promise<{ answer: DhcpdAnswer; ids: number[] }> {
     const parsed = parse(conf);
     const count = parsed.hosts.length + parsed.refused.length;
     if (parsed.hosts.length === 0) throw badRequest(ErrorCode.missingField, 'the file has no host blocks', 'conf');
@@ -80,7 +86,7 @@ export class DhcpdImport {
       rows.sort((a, b) => a.line - b.line);
       return { rows, accepted };
     };
-    let { rows, accepted } = await check(this.db.fork());
+    let { rows, accepted } = await check(this.db.unit(em));
     const answer = (): DhcpdAnswer => {
       const refused = rows.filter((r) => !r.ok).length;
       return { rows, added: accepted.length, refused, dry_run: dryRun };
@@ -92,7 +98,7 @@ export class DhcpdImport {
     } catch (error) {
       if (!(error instanceof ConstraintViolationException) && !(error instanceof HttpError)) throw error;
       // Written meanwhile (a client took an address): checked again, the hosts now refused say why.
-      ({ rows, accepted } = await check(this.db.fork()));
+      ({ rows, accepted } = await check(this.db.unit(em)));
       ids = await this.imported.store(accepted);
     }
     const warnings = await this.imported.stored(ids, accepted, log);

@@ -213,9 +213,9 @@ export class Inventory {
   }
 
   /** The clients of a center, of a room, or the one client (a scheduled task's scope), read in `em`. */
-  async clientsInScope(scope: ScopeRef, em: EntityManager = this.db.fork()): Promise<ClientView[]> {
+  async clientsInScope(scope: ScopeRef, em?: EntityManager): Promise<ClientView[]> {
     const column = { center: 'r.center_id', room: 'c.room_id', client: 'c.id' }[scope.type];
-    return clientsWhere(em, `${column} = ?`, [scope.id]);
+    return clientsWhere(this.db.unit(em), `${column} = ?`, [scope.id]);
   }
 
   /**
@@ -271,9 +271,9 @@ export class Inventory {
     return em.getReference(ClientEntity, id);
   }
 
-  async scopeExists(scope: ScopeRef, em: EntityManager = this.db.fork()): Promise<boolean> {
+  async scopeExists(scope: ScopeRef, em?: EntityManager): Promise<boolean> {
     const table = { center: 'centers', room: 'rooms', client: 'clients' }[scope.type];
-    return (await execute(em, `select id from ${table} where id = ?`, [scope.id])).length > 0;
+    return (await execute(this.db.unit(em), `select id from ${table} where id = ?`, [scope.id])).length > 0;
   }
 
   /**

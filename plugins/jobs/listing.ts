@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import type { Database } from 'ogserve';
 import { type JobClient, JobClientEntity, type JobState } from './entities/job-client';
 import { type Job, JobEntity } from './entities/job';
@@ -42,6 +43,7 @@ export async function findJobs(
   db: Database,
   query: JobsQuery,
   inside?: ReadonlySet<string>,
+  em?: EntityManager,
 ): Promise<{ jobs: JobSummary[]; next: number | null }> {
   if (inside?.size === 0) return { jobs: [], next: null };
   const where: string[] = [];
@@ -64,7 +66,7 @@ export async function findJobs(
   const ids = (await db.query<{ id: number | string }>(sql, [...params, query.limit + 1])).map((r) => Number(r.id));
   const page = ids.slice(0, query.limit);
   if (page.length === 0) return { jobs: [], next: null };
-  const jobs = await db.fork().find(JobEntity, { id: { $in: page } }, { orderBy: { id: 'desc' } });
+  const jobs = await db.unit(em).find(JobEntity, { id: { $in: page } }, { orderBy: { id: 'desc' } });
   const counts = await stateCounts(db, page, inside);
   return {
     jobs: jobs.map((job) => summaryOf(job, counts.get(job.id) ?? {})),
@@ -77,8 +79,9 @@ export async function findJob(
   db: Database,
   id: number,
   inside?: ReadonlySet<string>,
+  given?: EntityManager,
 ): Promise<(JobSummary & { clients: JobClientEntry[] }) | undefined> {
-  const em = db.fork();
+  const em = db.unit(given);
   const job = await em.findOne(JobEntity, { id });
   if (!job) return undefined;
   const rows = (await em.find(JobClientEntity, { jobId: id }, { orderBy: { id: 'asc' } })).filter((r) => !inside || inside.has(r.ip));
@@ -141,9 +144,10 @@ export async function findOutput(
   id: number,
   ip: string,
   inside?: ReadonlySet<string>,
+  given?: EntityManager,
 ): Promise<{ kind: string; addr: string; code: number | null; output: string | null } | undefined> {
   if (inside && !inside.has(ip)) return undefined;
-  const em = db.fork();
+  const em = db.unit(given);
   const [job, row] = await Promise.all([em.findOne(JobEntity, { id }), em.findOne(JobClientEntity, { jobId: id, ip })]);
   if (!job || !row) return undefined;
   return { kind: job.kind, addr: row.ip, code: row.code ?? null, output: row.output ?? null };

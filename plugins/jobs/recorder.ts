@@ -237,6 +237,7 @@ export class JobRecorder {
       group.ends.push({ ip, at });
       alike.set(key, group);
     }
+    // A unit of work of its own: the job's write queue runs after whoever ended a client moved on.
     const em = this.db.fork();
     for (const group of alike.values())
       for (let i = 0; i < group.ends.length; i += chunk) await writeAlike(em, job.id, group.ending, group.ends.slice(i, i + chunk));

@@ -31,8 +31,8 @@ export function jobRoutes(ctx: PluginContext<unknown>): void {
       events: jobEvents,
       summary: 'Commands sent to agents, newest first: ?state=&kind=&client=&room=&who=&before=&limit=',
     },
-    async ({ query, access }) => {
-      const page = await findJobs(ctx.db, parseJobsQuery(query), await access?.scope?.addresses());
+    async ({ query, access, em }) => {
+      const page = await findJobs(ctx.db, parseJobsQuery(query), await access?.scope?.addresses(), em);
       return { ...page, jobs: page.jobs.map((job) => shown(job, access)) };
     },
   );
@@ -47,10 +47,10 @@ export function jobRoutes(ctx: PluginContext<unknown>): void {
       events: jobEvents,
       summary: "One job: who asked what, and each client's state with its result",
     },
-    async ({ req, access }) => {
+    async ({ req, access, em }) => {
       const raw = (req as IncomingMessage & { params?: Record<string, string> }).params?.id ?? '';
       const id = positive(raw, 'id');
-      const job = await findJob(ctx.db, id, await access?.scope?.addresses());
+      const job = await findJob(ctx.db, id, await access?.scope?.addresses(), em);
       // A job touching none of a limited caller's clients is, to it, no job at all.
       if (!job) throw new HttpError(404, ErrorCode.notFound, `no job with id ${id}`);
       return shown(job, access);
@@ -67,12 +67,12 @@ export function jobRoutes(ctx: PluginContext<unknown>): void {
       response: JobOutput,
       summary: 'What one client of a job printed, and its exit code: ?client=<ip>',
     },
-    async ({ req, query, access }) => {
+    async ({ req, query, access, em }) => {
       const raw = (req as IncomingMessage & { params?: Record<string, string> }).params?.id ?? '';
       const id = positive(raw, 'id');
       const ip = query.get('client') ?? '';
       if (!isIpv4(ip)) throw badRequest(ErrorCode.invalidField, `client: '${ip.slice(0, 40)}' is not an IPv4 address`, 'client');
-      const found = await findOutput(ctx.db, id, ip, await access?.scope?.addresses());
+      const found = await findOutput(ctx.db, id, ip, await access?.scope?.addresses(), em);
       if (!found) throw new HttpError(404, ErrorCode.notFound, `job ${id} has no client ${ip}`);
       const needs = paramsNeed[found.kind];
       if (needs !== undefined && !access?.permissions.has(needs))

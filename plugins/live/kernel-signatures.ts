@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Database, inject, injectable, type Logger, PluginConfig, PluginLog } from 'ogserve';
@@ -36,7 +37,7 @@ export class KernelSignatures {
   }
 
   /** The image's kernel signature as recorded, read again (and recorded) when its file changed. */
-  async of(image: string): Promise<KernelSignature> {
+  async of(image: string, em?: EntityManager): Promise<KernelSignature> {
     if (!liveDirectoryPattern.test(image)) return { signed: null, signer: '', issuer: '', problem: 'not a live image name' };
     const file = path.join(this.directory, image, kernelFile);
     const info = await stat(file).catch(() => null);
@@ -48,7 +49,7 @@ export class KernelSignatures {
       this.known.set(image, { key, signature: none });
       return none;
     }
-    const row = await this.db.fork().findOne(LiveKernelEntity, { directory: image });
+    const row = await this.db.unit(em).findOne(LiveKernelEntity, { directory: image });
     if (row && Number(row.size) === info.size && Number(row.mtime) === Math.trunc(info.mtimeMs)) {
       const signature = { signed: row.signed, signer: row.signer, issuer: row.issuer, problem: row.problem };
       this.known.set(image, { key, signature });

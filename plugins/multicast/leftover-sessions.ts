@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import type { PluginContext } from 'ogserve';
 import { SessionClientEntity } from './entities/session-client';
 import { SessionEntity, liveStates } from './entities/session';
@@ -11,7 +12,7 @@ import type { MulticastSettings } from './sessions';
  * Alone, every session the database still shows running is one this ogserve ran; of several
  * instances, only those whose sender was recorded on this machine are.
  */
-export async function endLeftovers(ctx: PluginContext<MulticastSettings>): Promise<void> {
+export async function endLeftovers(ctx: PluginContext<MulticastSettings>, given?: EntityManager): Promise<void> {
   const left = await endLeftSenders(ctx.config.directory);
   for (const sender of left.filter((l) => l.ended))
     ctx.log.warn(
@@ -20,7 +21,7 @@ export async function endLeftovers(ctx: PluginContext<MulticastSettings>): Promi
     );
   const ids = left.map((l) => l.session);
   if (ctx.cluster.shared && ids.length === 0) return;
-  const em = ctx.db.fork();
+  const em = ctx.db.unit(given);
   const where = ctx.cluster.shared ? { id: { $in: ids }, state: { $in: [...liveStates] } } : { state: { $in: [...liveStates] } };
   const rows = await em.find(SessionEntity, where);
   const now = Date.now();

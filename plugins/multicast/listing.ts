@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import type { Database } from 'ogserve';
 import { ErrorCode, badRequest, positive } from 'ogserve';
 import { type SessionClient, SessionClientEntity } from './entities/session-client';
@@ -83,18 +84,19 @@ export async function listSessions(
   q: SessionsQuery,
   running: (id: number) => LiveSession | undefined,
   visible?: ReadonlySet<string>,
+  given?: EntityManager,
 ): Promise<{ sessions: Omit<SessionView, 'clients'>[]; next: number | null }> {
-  const em = db.fork();
+  const em = db.unit(given);
   const where: Record<string, unknown> = {};
   if (q.state) where.state = q.state;
   if (q.image) where.imageId = q.image;
   if (q.room) where.roomId = q.room;
   if (q.job) where.jobId = q.job;
   if (q.before) where.id = { $lt: q.before };
-  const rows = await em.find(SessionEntity, where, { orderBy: { id: 'desc' }, limit: q.limit + 1 });
+  const rows = await em.find(SessionEntity, where, { orderBy: { id: 'desc' }, limit: q.limit + 1, refresh: true });
   const page = rows.slice(0, q.limit);
   const lines = page.length
-    ? await em.find(SessionClientEntity, { sessionId: { $in: page.map((r) => r.id) } }, { orderBy: { id: 'asc' } })
+    ? await em.find(SessionClientEntity, { sessionId: { $in: page.map((r) => r.id) } }, { orderBy: { id: 'asc' }, refresh: true })
     : [];
   const sessions = page
     .map((row) =>
@@ -118,11 +120,13 @@ export async function findSession(
   id: number,
   running: (id: number) => LiveSession | undefined,
   visible?: ReadonlySet<string>,
+  given?: EntityManager,
 ): Promise<SessionView | undefined> {
-  const em = db.fork();
-  const row = await em.findOne(SessionEntity, { id });
+  const em = db.unit(given);
+  // Read again, not from the caller's identity map: a session's own write queue changes it meanwhile.
+  const row = await em.findOne(SessionEntity, { id }, { refresh: true });
   if (!row) return undefined;
-  const lines = await em.find(SessionClientEntity, { sessionId: id }, { orderBy: { id: 'asc' } });
+  const lines = await em.find(SessionClientEntity, { sessionId: id }, { orderBy: { id: 'asc' }, refresh: true });
   return shownTo(shown(row, lines, running(id)), visible);
 }
 

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import type { IncomingMessage } from 'node:http';
 import { type Access, ErrorCode, HttpError, type PluginContext, badRequest, positive } from 'ogserve';
 import { type AgentCommands, type AgentLink, DispatchAnswer, askerOf, dispatchAnswer, sendCommand } from '../agents';
@@ -22,13 +23,14 @@ async function visibleSession(
   sessions: MulticastSessions,
   req: IncomingMessage,
   access: Access | undefined,
+  em: EntityManager,
   whole = false,
 ): Promise<SessionView> {
   const id = sessionId(req);
   const running = (n: number) => sessions.running(n);
-  const view = await findSession(ctx.db, id, running, await access?.scope?.addresses());
+  const view = await findSession(ctx.db, id, running, await access?.scope?.addresses(), em);
   if (!view) throw new HttpError(404, ErrorCode.notFound, `no multicast session with id ${id}`);
-  if (whole && access?.scope && view.clients.length < ((await findSession(ctx.db, id, running))?.clients.length ?? 0))
+  if (whole && access?.scope && view.clients.length < ((await findSession(ctx.db, id, running, undefined, em))?.clients.length ?? 0))
     throw new HttpError(403, ErrorCode.forbidden, `multicast session ${id} sends to PCs outside ${access.scope.description}`);
   return view;
 }
@@ -46,7 +48,7 @@ export function sessionRoutes(ctx: PluginContext<unknown>, sessions: MulticastSe
       events: sessionEvents,
       summary: 'Multicast sessions, newest first: ?state=&image=&room=&job=&before=&limit=',
     },
-    async ({ query, access }) => listSessions(ctx.db, parseSessionsQuery(query), running, await access?.scope?.addresses()),
+    async ({ query, access, em }) => listSessions(ctx.db, parseSessionsQuery(query), running, await access?.scope?.addresses(), em),
   );
 
   ctx.router.get(
@@ -59,7 +61,7 @@ export function sessionRoutes(ctx: PluginContext<unknown>, sessions: MulticastSe
       events: sessionEvents,
       summary: "One multicast session: its sender's state and rate, and each PC's part (joined, bytes, dropped, done)",
     },
-    async ({ req, access }) => visibleSession(ctx, sessions, req, access),
+    async ({ req, access, em }) => visibleSession(ctx, sessions, req, access, em),
   );
 
   ctx.router.delete(
@@ -71,8 +73,8 @@ export function sessionRoutes(ctx: PluginContext<unknown>, sessions: MulticastSe
       response: SessionDetail,
       summary: 'Cancel a multicast session: its sender stops, and each PC still in it is told so in its job',
     },
-    async ({ req, access }) => {
-      const view = await visibleSession(ctx, sessions, req, access, true);
+    async ({ req, access, em }) => {
+      const view = await visibleSession(ctx, sessions, req, access, em, true);
       const live = sessions.running(view.id);
       if (!live) {
         if (view.state === 'waiting' || view.state === 'sending')
@@ -80,7 +82,7 @@ export function sessionRoutes(ctx: PluginContext<unknown>, sessions: MulticastSe
         throw badRequest(ErrorCode.conflict, `id: multicast session ${view.id} has already ended (${view.state})`, 'id');
       }
       await sessions.cancel(live, `cancelled by ${access?.name ?? 'a caller'}`);
-      return (await visibleSession(ctx, sessions, req, access))!;
+      return (await visibleSession(ctx, sessions, req, access, em))!;
     },
   );
 
@@ -94,7 +96,7 @@ export function sessionRoutes(ctx: PluginContext<unknown>, sessions: MulticastSe
       summary: "Send the image again, by another restore type (UNICAST by default), to the session's PCs it did not reach",
     },
     async ({ req, access, body, em }) => {
-      const view = await visibleSession(ctx, sessions, req, access);
+      const view = await visibleSession(ctx, sessions, req, access, em);
       const failed = view.clients.filter((c) => retried.has(c.state)).map((c) => c.addr);
       const ips = body.clients ? body.clients.filter((ip) => failed.includes(ip)) : failed;
       if (body.clients?.some((ip) => !failed.includes(ip)))

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import { stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { Static } from '@sinclair/typebox';
@@ -155,11 +156,11 @@ export class MulticastSessions implements RestoreMethod {
   }
 
   /** The room's session for the image: the one whose sender still waits (joined), else a new one. */
-  private async planRoom(restore: MethodRestore, group: { net: RoomNetwork; ips: string[] }): Promise<RoomPlan> {
+  private async planRoom(restore: MethodRestore, group: { net: RoomNetwork; ips: string[] }, em?: EntityManager): Promise<RoomPlan> {
     const { image } = restore;
     const { roomId, roomName } = group.net;
     const mine = [...this.live.values()].find((s) => s.row.imageId === image.id && s.row.roomId === roomId);
-    const other = mine ?? (await this.db.fork().findOne(SessionEntity, { imageId: image.id, roomId, state: { $in: [...liveStates] } }));
+    const other = mine ?? (await this.db.unit(em).findOne(SessionEntity, { imageId: image.id, roomId, state: { $in: [...liveStates] } }));
     if (mine && mine.run.state === 'waiting' && !mine.stopping) return { session: mine, ips: group.ips, joined: true };
     if (other) {
       const row = 'row' in other ? other.row : other;
@@ -186,7 +187,7 @@ export class MulticastSessions implements RestoreMethod {
         'id',
       );
     const sender = senderInterface(group.net, this.config.interfaces[String(roomId)]);
-    const port = await this.freePort();
+    const port = await this.freePort(em);
     const now = Date.now();
     const row = {
       imageId: image.id,
@@ -211,7 +212,7 @@ export class MulticastSessions implements RestoreMethod {
       startedAt: null,
       finishedAt: null,
     };
-    const id = (await this.db.fork().insert(SessionEntity, row)) as number;
+    const id = (await this.db.unit(em).insert(SessionEntity, row)) as number;
     let end = () => {};
     const ended = new Promise<void>((resolve) => (end = resolve));
     const session: LiveSession = {
@@ -232,10 +233,10 @@ export class MulticastSessions implements RestoreMethod {
   }
 
   /** The first port pair of `multicast.ports` no session in the database holds. */
-  private async freePort(): Promise<number> {
+  private async freePort(em?: EntityManager): Promise<number> {
     const from = Number(this.config.ports.from);
     const to = Number(this.config.ports.to);
-    const rows = await this.db.fork().find(SessionEntity, { state: { $in: [...liveStates] } }, { fields: ['port'] });
+    const rows = await this.db.unit(em).find(SessionEntity, { state: { $in: [...liveStates] } }, { fields: ['port'] });
     const taken = new Set([...rows.map((r) => r.port), ...[...this.live.values()].map((s) => s.row.port)]);
     for (let port = from; port + 1 <= to; port += 2) if (!taken.has(port)) return port;
     throw new HttpError(503, 'no_port', `every port pair of multicast.ports (${from}-${to}) is taken by a running session`);
@@ -257,9 +258,9 @@ export class MulticastSessions implements RestoreMethod {
       }
       added.push(client);
     }
-    this.write(session, async () => {
+    this.write(session, async (em) => {
       await insertInChunks<SessionClient>(
-        this.db.fork(),
+        em,
         SessionClientEntity,
         added.map((c) => ({ sessionId: session.row.id, ...clientColumns(c), ip: c.ip }) as SessionClient),
       );
@@ -270,11 +271,9 @@ export class MulticastSessions implements RestoreMethod {
       if (job === undefined) return;
       for (const client of added) client.jobId = job;
       if (session.row.jobId === null) session.row.jobId = job;
-      this.write(session, async () => {
-        await this.db.fork().nativeUpdate(SessionEntity, { id: session.row.id, jobId: null }, { jobId: job });
-        await this.db
-          .fork()
-          .nativeUpdate(SessionClientEntity, { sessionId: session.row.id, ip: { $in: added.map((c) => c.ip) } }, { jobId: job });
+      this.write(session, async (em) => {
+        await em.nativeUpdate(SessionEntity, { id: session.row.id, jobId: null }, { jobId: job });
+        await em.nativeUpdate(SessionClientEntity, { sessionId: session.row.id, ip: { $in: added.map((c) => c.ip) } }, { jobId: job });
       });
       for (const client of added) this.tellJob(session, client);
     });
@@ -295,12 +294,7 @@ export class MulticastSessions implements RestoreMethod {
     }
     const wanted = this.config.min_receivers;
     row.minReceivers = wanted > 0 ? Math.min(wanted, sent) : sent;
-    this.write(session, () =>
-      this.db
-        .fork()
-        .nativeUpdate(SessionEntity, { id: row.id }, { minReceivers: row.minReceivers })
-        .then(() => {}),
-    );
+    this.write(session, (em) => em.nativeUpdate(SessionEntity, { id: row.id }, { minReceivers: row.minReceivers }).then(() => {}));
     const options = {
       program: this.config.udp_sender,
       file: session.file,
@@ -337,22 +331,12 @@ export class MulticastSessions implements RestoreMethod {
       row.state = state;
       row.reason = reason;
       const columns = { state, reason, startedAt: run.startedAt, device: run.device };
-      this.write(session, () =>
-        this.db
-          .fork()
-          .nativeUpdate(SessionEntity, { id: row.id }, columns)
-          .then(() => {}),
-      );
+      this.write(session, (em) => em.nativeUpdate(SessionEntity, { id: row.id }, columns).then(() => {}));
       if (state === 'sending') this.announce(session);
     }
     for (const client of changes.clients) {
       const columns = clientColumns(client);
-      this.write(session, () =>
-        this.db
-          .fork()
-          .nativeUpdate(SessionClientEntity, { sessionId: row.id, ip: client.ip }, columns)
-          .then(() => {}),
-      );
+      this.write(session, (em) => em.nativeUpdate(SessionClientEntity, { sessionId: row.id, ip: client.ip }, columns).then(() => {}));
       void this.events.emit('multicast.client', {
         session: row.id,
         job: client.jobId,
@@ -379,12 +363,7 @@ export class MulticastSessions implements RestoreMethod {
   private writeProgress(session: LiveSession): void {
     const { run, row } = session;
     const columns = { bytes: run.bytes, retransmits: run.retransmits, rate: run.rate };
-    this.write(session, () =>
-      this.db
-        .fork()
-        .nativeUpdate(SessionEntity, { id: row.id }, columns)
-        .then(() => {}),
-    );
+    this.write(session, (em) => em.nativeUpdate(SessionEntity, { id: row.id }, columns).then(() => {}));
   }
 
   /** A PC that failed in the stream fails in its job at once; a PC done in it waits for its agent's answer (the restore is more than the stream). */
@@ -407,12 +386,7 @@ export class MulticastSessions implements RestoreMethod {
       rate: run.rate,
       finishedAt: run.finishedAt,
     };
-    this.write(session, () =>
-      this.db
-        .fork()
-        .nativeUpdate(SessionEntity, { id: row.id }, columns)
-        .then(() => {}),
-    );
+    this.write(session, (em) => em.nativeUpdate(SessionEntity, { id: row.id }, columns).then(() => {}));
     this.metrics.sessions.inc({ state: run.state });
     this.announce(session);
     const counts = countStates([...run.clients.values()]);
@@ -442,9 +416,10 @@ export class MulticastSessions implements RestoreMethod {
     });
   }
 
-  private write(session: LiveSession, write: () => Promise<void>): void {
+  private write(session: LiveSession, write: (em: EntityManager) => Promise<void>): void {
     session.writing = session.writing
-      .then(write)
+      // Each queued write in a unit of work of its own: the queue runs after its callers moved on.
+      .then(() => write(this.db.fork()))
       .catch((error: unknown) => this.log.error({ err: error, session: session.row.id }, 'multicast session not written'));
   }
 
@@ -479,7 +454,7 @@ export class MulticastSessions implements RestoreMethod {
    * it. Its sender's word on it may come a moment after the answer (by another pipe), so an
    * answer waits for it a little.
    */
-  async answered(client: ClientView, agentType: string): Promise<void> {
+  async answered(client: ClientView, agentType: string, given?: EntityManager): Promise<void> {
     const port = Number(agentType.split(':')[1]);
     const session = [...this.live.values()].find((s) => s.row.port === port && s.run.clients.has(client.ip));
     let state: string | undefined;
@@ -504,7 +479,7 @@ export class MulticastSessions implements RestoreMethod {
         ({ state, reason } = line);
       }
     } else {
-      const em = this.db.fork();
+      const em = this.db.unit(given);
       const rows = await em.find(SessionEntity, { port }, { orderBy: { id: 'desc' }, limit: 5 });
       for (const row of rows) {
         const line = await em.findOne(SessionClientEntity, { sessionId: row.id, ip: client.ip });

@@ -61,8 +61,8 @@ export default definePlugin({
     const groups = ctx.use(Groups);
     const store = new CalendarStore(ctx.db, inventory, groups);
     // A group a calendar powers is not deleted from under it.
-    groups.usedBy(async (id) =>
-      (await store.all()).filter((c) => c.target.type === 'group' && c.target.id === id).map((c) => `power calendar ${c.id}`),
+    groups.usedBy(async (id, em) =>
+      (await store.all(em)).filter((c) => c.target.type === 'group' && c.target.id === id).map((c) => `power calendar ${c.id}`),
     );
 
     const fire = async ({ at, action, calendar }: Planned) => {

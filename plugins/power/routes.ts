@@ -44,7 +44,7 @@ export function powerRoutes(ctx: PluginContext<unknown>, deps: PowerRouteDeps): 
   ctx.router.get(
     '/power/calendars',
     { permission: 'read', bodyPolicy: 'forbidden', response: CalendarList, summary: 'Power calendars, and the time zone of their times' },
-    async () => ({ time_zone: zone, time_zone_source: deps.source, site_time_zone: deps.site, calendars: await store.all() }),
+    async ({ em }) => ({ time_zone: zone, time_zone_source: deps.source, site_time_zone: deps.site, calendars: await store.all(em) }),
   );
   ctx.router.post(
     '/power/calendars',
@@ -59,7 +59,7 @@ export function powerRoutes(ctx: PluginContext<unknown>, deps: PowerRouteDeps): 
   ctx.router.get(
     '/power/calendars/:id',
     { permission: 'read', bodyPolicy: 'forbidden', response: CalendarView, summary: 'One power calendar' },
-    async ({ req }) => store.get(idOf(req)),
+    async ({ req, em }) => store.get(idOf(req), em),
   );
   ctx.router.post(
     '/power/calendars/:id',
@@ -69,9 +69,9 @@ export function powerRoutes(ctx: PluginContext<unknown>, deps: PowerRouteDeps): 
   ctx.router.delete(
     '/power/calendars/:id',
     { permission: 'admin', bodyPolicy: 'forbidden', response: Deleted, summary: 'Delete a power calendar' },
-    async ({ req }) => {
+    async ({ req, em }) => {
       const id = idOf(req);
-      await store.remove(id);
+      await store.remove(id, em);
       return saved({ id });
     },
   );

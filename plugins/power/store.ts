@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
 import { type Database, ErrorCode, HttpError, badRequest } from 'ogserve';
 import type { Groups } from '../groups';
@@ -36,13 +37,13 @@ export class CalendarStore {
     private readonly groups: Pick<Groups, 'exists'>,
   ) {}
 
-  async all(): Promise<Calendar[]> {
-    const rows = await this.db.fork().find(PowerCalendarEntity, {}, { orderBy: { id: 'asc' } });
+  async all(em?: EntityManager): Promise<Calendar[]> {
+    const rows = await this.db.unit(em).find(PowerCalendarEntity, {}, { orderBy: { id: 'asc' } });
     return rows.map(viewOf);
   }
 
-  async get(id: number): Promise<Calendar> {
-    const row = await this.db.fork().findOne(PowerCalendarEntity, { id });
+  async get(id: number, em?: EntityManager): Promise<Calendar> {
+    const row = await this.db.unit(em).findOne(PowerCalendarEntity, { id });
     if (!row) throw new HttpError(404, ErrorCode.notFound, `no power calendar with id ${id}`);
     return viewOf(row);
   }
@@ -72,8 +73,8 @@ export class CalendarStore {
     });
   }
 
-  async remove(id: number): Promise<void> {
-    const removed = await this.db.fork().nativeDelete(PowerCalendarEntity, { id });
+  async remove(id: number, em?: EntityManager): Promise<void> {
+    const removed = await this.db.unit(em).nativeDelete(PowerCalendarEntity, { id });
     if (removed === 0) throw new HttpError(404, ErrorCode.notFound, `no power calendar with id ${id}`);
   }
 

@@ -57,8 +57,8 @@ export default definePlugin({
     schedulerRoutes(ctx.router, scheduler, inventory, groups);
     // A group a schedule's task runs on is not deleted from under it (a task no schedule runs is
     // not held: run by hand afterwards, it finds no PCs and says so).
-    groups.usedBy(async (id) => {
-      const em = ctx.db.fork();
+    groups.usedBy(async (id, given) => {
+      const em = ctx.db.unit(given);
       const tasks = await em.find(TaskEntity, { scopeType: 'group', scopeId: id }, { orderBy: { id: 'asc' } });
       if (tasks.length === 0) return [];
       const names = new Map(tasks.map((t) => [t.id, t.name]));

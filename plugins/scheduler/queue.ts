@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import type { Database, Logger } from 'ogserve';
 import { AgentLinkError, type AgentLink, type Asker, type Dispatch } from '../agents';
 import type { Clock } from './clock';
@@ -63,10 +64,10 @@ export class CommandQueue {
    * A wake step still queued was never sent (they leave as they are queued); waking a lab
    * at some later restart would surprise whoever planned it, so it fails instead.
    */
-  async load(): Promise<void> {
+  async load(given?: EntityManager): Promise<void> {
     this.stopped = false;
     this.stopping = new Promise((resolve) => (this.resolveStopping = resolve));
-    const em = this.db.fork();
+    const em = this.db.unit(given);
     const finishedAt = this.clock.now();
     await em.nativeUpdate(
       ActionEntity,
@@ -99,9 +100,11 @@ export class CommandQueue {
    * Another instance queued or changed actions: add the queued rows not known here, forget
    * those no longer queued, and try the connected clients.
    */
-  async refresh(): Promise<void> {
+  async refresh(em?: EntityManager): Promise<void> {
     if (this.stopped) return;
-    const rows = await this.db.fork().find(ActionEntity, { state: 'queued' }, { orderBy: { id: 'asc' }, fields: ['id', 'ip', 'queuedAt'] });
+    const rows = await this.db
+      .unit(em)
+      .find(ActionEntity, { state: 'queued' }, { orderBy: { id: 'asc' }, fields: ['id', 'ip', 'queuedAt'] });
     const queued = new Set(rows.map((r) => r.id));
     const known = new Set([...this.byIp.values()].flatMap((list) => list.map((a) => a.id)));
     this.drop(new Set([...known].filter((id) => !queued.has(id))));
@@ -181,16 +184,18 @@ export class CommandQueue {
 
   private async deliver(ip: string): Promise<void> {
     for (;;) {
+      // The delivery loop is a worker: each command it sends is a unit of work of its own.
+      const em = this.db.fork();
       const list = this.byIp.get(ip);
       const next = list?.[0];
       if (!list || !next) return;
       if (this.expired(next)) {
         this.take(ip, next);
-        await this.finish(next.id, 'failure', 'expired before it could be sent');
+        await this.finish(next.id, 'failure', 'expired before it could be sent', em);
         continue;
       }
       if (this.stopped || !this.link.isConnected(ip)) return;
-      const row = await this.db.fork().findOne(ActionEntity, { id: next.id, state: 'queued' });
+      const row = await em.findOne(ActionEntity, { id: next.id, state: 'queued' });
       if (!row) {
         this.take(ip, next);
         continue;
@@ -200,17 +205,17 @@ export class CommandQueue {
         request = await this.commands.request(row.command, JSON.parse(row.params) as Record<string, unknown>, ip);
       } catch (error) {
         this.take(ip, next);
-        await this.finish(next.id, 'failure', (error as Error).message.slice(0, 200));
+        await this.finish(next.id, 'failure', (error as Error).message.slice(0, 200), em);
         continue;
       }
       // Marked sent before it leaves: if this instance dies meanwhile, the one that runs the
       // queue next fails it rather than sending it a second time.
-      await this.db.fork().nativeUpdate(ActionEntity, { id: next.id }, { state: 'sent' });
+      await em.nativeUpdate(ActionEntity, { id: next.id }, { state: 'sent' });
       const dispatch = await this.link.dispatch([ip], request);
       const answer = dispatch.answers.get(ip);
       if (!answer) {
         // Busy or gone: retried on its next answer or by the sweep.
-        await this.db.fork().nativeUpdate(ActionEntity, { id: next.id }, { state: 'queued' });
+        await em.nativeUpdate(ActionEntity, { id: next.id }, { state: 'queued' });
         return;
       }
       // A job once sent: the tries that found the client busy are retries, not jobs of their own.
@@ -235,7 +240,7 @@ export class CommandQueue {
       ]);
       // Stopping: the row stays `sent` and the next start marks it failed.
       if (!outcome) return;
-      await this.finish(next.id, outcome.result, outcome.note);
+      await this.finish(next.id, outcome.result, outcome.note, em);
     }
   }
 
@@ -249,8 +254,8 @@ export class CommandQueue {
     else this.byIp.delete(ip);
   }
 
-  private async finish(id: number, result: ActionResult, note: string): Promise<void> {
-    await this.db.fork().nativeUpdate(ActionEntity, { id }, { state: 'done', result, note, finishedAt: this.clock.now() });
+  private async finish(id: number, result: ActionResult, note: string, em?: EntityManager): Promise<void> {
+    await this.db.unit(em).nativeUpdate(ActionEntity, { id }, { state: 'done', result, note, finishedAt: this.clock.now() });
   }
 
   /** One timer: the earliest expiry, or the next delivery retry while a connected client waits. */

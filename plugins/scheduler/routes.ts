@@ -125,34 +125,45 @@ export function schedulerRoutes(router: RouteRegistrar, scheduler: Scheduler, in
   router.post(
     '/schedule/create',
     { permission: 'admin', body: ScheduleCreate, response: Created, summary: 'Add a schedule' },
-    async ({ body }) => ({
-      id: await scheduler.createSchedule({
-        kind: body.type,
-        target: toInt(body.task),
-        name: body.name,
-        when: body.when,
-        suspended: suspendedOf(body.suspended),
-      }),
+    async ({ body, em }) => ({
+      id: await scheduler.createSchedule(
+        {
+          kind: body.type,
+          target: toInt(body.task),
+          name: body.name,
+          when: body.when,
+          suspended: suspendedOf(body.suspended),
+        },
+        em,
+      ),
     }),
   );
 
   router.post(
     '/schedule/update',
     { permission: 'admin', body: ScheduleUpdate, response: Done, summary: 'Change a schedule' },
-    async ({ body }) => {
-      await scheduler.updateSchedule(toInt(body.id), {
-        kind: body.type,
-        target: toInt(body.task),
-        name: body.name,
-        when: body.when,
-        suspended: suspendedOf(body.suspended),
-      });
+    async ({ body, em }) => {
+      await scheduler.updateSchedule(
+        toInt(body.id),
+        {
+          kind: body.type,
+          target: toInt(body.task),
+          name: body.name,
+          when: body.when,
+          suspended: suspendedOf(body.suspended),
+        },
+        em,
+      );
     },
   );
 
-  router.post('/schedule/delete', { permission: 'admin', body: IdBody, response: Done, summary: 'Delete a schedule' }, async ({ body }) => {
-    await scheduler.deleteSchedule(toInt(body.id));
-  });
+  router.post(
+    '/schedule/delete',
+    { permission: 'admin', body: IdBody, response: Done, summary: 'Delete a schedule' },
+    async ({ body, em }) => {
+      await scheduler.deleteSchedule(toInt(body.id), em);
+    },
+  );
 
   // POST, as the reference: the filter travels in the body, which may be absent.
   const listing = {

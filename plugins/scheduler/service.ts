@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import {
   type PluginCluster,
   Database,
@@ -180,10 +181,10 @@ export class Scheduler {
   private active = false;
 
   /** Start-up: resume queued commands, then arm every schedule from now on (past times skipped). */
-  async start(): Promise<void> {
+  async start(em?: EntityManager): Promise<void> {
     this.active = true;
     await this.queue.load();
-    const rows = await this.db.fork().find(ScheduleEntity, { suspended: false }, { orderBy: { id: 'asc' } });
+    const rows = await this.db.unit(em).find(ScheduleEntity, { suspended: false }, { orderBy: { id: 'asc' } });
     const now = this.clock.now();
     for (const row of rows) this.timeline.set({ id: row.id, kind: row.kind, target: row.target, when: whenOf(row) }, now);
     this.log.info({ schedules: rows.length, queued: this.queue.pendingIps().length }, 'scheduler started');
@@ -210,13 +211,13 @@ export class Scheduler {
    * agents connecting elsewhere by the hundred must not each cost a reading of every
    * schedule and queued action (the scheduler is on by default).
    */
-  async reload(ip?: string): Promise<void> {
+  async reload(ip?: string, em?: EntityManager): Promise<void> {
     if (!this.active) return;
     if (ip) {
       this.queue.kick(ip);
       return;
     }
-    const rows = await this.db.fork().find(ScheduleEntity, { suspended: false }, { orderBy: { id: 'asc' } });
+    const rows = await this.db.unit(em).find(ScheduleEntity, { suspended: false }, { orderBy: { id: 'asc' } });
     const now = this.clock.now();
     for (const row of rows) {
       const when = whenOf(row);
@@ -226,11 +227,11 @@ export class Scheduler {
     await this.queue.refresh();
   }
 
-  async createSchedule(input: ScheduleInput): Promise<number> {
-    await this.requireTarget(input.kind, input.target);
+  async createSchedule(input: ScheduleInput, given?: EntityManager): Promise<number> {
+    await this.requireTarget(input.kind, input.target, given);
     const now = this.clock.now();
     const when = input.when ? readWhen(input.when) : whenAt(now, this.site.zone);
-    const em = this.db.fork();
+    const em = this.db.unit(given);
     const row = em.create(ScheduleEntity, {
       kind: input.kind,
       target: input.target,
@@ -244,12 +245,12 @@ export class Scheduler {
     return row.id;
   }
 
-  async updateSchedule(id: number, input: Omit<ScheduleInput, 'kind'> & { kind?: ScheduleKind }): Promise<void> {
-    const em = this.db.fork();
+  async updateSchedule(id: number, input: Omit<ScheduleInput, 'kind'> & { kind?: ScheduleKind }, given?: EntityManager): Promise<void> {
+    const em = this.db.unit(given);
     const row = await em.findOne(ScheduleEntity, { id });
     if (!row) throw badRequest(ErrorCode.unknownId, `no schedule with id ${id}`, 'id');
     const kind = input.kind ?? row.kind;
-    await this.requireTarget(kind, input.target);
+    await this.requireTarget(kind, input.target, em);
     const when = input.when ? readWhen(input.when) : whenAt(this.clock.now(), this.site.zone);
     Object.assign(row, {
       kind,
@@ -264,8 +265,8 @@ export class Scheduler {
   }
 
   /** 200 even for an unknown id, as the reference. */
-  async deleteSchedule(id: number): Promise<void> {
-    await this.db.fork().nativeDelete(ScheduleEntity, { id });
+  async deleteSchedule(id: number, em?: EntityManager): Promise<void> {
+    await this.db.unit(em).nativeDelete(ScheduleEntity, { id });
     if (this.active) this.timeline.remove(id);
     else this.changed();
   }
@@ -368,8 +369,8 @@ export class Scheduler {
   }
 
   /** Every action, for tests and diagnostics. */
-  async actions(where: Partial<Pick<Action, 'session' | 'ip' | 'state'>> = {}): Promise<Action[]> {
-    return this.db.fork().find(ActionEntity, where, { orderBy: { id: 'asc' } });
+  async actions(where: Partial<Pick<Action, 'session' | 'ip' | 'state'>> = {}, em?: EntityManager): Promise<Action[]> {
+    return this.db.unit(em).find(ActionEntity, where, { orderBy: { id: 'asc' } });
   }
 
   /**
@@ -389,8 +390,8 @@ export class Scheduler {
     await this.fire({ ...entry, at: this.clock.now() });
   }
 
-  private async requireTarget(kind: ScheduleKind, target: number): Promise<void> {
-    const em = this.db.fork();
+  private async requireTarget(kind: ScheduleKind, target: number, given?: EntityManager): Promise<void> {
+    const em = this.db.unit(given);
     if (kind === 'task') {
       if (!(await em.findOne(TaskEntity, { id: target }))) throw badRequest(ErrorCode.unknownId, `no task with id ${target}`, 'task');
     } else if ((await em.count(ActionEntity, { session: target })) === 0) {

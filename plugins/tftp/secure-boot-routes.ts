@@ -38,7 +38,7 @@ export function secureBootRoutes(ctx: PluginContext<unknown>, settings: SecureBo
       events: ['tftp.secure_boot.set'],
       summary: 'The rooms and PCs that boot Secure Boot (shim, then GRUB), and those set to an ogLive whose kernel is not signed',
     },
-    () => settings.listing(),
+    ({ em }) => settings.listing(em),
   );
   ctx.router.post(
     '/tftp/secure-boot',
@@ -48,10 +48,10 @@ export function secureBootRoutes(ctx: PluginContext<unknown>, settings: SecureBo
       response: SetAnswer,
       summary: 'Set rooms and PCs to boot Secure Boot (true), not to (false), or PCs back to their room (null)',
     },
-    async ({ body }) => {
+    async ({ body, em }) => {
       const { unknown } = await settings.set(body);
       void ctx.events.emit('tftp.secure_boot.set', { rooms: body.rooms ?? [], clients: body.clients ?? [], secure_boot: body.secure_boot });
-      return { ...(await settings.listing()), unknown };
+      return { ...(await settings.listing(em)), unknown };
     },
   );
 }

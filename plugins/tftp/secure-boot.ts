@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import { type Database, ErrorCode, type Logger, type PluginCluster, badRequest, execute } from 'ogserve';
 import { type ClientView, type Inventory, RoomEntity } from '../inventory';
 import type { KernelSignatures } from '../live';
@@ -46,8 +47,8 @@ export class SecureBootSettings {
     });
   }
 
-  async load(): Promise<void> {
-    const em = this.db.fork();
+  async load(given?: EntityManager): Promise<void> {
+    const em = this.db.unit(given);
     const [rooms, clients] = await Promise.all([
       execute<{ room_id: number }>(em, 'select room_id from tftp_secure_boot_rooms'),
       execute<{ client_id: number; secure_boot: unknown }>(em, 'select client_id, secure_boot from tftp_secure_boot_clients'),
@@ -98,8 +99,8 @@ export class SecureBootSettings {
     return { unknown: [...new Set(change.clients ?? [])].filter((ip) => !known.has(ip)) };
   }
 
-  async listing(): Promise<SecureBootListing> {
-    const em = this.db.fork();
+  async listing(given?: EntityManager): Promise<SecureBootListing> {
+    const em = this.db.unit(given);
     const rooms = await execute<{ id: number; name: string }>(
       em,
       'select r.id as id, r.name as name from tftp_secure_boot_rooms s join rooms r on r.id = s.room_id order by r.id',

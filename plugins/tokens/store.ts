@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   type AccessScope,
@@ -109,7 +110,7 @@ export class TokenStore {
     return this.reread();
   }
 
-  async create(input: NewToken): Promise<{ view: TokenView; secret: string }> {
+  async create(input: NewToken, given?: EntityManager): Promise<{ view: TokenView; secret: string }> {
     if (!namePattern.test(input.name))
       throw badRequest(
         ErrorCode.invalidField,
@@ -122,7 +123,7 @@ export class TokenStore {
     const centers = [...new Set(input.centers ?? [])];
     const rooms = [...new Set(input.rooms ?? [])];
     await this.scopes.check(centers, rooms);
-    const em = this.db.fork();
+    const em = this.db.unit(given);
     if (await em.findOne(TokenEntity, { name: input.name }))
       throw badRequest(ErrorCode.duplicate, `a token named '${input.name}' already exists`, 'name');
     const secret = `ogs_${randomBytes(24).toString('base64url')}`;
@@ -145,8 +146,8 @@ export class TokenStore {
   }
 
   /** Delete a token (of that owner only, when one is named): false when there is none. */
-  async revoke(name: string, owner?: string): Promise<boolean> {
-    const deleted = await this.db.fork().nativeDelete(TokenEntity, owner === undefined ? { name } : { name, owner });
+  async revoke(name: string, owner?: string, em?: EntityManager): Promise<boolean> {
+    const deleted = await this.db.unit(em).nativeDelete(TokenEntity, owner === undefined ? { name } : { name, owner });
     await this.reread();
     if (deleted > 0) this.changed();
     return deleted > 0;
@@ -159,8 +160,8 @@ export class TokenStore {
   }
 
   /** Delete every token a person made (they were disabled or removed): how many went. */
-  async revokeOwned(owner: string): Promise<number> {
-    const deleted = await this.db.fork().nativeDelete(TokenEntity, { owner });
+  async revokeOwned(owner: string, em?: EntityManager): Promise<number> {
+    const deleted = await this.db.unit(em).nativeDelete(TokenEntity, { owner });
     await this.reread();
     if (deleted > 0) this.changed();
     return deleted;
@@ -224,6 +225,7 @@ export class TokenStore {
   private read(): Promise<void> {
     this.reading ??= (async () => {
       try {
+        // Its own unit of work: one read serves every concurrent caller, none of whose it may join.
         const rows = await this.db.fork().find(TokenEntity, {});
         const byHash = new Map<string, Known>();
         for (const row of rows) {

@@ -22,6 +22,7 @@ test('npm run check:structure holds on this checkout: every import through an en
   assert.match(output, /core lines of code: \d+ in \d+ files \(at most \d+: holds\)/);
   assert.match(output, /core files over 300 lines: none\n/);
   assert.match(output, /domain words in core's code: none \(holds\)/);
+  assert.match(output, /EntityManager forks outside core: none \(owners: [^)]*\)\n/);
 });
 
 test('a domain word in core, or core over its ceiling, fails the run and is named', () => {
@@ -120,6 +121,36 @@ test('a plugin entry name only cli/ uses fails the run and is named; one another
     ({ status, output } = check(root));
     assert.equal(status, 0, output);
     assert.match(output, /plugin entries' names only cli\/ uses: none/);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('an EntityManager fork outside core fails the run and is named, but not in core, not in a comment, and not in a file named as an owner', () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'ogserve-structure-'));
+  try {
+    const write = (file: string, text: string) => {
+      mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+      writeFileSync(path.join(root, file), text);
+    };
+    write('plugins/a/index.ts', 'export const a = 1;\n');
+    write('core/database.ts', 'export const fresh = (db: { fork(): unknown }) => db.fork();\n');
+    write(
+      'plugins/a/service.ts',
+      '// never db.fork() here\nexport const list = (db: { unit(em?: unknown): unknown }, em?: unknown) => db.unit(em);\n',
+    );
+    write('plugins/tokens/store.ts', 'export const read = (db: { fork(): unknown }) => db.fork();\n');
+    let { status, output } = check(root);
+    assert.equal(status, 0, output);
+    assert.match(output, /EntityManager forks outside core: none \(owners: plugins\/tokens\/store\.ts\)/);
+    write('plugins/a/service.ts', 'export const list = (db: { fork(): unknown }) =>\n  db.fork();\n');
+    write('cli/tool.ts', 'export const t = (app: { database: { fork(): unknown } }) => app.database.fork();\n');
+    ({ status, output } = check(root));
+    assert.equal(status, 1, output);
+    assert.match(output, /EntityManager forks outside core: 2 outside the owners/);
+    assert.match(output, /plugins\/a\/service\.ts:2: a fork outside core/);
+    assert.match(output, /cli\/tool\.ts:1: a fork outside core/);
+    assert.doesNotMatch(output, /core\/database\.ts|tokens\/store\.ts:/, 'core and a named owner may fork');
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

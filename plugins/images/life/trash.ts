@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { type Clock, Database, ErrorCode, badRequest, inject, injectable, type Logger, PluginLog } from 'ogserve';
@@ -58,7 +59,7 @@ export class ImageTrashCan {
   }
 
   /** Delete image `id`: its record (one transaction) then its files, kept or removed; its name, or undefined when there is none. */
-  async delete(id: number): Promise<{ name: string; kept: boolean } | undefined> {
+  async delete(id: number, em?: EntityManager): Promise<{ name: string; kept: boolean } | undefined> {
     const now = this.clock.now();
     const keep = this.settings.trashDays > 0;
     const done = await this.store.writing(() =>
@@ -102,13 +103,13 @@ export class ImageTrashCan {
     const folder = path.join(this.root, String(done.trashId));
     await mkdir(folder, { recursive: true });
     await each((base) => moveFiles(directory, base, folder, base));
-    await this.db.fork().nativeUpdate(ImageTrashEntity, { id: done.trashId }, { bytes: String(await folderBytes(folder)) });
+    await this.db.unit(em).nativeUpdate(ImageTrashEntity, { id: done.trashId }, { bytes: String(await folderBytes(folder)) });
     return { name: done.name, kept: true };
   }
 
   /** Put the latest trashed image that had id `imageId` back: its record (its id when free) and its files. */
-  async recover(imageId: number): Promise<{ id: number; name: string }> {
-    const row = (await this.db.fork().find(ImageTrashEntity, { imageId }, { orderBy: { id: 'desc' }, limit: 1 }))[0];
+  async recover(imageId: number, em?: EntityManager): Promise<{ id: number; name: string }> {
+    const row = (await this.db.unit(em).find(ImageTrashEntity, { imageId }, { orderBy: { id: 'desc' }, limit: 1 }))[0];
     if (!row) throw badRequest(ErrorCode.unknownId, `no deleted image with id ${imageId} in the trash (GET /image/trash)`, 'id');
     const kept = JSON.parse(row.record) as Kept;
     const recovered = await this.store.writing(() =>
@@ -134,18 +135,18 @@ export class ImageTrashCan {
   }
 
   /** What the trash holds, newest first. */
-  async list(): Promise<TrashedView[]> {
-    const rows = await this.db.fork().find(ImageTrashEntity, {}, { orderBy: { id: 'desc' } });
+  async list(em?: EntityManager): Promise<TrashedView[]> {
+    const rows = await this.db.unit(em).find(ImageTrashEntity, {}, { orderBy: { id: 'desc' } });
     return rows.map((row) => this.view(row));
   }
 
   /** Remove for good what was deleted more than trash_days ago; how many. */
-  async purge(): Promise<number> {
+  async purge(em?: EntityManager): Promise<number> {
     const before = Math.floor((this.clock.now() - this.settings.trashDays * dayMs) / 1000);
-    const rows = await this.db.fork().find(ImageTrashEntity, { trashedAt: { $lte: String(before) } });
+    const rows = await this.db.unit(em).find(ImageTrashEntity, { trashedAt: { $lte: String(before) } });
     for (const row of rows) {
       await rm(path.join(this.root, String(row.id)), { recursive: true, force: true });
-      await this.db.fork().nativeDelete(ImageTrashEntity, { id: row.id });
+      await this.db.unit(em).nativeDelete(ImageTrashEntity, { id: row.id });
       this.log.info({ image: row.name }, `deleted image '${row.name}' removed from the trash (repository.trash_days)`);
     }
     return rows.length;

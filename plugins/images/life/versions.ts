@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import { access } from 'node:fs/promises';
 import { type Clock, Database, inject, injectable, type Logger, PluginLog } from 'ogserve';
 import { ImagesClock } from '../clock';
@@ -83,45 +84,46 @@ export class ImageVersions {
   }
 
   /** The create from `ip` stored its answer: the version stays, and versions past repository.keep_versions go. */
-  async kept(ip: string): Promise<void> {
+  async kept(ip: string, em?: EntityManager): Promise<void> {
     const moved = this.aside.get(ip);
     if (!moved) return;
     this.aside.delete(ip);
-    await this.prune(moved.imageId, moved.name);
+    await this.prune(moved.imageId, moved.name, em);
   }
 
   /** The create from `ip` ended without storing its answer: the kept file goes back in place. */
-  async ended(ip: string): Promise<void> {
+  async ended(ip: string, em?: EntityManager): Promise<void> {
     const moved = this.aside.get(ip);
     if (!moved) return;
     this.aside.delete(ip);
     const { directory } = this.settings;
-    await this.db.fork().nativeDelete(ImageVersionEntity, { imageId: moved.imageId, version: moved.version });
+    await this.db.unit(em).nativeDelete(ImageVersionEntity, { imageId: moved.imageId, version: moved.version });
     await moveFiles(directory, versionBase(moved.name, moved.version), directory, moved.name);
     this.log.info({ image: moved.name, version: moved.version }, `image '${moved.name}' put back: the create stored nothing`);
   }
 
   /** An image's kept versions, newest first. */
-  list(imageId: number): Promise<ImageVersion[]> {
-    return this.db.fork().find(ImageVersionEntity, { imageId }, { orderBy: { version: 'desc' } });
+  list(imageId: number, em?: EntityManager): Promise<ImageVersion[]> {
+    return this.db.unit(em).find(ImageVersionEntity, { imageId }, { orderBy: { version: 'desc' } });
   }
 
-  byVersion(imageId: number, version: number): Promise<ImageVersion | null> {
-    return this.db.fork().findOne(ImageVersionEntity, { imageId, version });
+  byVersion(imageId: number, version: number, em?: EntityManager): Promise<ImageVersion | null> {
+    return this.db.unit(em).findOne(ImageVersionEntity, { imageId, version });
   }
 
   /** Every kept version (the periodic check). */
-  all(): Promise<ImageVersion[]> {
-    return this.db.fork().find(ImageVersionEntity, {}, { orderBy: { imageId: 'asc', version: 'asc' } });
+  all(em?: EntityManager): Promise<ImageVersion[]> {
+    return this.db.unit(em).find(ImageVersionEntity, {}, { orderBy: { imageId: 'asc', version: 'asc' } });
   }
 
   /** Record what a check found of a version's file. */
   async setIntegrity(
     id: number,
     found: { state: ImageVersion['state']; damage: string; sha256?: string; checkedAt: number },
+    em?: EntityManager,
   ): Promise<void> {
     await this.db
-      .fork()
+      .unit(em)
       .nativeUpdate(
         ImageVersionEntity,
         { id },
@@ -130,11 +132,11 @@ export class ImageVersions {
   }
 
   /** Drop the oldest versions past repository.keep_versions: their files, then their rows. */
-  private async prune(imageId: number, name: string): Promise<void> {
+  private async prune(imageId: number, name: string, em?: EntityManager): Promise<void> {
     const versions = await this.list(imageId);
     for (const old of versions.slice(this.settings.keepVersions)) {
       await removeFiles(this.settings.directory, versionBase(name, old.version));
-      await this.store.writing(() => this.db.fork().nativeDelete(ImageVersionEntity, { id: old.id }));
+      await this.store.writing(() => this.db.unit(em).nativeDelete(ImageVersionEntity, { id: old.id }));
       this.log.info({ image: name, version: old.version }, `image '${name}' version ${old.version} dropped (repository.keep_versions)`);
     }
   }

@@ -47,7 +47,7 @@ export function lifeRoutes(ctx: PluginContext<unknown>, store: ImageStore, versi
       if (raw === null || !/^\d{1,10}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_INT)
         throw badRequest(ErrorCode.invalidField, 'id: the image id, a whole number from 1', 'id');
       const image = await requireImage(store, em, Number(raw), 'id');
-      const kept = await versions.list(image.id);
+      const kept = await versions.list(image.id, em);
       return {
         image: image.id,
         name: image.name,
@@ -76,7 +76,7 @@ export function lifeRoutes(ctx: PluginContext<unknown>, store: ImageStore, versi
       response: Type.Object({ trash: Type.Array(Trashed) }),
       summary: 'Deleted images kept in the trash (repository.trash_days), newest first',
     },
-    async () => ({ trash: await trash.list() }),
+    async ({ em }) => ({ trash: await trash.list(em) }),
   );
 
   ctx.router.post(
@@ -87,6 +87,6 @@ export function lifeRoutes(ctx: PluginContext<unknown>, store: ImageStore, versi
       response: Type.Object({ id: Type.Integer(), name: Type.String() }),
       summary: 'Put a deleted image back from the trash: its record, versions and files',
     },
-    async ({ body }) => trash.recover(toInt(body.id)),
+    async ({ body, em }) => trash.recover(toInt(body.id), em),
   );
 }

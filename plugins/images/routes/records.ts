@@ -33,9 +33,9 @@ export function recordRoutes(ctx: PluginContext, store: ImageStore, inventory: I
   router.post(
     '/image/delete',
     { permission: 'image', body: ImageDelete, response: Done, summary: 'Delete an image: its record and files go to the trash' },
-    async ({ body }) => {
+    async ({ body, em }) => {
       const id = toInt(body.image);
-      const deleted = await trash.delete(id);
+      const deleted = await trash.delete(id, em);
       if (deleted === undefined) throw badRequest(ErrorCode.unknownId, `no image with id ${id}`, 'image');
       await inventory.forgetImage(id);
       log.info({ image: deleted.name, trash: deleted.kept }, deleted.kept ? 'image deleted (kept in the trash)' : 'image deleted');

@@ -18,11 +18,11 @@ export function clientImportDhcpdRoute(ctx: PluginContext<InventoryConfig>, dhcp
       response: DhcpdImported,
       summary: "Clients from an ISC dhcpd.conf's host blocks, each in the room whose network holds its address",
     },
-    async ({ body, log, req }) => {
+    async ({ body, log, req, em }) => {
       if (body.folder_id !== undefined && body.room === undefined)
         throw badRequest(ErrorCode.missingField, 'folder_id is a folder of the room given in room', 'room');
       const target = body.room === undefined ? undefined : { room: toInt(body.room), folderId: toInt(body.folder_id ?? 0) };
-      const { answer, ids } = await dhcpd.importConf(body.conf, body.dry_run ?? false, log, target);
+      const { answer, ids } = await dhcpd.importConf(body.conf, body.dry_run ?? false, log, target, em);
       // The audit log's entry lists each client added, as a CSV import's does.
       if (ids.length > 0) await changes.added(req, ids, log);
       // A check writes nothing: its audit entry says so rather than read as an import.

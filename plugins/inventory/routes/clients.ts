@@ -48,7 +48,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
   router.post(
     '/client/update',
     { permission: 'admin', clients: 'ip', body: ClientUpdate, response: ClientUpdated },
-    async ({ body, log }) => {
+    async ({ body, log, em: unit }) => {
       const id = toInt(body.id);
       const before = await inventory.clientById(id);
       if (!before) throw badRequest(ErrorCode.unknownId, `no client with id ${id}`, 'id');
@@ -66,7 +66,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
         if (mac !== undefined) client.mac = mac;
         await rules.applyFields(em, client, body, roomId);
         await em.flush();
-      });
+      }, unit);
       inventory.clientsChanged([id]);
       const after = (await inventory.clientById(id))!;
       if (after.ip !== before.ip || after.mac !== before.mac) await inventory.notifyRemoved([before], log);
@@ -76,18 +76,22 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
   );
 
   // Unknown addresses are ignored, as the reference does; boot files go through the removed hook.
-  router.post('/client/delete', { permission: 'admin', clients: 'clients', body: ClientsBody, response: Done }, async ({ body, log }) => {
-    const removed = await db.transactional(async (em) => {
-      const clients = await clientsIn(em, body.clients);
-      if (clients.length) await em.nativeDelete(ClientEntity, { id: { $in: clients.map((c) => c.id) } });
-      return clients;
-    });
-    inventory.clientsChanged(removed.map((c) => c.id));
-    await inventory.notifyRemoved(removed, log);
-    return {};
-  });
+  router.post(
+    '/client/delete',
+    { permission: 'admin', clients: 'clients', body: ClientsBody, response: Done },
+    async ({ body, log, em: unit }) => {
+      const removed = await db.transactional(async (em) => {
+        const clients = await clientsIn(em, body.clients);
+        if (clients.length) await em.nativeDelete(ClientEntity, { id: { $in: clients.map((c) => c.id) } });
+        return clients;
+      }, unit);
+      inventory.clientsChanged(removed.map((c) => c.id));
+      await inventory.notifyRemoved(removed, log);
+      return {};
+    },
+  );
 
-  router.post('/client/move', { permission: 'admin', clients: 'clients', body: ClientMove, response: Done }, async ({ body }) => {
+  router.post('/client/move', { permission: 'admin', clients: 'clients', body: ClientMove, response: Done }, async ({ body, em: unit }) => {
     const moved = await db.transactional(async (em) => {
       const roomId = toInt(body.room);
       await requireRow(em, RoomEntity, roomId, 'room');
@@ -97,13 +101,13 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
       if (clients.length)
         await em.nativeUpdate(ClientEntity, { id: { $in: clients.map((c) => c.id) } }, { room: roomId, folder: folderId });
       return clients;
-    });
+    }, unit);
     inventory.clientsChanged(moved.map((c) => c.id));
     return {};
   });
 
   const assign = <T extends { id: number }>(path: string, entity: EntitySchema<T>, column: 'repository' | 'server') =>
-    router.post(path, { permission: 'admin', clients: 'clients', body: ClientAssign, response: Done }, async ({ body }) => {
+    router.post(path, { permission: 'admin', clients: 'clients', body: ClientAssign, response: Done }, async ({ body, em: unit }) => {
       const assigned = await db.transactional(async (em) => {
         const target = await optionalRef(em, entity, body.id, 'id');
         const clients = await clientsIn(em, body.clients);
@@ -111,7 +115,7 @@ export function clientRoutes(ctx: PluginContext<InventoryConfig>, inventory: Inv
         if (clients.length)
           await em.nativeUpdate(ClientEntity, { id: { $in: clients.map((c) => c.id) } }, { [column]: target?.id ?? null });
         return clients;
-      });
+      }, unit);
       inventory.clientsChanged(assigned.map((c) => c.id));
       return {};
     });

@@ -48,7 +48,7 @@ export function repositoryRoutes(ctx: PluginContext): void {
     },
   );
 
-  router.post('/repository/add', { permission: 'admin', body: RepositoryAdd, response: Created }, async ({ body }) => {
+  router.post('/repository/add', { permission: 'admin', body: RepositoryAdd, response: Created }, async ({ body, em: unit }) => {
     const id = await db.transactional(async (em) => {
       const addresses = await checkAddresses(em, body.ip, 0);
       const repository = em.create(RepositoryEntity, { name: body.name, center: 1 });
@@ -56,11 +56,11 @@ export function repositoryRoutes(ctx: PluginContext): void {
       for (const ip of addresses) em.create(RepositoryAddressEntity, { repository, ip });
       await em.flush();
       return repository.id;
-    });
+    }, unit);
     return { id };
   });
 
-  router.post('/repository/update', { permission: 'admin', body: RepositoryUpdate, response: Done }, async ({ body }) => {
+  router.post('/repository/update', { permission: 'admin', body: RepositoryUpdate, response: Done }, async ({ body, em: unit }) => {
     await db.transactional(async (em) => {
       const id = toInt(body.repo_id);
       const repository = await requireRow(em, RepositoryEntity, id, 'repo_id');
@@ -70,7 +70,7 @@ export function repositoryRoutes(ctx: PluginContext): void {
       await em.nativeDelete(RepositoryAddressEntity, { repository: id });
       for (const ip of addresses) em.create(RepositoryAddressEntity, { repository, ip });
       await em.flush();
-    });
+    }, unit);
     return {};
   });
 
