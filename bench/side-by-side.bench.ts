@@ -5,12 +5,13 @@ import { mkdir, open, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type ChildServer, prepareSite, spawnServer } from '../test/support/child-server';
-import { TOKEN, type TestServer } from '../test/support/server';
+import { TOKEN } from '../test/support/server';
 import { UdpReceiver } from '../test/support/udp-receiver';
 import type { LoadResult } from './support/load';
 import { type GeneratorOptions, loadFromChild } from './support/load-process';
 import { percentile } from './support/load';
-import { addCacheContents, benchMac, insertClients } from './support/fleet';
+import { untilGone, untilRefreshed } from './support/agent-waits';
+import { addLabInventory, addressOf, benchMac } from './support/fleet';
 import { type Resident, cpuMs, residentMiBOf, rssMiBOf, settledMemory } from './support/proc';
 import { type BenchRow, fmt, loadFigures } from './support/report';
 import { agentSwarmScript } from '../test/support/swarm';
@@ -27,17 +28,12 @@ import { agentSwarmScript } from '../test/support/swarm';
  * own floor under each row.
  */
 
-const CENTERS = 5;
-const ROOMS_PER_CENTER = 8;
 const CLIENTS = 2000;
 const AGENTS_LEAVING = 10_000;
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** SIDE_BY_SIDE_CPU_PROF=<dir>: the service's CPU profile (all but the memory row's second server) is written there. */
 const profileDir = process.env.SIDE_BY_SIDE_CPU_PROF;
-
-/** 127.1.x.y with y in 1..200: distinct loopback sources for agents, none a network or broadcast address. */
-const addressOf = (i: number) => `127.${1 + Math.floor(i / 50_000)}.${Math.floor((i % 50_000) / 200)}.${(i % 200) + 1}`;
 
 export default async function sideBySide(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
@@ -46,7 +42,7 @@ export default async function sideBySide(): Promise<BenchRow[]> {
   let server: ChildServer | undefined;
   try {
     const ips = Array.from({ length: CLIENTS }, (_, i) => addressOf(i));
-    await prepareSite(dir, (s) => buildSite(s, ips, 100));
+    await prepareSite(dir, (s) => addLabInventory(s, ips, 100));
     server = await spawnServer({
       dir,
       config: {
@@ -74,22 +70,6 @@ export default async function sideBySide(): Promise<BenchRow[]> {
     rmSync(dir, { recursive: true, force: true });
   }
   return rows;
-}
-
-/**
- * 5 centers of 8 rooms (255.0.0.0, so every client's directed broadcast is 127.255.255.255),
- * clients spread over them; the first `cached` clients have a cache partition holding 8 images.
- */
-async function buildSite(s: TestServer, ips: string[], cached = 0): Promise<void> {
-  const rooms: number[] = [];
-  for (let c = 0; c < CENTERS; c++) {
-    const center = (await s.post('/center/add', { name: `center-${c}` })).body.id;
-    for (let r = 0; r < ROOMS_PER_CENTER; r++)
-      rooms.push((await s.post('/room/add', { center, name: `room-${r}`, netmask: '255.0.0.0' })).body.id);
-  }
-  await insertClients(s, ips, (i) => rooms[i % rooms.length]!);
-  const ids = (await s.app.database.query('select id from clients order by id')).slice(0, cached).map((r) => Number(r.id));
-  await addCacheContents(s, ids);
 }
 
 /** Run the load generator in its own process against `port`, with the API key. */
@@ -335,7 +315,7 @@ async function atomicWriteFloor(files: number): Promise<BenchRow> {
   }
 }
 
-/** GET /cache/list for 100 clients with 8 images in each one's cache (written by buildSite). */
+/** GET /cache/list for 100 clients with 8 images in each one's cache (written by addLabInventory). */
 async function cacheList(server: ChildServer, ips: string[]): Promise<BenchRow> {
   const list = await cpuOf(server.pid, () =>
     generate({ port: server.port, method: 'GET', path: '/cache/list', bodies: [{ clients: ips }], connections: 8, seconds: SECONDS }),
@@ -356,21 +336,6 @@ async function connectSwarm(server: ChildServer, ips: string[]): Promise<{ child
   }
   const connected = (await Promise.all(reports)).reduce((sum, r) => sum + r.connected, 0);
   return { children, connected };
-}
-
-/** Until GET /clients lists `count` clients idle after a stored refresh (polled each second, so it costs the server little). */
-async function untilRefreshed(server: ChildServer, count: number): Promise<void> {
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    const listed = (await server.get('/clients')).body.clients as { state: string; last_cmd: { result: string } }[];
-    if (listed.filter((c) => c.state !== 'BSY' && c.last_cmd.result === 'success').length >= count) return;
-    if (Date.now() > deadline) throw new Error(`only some of ${count} agents refreshed`);
-    await sleep(1000);
-  }
-}
-
-async function untilGone(server: ChildServer): Promise<void> {
-  while ((await server.get('/clients')).body.clients.length > 0) await sleep(500);
 }
 
 async function withAgents(server: ChildServer, ips: string[]): Promise<BenchRow[]> {
@@ -461,7 +426,7 @@ async function agentsLeaving(idle: { atStart: Resident; settled: Resident }): Pr
   const ips = Array.from({ length: AGENTS_LEAVING }, (_, i) => addressOf(i));
   let server: ChildServer | undefined;
   try {
-    await prepareSite(dir, (s) => buildSite(s, ips));
+    await prepareSite(dir, (s) => addLabInventory(s, ips));
     server = await spawnServer({ dir, config: { log: { level: 'warn' }, rest: { max_response_bytes: 16 * 1024 * 1024 } } });
     await sleep(2000);
     const start = rssMiBOf(server.pid);
