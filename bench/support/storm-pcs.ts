@@ -38,7 +38,7 @@ let retries = 0;
 /** Bytes of one GET read whole from the PC's address; a 503 or 429 waits its Retry-After and asks again. */
 function fetchWhole(port: number, path: string, agent: http.Agent, text?: string[]): Promise<number> {
   return new Promise((resolve, reject) => {
-    http
+    const req = http
       .get({ host: '127.0.0.1', port, path, agent }, (res) => {
         if (res.statusCode === 503 || res.statusCode === 429) {
           res.resume();
@@ -55,7 +55,12 @@ function fetchWhole(port: number, path: string, agent: http.Agent, text?: string
         res.on('end', () => (res.statusCode === 200 ? resolve(bytes) : reject(new Error(`${path}: ${res.statusCode}`))));
         res.on('error', reject);
       })
-      .on('error', reject);
+      .on('error', (error: NodeJS.ErrnoException) => {
+        // The server closed the kept-alive connection as this request went out (its idle
+        // timeout, while the PC waited a Retry-After): iPXE connects again, and so does this.
+        if (req.reusedSocket && error.code === 'ECONNRESET') fetchWhole(port, path, agent, text).then(resolve, reject);
+        else reject(error);
+      });
   });
 }
 
@@ -87,7 +92,10 @@ async function main(): Promise<void> {
           files = filesOf(text.join(''));
           if (files.length !== 2) throw new Error(`the script of ${mac} names ${files.length} files: ${text.join('').slice(0, 300)}`);
         }
-        for (const file of files) report.bytes += await fetchWhole(storm.port, file, agent);
+        for (const file of files) {
+          const bytes = await fetchWhole(storm.port, file, agent);
+          report.bytes += bytes;
+        }
         report.filesAt = Math.max(report.filesAt, Date.now());
         agent.destroy();
         if (storm.agentPort === undefined) return;
