@@ -53,13 +53,13 @@ function fetchWhole(port: number, path: string, agent: http.Agent, text?: string
           text?.push(chunk.toString('latin1'));
         });
         res.on('end', () => (res.statusCode === 200 ? resolve(bytes) : reject(new Error(`${path}: ${res.statusCode}`))));
-        res.on('error', reject);
+        res.on('error', (error) => reject(new Error(`${path.replace(/\?.*/, '')}: ${error.message} after ${bytes} bytes`)));
       })
       .on('error', (error: NodeJS.ErrnoException) => {
         // The server closed the kept-alive connection as this request went out (its idle
         // timeout, while the PC waited a Retry-After): iPXE connects again, and so does this.
         if (req.reusedSocket && error.code === 'ECONNRESET') fetchWhole(port, path, agent, text).then(resolve, reject);
-        else reject(error);
+        else reject(new Error(`${path.replace(/\?.*/, '')}: ${error.message}${req.reusedSocket ? ' (a kept-alive connection)' : ''}`));
       });
   });
 }
