@@ -75,7 +75,7 @@ export default async function storm(): Promise<BenchRow[]> {
     // From the moment the first process of PCs had its orders: starting node is not the storm.
     const t0 = report.startedAt;
     // A PC whose transfer failed does not boot (iPXE gives up on a reset): counted, not waited for.
-    await untilRefreshed(server, PCS - report.errors.length, 600_000);
+    await untilRefreshed(server, PCS - report.errors.length, 180_000);
     const upAt = Date.now();
     allUp = true;
     const reads = await during;

@@ -35,6 +35,9 @@ export interface StormReport {
 
 let retries = 0;
 
+/** How long a PC waits on a connection that brings no byte before it fails its boot. */
+const silentMs = 60_000;
+
 /** Bytes of one GET read whole from the PC's address; a 503 or 429 waits its Retry-After and asks again. */
 function fetchWhole(port: number, path: string, agent: http.Agent, text?: string[]): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -61,6 +64,8 @@ function fetchWhole(port: number, path: string, agent: http.Agent, text?: string
         if (req.reusedSocket && error.code === 'ECONNRESET') fetchWhole(port, path, agent, text).then(resolve, reject);
         else reject(new Error(`${path.replace(/\?.*/, '')}: ${error.message}${req.reusedSocket ? ' (a kept-alive connection)' : ''}`));
       });
+    // iPXE gives up on a connection that brings nothing for a while; so does this PC, failing.
+    req.setTimeout(silentMs, () => req.destroy(new Error(`nothing for ${silentMs / 1000} s`)));
   });
 }
 
@@ -101,7 +106,7 @@ async function main(): Promise<void> {
         if (storm.agentPort === undefined) return;
         const pc = await FakeAgent.connect({ port: storm.agentPort, localAddress: ip });
         agents.push(pc);
-        await pc.waitFor('refresh', 0, 600_000);
+        await pc.waitFor('refresh', 0, 180_000);
         report.upAt = Math.max(report.upAt, Date.now());
       } catch (error) {
         report.errors.push(String(error));
