@@ -1,13 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import http from 'node:http';
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { FileHasher, ImageStore } from '../plugins/images';
-import { freePort, prepareSite, spawnServer } from '../test/support/child-server';
-import { eventually } from '../test/support/fake-agent';
+import { prepareSite, spawnServer } from '../test/support/child-server';
 import { makeTestDir, removeTestStore } from '../test/support/server';
+import { startNginx } from './support/nginx';
 import { cpuMs } from './support/proc';
 import { fmt, type BenchRow } from './support/report';
 
@@ -62,7 +61,7 @@ export default async function imageFilesBench(): Promise<BenchRow[]> {
       if (checked.body.state !== 'available') throw new Error(`the bench image is ${checked.text}`);
     });
     const ogserve = await spawnServer({ dir, config: { log: { level: 'warn' }, repository: { max_transfers: 4 * PCS } } });
-    const nginx = await startNginx(dir, images);
+    const nginx = await startNginx(dir, { '/images/files/': images }, '/images/files/lab.img');
     const ours: Round[] = [];
     const theirs: Round[] = [];
     try {
@@ -135,71 +134,6 @@ async function serve(port: number, urlPath: string, pids: number[]): Promise<Rou
     cpuMsPerGB: cpu / gb,
     errors: result.errors + (result.bytes < PCS * MIB * 2 ** 20 ? 1 : 0),
   };
-}
-
-/** nginx serving `root` at /images/files/ on a loopback port, its own config, pid and temp folders. */
-async function startNginx(dir: string, root: string): Promise<{ port: number; pids(): number[]; stop(): Promise<void> }> {
-  const prefix = path.join(dir, 'nginx');
-  for (const sub of ['', 'tmp', 'logs']) mkdirSync(path.join(prefix, sub), { recursive: true });
-  const port = await freePort();
-  const conf = path.join(prefix, 'nginx.conf');
-  writeFileSync(
-    conf,
-    [
-      ...(process.getuid?.() === 0 ? ['user root;'] : []),
-      'worker_processes auto;',
-      'daemon off;',
-      `pid ${prefix}/nginx.pid;`,
-      `error_log ${prefix}/logs/error.log warn;`,
-      'events { worker_connections 4096; }',
-      'http {',
-      '  access_log off;',
-      '  sendfile on;',
-      '  tcp_nopush on;',
-      `  client_body_temp_path ${prefix}/tmp/body;`,
-      `  proxy_temp_path ${prefix}/tmp/proxy;`,
-      `  fastcgi_temp_path ${prefix}/tmp/fastcgi;`,
-      `  uwsgi_temp_path ${prefix}/tmp/uwsgi;`,
-      `  scgi_temp_path ${prefix}/tmp/scgi;`,
-      `  server { listen 127.0.0.1:${port}; location /images/files/ { alias ${root}/; } }`,
-      '}',
-      '',
-    ].join('\n'),
-  );
-  const master = spawn('nginx', ['-c', conf, '-p', prefix], { stdio: 'ignore' });
-  const exited = new Promise<void>((resolve) => master.once('exit', () => resolve()));
-  await eventually(() => readFileSync(path.join(prefix, 'nginx.pid'), 'utf8').trim() !== '', 'nginx started', 10_000).catch(
-    () => undefined,
-  );
-  await eventually(async () => (await fetchStatus(port)) === 200, 'nginx answering', 10_000);
-  const pids = () => {
-    const workers = spawnSync('pgrep', ['-P', String(master.pid)], { encoding: 'utf8' })
-      .stdout.trim()
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
-    return [master.pid!, ...workers];
-  };
-  return {
-    port,
-    pids,
-    async stop() {
-      master.kill('SIGQUIT');
-      await exited;
-      rmSync(prefix, { recursive: true, force: true });
-    },
-  };
-}
-
-function fetchStatus(port: number): Promise<number> {
-  return new Promise((resolve) => {
-    http
-      .get({ host: '127.0.0.1', port, path: '/images/files/lab.img', headers: { Range: 'bytes=0-0' }, agent: false }, (res) => {
-        res.resume();
-        resolve(res.statusCode === 206 ? 200 : (res.statusCode ?? 0));
-      })
-      .on('error', () => resolve(0));
-  });
 }
 
 /** Seconds to hash a file of HASH_MIB MiB: the images plugin's FileHasher (a worker thread) against sha256sum, best of three each. */

@@ -16,10 +16,30 @@ export async function insertClients(s: TestServer, ips: string[], roomOf: (i: nu
   await bulkInsert(
     s.app.database,
     'clients',
-    ['name', 'ip', 'mac', 'room_id'],
-    ips.map((ip, i) => [`pc-${i}`, ip, benchMac(i), roomOf(i)]),
+    // The live folder POST /client/add would give them (inventory.default_livedir).
+    ['name', 'ip', 'mac', 'room_id', 'livedir'],
+    ips.map((ip, i) => [`pc-${i}`, ip, benchMac(i), roomOf(i), 'ogLive']),
   );
   s.app.container.resolve(Inventory).tablesChanged();
+}
+
+/** 127.1.x.y with y in 1..200: distinct loopback sources for PCs and agents, none a network or broadcast address. */
+export const addressOf = (i: number) => `127.${1 + Math.floor(i / 50_000)}.${Math.floor((i % 50_000) / 200)}.${(i % 200) + 1}`;
+
+/**
+ * The inventory the reference was measured with: 5 centers of 8 rooms (255.0.0.0, so every
+ * client's directed broadcast is 127.255.255.255), clients at `ips` spread over them; the first
+ * `cached` clients have a cache partition holding 8 images.
+ */
+export async function addLabInventory(s: TestServer, ips: string[], cached = 0): Promise<void> {
+  const rooms: number[] = [];
+  for (let c = 0; c < 5; c++) {
+    const center = (await s.post('/center/add', { name: `center-${c}` })).body.id;
+    for (let r = 0; r < 8; r++) rooms.push((await s.post('/room/add', { center, name: `room-${r}`, netmask: '255.0.0.0' })).body.id);
+  }
+  await insertClients(s, ips, (i) => rooms[i % rooms.length]!);
+  const ids = (await s.app.database.query('select id from clients order by id')).slice(0, cached).map((r) => Number(r.id));
+  await addCacheContents(s, ids);
 }
 
 /** A bench fleet: one center, one room (255.0.0.0, so every 127.x address fits) and a client per address. */

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { LoadOptions, LoadResult } from './load';
 
-/** What load-generator.js is told: `bodies`, when given, are sent in turn, one a request. */
-export type GeneratorOptions = Omit<LoadOptions, 'body'> & { bodies?: unknown[] };
+/** What load-generator.js is told: `bodies` and `paths`, when given, are sent in turn, one a request (`paths` over `path`). */
+export type GeneratorOptions = Omit<LoadOptions, 'body' | 'path'> & { path: string; bodies?: unknown[]; paths?: string[] };
 
 /** Run the load generator in a process of its own, so that the server's CPU is not shared with the client loading it. */
 export function loadFromChild(options: GeneratorOptions): Promise<LoadResult> {

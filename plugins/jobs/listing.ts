@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import type { Database } from 'ogserve';
 import { type JobClient, JobClientEntity, type JobState } from './entities/job-client';
 import { type Job, JobEntity } from './entities/job';
-import type { JobsQuery } from './query';
+import type { JobPageQuery, JobsQuery } from './query';
 
 /** A job as GET /jobs lists it: counted over the clients the caller may see. */
 export interface JobSummary {
@@ -74,21 +74,35 @@ export async function findJobs(
   };
 }
 
-/** One job and its clients (those inside `inside` when given); undefined when there is none to show. */
+/**
+ * One job and a page of its clients (those inside `inside` when given), in the order they were
+ * sent, with the `after` of the next page (null on the last); `total` and `states` count all of
+ * them. Undefined when there is none to show.
+ */
 export async function findJob(
   db: Database,
   id: number,
+  page: JobPageQuery,
   inside?: ReadonlySet<string>,
   given?: EntityManager,
-): Promise<(JobSummary & { clients: JobClientEntry[] }) | undefined> {
+): Promise<(JobSummary & { clients: JobClientEntry[]; next: number | null }) | undefined> {
+  if (inside?.size === 0) return undefined;
   const em = db.unit(given);
   const job = await em.findOne(JobEntity, { id });
   if (!job) return undefined;
-  const rows = (await em.find(JobClientEntity, { jobId: id }, { orderBy: { id: 'asc' } })).filter((r) => !inside || inside.has(r.ip));
-  if (rows.length === 0) return undefined;
-  const states: Partial<Record<JobState, number>> = {};
-  for (const row of rows) states[row.state] = (states[row.state] ?? 0) + 1;
-  return { ...summaryOf(job, states), clients: rows.map(entryOf) };
+  const states = (await stateCounts(db, [id], inside)).get(id);
+  if (!states) return undefined;
+  const rows = await em.find(
+    JobClientEntity,
+    { jobId: id, ...(page.after === undefined ? {} : { id: { $gt: page.after } }), ...(inside ? { ip: { $in: [...inside] } } : {}) },
+    { orderBy: { id: 'asc' }, limit: page.limit + 1 },
+  );
+  const shown = rows.slice(0, page.limit);
+  return {
+    ...summaryOf(job, states),
+    clients: shown.map(entryOf),
+    next: rows.length > page.limit ? shown[shown.length - 1]!.id : null,
+  };
 }
 
 async function stateCounts(

@@ -51,3 +51,30 @@ export function parseJobsQuery(query: URLSearchParams): JobsQuery {
   if (limit !== null) parsed.limit = positive(limit, 'limit', maxLimit);
   return parsed;
 }
+
+/** Which clients of one job GET /jobs/<id> answers: those after the `after` of the last page, `limit` at most. */
+export interface JobPageQuery {
+  after?: number;
+  limit: number;
+}
+
+/**
+ * A page of 500 lines of about 150 bytes stays well under the default response cap
+ * (`rest.max_response_bytes`, 256 KiB); 1,000 is the most one page may ask for.
+ */
+export const defaultClientsLimit = 500;
+export const maxClientsLimit = 1000;
+const pageKnown = ['after', 'limit'];
+
+/** The query string of GET /jobs/<id>, checked: a 400 names the parameter. */
+export function parseJobPageQuery(query: URLSearchParams): JobPageQuery {
+  for (const key of query.keys())
+    if (!pageKnown.includes(key))
+      throw badRequest(ErrorCode.invalidField, `${key}: not a parameter of GET /jobs/<id> (use ${pageKnown.join(', ')})`, key);
+  const parsed: JobPageQuery = { limit: defaultClientsLimit };
+  const after = query.get('after');
+  if (after !== null) parsed.after = positive(after, 'after');
+  const limit = query.get('limit');
+  if (limit !== null) parsed.limit = positive(limit, 'limit', maxClientsLimit);
+  return parsed;
+}

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { type Access, ErrorCode, HttpError, type PluginContext, badRequest, isIpv4, positive } from 'ogserve';
 import { type JobSummary, findJob, findJobs, findOutput } from './listing';
-import { parseJobsQuery } from './query';
+import { parseJobPageQuery, parseJobsQuery } from './query';
 import { JobDetail, JobOutput, JobsPage } from './schemas';
 
 /** What the job events carry is what these routes answer: the event stream sends them to the same readers. */
@@ -45,12 +45,12 @@ export function jobRoutes(ctx: PluginContext<unknown>): void {
       bodyPolicy: 'forbidden',
       response: JobDetail,
       events: jobEvents,
-      summary: "One job: who asked what, and each client's state with its result",
+      summary: "One job: who asked what, and each client's state with its result, a page at a time: ?after=&limit=",
     },
-    async ({ req, access, em }) => {
+    async ({ req, query, access, em }) => {
       const raw = (req as IncomingMessage & { params?: Record<string, string> }).params?.id ?? '';
       const id = positive(raw, 'id');
-      const job = await findJob(ctx.db, id, await access?.scope?.addresses(), em);
+      const job = await findJob(ctx.db, id, parseJobPageQuery(query), await access?.scope?.addresses(), em);
       // A job touching none of a limited caller's clients is, to it, no job at all.
       if (!job) throw new HttpError(404, ErrorCode.notFound, `no job with id ${id}`);
       return shown(job, access);

@@ -40,7 +40,9 @@ export const JobDetail = Type.Object({
       sent: Type.Union([Time(), Type.Null()]),
       ended: Type.Union([Time(), Type.Null()]),
     }),
+    { description: 'a page of its clients, in the order they were sent (`limit`, 500 unless asked, at most 1,000)' },
   ),
+  next: Type.Union([Type.Integer(), Type.Null()], { description: 'the `after` of the next page of clients; null on the last' }),
 });
 
 export const JobOutput = Type.Object({

@@ -9,7 +9,8 @@ import { t } from '../i18n';
 import { enabled, useServer } from '../plugins';
 import { go, href } from '../router';
 import { useStore } from '../store';
-import type { ClientListing, JobDetail, JobSummary, Partition, Repository } from '../types';
+import type { ClientListing, JobSummary, Partition, Repository } from '../types';
+import { getWholeJob } from './jobPages';
 import { kindLabel, outcomeText } from './jobWords';
 import { hardwareName } from '../hardwareNames';
 import { useAsync } from '../useAsync';
@@ -127,7 +128,7 @@ function LastJob(props: { ip: string; state?: string }) {
   const last = useAsync(async () => {
     const { jobs } = await get<{ jobs: JobSummary[] }>(`/jobs?client=${encodeURIComponent(props.ip)}&limit=1`);
     if (!jobs[0]) return null;
-    const job = await get<JobDetail>(`/jobs/${jobs[0].id}`);
+    const job = await getWholeJob(jobs[0].id);
     return { job, line: job.clients.find((c) => c.addr === props.ip) };
   }, [props.ip, props.state]);
   const found = last.value;

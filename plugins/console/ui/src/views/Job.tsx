@@ -2,6 +2,7 @@ import { dateTime, timeOfDay } from '../format';
 import { memo } from 'preact/compat';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get, post } from '../api';
+import { getWholeJob } from './jobPages';
 import { ErrorNote } from '../components/ErrorNote';
 import { TableScroll } from '../components/TableScroll';
 import { csvRow, saveText } from '../csv';
@@ -131,7 +132,7 @@ export function Job(props: { id: string }) {
   const [job, setJob] = useState<JobDetail | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const load = () =>
-    get<JobDetail>(`/jobs/${encodeURIComponent(props.id)}`).then(
+    getWholeJob(props.id).then(
       (answer) => {
         setJob(answer);
         setError(null);
