@@ -1,4 +1,4 @@
-import { Database, EntitySchema, ErrorCode, Ipv4, Type, badRequest, definePlugin, inject, injectable } from 'ogserve';
+import { Database, type EntityManager, EntitySchema, ErrorCode, Ipv4, Type, badRequest, definePlugin, inject, injectable } from 'ogserve';
 import { Inventory } from 'ogserve/plugins/inventory';
 
 declare module 'ogserve' {
@@ -27,16 +27,18 @@ const NoteEntity = new EntitySchema<Note>({
 export class Notes {
   constructor(@inject(Database) private readonly db: Database) {}
 
-  async add(client: string, text: string): Promise<Note> {
-    return this.db.transactional(async (em) => {
-      const note = em.create(NoteEntity, { client, text });
-      await em.flush();
+  // Each method works in its caller's unit of work (a route's `em`), joining its transaction;
+  // given none, it opens its own.
+  async add(client: string, text: string, em?: EntityManager): Promise<Note> {
+    return this.db.transactional(async (tx) => {
+      const note = tx.create(NoteEntity, { client, text });
+      await tx.flush();
       return note;
-    });
+    }, em);
   }
 
-  list(client: string): Promise<Note[]> {
-    return this.db.fork().find(NoteEntity, { client }, { orderBy: { id: 'asc' } });
+  list(client: string, em?: EntityManager): Promise<Note[]> {
+    return this.db.unit(em).find(NoteEntity, { client }, { orderBy: { id: 'asc' } });
   }
 }
 
@@ -60,18 +62,18 @@ export default definePlugin({
     ctx.router.post(
       '/notes',
       { permission: 'notes', scoped, body: NoteBody, response: Type.Object({ id: Type.Integer() }) },
-      async ({ body }) => {
-        if ((await notes.list(body.client)).length >= ctx.config.max_per_client)
+      async ({ body, em }) => {
+        if ((await notes.list(body.client, em)).length >= ctx.config.max_per_client)
           throw badRequest(ErrorCode.invalidField, `client ${body.client} has ${ctx.config.max_per_client} notes already`, 'client');
-        const note = await notes.add(body.client, body.text);
+        const note = await notes.add(body.client, body.text, em);
         void ctx.events.emit('notes.added', { client: body.client, text: body.text });
         return { id: note.id };
       },
     );
     const listing = Type.Object({ notes: Type.Array(Type.Object({ id: Type.Integer(), text: Type.String() })) });
     const query = Type.Object({ client: Ipv4() });
-    ctx.router.get('/notes', { permission: 'read', scoped, body: query, response: listing }, async ({ body }) => ({
-      notes: (await notes.list(body.client)).map(({ id, text }) => ({ id, text })),
+    ctx.router.get('/notes', { permission: 'read', scoped, body: query, response: listing }, async ({ body, em }) => ({
+      notes: (await notes.list(body.client, em)).map(({ id, text }) => ({ id, text })),
     }));
   },
 });
