@@ -27,7 +27,7 @@ export const LiveKernelEntity = new EntitySchema<LiveKernel>({
     signer: { type: 'string', length: 255, default: '' },
     issuer: { type: 'string', length: 255, default: '' },
     problem: { type: 'string', length: 255, default: '' },
-    size: { type: 'bigint', default: '0' },
-    mtime: { type: 'bigint', default: '0' },
+    size: { type: 'bigint', default: 0 },
+    mtime: { type: 'bigint', default: 0 },
   },
 });
