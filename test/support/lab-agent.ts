@@ -11,7 +11,7 @@ import { FakeAgent, answerBytes } from './fake-agent';
  * whenever the service goes. One JSON line on stdout per event: `{"ready": true}` at each
  * connection, `{"restore": <exit code>, "type": "..."}`.
  *
- *   node lab-agent.js '{"server": "192.168.77.1", "port": 8889, "ip": "192.168.77.11", "hook": "...", "target": "..."}'
+ *   node lab-agent.js '{"server": "192.168.77.1", "port": 18889, "ip": "192.168.77.11", "hook": "...", "target": "..."}'
  */
 interface Options {
   server: string;

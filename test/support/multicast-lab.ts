@@ -12,6 +12,9 @@ import { type NetLab, makeNetLab } from './netns';
 import { mainScript } from './process';
 import { type Reply, TOKEN, makeTestDir, removeTestStore, startServer } from './server';
 
+/** The service's ports inside the lab's server namespace: none of the defaults (8888, 8889), as in netns-lab. */
+const labPorts = { rest: 18888, agents: 18889 };
+
 /**
  * A lab as a site has one: ogserve (the real service, a child process) in the server's
  * namespace, three PCs each in its own on a bridge, each with an agent (test/support/lab-agent)
@@ -181,8 +184,8 @@ export async function startMulticastLab(options: LabOptions = {}): Promise<Multi
     const config = {
       ...base,
       plugins,
-      rest: { ...(base.rest as object), ip: '127.0.0.1', port: 8888 },
-      agents: { ip: net.serverIp, port: 8889 },
+      rest: { ...(base.rest as object), ip: '127.0.0.1', port: labPorts.rest },
+      agents: { ip: net.serverIp, port: labPorts.agents },
       log: { level: 'info' },
       multicast: {
         directory: path.join(dir, 'multicast'),
@@ -195,7 +198,7 @@ export async function startMulticastLab(options: LabOptions = {}): Promise<Multi
     const configFile = path.join(dir, 'lab-config.json');
     writeFileSync(configFile, JSON.stringify(config));
     const socket = path.join(dir, 'rest.sock');
-    const socat = net.spawnIn(net.server, 'socat', [`UNIX-LISTEN:${socket},fork`, 'TCP:127.0.0.1:8888'], { stdio: 'ignore' });
+    const socat = net.spawnIn(net.server, 'socat', [`UNIX-LISTEN:${socket},fork`, `TCP:127.0.0.1:${labPorts.rest}`], { stdio: 'ignore' });
     children.push(socat);
     const request = (method: string, urlPath: string, body?: unknown) => sendUnix(socket, method, urlPath, body);
 
@@ -263,7 +266,7 @@ export async function startMulticastLab(options: LabOptions = {}): Promise<Multi
 async function startAgents(lab: MulticastLab, children: ChildProcess[], hook: string): Promise<MulticastLab> {
   const { net } = lab;
   for (const [i, ip] of net.pcIps.entries()) {
-    const options = { server: net.serverIp, port: 8889, ip, hook, target: lab.targets[i] };
+    const options = { server: net.serverIp, port: labPorts.agents, ip, hook, target: lab.targets[i] };
     const agent = net.spawnIn(net.pcs[i]!, process.execPath, [agentScript, JSON.stringify(options)], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
