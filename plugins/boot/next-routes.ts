@@ -17,6 +17,7 @@ import type { BootSettings } from './schemas';
 export function oneShotBoots(ctx: PluginContext<BootSettings>, bootFiles: BootFiles, inventory: Inventory): void {
   const clock = ctx.service<Clock>(BootClock, () => new SystemClock());
   const oneShots = new OneShots({ db: ctx.db, inventory, bootFiles, events: ctx.events, cluster: ctx.cluster, clock, log: ctx.log });
+  ctx.onStart(() => oneShots.load());
   const failed = (ip: string) => (error: Error) =>
     ctx.log.error({ err: error, client: ip }, `one-shot boot of ${ip} not put back: ${error.message}`);
   // Not awaited: the listeners after these (a timeline, the event stream) are not held up by a query.

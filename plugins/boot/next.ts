@@ -10,6 +10,8 @@ import type { NextRevert, RevertReason } from './next-events';
 const role = 'boot-next-timers';
 /** The topic that tells the holder of a one-shot set on another instance. */
 const armTopic = 'boot-next.arm';
+/** The topic that tells every other instance which PCs have a one-shot now. */
+const pendingTopic = 'boot-next.pending';
 
 export interface NextDeps {
   db: Database;
@@ -29,11 +31,24 @@ export interface NextDeps {
  */
 export class OneShots {
   private readonly timers = new Map<string, () => void>();
+  /**
+   * The PCs that may have a row: every agent connecting and every script served asks `end`,
+   * and at 8:00 that is 2,000 PCs at once, nearly none with a one-shot; a query each held the
+   * database's connections from the REST answers. Loaded at start and after a reconnect to the
+   * other instances, kept by `set` here and there; a PC in it whose row is gone leaves it.
+   */
+  private readonly mayHaveRow = new Set<string>();
 
   constructor(private readonly d: NextDeps) {
     d.cluster.on<{ ip: string; until: number }>(armTopic, ({ ip, until }) => {
       if (d.cluster.holds(role)) this.arm(ip, until);
     });
+    d.cluster.on<{ ips: string[] }>(pendingTopic, ({ ips }) => {
+      for (const ip of ips) this.mayHaveRow.add(ip);
+    });
+    d.cluster.onReconnect(
+      () => void this.load().catch((error: Error) => d.log.warn({ err: error }, `one-shot boots not read: ${error.message}`)),
+    );
     d.cluster.elected(
       role,
       () => this.rearm(),
@@ -65,12 +80,20 @@ export class OneShots {
       );
       return written;
     });
+    for (const row of rows) this.mayHaveRow.add(row.ip);
+    this.d.cluster.broadcast(pendingTopic, { ips: rows.map((row) => row.ip) });
     for (const row of rows) {
       if (this.d.cluster.holds(role)) this.arm(row.ip, until);
       else this.d.cluster.broadcast(armTopic, { ip: row.ip, until });
       void this.d.events.emit('boot.next.set', { ...eventOf(row), revert, until: new Date(until).toISOString() });
     }
     return rows;
+  }
+
+  /** Which PCs have a one-shot, from the rows (at start, and after missing the other instances' messages). */
+  async load(): Promise<void> {
+    const rows = await this.pending();
+    for (const row of rows) this.mayHaveRow.add(row.ip);
   }
 
   /** What is pending, the next to revert first; only `within`'s addresses when given (a limited key). */
@@ -81,11 +104,14 @@ export class OneShots {
 
   /** The PC's one-shot ends for `reason`, if it has one that this reason ends (any, for a timeout). */
   async end(ip: string, reason: RevertReason, em?: EntityManager): Promise<void> {
+    if (reason !== 'timeout' && !this.mayHaveRow.has(ip)) return;
     const row = await this.d.db.unit(em).findOne(NextBootEntity, { ip });
+    if (!row) await this.noRow(ip, em);
     if (!row || (reason !== 'timeout' && row.revert !== reason)) return;
     await this.d.bootFiles.exclusive(async () => {
       // Only the one that deletes this very row puts the PC back; a newer one-shot is left alone.
       if ((await this.d.db.unit(em).nativeDelete(NextBootEntity, { ip, since: row.since })) === 0) return;
+      this.mayHaveRow.delete(ip);
       this.timers.get(ip)?.();
       this.timers.delete(ip);
       const client = await this.d.inventory.clientByIp(ip);
@@ -96,10 +122,18 @@ export class OneShots {
     });
   }
 
+  /** `ip` leaves `mayHaveRow` unless a one-shot set meanwhile (set writes in the same turn) gave it a row. */
+  private async noRow(ip: string, em?: EntityManager): Promise<void> {
+    await this.d.bootFiles.exclusive(async () => {
+      if (!(await this.d.db.unit(em).findOne(NextBootEntity, { ip }))) this.mayHaveRow.delete(ip);
+    });
+  }
+
   /** Removed PCs' one-shots go with them: an address given to another PC later must not get their previous mode. */
   async forget(ips: string[], em?: EntityManager): Promise<void> {
     await this.d.db.unit(em).nativeDelete(NextBootEntity, { ip: { $in: ips } });
     for (const ip of ips) {
+      this.mayHaveRow.delete(ip);
       this.timers.get(ip)?.();
       this.timers.delete(ip);
     }

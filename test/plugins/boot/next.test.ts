@@ -133,13 +133,14 @@ test('timeout: the previous mode is back when the clock reaches it, not before',
   }
 });
 
-test('a restart keeps the pending one-shots: an overdue one reverts at start, the other at its time', async () => {
+test('a restart keeps the pending one-shots: an overdue one reverts at start, another at its time, a third at its script', async () => {
   const dir = makeTestDir();
   try {
     const first = await site({ dir });
     try {
       assert.equal((await first.s.post('/boot/next', { clients: [ips[0]], mode: 'ogLive', revert: 'agent', timeout_s: 10 })).status, 200);
       assert.equal((await first.s.post('/boot/next', { clients: [ips[1]], mode: 'ogLive', revert: 'served', timeout_s: 60 })).status, 200);
+      assert.equal((await first.s.post('/boot/next', { clients: [ips[2]], mode: 'ogLive', revert: 'served', timeout_s: 600 })).status, 200);
     } finally {
       await first.close();
     }
@@ -148,8 +149,14 @@ test('a restart keeps the pending one-shots: an overdue one reverts at start, th
       await eventually(async () => (await x.mode(ips[0]!)) === 'pxe', 'the overdue one-shot reverted at start');
       assert.deepEqual(
         (await x.pending()).map((p) => [p.client, p.revert]),
-        [[ips[1], 'served']],
+        [
+          [ips[1], 'served'],
+          [ips[2], 'served'],
+        ],
       );
+      // The new process knows from the rows which PCs have one: its first script still ends it.
+      assert.match((await pcGet(x.s.port, `/boot/ipxe?mac=${macFor(3)}`)).text, /ogvmlinuz/);
+      await eventually(async () => (await x.mode(ips[2]!)) === 'pxe', 'the one-shot ended by its script after the restart', 15_000);
       await eventually(() => x.clock.pendingTimers().includes(start + 60_000), 'its timer armed again');
       await x.clock.advanceTo(start + 60_000);
       assert.equal(await x.mode(ips[1]!), 'pxe');
