@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { FileHasher, ImageStore } from '../plugins/images';
 import { prepareSite, spawnServer } from '../test/support/child-server';
 import { makeTestDir, removeTestStore } from '../test/support/server';
-import { startNginx } from './support/nginx';
+import { startNginx } from '../test/support/nginx';
 import { cpuMs } from './support/proc';
 import { fmt, type BenchRow } from './support/report';
 

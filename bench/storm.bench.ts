@@ -5,7 +5,7 @@ import { type ChildServer, prepareSite, spawnServer } from '../test/support/chil
 import { TOKEN, makeTestDir, removeTestStore } from '../test/support/server';
 import { untilRefreshed } from './support/agent-waits';
 import { addLabInventory, addressOf, benchMac } from './support/fleet';
-import { startNginx } from './support/nginx';
+import { startNginx } from '../test/support/nginx';
 import { pacedProbe } from './support/paced-probe';
 import { cpuMs, rssMiBOf, settledMemory } from './support/proc';
 import { type BenchRow, fmt } from './support/report';

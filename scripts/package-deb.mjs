@@ -142,6 +142,8 @@ function copyDocumentation() {
   for (const file of readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')))
     put(`${doc}/docs/${file}.gz`, gzip(readFileSync(path.join(root, 'docs', file))));
   cpSync(path.join(root, 'examples'), into(doc, 'examples'), { recursive: true });
+  // The nginx in front that sends file bytes for ogserve (transfers.handoff: nginx; docs/operations.md).
+  put(`${doc}/examples/nginx/ogserve.conf`, readFileSync(path.join(root, 'packaging/nginx/ogserve.conf')));
 }
 
 /** Debian's changelog of this native package: one entry for the version, pointing at CHANGELOG.md. */
@@ -170,6 +172,8 @@ function writeControl() {
     `Depends: ${['nodejs (>= 20)', 'adduser', 'ipxe', 'libarchive-tools', ...sharedLibraries(sharedObjects)].join(', ')}`,
     // The signed first stages of the Secure Boot chain (shim, then GRUB), which the boot plugin finds where Debian puts them.
     'Recommends: kea-dhcp4-server, kea-ctrl-agent, shim-signed, grub-efi-amd64-signed',
+    // nginx sends boot files' and images' bytes where a site puts it in front (transfers.handoff).
+    'Suggests: nginx-light',
     'Section: net',
     'Priority: optional',
     'Homepage: https://github.com/opengnsys',

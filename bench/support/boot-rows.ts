@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ChildServer } from '../../test/support/child-server';
 import { cpuOf, generate, onBareNode, perReq } from './measure';
-import { startNginx } from './nginx';
+import { startNginx } from '../../test/support/nginx';
 import { cpuMs } from './proc';
 import { type BenchRow, fmt } from './report';
 

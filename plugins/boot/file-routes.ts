@@ -1,7 +1,7 @@
 import { ErrorCode, HttpError, type PluginContext, type Reply, type RequestContext } from 'ogserve';
 import type { Inventory } from '../inventory';
 import { stageOfFile } from './events';
-import { FolderFiles, type ServedFolder, type Transfer, type TransferSlots, allowList } from '../transfers';
+import { ByteSender, FolderFiles, type ServedFolder, type Transfer, type TransferSlots, allowList } from '../transfers';
 import { macFrom } from './mac';
 import type { BootMetrics } from './metrics';
 import type { RefusalLog } from './refusal-log';
@@ -18,7 +18,8 @@ export function fileRoutes(
 ): void {
   const { inventory, metrics, refusals } = deps;
   const allowed = allowList(ctx.config.allow, 'boot.allow');
-  const files = new FolderFiles(deps.folders, deps.slots, ctx.log, { what: 'boot file', limitKey: 'boot.max_transfers' });
+  const named = { what: 'boot file', limitKey: 'boot.max_transfers' };
+  const files = new FolderFiles(deps.folders, deps.slots, ctx.log, named, ctx.use(ByteSender).nginx);
 
   // The PC a transfer is for: the MAC its script put in the URL, else its source address.
   async function announce(transfer: Transfer, mac: string | undefined, address: string): Promise<void> {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { ErrorCode, HttpError, type Logger, Reply } from 'ogserve';
 import { fileAnswer, versionOf } from './file-answer';
+import type { HandedEnd, NginxHandoff } from './handoff';
 import type { TransferSlots } from './transfer-slots';
 
 /**
@@ -54,7 +55,8 @@ export interface ServedFolder {
  * body holds; `moved` with the bytes handed on so far, as they move (at most once a chunk).
  */
 export interface TransferWatch {
-  started?(body: { file: string; size: number; start: number; end: number }): void;
+  /** `toldAtEnd`: the bytes are told once, when the body ended (nginx sends them), not as they move. */
+  started?(body: { file: string; size: number; start: number; end: number; toldAtEnd: boolean }): void;
   moved?(bytes: number): void;
 }
 
@@ -80,6 +82,8 @@ export class FolderFiles {
     private readonly slots: TransferSlots,
     private readonly log: Logger,
     private readonly named: FilesNamed,
+    /** The nginx in front that sends the bytes (transfers.handoff), or none: ogserve sends them. */
+    private readonly nginx?: NginxHandoff,
   ) {
     // Looked up when asked (ogLive images come and go), not listed once at start.
     this.roots = folders.map((f) => ({ ...f, dir: path.resolve(f.dir) }));
@@ -100,6 +104,7 @@ export class FolderFiles {
     const refused = await root.refusal?.(real);
     if (refused) throw new HttpError(500, 'file_damaged', `${file} is not served: ${refused}`);
     const extra = await root.headers?.(real);
+    if (this.nginx) return this.handOff(this.nginx, req, file, real, extra, ended, watch);
     // Opened once: the size and validators in the head are those of the bytes the body reads.
     // A plain descriptor: a stream over a FileHandle reads through promises, a third slower.
     const fd = await openFile(real, 'r').catch(() => {
@@ -129,7 +134,7 @@ export class FolderFiles {
       const bytes = createReadStream('', { fd, start: body.start, end: body.end, highWaterMark: chunkBytes });
       // A connection gone while the file was opened would never say so again: nothing to send.
       if (res.socket === null || res.socket.destroyed) return void bytes.destroy();
-      watch?.started?.({ file, size, start: body.start, end: body.end });
+      watch?.started?.({ file, size, start: body.start, end: body.end, toldAtEnd: false });
       this.slots.flow(
         bytes,
         res,
@@ -141,6 +146,50 @@ export class FolderFiles {
         watch?.moved,
       );
     });
+  }
+
+  /**
+   * The answer that has nginx send the file at `real` (checked here: path, folder, refusal)
+   * with its own Range, validators and HEAD, on its loopback log telling how it went. The
+   * part the body holds is worked out here too, for `watch`; nginx's log line gives the bytes.
+   */
+  private async handOff(
+    nginx: NginxHandoff,
+    req: IncomingMessage,
+    file: string,
+    real: string,
+    extra: Record<string, string> | undefined,
+    ended: (transfer: Transfer) => void,
+    watch: TransferWatch | undefined,
+  ): Promise<Reply> {
+    const stats = await stat(real, { bigint: true }).catch(() => {
+      throw new HttpError(404, ErrorCode.notFound, `no ${this.named.what} at ${file}`);
+    });
+    const method = req.method ?? 'GET';
+    let body: { start: number; end: number } | undefined;
+    try {
+      body = fileAnswer(method, req.headers, versionOf(stats)).body;
+    } catch {
+      // An unsatisfiable Range: nginx answers the 416 itself.
+    }
+    const size = Number(stats.size);
+    let told = false;
+    const tell = () => {
+      if (told || !body) return;
+      told = true;
+      watch?.started?.({ file, size, start: body.start, end: body.end, toldAtEnd: true });
+    };
+    const redirect = nginx.redirect(real, (end: HandedEnd) => {
+      // Only a body counts: a HEAD, a 304 or a 416 (nginx's validators decide) moved nothing.
+      if (method !== 'GET' || (end.status !== 200 && end.status !== 206)) return;
+      body ??= { start: 0, end: size - 1 };
+      tell();
+      watch?.moved?.(end.bytes);
+      const declared = end.status === 200 ? size : body.end - body.start + 1;
+      ended({ file, bytes: end.bytes, ms: end.ms, cutShort: !end.complete || end.bytes < declared, stalled: false });
+    });
+    tell();
+    return Reply.stream(200, { ...extra, 'X-Accel-Redirect': redirect }, (res) => res.end());
   }
 
   /** The first folder holding `file` as a readable regular file whose real path stays inside it, and that path. */

@@ -70,6 +70,8 @@ export const systemNeeds: Record<string, SystemNeed> = {
   slapd: programs(['slapd', 'ldap-utils'], ['/usr/sbin/slapd', 'ldapadd', 'ldapmodify']),
   kea: programs(['kea-dhcp4-server', 'kea-ctrl-agent'], ['/usr/sbin/kea-dhcp4', '/usr/sbin/kea-ctrl-agent']),
   openssl: programs(['openssl'], ['openssl']),
+  // The transfers handoff: nginx in front of ogserve, as packaging/nginx/ogserve.conf sets it up.
+  nginx: programs(['nginx-light'], ['nginx']),
   // The images tests run their own smbd (its own config, port and folders) and play the agent with smbclient.
   samba: programs(['samba', 'smbclient'], ['/usr/sbin/smbd', 'smbclient', 'smbcontrol', 'smbpasswd']),
   // smbd switches to the share's users: it runs as root (CI does).

@@ -1,6 +1,6 @@
 import { ErrorCode, HttpError, isMac, normalizeMac, type PluginContext, type Reply, type RequestContext } from 'ogserve';
 import type { Inventory } from '../../inventory';
-import { FolderFiles, type TransferSlots, allowList, relativePath } from '../../transfers';
+import { ByteSender, FolderFiles, type TransferSlots, allowList, relativePath } from '../../transfers';
 import type { PcTransfers } from './pc-transfers';
 import { imageFileName, type RecordLookup, servedFolder } from './served-files';
 
@@ -47,7 +47,8 @@ export function fileRoutes(ctx: PluginContext<unknown>, deps: FileRouteDeps): vo
   const { inventory, transfers, lookup } = deps;
   const allowed = allowList(deps.allow, 'repository.allow');
   const folder = servedFolder(deps.directory, lookup, deps.beingWritten);
-  const files = new FolderFiles([folder], deps.slots, ctx.log, { what: 'image file', limitKey: 'repository.max_transfers' });
+  const named = { what: 'image file', limitKey: 'repository.max_transfers' };
+  const files = new FolderFiles([folder], deps.slots, ctx.log, named, ctx.use(ByteSender).nginx);
   const prefix = '/images/files/';
 
   const answer = async (rc: RequestContext<unknown>): Promise<Reply> => {
@@ -81,8 +82,8 @@ export function fileRoutes(ctx: PluginContext<unknown>, deps: FileRouteDeps): vo
         });
       },
       {
-        started: ({ size, start }) => {
-          tracker = transfers.begin({ client, file, image: record.image, size, start });
+        started: ({ size, start, toldAtEnd }) => {
+          tracker = transfers.begin({ client, file, image: record.image, size, start, toldAtEnd });
         },
         moved: (bytes) => tracker?.moved(bytes),
       },

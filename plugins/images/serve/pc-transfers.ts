@@ -42,6 +42,8 @@ interface Entry {
   cutShort: boolean;
   done: boolean;
   active: number;
+  /** Bodies under way whose bytes are told only when they end (nginx sends them): not standing still for want of news. */
+  activeToldAtEnd: number;
   started: number;
   moved: number;
   ended?: number;
@@ -75,8 +77,12 @@ export class PcTransfers {
     for (const client of clients) this.jobs.set(client, { job, at });
   }
 
-  /** A body starts: `start` is the first byte it holds of a file of `size` bytes. */
-  begin(body: { client?: string; file: string; image?: number; size: number; start: number }): BodyTracker {
+  /**
+   * A body starts: `start` is the first byte it holds of a file of `size` bytes; `toldAtEnd`
+   * when its bytes are told only once it ended (nginx sends them: nginx cuts one that stands
+   * still, and its end says so).
+   */
+  begin(body: { client?: string; file: string; image?: number; size: number; start: number; toldAtEnd?: boolean }): BodyTracker {
     const now = this.clock.now();
     const key = `${body.client ?? ''}|${body.file}`;
     let entry = this.entries.get(key);
@@ -96,6 +102,7 @@ export class PcTransfers {
         cutShort: false,
         done: false,
         active: 0,
+        activeToldAtEnd: 0,
         started: now,
         moved: now,
         rate: 0,
@@ -108,6 +115,7 @@ export class PcTransfers {
     const line = entry;
     line.bodies++;
     line.active++;
+    if (body.toldAtEnd) line.activeToldAtEnd++;
     line.ended = undefined;
     line.bytes = body.start;
     line.markAt = now;
@@ -125,6 +133,7 @@ export class PcTransfers {
       },
       ended: (cutShort) => {
         line.active--;
+        if (body.toldAtEnd) line.activeToldAtEnd--;
         line.cutShort = cutShort;
         line.done = !cutShort && line.bytes >= line.size;
         if (line.active === 0) line.ended = this.clock.now();
@@ -140,7 +149,7 @@ export class PcTransfers {
       .filter((e) => (filter.job === undefined || e.job === filter.job) && (filter.client === undefined || e.client === filter.client))
       .sort((a, b) => b.started - a.started)
       .map((e) => {
-        const moving = e.active > 0 && now - e.moved < stallMs;
+        const moving = e.active > 0 && (e.activeToldAtEnd > 0 || now - e.moved < stallMs);
         return {
           client: e.client ?? null,
           file: e.file,

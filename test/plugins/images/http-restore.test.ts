@@ -7,8 +7,10 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
+import { ByteSender } from '../../../plugins/transfers';
 import { answerBytes, eventually } from '../../support/fake-agent';
 import { macFor } from '../../support/fixtures';
+import { type Nginx, startFront } from '../../support/nginx';
 import { makePartitionImage, sizeOf } from '../../support/partition-image';
 import { createAnswer, imageSite } from './helpers';
 
@@ -36,10 +38,19 @@ function descendants(pid: number): { pid: number; name: string }[] {
   return [...parents.keys()].filter(below).map((p) => ({ pid: p, name: names.get(p)! }));
 }
 
-test('restore type HTTP: the ogLive hook restores a real partclone image through /images/files, cut in the middle and resumed, byte for byte, each byte counted for its PC in the job', async () => {
+/**
+ * The ogLive hook restores a real partclone image through /images/files, its curl killed a
+ * quarter through: resumed, byte for byte, each byte counted for its PC in the job. The bytes
+ * sent by ogserve itself, or (`nginx`) by the nginx of packaging/nginx/ogserve.conf in front
+ * of it, ogserve told of each request's bytes by nginx's log (the hook asks 2 MiB at a time).
+ */
+async function restoreOverHttp(sender: 'ogserve' | 'nginx'): Promise<void> {
   const work = mkdtempSync(path.join(tmpdir(), 'ogserve-http-restore-'));
-  const x = await imageSite(1, { repository: { http_restore: true } });
+  const handoff = { transfers: { handoff: 'nginx', handoff_log_port: 0 }, rest: { trusted_proxies: ['127.0.0.1'] } };
+  const x = await imageSite(1, { repository: { http_restore: true }, ...(sender === 'nginx' ? handoff : {}) });
+  let nginx: Nginx | undefined;
   try {
+    if (sender === 'nginx') nginx = await startFront(work, { upstream: x.s.port, log: x.s.app.container.resolve(ByteSender).logPort });
     // The image as the agent creates it: partclone.ext4 | lzop -1 of a real ext4 file system.
     const { partition, bytes } = await makePartitionImage(work, 'lab', 24);
     const ip = x.ips[0]!;
@@ -67,7 +78,8 @@ test('restore type HTTP: the ogLive hook restores a real partclone image through
     const hook = spawn('bash', [script, sent.body.repository, sent.body.name, sent.body.disk, sent.body.partition, sent.body.type], {
       env: {
         ...process.env,
-        OGSERVE_URL: `http://127.0.0.1:${x.s.port}`,
+        OGSERVE_URL: `http://127.0.0.1:${nginx?.port ?? x.s.port}`,
+        OGSERVE_CHUNK: sender === 'nginx' ? '2M' : '',
         OGSERVE_TARGET: target,
         OGSERVE_MAC: macFor(1),
         OGSERVE_LIMIT_RATE: '2M',
@@ -82,9 +94,23 @@ test('restore type HTTP: the ogLive hook restores a real partclone image through
     // A quarter through, its download is cut (the PC's curl killed): the hook asks for the rest.
     const line = async () => (await x.s.get(`/images/transfers?job=${job}`)).body.transfers[0];
     await eventually(async () => (await line())?.bytes > bytes.length / 4, 'a quarter of the image fetched', 30_000);
-    const curl = descendants(hook.pid!).find((p) => p.name === 'curl');
-    assert.ok(curl, `the hook's curl is running: ${JSON.stringify(descendants(hook.pid!))}`);
-    process.kill(curl.pid, 'SIGKILL');
+    // Its decompressor held still, the pipe fills and the curl under way stands in the middle of
+    // its body (with chunks, one ends and the next starts): that curl is killed.
+    const lzop = descendants(hook.pid!).find((p) => p.name === 'lzop');
+    assert.ok(lzop, `the hook's lzop is running: ${JSON.stringify(descendants(hook.pid!))}`);
+    process.kill(lzop.pid, 'SIGSTOP');
+    try {
+      await eventually(async () => {
+        const curl = descendants(hook.pid!).find((p) => p.name === 'curl');
+        if (!curl) return false;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        if (!descendants(hook.pid!).some((p) => p.pid === curl.pid)) return false;
+        process.kill(curl.pid, 'SIGKILL');
+        return true;
+      }, "the hook's curl killed mid-body");
+    } finally {
+      process.kill(lzop.pid, 'SIGCONT');
+    }
     const code = await ended;
     assert.equal(code, 0, said);
     assert.match(said, /cut at byte \d+ of \d+: resuming/, 'it resumed after the cut');
@@ -109,10 +135,17 @@ test('restore type HTTP: the ogLive hook restores a real partclone image through
     agent.write(answerBytes(200, { disk: sent.body.disk, partition: sent.body.partition, image_id: sent.body.id }));
     await eventually(async () => (await x.s.get(`/jobs/${job}`)).body.finished, 'the job finished');
   } finally {
+    await nginx?.stop();
     await x.close();
     rmSync(work, { recursive: true, force: true });
   }
-});
+}
+
+test('restore type HTTP: the ogLive hook restores a real partclone image through /images/files, cut in the middle and resumed, byte for byte, each byte counted for its PC in the job', () =>
+  restoreOverHttp('ogserve'));
+
+test('restore type HTTP with nginx sending the bytes (transfers.handoff): the same restore, cut and resumed, counted from nginx log', () =>
+  restoreOverHttp('nginx'));
 
 test('restore type HTTP is refused until repository.http_restore says the hook is in place', async () => {
   const x = await imageSite();

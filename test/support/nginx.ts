@@ -1,9 +1,10 @@
+// System needs: nginx
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { freePort } from '../../test/support/child-server';
-import { eventually } from '../../test/support/fake-agent';
+import { freePort } from './child-server';
+import { eventually } from './fake-agent';
 
 export interface Nginx {
   port: number;
@@ -39,16 +40,46 @@ export function ensureNginx(): void {
 
 /**
  * nginx serving each folder of `locations` at its URL prefix (`{'/images/files/': dir}`) on a
- * loopback port, with its own config, pid and temp folders under `dir`, sendfile on and its
- * default worker count; `probe` is a path it must answer before this resolves.
+ * loopback port, sendfile on and its default worker count; `probe` is a path it must answer
+ * before this resolves (the bench's anchor).
  */
 export async function startNginx(dir: string, locations: Record<string, string>, probe: string): Promise<Nginx> {
-  ensureNginx();
-  const prefix = path.join(dir, 'nginx');
-  for (const sub of ['', 'tmp', 'logs']) mkdirSync(path.join(prefix, sub), { recursive: true });
   const port = await freePort();
-  const conf = path.join(prefix, 'nginx.conf');
   const served = Object.entries(locations).map(([at, root]) => `location ${at} { alias ${root}/; }`);
+  const server = ['access_log off;', 'sendfile on;', 'tcp_nopush on;', `server { listen 127.0.0.1:${port}; ${served.join(' ')} }`];
+  return runNginx(dir, port, server, async () => (await fetchStatus(port, probe)) === 200);
+}
+
+/** The shipped configuration of the nginx in front of ogserve (transfers.handoff: nginx). */
+export const shippedFront = path.resolve(__dirname, '..', '..', '..', 'packaging', 'nginx', 'ogserve.conf');
+
+/**
+ * nginx in front of ogserve as packaging/nginx/ogserve.conf sets it up, on a loopback port: the
+ * shipped file itself, with the test's ports for its `listen`, its upstream (ogserve's REST
+ * port) and its log port (transfers.handoff_log_port).
+ */
+export async function startFront(dir: string, ports: { upstream: number; log: number }): Promise<Nginx> {
+  const port = await freePort();
+  const shipped = readFileSync(shippedFront, 'utf8');
+  const swaps: [string, string][] = [
+    ['listen 8888;', `listen 127.0.0.1:${port};`],
+    ['server 127.0.0.1:8887;', `server 127.0.0.1:${ports.upstream};`],
+    ['server=127.0.0.1:8890,', `server=127.0.0.1:${ports.log},`],
+  ];
+  let conf = shipped;
+  for (const [from, to] of swaps) {
+    if (!conf.includes(from)) throw new Error(`${shippedFront} no longer holds '${from}'`);
+    conf = conf.replace(from, to);
+  }
+  return runNginx(dir, port, ['access_log off;', conf], async () => (await fetchStatus(port, '/nginx-probe')) !== 0);
+}
+
+/** nginx with its own config, pid and temp folders under `dir`, the http block holding `http`, until `up` holds. */
+async function runNginx(dir: string, port: number, http: string[], up: () => Promise<boolean>): Promise<Nginx> {
+  ensureNginx();
+  const prefix = path.join(dir, `nginx-${port}`);
+  for (const sub of ['', 'tmp', 'logs']) mkdirSync(path.join(prefix, sub), { recursive: true });
+  const conf = path.join(prefix, 'nginx.conf');
   writeFileSync(
     conf,
     [
@@ -59,26 +90,28 @@ export async function startNginx(dir: string, locations: Record<string, string>,
       `error_log ${prefix}/logs/error.log warn;`,
       'events { worker_connections 8192; }',
       'http {',
-      '  access_log off;',
-      '  sendfile on;',
-      '  tcp_nopush on;',
+      '  default_type application/octet-stream;',
       '  keepalive_requests 10000;',
       `  client_body_temp_path ${prefix}/tmp/body;`,
       `  proxy_temp_path ${prefix}/tmp/proxy;`,
       `  fastcgi_temp_path ${prefix}/tmp/fastcgi;`,
       `  uwsgi_temp_path ${prefix}/tmp/uwsgi;`,
       `  scgi_temp_path ${prefix}/tmp/scgi;`,
-      `  server { listen 127.0.0.1:${port}; ${served.join(' ')} }`,
+      ...http,
       '}',
       '',
     ].join('\n'),
   );
-  const master = spawn('nginx', ['-c', conf, '-p', prefix], { stdio: 'ignore' });
+  const master = spawn('nginx', ['-c', conf, '-p', prefix], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let said = '';
+  master.stderr.on('data', (chunk: Buffer) => {
+    said += chunk.toString();
+  });
   const exited = new Promise<void>((resolve) => master.once('exit', () => resolve()));
-  await eventually(() => readFileSync(path.join(prefix, 'nginx.pid'), 'utf8').trim() !== '', 'nginx started', 10_000).catch(
-    () => undefined,
-  );
-  await eventually(async () => (await fetchStatus(port, probe)) === 200, 'nginx answering', 10_000);
+  await eventually(up, `nginx answering on ${port}`, 10_000).catch((error: Error) => {
+    master.kill('SIGKILL');
+    throw new Error(`${error.message}: ${said.trim() || readFileSync(path.join(prefix, 'logs', 'error.log'), 'utf8').trim()}`);
+  });
   const pids = () => {
     const workers = spawnSync('pgrep', ['-P', String(master.pid)], { encoding: 'utf8' })
       .stdout.trim()
