@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ChildServer } from '../../test/support/child-server';
+import { type ChildServer, freePort, prepareSite, spawnServer } from '../../test/support/child-server';
 import { cpuOf, generate, onBareNode, perReq } from './measure';
-import { startNginx } from '../../test/support/nginx';
+import { type Nginx, startFront, startNginx } from '../../test/support/nginx';
 import { cpuMs } from './proc';
 import { type BenchRow, fmt } from './report';
 
@@ -50,25 +50,31 @@ interface Round {
 
 /**
  * A 30 MiB file under live.directory fetched by 50 PCs at once from GET /boot/files (each
- * `?mac=`, so each transfer is counted to its PC), whole and in 1 MiB Range requests, beside
- * nginx (Debian's, sendfile, its default workers) serving the same folder in turns in the
- * same run: MB/s and CPU per GB moved (median of 3 rounds each).
+ * `?mac=`, so each transfer is counted to its PC), whole and in 1 MiB Range requests, three
+ * ways in turns in the same run: ogserve sending the bytes; nginx alone (Debian's, sendfile,
+ * its default workers) serving the folder; and ogserve deciding with the nginx of
+ * packaging/nginx/ogserve.conf in front sending them (transfers.handoff), whose CPU is
+ * ogserve's and nginx's added up. MB/s and CPU per GB moved (median of 3 rounds each).
  */
 export async function bootFileRows(server: ChildServer, dir: string, liveDir: string): Promise<BenchRow[]> {
   writeFileSync(path.join(liveDir, 'ogLive', 'root.img'), Buffer.alloc(FILE_MIB * 2 ** 20, 9));
   const file = '/boot/files/ogLive/root.img';
   const nginx = await startNginx(dir, { '/boot/files/': liveDir }, file);
+  const handed = await handingOff(dir, liveDir);
   const rows: BenchRow[] = [];
   try {
     for (const range of [0, RANGE_BYTES]) {
       const ours: Round[] = [];
       const theirs: Round[] = [];
+      const fronted: Round[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         ours.push(await downloads(server.port, `${file}?mac={n}`, [server.pid], range));
         theirs.push(await downloads(nginx.port, file, nginx.pids(), range));
+        fronted.push(await downloads(handed.front.port, `${file}?mac={n}`, [handed.server.pid, ...handed.front.pids()], range));
       }
       const o = medians(ours);
       const n = medians(theirs);
+      const h = medians(fronted);
       rows.push({
         workload: `GET /boot/files, ${FILE_MIB} MiB to ${PCS} PCs at once${range ? ', 1 MiB Range requests' : ''}`,
         figures: {
@@ -78,15 +84,48 @@ export async function bootFileRows(server: ChildServer, dir: string, liveDir: st
           cpu_ms_per_gb: fmt(o.cpu, 0),
           nginx_cpu_ms_per_gb: fmt(n.cpu, 0),
           cpu_to_nginx: fmt(o.cpu / n.cpu, 1),
-          errors: [...ours, ...theirs].reduce((sum, r) => sum + r.errors, 0),
+          handoff_MBps: fmt(h.mbps, 0),
+          handoff_share_of_nginx: fmt(h.mbps / n.mbps, 2),
+          handoff_cpu_ms_per_gb: fmt(h.cpu, 0),
+          handoff_cpu_to_nginx: fmt(h.cpu / n.cpu, 1),
+          errors: [...ours, ...theirs, ...fronted].reduce((sum, r) => sum + r.errors, 0),
           goal: '>=0.80 of nginx, <=1.5x its CPU per GB',
         },
       });
     }
   } finally {
     await nginx.stop();
+    await handed.stop();
   }
   return rows;
+}
+
+/** A second ogserve on the same boot folder, with `transfers.handoff: nginx` and the shipped nginx in front of it. */
+async function handingOff(dir: string, liveDir: string): Promise<{ server: ChildServer; front: Nginx; stop(): Promise<void> }> {
+  const site = path.join(dir, 'handoff');
+  await prepareSite(site, async () => {});
+  const log = await freePort();
+  const server = await spawnServer({
+    dir: site,
+    config: {
+      log: { level: 'warn' },
+      live: { directory: liveDir },
+      rest: { trusted_proxies: ['127.0.0.1'] },
+      transfers: { handoff: 'nginx', handoff_log_port: log },
+    },
+  });
+  const front = await startFront(site, { upstream: server.port, log }).catch(async (error: Error) => {
+    await server.stop();
+    throw error;
+  });
+  return {
+    server,
+    front,
+    async stop() {
+      await front.stop();
+      await server.stop();
+    },
+  };
 }
 
 function medians(rounds: Round[]): { mbps: number; cpu: number } {

@@ -1,7 +1,7 @@
 // Engine-independent: runs once, on SQLite.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -16,13 +16,35 @@ const example = path.join(checkout, 'examples', 'notes-plugin');
  * The environment of an author's shell: none of the npm settings of the run this test is in
  * (`npm test --ignore-scripts`, as CI runs it, would keep sqlite3 from building in the project).
  */
-const authorsEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+const authorsEnv: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+
+/**
+ * sqlite3's install fetches its prebuilt binary from GitHub, which this machine cannot reach:
+ * it would compile SQLite instead, twice, most of this test's minutes. The checkout's own
+ * binary (the same version, Node-API) is offered as that download, in the folder
+ * prebuild-install looks in first (`npm_config_sqlite3_local_prebuilds`), under the name of
+ * the release file it would fetch.
+ */
+async function offerSqlitePrebuild(work: string): Promise<void> {
+  const sqlite = path.dirname(require.resolve('sqlite3/package.json'));
+  const { version, binary } = JSON.parse(readFileSync(path.join(sqlite, 'package.json'), 'utf8')) as {
+    version: string;
+    binary: { napi_versions: number[] };
+  };
+  const napi = Math.max(...binary.napi_versions.filter((v) => v <= Number(process.versions.napi)));
+  const folder = path.join(work, 'prebuilds');
+  mkdirSync(folder);
+  const name = `sqlite3-v${version}-napi-v${napi}-${process.platform}-${process.arch}.tar.gz`;
+  const packed = await run(sqlite, 'tar', ['czf', path.join(folder, name), 'build/Release/node_sqlite3.node']);
+  assert.equal(packed.code, 0, packed.output);
+  authorsEnv.npm_config_sqlite3_local_prebuilds = folder;
+}
 
 /** A program run to its end in `cwd`; its output in the assertion's message when it fails. */
 function run(cwd: string, command: string, args: string[]): Promise<{ code: number; stdout: string; output: string }> {
   return new Promise((resolve) => {
     execFile(command, args, { cwd, env: authorsEnv, maxBuffer: 64 * 2 ** 20, timeout: 600_000 }, (error, stdout, stderr) => {
-      // Killed at the timeout, npm (compiling better-sqlite3 on a busy machine) says nothing of why: the output does.
+      // Killed at the timeout, npm says nothing of why: the output does.
       const killed = error?.killed ? `\n${command} ${args.join(' ')} was killed after 600 s (error.signal ${error.signal})` : '';
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, output: `${stdout}${stderr}${killed}` });
     });
@@ -43,6 +65,7 @@ const npm = (cwd: string, ...args: string[]) => run(cwd, 'npm', [...args, '--pre
 test('a TypeScript plugin made as the docs say works the first time: installed from npm pack, compiled, its own test passing, loaded by package name', async () => {
   const work = mkdtempSync(path.join(tmpdir(), 'ogserve-outside-plugin-'));
   try {
+    await offerSqlitePrebuild(work);
     const packed = await npm(checkout, 'pack', '--ignore-scripts', '--pack-destination', work);
     assert.equal(packed.code, 0, packed.output);
     const tarball = path.join(work, packed.stdout.trim().split('\n').at(-1)!);
