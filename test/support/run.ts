@@ -15,6 +15,7 @@ import './listen-guard';
 import path from 'node:path';
 import { isEngineIndependent } from './engine-independent';
 import { planRun } from './run-plan';
+import { shardFiles } from './shards';
 import { SuiteTiming } from './suite-timing';
 import { dropLeftoverTestDatabases, testEngine } from './test-db';
 import { prepareTestRun } from './test-setup';
@@ -26,8 +27,8 @@ const { parse } = require('uvu/parse') as {
 type Suite = { name: string; file: string };
 
 /**
- * OGSERVE_TEST_SHARD=i/n runs every n-th file from the i-th (1-based) of those the pass would
- * run: CI runs the SQLite pass as two shards at once, one per core.
+ * OGSERVE_TEST_SHARD=i/n runs the i-th (1-based) of n shares of the files the pass would run,
+ * split by their usual time (shards.ts): CI runs the SQLite pass as two shards at once, one per core.
  */
 const shard = parseShard(process.env.OGSERVE_TEST_SHARD);
 
@@ -52,7 +53,9 @@ async function run(suites: Suite[], root: string): Promise<boolean> {
   uvuGlobals.UVU_DEFER = 1;
   const uvu = require('uvu') as { exec(bail?: boolean): Promise<void> };
   const forEngine = testEngine === 'sqlite' ? suites : suites.filter((s) => !isEngineIndependent(s.file));
-  const selected = shard ? forEngine.filter((_, i) => i % shard.count === shard.index - 1) : forEngine;
+  const selected = shard
+    ? shardFiles(forEngine, shard.index, shard.count, (s) => path.relative(root, s.file).split(path.sep).join('/'))
+    : forEngine;
   const plan = planRun(selected, testEngine, root);
   if (plan.failure) {
     process.stderr.write(`${plan.failure}\n`);
