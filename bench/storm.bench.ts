@@ -1,11 +1,11 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type ChildServer, prepareSite, spawnServer } from '../test/support/child-server';
+import { type ChildServer, freePort, prepareSite, spawnServer } from '../test/support/child-server';
 import { TOKEN, makeTestDir, removeTestStore } from '../test/support/server';
 import { untilRefreshed } from './support/agent-waits';
 import { addLabInventory, addressOf, benchMac } from './support/fleet';
-import { startNginx } from '../test/support/nginx';
+import { type Nginx, startFront, startNginx } from '../test/support/nginx';
 import { pacedProbe } from './support/paced-probe';
 import { cpuMs, rssMiBOf, settledMemory } from './support/proc';
 import { type BenchRow, fmt } from './support/report';
@@ -19,6 +19,9 @@ const INITRD_MIB = Number(process.env.STORM_INITRD_MIB ?? 60);
 const IDLE_SECONDS = 10;
 /** The console's live view open in this many browsers. */
 const SUBSCRIBERS = 5;
+type Sender = 'ogserve' | 'nginx';
+/** Who sends the boot files' bytes, one storm each (STORM_SENDERS): ogserve, and the nginx in front of it (transfers.handoff). */
+const SENDERS = (process.env.STORM_SENDERS ?? 'ogserve,nginx').split(',') as Sender[];
 /** PCs per child process: each holds its PCs' connections and agents. */
 const PCS_PER_CHILD = 1000;
 /** One read of each route every this many ms, as a few consoles open during the storm. */
@@ -37,11 +40,21 @@ const PROBE_EVERY_MS = 50;
  * /proc, each phase ending when the last PC finished it), the REST p99s during the storm
  * against the same probes' idle p99s, peak and settled RSS; and the bytes' floor: the same PCs
  * fetching the same files from nginx (Debian's nginx-light, installed when missing) in the
- * same run, the PCs' processes being the same.
+ * same run, the PCs' processes being the same. Twice (STORM_SENDERS): ogserve sending the
+ * bytes, then the nginx of packaging/nginx/ogserve.conf in front of it sending them
+ * (transfers.handoff), the PCs asking nginx for scripts and files, ogserve deciding.
  */
 export default async function storm(): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const sender of SENDERS) rows.push(...(await stormOnce(sender)));
+  return rows;
+}
+
+/** One storm, the bytes of the boot files sent by ogserve itself or by the nginx in front of it. */
+async function stormOnce(sender: Sender): Promise<BenchRow[]> {
   const dir = makeTestDir();
   let server: ChildServer | undefined;
+  let front: Nginx | undefined;
   let subscribers: ChildProcess | undefined;
   try {
     const ips = Array.from({ length: PCS }, (_, i) => addressOf(i));
@@ -49,7 +62,14 @@ export default async function storm(): Promise<BenchRow[]> {
     mkdirSync(path.join(liveDir, 'ogLive'), { recursive: true });
     writeFileSync(path.join(liveDir, 'ogLive', 'ogvmlinuz'), Buffer.alloc(KERNEL_MIB * 2 ** 20, 7));
     writeFileSync(path.join(liveDir, 'ogLive', 'oginitrd.img'), Buffer.alloc(INITRD_MIB * 2 ** 20, 8));
-    const config = { log: { level: 'warn' }, live: { directory: liveDir }, rest: { max_response_bytes: 16 * 1024 * 1024 } };
+    const log = await freePort();
+    const handoff = { transfers: { handoff: 'nginx', handoff_log_port: log } };
+    const config = {
+      log: { level: 'warn' },
+      live: { directory: liveDir },
+      rest: { max_response_bytes: 16 * 1024 * 1024, trusted_proxies: ['127.0.0.1'] },
+      ...(sender === 'nginx' ? handoff : {}),
+    };
     await prepareSite(
       dir,
       async (s) => {
@@ -61,6 +81,9 @@ export default async function storm(): Promise<BenchRow[]> {
       config,
     );
     server = await spawnServer({ dir, config });
+    if (sender === 'nginx') front = await startFront(dir, { upstream: server.port, log });
+    // Where PCs fetch their scripts and files: ogserve, or the nginx in front of it.
+    const pcPort = front?.port ?? server.port;
     await sleep(2000);
     const idleRss = (await settledMemory(server.pid, 10)).rss;
     subscribers = await openSubscribers(server.port);
@@ -70,7 +93,8 @@ export default async function storm(): Promise<BenchRow[]> {
     const sampler = new Sampler(server.pid);
     let allUp = false;
     const during = probes(server.port, ips, () => allUp);
-    const wave = startPcs({ port: server.port, agentPort: server.agentPort, pcs, scriptPath: '/boot/ipxe?mac=MAC' });
+    const frontCpu = front ? front.pids().reduce((sum, pid) => sum + cpuMs(pid), 0) : 0;
+    const wave = startPcs({ port: pcPort, agentPort: server.agentPort, pcs, scriptPath: '/boot/ipxe?mac=MAC' });
     const report = merge(await wave.reports);
     // From the moment the first process of PCs had its orders: starting node is not the storm.
     const t0 = report.startedAt;
@@ -78,6 +102,7 @@ export default async function storm(): Promise<BenchRow[]> {
     await untilRefreshed(server, PCS - report.errors.length, 180_000);
     const upAt = Date.now();
     allUp = true;
+    const frontCpuMs = front ? front.pids().reduce((sum, pid) => sum + cpuMs(pid), 0) - frontCpu : 0;
     const reads = await during;
     sampler.stop();
     const events = await countEvents(subscribers);
@@ -111,7 +136,7 @@ export default async function storm(): Promise<BenchRow[]> {
     const ratio = (a: number, b: number) => fmt(a / Math.max(b, 0.001), 2);
     return [
       {
-        workload: `storm: ${PCS} PCs power on (script, ${KERNEL_MIB}+${INITRD_MIB} MiB, agent + live refresh)`,
+        workload: `storm: ${PCS} PCs power on (script, ${KERNEL_MIB}+${INITRD_MIB} MiB, agent + live refresh), bytes sent by ${sender}`,
         figures: {
           all_up_s: fmt(seconds, 1),
           scripts_done_s: fmt((report.scriptsAt - t0) / 1000, 1),
@@ -127,18 +152,19 @@ export default async function storm(): Promise<BenchRow[]> {
         },
       },
       {
-        workload: `storm: ogserve CPU by phase (${PCS} PCs)`,
+        workload: `storm: ogserve CPU by phase (${PCS} PCs), bytes sent by ${sender}`,
         figures: {
           ...Object.fromEntries(phases.map(([name, from, to]) => [`${name}_cpu_ms`, fmt(sampler.between(from, to), 0)])),
           ...Object.fromEntries(phases.map(([name, from, to]) => [`${name}_s`, fmt((to - from) / 1000, 1)])),
           total_cpu_s: fmt(sampler.between(t0, upAt) / 1000, 1),
           files_cpu_ms_per_gb: fmt(sampler.between(report.scriptsAt, report.filesAt) / gb, 0),
           nginx_cpu_ms_per_gb: fmt(floor.cpu / (floor.report.bytes / 1e9), 0),
+          ...(front ? { nginx_front_cpu_s: fmt(frontCpuMs / 1000, 1) } : {}),
           events_to_subscribers: events,
         },
       },
       {
-        workload: `storm: REST p99 during it, against idle (a read every ${PROBE_EVERY_MS} ms)`,
+        workload: `storm: REST p99 during it, against idle (a read every ${PROBE_EVERY_MS} ms), bytes sent by ${sender}`,
         figures: {
           clients_idle_p99_ms: fmt(idle.clients.p99ms, 1),
           clients_storm_p99_ms: fmt(reads.clients.p99ms, 1),
@@ -152,12 +178,13 @@ export default async function storm(): Promise<BenchRow[]> {
         },
       },
       {
-        workload: 'storm: ogserve RSS',
+        workload: `storm: ogserve RSS, bytes sent by ${sender}`,
         figures: { idle_settled_mib: idleRss, peak_mib: sampler.peakRss, after_settled_mib: afterRss },
       },
     ];
   } finally {
     subscribers?.kill();
+    await front?.stop();
     await server?.stop();
     await removeTestStore(dir);
   }

@@ -13,6 +13,7 @@ export type { ClientsAt } from './http/route-clients';
 export type { Access, AccessScope, Credential, CredentialPart, KeyLookup, Permission, PermissionDeclaration, Role } from './access';
 export { isRole, roleNames, scopeOf } from './access';
 export { execute, insertInChunks, Database } from './database';
+export { GroupCommit, type GroupWrite } from './group-commit';
 export { EntitySchema, type EntityManager } from '@mikro-orm/core';
 export type { ClusterBackend, ClusterEvents, ClusterMessage, PluginCluster } from './cluster';
 export type { Migration, MigrationContext } from './migrations';

@@ -38,7 +38,10 @@
  *   then 3,195 with what a plugin definition gives the tools outside the server (issue 53's
  *   narrow faces: `import`, `backup`, `commandLine`), which took the importer's, backup's and
  *   the subcommands' reaches into plugins' entries off those entries; 3,194 with
- *   one unit of work per call (`Database.unit`, `transactional` joining the caller's).
+ *   one unit of work per call (`Database.unit`, `transactional` joining the caller's);
+ *   3,236 with the write-behind seam (issue 52: `GroupCommit`, batches of what PCs report in
+ *   one transaction each, a failed batch again item by item), which the energy plugin's and
+ *   the inventory plugin's own queues (about 60 lines) became.
  *
  * Usage: node scripts/check-structure.mjs [root]   (root: the checkout, by default this one)
  */
@@ -50,7 +53,7 @@ const pluginsDir = path.join(root, 'plugins');
 const coreDir = path.join(root, 'core');
 const cliDir = path.join(root, 'cli');
 
-const goals = { coreLines: 3194, fileLines: 300 };
+const goals = { coreLines: 3236, fileLines: 300 };
 
 /** The files outside core that may fork an EntityManager: each runs a unit of work no caller hands it. */
 const forkOwners = {

@@ -37,15 +37,11 @@ export class PowerRecorder {
     private readonly shared: boolean,
     private readonly wakeWindowMs: number,
   ) {
-    this.writes = new StateWrites(
-      db,
-      {
-        rowOf: (em, clientId, state, at, before) => this.rowOf(em, clientId, state, at, before),
-        latest: (clientId, row) => this.latest.set(clientId, row),
-        ended: (row, at) => this.metrics.ended(row.state, at - Number(row.started_at)),
-      },
-      log,
-    );
+    this.writes = new StateWrites(db, {
+      rowOf: (em, clientId, state, at, before) => this.rowOf(em, clientId, state, at, before),
+      latest: (clientId, row) => this.latest.set(clientId, row),
+      ended: (row, at) => this.metrics.ended(row.state, at - Number(row.started_at)),
+    });
   }
 
   /**

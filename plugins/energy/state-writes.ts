@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { type Database, type Logger, execute, insertInChunks } from 'ogserve';
+import { type Database, GroupCommit, execute, insertInChunks } from 'ogserve';
 import { PowerStateEntity, type PowerStateRow } from './entities/power-state';
 import { type RawRow, latestRows, timesAt } from './readings';
 import { type PowerState, type StateTimes, noTime } from './states';
@@ -11,8 +11,6 @@ interface Change {
   at: number;
   /** Only from this state (a wake's `busy` only from `off`, its end only from `busy`). */
   only?: PowerState;
-  done(wrote: boolean): void;
-  failed(error: unknown): void;
 }
 
 /** What the recorder does with a row written or read: its latest rows and its metrics. */
@@ -28,22 +26,20 @@ export interface StateRows {
 const batchSize = 500;
 
 /**
- * Writes PCs' changes of power state, many PCs' in one transaction. A lab switched on brings
- * hundreds of agents within seconds, each changing state twice; one transaction per change
- * (read the PC's open row, insert the new one, end the old) cost more CPU than the agent's
- * whole connection. Changes that come while a batch is written wait for the next one, so a
- * lone change is written at once. A batch that fails is written again change by change: one
- * PC's error (deleted meanwhile) loses no other PC's change.
+ * Writes PCs' changes of power state, many PCs' in one transaction (core's group commit). A
+ * lab switched on brings hundreds of agents within seconds, each changing state twice; one
+ * transaction per change (read the PC's open row, insert the new one, end the old) cost more
+ * CPU than the agent's whole connection. The recorder hears of each row once its batch committed.
  */
 export class StateWrites {
-  private queue: Change[] = [];
-  private running = false;
+  private readonly commits: GroupCommit<Change, boolean>;
 
   constructor(
     private readonly db: Database,
     private readonly rows: StateRows,
-    private readonly log: Logger,
-  ) {}
+  ) {
+    this.commits = new GroupCommit(db, (em, changes) => this.apply(em, changes), batchSize);
+  }
 
   /**
    * The PC is in `state` from `at`: its open row ends and one in `state` begins (nothing when
@@ -51,47 +47,12 @@ export class StateWrites {
    * has one change waiting at most: the recorder writes a PC's changes one after the other.
    */
   write(clientId: number, state: PowerState, at: number, only?: PowerState): Promise<boolean> {
-    return new Promise((done, failed) => {
-      this.queue.push({ clientId, state, at, only, done, failed });
-      if (this.running) return;
-      this.running = true;
-      setImmediate(() => void this.drain());
-    });
-  }
-
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, batchSize);
-      try {
-        const wrote = await this.written(batch);
-        for (const [i, change] of batch.entries()) change.done(wrote[i]!);
-      } catch (error) {
-        if (batch.length === 1) {
-          batch[0]!.failed(error);
-          continue;
-        }
-        this.log.debug({ err: error, changes: batch.length }, 'power states written one by one after a batch failed');
-        for (const change of batch) {
-          await this.written([change]).then(
-            ([wrote]) => change.done(wrote!),
-            (one: unknown) => change.failed(one),
-          );
-        }
-      }
-    }
-    this.running = false;
-  }
-
-  /** The changes in one transaction; once it is committed, the recorder is told. Resolves with whether each wrote. */
-  private async written(changes: Change[]): Promise<boolean[]> {
-    const told: (() => void)[] = [];
-    const wrote = await this.db.transactional((em) => this.apply(em, changes, told));
-    for (const tell of told) tell();
-    return wrote;
+    return this.commits.add({ clientId, state, at, only });
   }
 
   /** The changes in `em`: whether each wrote. New rows go in before old ones end (the lock order of a client's deletion). */
-  private async apply(em: EntityManager, changes: Change[], told: (() => void)[]): Promise<boolean[]> {
+  private async apply(em: EntityManager, changes: Change[]): Promise<boolean[]> {
+    const told: (() => void)[] = [];
     const lasts = await latestRows(
       em,
       changes.map((c) => c.clientId),
@@ -123,6 +84,9 @@ export class StateWrites {
     await insertInChunks<PowerStateRow>(em, PowerStateEntity, opening);
     await endRows(em, ending);
     for (const { row, at } of ending) told.push(() => this.rows.ended(row, at));
+    this.db.afterCommit(em, () => {
+      for (const tell of told) tell();
+    });
     return wrote;
   }
 }

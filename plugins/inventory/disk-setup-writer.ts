@@ -1,5 +1,5 @@
 import type { EntityManager, RequiredEntityData } from '@mikro-orm/core';
-import { execute, insertInChunks, type Database } from 'ogserve';
+import { type Database, GroupCommit, execute, insertInChunks } from 'ogserve';
 import { type Partition, PartitionEntity } from './entities/partition';
 import type { DiskEntry } from './service';
 
@@ -7,8 +7,6 @@ interface Job {
   clientId: number;
   entries: DiskEntry[];
   serialNumber?: string;
-  resolve: () => void;
-  reject: (error: unknown) => void;
 }
 
 interface StoredRow {
@@ -28,43 +26,23 @@ const batchSize = 200;
 
 /**
  * Stores agents' disk reports. When a lab powers on, hundreds of agents answer their first
- * refresh at once; their reports are written in shared transactions (group commit), and a
- * partition that did not change is not written at all. Each report still lands whole or not
- * at all: a batch that fails is retried one report per transaction.
+ * refresh at once; their reports are written in shared transactions (core's group commit),
+ * and a partition that did not change is not written at all. Each report still lands whole
+ * or not at all: a batch that fails is written again one report per transaction.
  */
 export class DiskSetupWriter {
-  private readonly queue: Job[] = [];
-  private flushing = false;
+  private readonly commits: GroupCommit<Job, undefined>;
 
-  constructor(private readonly db: Database) {}
-
-  store(clientId: number, entries: DiskEntry[], serialNumber?: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ clientId, entries, serialNumber, resolve, reject });
-      if (!this.flushing) {
-        this.flushing = true;
-        setImmediate(() => void this.flush());
-      }
-    });
+  constructor(private readonly db: Database) {
+    this.commits = new GroupCommit(db, (em, jobs) => this.write(em, jobs), batchSize);
   }
 
-  private async flush(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.splice(0, batchSize);
-      try {
-        await this.db.transactional((em) => this.write(em, batch));
-        for (const job of batch) job.resolve();
-      } catch {
-        for (const job of batch) {
-          await this.db.transactional((em) => this.write(em, [job])).then(job.resolve, job.reject);
-        }
-      }
-    }
-    this.flushing = false;
+  store(clientId: number, entries: DiskEntry[], serialNumber?: string): Promise<void> {
+    return this.commits.add({ clientId, entries, serialNumber });
   }
 
   /** The reports of `jobs` in `em`: one read of what is stored, one delete, one insert; a client's latest report wins. */
-  private async write(em: EntityManager, jobs: Job[]): Promise<void> {
+  private async write(em: EntityManager, jobs: Job[]): Promise<undefined[]> {
     const text = (column: string) => this.db.bigintAsText(column);
     const latest = new Map(jobs.map((job) => [job.clientId, job]));
     const ids = [...latest.keys()];
@@ -118,5 +96,6 @@ export class DiskSetupWriter {
         [...serials.flatMap((job) => [job.clientId, job.serialNumber]), ...serials.map((job) => job.clientId)],
       );
     }
+    return jobs.map(() => undefined);
   }
 }

@@ -31,25 +31,21 @@ test("changes of several PCs written in one batch: each row ends at its own PC's
     const [pc1, pc2] = roomA.map((ip) => ids.get(ip)!) as [number, number];
     const pc3 = ids.get(roomB[0]!)!;
     const ended: [string, number][] = [];
-    const writes = new StateWrites(
-      db,
-      {
-        rowOf: (em, clientId, state, started, before) =>
-          ({
-            client: em.getReference(ClientEntity, clientId),
-            state,
-            startedAt: started,
-            endedAt: null,
-            offMs: before.off,
-            idleMs: before.idle,
-            sessionMs: before.session,
-            busyMs: before.busy,
-          }) as PowerStateRow,
-        latest: () => undefined,
-        ended: (row: RawRow, end: number) => ended.push([row.state, end]),
-      },
-      x.s.app.log,
-    );
+    const writes = new StateWrites(db, {
+      rowOf: (em, clientId, state, started, before) =>
+        ({
+          client: em.getReference(ClientEntity, clientId),
+          state,
+          startedAt: started,
+          endedAt: null,
+          offMs: before.off,
+          idleMs: before.idle,
+          sessionMs: before.session,
+          busyMs: before.busy,
+        }) as PowerStateRow,
+      latest: () => undefined,
+      ended: (row: RawRow, end: number) => ended.push([row.state, end]),
+    });
 
     // One tick: one batch, whose insert fails for the client that does not exist.
     const first = await Promise.allSettled([
