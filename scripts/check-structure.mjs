@@ -59,7 +59,6 @@ const goals = { coreLines: 3236, fileLines: 300 };
 const forkOwners = {
   'plugins/agents/profiles.ts':
     "a report's profile row is found or made outside the caller's transaction (on SQLite that would hold the one connection)",
-  'plugins/boot/timeline.ts': "a PC's boot stages are written in turns that run after their caller has moved on",
   'plugins/tokens/store.ts': 'one read of the token table serves every concurrent lookup, none of whose units it may join',
   'plugins/jobs/recorder.ts': "a job's write queue writes its clients' ends after whoever ended them moved on",
   'plugins/multicast/sessions.ts': "a session's write queue writes what its sender reports, long after the restore that began it",

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/core';
-import { type Clock, type Database, execute, type Logger } from 'ogserve';
+import { type Clock, type Database, GroupCommit, execute, type Logger } from 'ogserve';
 import type { Inventory } from '../inventory';
 import { BootStageEntity, type BootStageRow } from './entities/boot-stage';
 
@@ -17,25 +17,39 @@ export interface StageFacts {
 /** A boot whose last stage is older than this is over: a stage after it (a file, an agent) starts no boot. */
 const bootGapMs = 30 * 60 * 1000;
 
+/** A stage waiting for its batch. */
+interface PendingStage {
+  clientId: number;
+  stage: TimelineStage;
+  at: number;
+  facts: StageFacts;
+}
+
+/** Stages written in one transaction at most (a lab's PCs booting at once). */
+const batchSize = 200;
+
 /**
  * Each PC's last network boots as stages with their times: a first stage (`loader`) or a
  * script served begins a boot, unless it continues the PC's boot under way (shim then GRUB
  * then its GRUB file, iPXE then its script, a script chaining GRUB: see `continues`); the
  * files it fetches and its agent coming up are stages of that boot. Only the last `keep` boots
- * of a PC are kept. A PC's stages are written one after the other, in the order they came.
+ * of a PC are kept. Stages are written behind, many PCs' in one transaction (core's group
+ * commit), each PC's in the order they came.
  */
 export class BootTimeline {
-  private readonly turns = new Map<number, Promise<void>>();
+  private readonly commits: GroupCommit<PendingStage, undefined>;
   /** Agents just connected and busy with the server's first refresh, by address: when they connected. */
   private readonly connecting = new Map<string, number>();
 
   constructor(
-    private readonly db: Database,
+    db: Database,
     private readonly inventory: Inventory,
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly keep: number,
-  ) {}
+  ) {
+    this.commits = new GroupCommit(db, (em, stages) => this.writeAll(em, stages), batchSize);
+  }
 
   /**
    * A PC's shown state changed (the agents' `client.state`): its agent coming up is a stage,
@@ -53,43 +67,38 @@ export class BootTimeline {
   }
 
   /** Record a stage of the PC at `ip` (now, or at `at`); a failure is logged, never thrown (the boot goes on). */
-  record(ip: string, stage: TimelineStage, facts: StageFacts = {}, at = this.clock.now()): Promise<void> {
-    return this.inventory.clientByIp(ip).then((client) => {
-      if (!client) return;
-      const turn = (this.turns.get(client.id) ?? Promise.resolve())
-        .then(() => this.write(client.id, stage, at, facts))
-        .catch((error: unknown) => this.log.warn({ err: error, client: ip, stage }, 'boot stage not recorded'));
-      this.turns.set(client.id, turn);
-      void turn.finally(() => {
-        if (this.turns.get(client.id) === turn) this.turns.delete(client.id);
-      });
-      return turn;
-    });
+  async record(ip: string, stage: TimelineStage, facts: StageFacts = {}, at = this.clock.now()): Promise<void> {
+    const client = await this.inventory.clientByIp(ip);
+    if (!client) return;
+    await this.commits
+      .add({ clientId: client.id, stage, at, facts })
+      .catch((error: unknown) => this.log.warn({ err: error, client: ip, stage }, 'boot stage not recorded'));
   }
 
-  private async write(clientId: number, stage: TimelineStage, at: number, facts: StageFacts): Promise<void> {
+  private async writeAll(em: EntityManager, stages: PendingStage[]): Promise<undefined[]> {
+    // In the order they came: a PC's later stage reads what its earlier one wrote.
+    for (const stage of stages) await this.write(em, stage);
+    return stages.map(() => undefined);
+  }
+
+  private async write(em: EntityManager, { clientId, stage, at, facts }: PendingStage): Promise<void> {
     const begins = stage === 'script' || stage === 'loader';
-    // Most agents connect with no boot going on: that is seen without a transaction. Its own
-    // unit of work: a client's turn runs after its caller has moved on.
-    if (!begins && ongoingAt(await latest(this.db.fork(), clientId), at) === undefined) return;
-    await this.db.transactional(async (em) => {
-      const last = await latest(em, clientId);
-      const ongoing = ongoingAt(last, at);
-      // Only a loader or a script begins a boot: an agent reconnecting long after any boot is no boot stage.
-      if (!begins && ongoing === undefined) return;
-      const boot = begins && !(await continues(em, clientId, ongoing, stage, at)) ? at : ongoing!;
-      await em.insert(BootStageEntity, {
-        client: this.inventory.clientRef(em, clientId),
-        boot: String(boot),
-        stage,
-        at: String(at),
-        bytes: facts.bytes === undefined ? null : String(facts.bytes),
-        ms: facts.ms ?? null,
-        cutShort: facts.cut_short ?? null,
-        state: facts.state ?? null,
-      });
-      if (boot === at) await this.prune(em, clientId);
+    const last = await latest(em, clientId);
+    const ongoing = ongoingAt(last, at);
+    // Only a loader or a script begins a boot: an agent reconnecting long after any boot is no boot stage.
+    if (!begins && ongoing === undefined) return;
+    const boot = begins && !(await continues(em, clientId, ongoing, stage, at)) ? at : ongoing!;
+    await em.insert(BootStageEntity, {
+      client: this.inventory.clientRef(em, clientId),
+      boot: String(boot),
+      stage,
+      at: String(at),
+      bytes: facts.bytes === undefined ? null : String(facts.bytes),
+      ms: facts.ms ?? null,
+      cutShort: facts.cut_short ?? null,
+      state: facts.state ?? null,
     });
+    if (boot === at) await this.prune(em, clientId);
   }
 
   /** Drop the PC's boots beyond the `keep` newest. */
