@@ -28,7 +28,7 @@ type Suite = { name: string; file: string };
 
 /**
  * OGSERVE_TEST_SHARD=i/n runs the i-th (1-based) of n shares of the files the pass would run,
- * split by their usual time (shards.ts): CI runs the SQLite pass as two shards at once, one per core.
+ * split by their usual time (shards.ts): CI runs the SQLite and MariaDB passes as two shards each.
  */
 const shard = parseShard(process.env.OGSERVE_TEST_SHARD);
 

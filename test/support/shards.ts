@@ -1,5 +1,5 @@
 /**
- * How CI's SQLite pass splits the files between its two shards (OGSERVE_TEST_SHARD=i/n): the
+ * How CI's SQLite and MariaDB passes split the files between their two shards (OGSERVE_TEST_SHARD=i/n): the
  * files that take longest go first, each to the shard with the least time so far, so that
  * both end near the same time. Every other file counts as `usualSeconds`. The seconds are
  * what CI's run of 2026-12-07 took (two shards and the browser tests at once); only their
