@@ -1,7 +1,9 @@
+import type { EntityManager } from '@mikro-orm/core';
 import {
   type Clock,
   Counter,
   Database,
+  GroupCommit,
   inject,
   injectable,
   MetricsRegistry,
@@ -48,12 +50,20 @@ function same(a: readonly unknown[], b: readonly unknown[], key: (x: unknown) =>
  * differences: one row per change, none when nothing changed. Then announces them
  * (`client.hardware.changed`, `client.software.changed`) with the alerts they raised.
  */
+/** A change of a report as written: its time and alerts, the client given apart. */
+type ChangeRow = Omit<HistoryChange, 'id' | 'client' | 'at' | 'alerts'> & { at: number; alerts: string[] };
+
+/** Reports' changes written in one transaction at most. */
+const reportsPerBatch = 200;
+
 @injectable()
 export class HistoryRecorder {
   private readonly rules: AlertRules;
 
+  private readonly commits: GroupCommit<{ clientId: number; rows: ChangeRow[] }, undefined>;
+
   constructor(
-    @inject(Database) private readonly db: Database,
+    @inject(Database) db: Database,
     @inject(Inventory) private readonly inventory: Inventory,
     @inject(HardwareInventory) private readonly hardwareNames: Pick<HardwareInventory, 'typeName'>,
     @inject(PluginEventBus) private readonly events: PluginEvents,
@@ -62,6 +72,7 @@ export class HistoryRecorder {
     @inject(HistoryCounters) private readonly counters: HistoryCounters,
   ) {
     this.rules = new AlertRules(config.alerts);
+    this.commits = new GroupCommit(db, (em, reports) => this.insert(em, reports), reportsPerBatch);
   }
 
   /**
@@ -144,15 +155,18 @@ export class HistoryRecorder {
     });
   }
 
-  private async write(
-    clientId: number,
-    rows: (Omit<HistoryChange, 'id' | 'client' | 'at' | 'alerts'> & { at: number; alerts: string[] })[],
-  ): Promise<void> {
-    await this.db.transactional(async (em) => {
-      await em.insertMany<HistoryChange>(
-        HistoryChangeEntity,
+  /** A report's changes, written behind with other PCs' (a lab's first inventories come at once). */
+  private write(clientId: number, rows: ChangeRow[]): Promise<undefined> {
+    return this.commits.add({ clientId, rows });
+  }
+
+  private async insert(em: EntityManager, reports: { clientId: number; rows: ChangeRow[] }[]): Promise<undefined[]> {
+    await em.insertMany<HistoryChange>(
+      HistoryChangeEntity,
+      reports.flatMap(({ clientId, rows }) =>
         rows.map((r) => ({ ...r, client: this.inventory.clientRef(em, clientId), at: String(r.at), alerts: r.alerts.join(',') })),
-      );
-    });
+      ),
+    );
+    return reports.map(() => undefined);
   }
 }
