@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type ChildServer, freePort, prepareSite, spawnServer } from '../../test/support/child-server';
 import { cpuOf, generate, onBareNode, perReq } from './measure';
@@ -103,6 +103,7 @@ export async function bootFileRows(server: ChildServer, dir: string, liveDir: st
 /** A second ogserve on the same boot folder, with `transfers.handoff: nginx` and the shipped nginx in front of it. */
 async function handingOff(dir: string, liveDir: string): Promise<{ server: ChildServer; front: Nginx; stop(): Promise<void> }> {
   const site = path.join(dir, 'handoff');
+  mkdirSync(site);
   await prepareSite(site, async () => {});
   const log = await freePort();
   const server = await spawnServer({
