@@ -180,16 +180,23 @@ export class FolderFiles {
       watch?.started?.({ file, size, start: body.start, end: body.end, toldAtEnd: true });
     };
     const redirect = nginx.redirect(real, (end: HandedEnd) => {
-      // Only a body counts: a HEAD, a 304 or a 416 (nginx's validators decide) moved nothing.
-      if (method !== 'GET' || (end.status !== 200 && end.status !== 206)) return;
+      const sent = end.status === 200 || end.status === 206;
+      // A HEAD, or a 304 or 416 nginx's validators decided, moved nothing; a body told begun
+      // ends, cut short, when nginx sent none of it (or never got the file to send).
+      if (method !== 'GET' || (!sent && !told)) return;
       body ??= { start: 0, end: size - 1 };
       tell();
       watch?.moved?.(end.bytes);
       const declared = end.status === 200 ? size : body.end - body.start + 1;
-      ended({ file, bytes: end.bytes, ms: end.ms, cutShort: !end.complete || end.bytes < declared, stalled: false });
+      ended({ file, bytes: end.bytes, ms: end.ms, cutShort: !sent || !end.complete || end.bytes < declared, stalled: false });
     });
     tell();
-    return Reply.stream(200, { ...extra, 'X-Accel-Redirect': redirect }, (res) => res.end());
+    return Reply.stream(200, { ...extra, 'X-Accel-Redirect': redirect }, (res) => {
+      res.once('close', () => {
+        if (!res.writableFinished) nginx.abandon(redirect);
+      });
+      res.end();
+    });
   }
 
   /** The first folder holding `file` as a readable regular file whose real path stays inside it, and that path. */

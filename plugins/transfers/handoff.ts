@@ -8,7 +8,7 @@ import type { Logger } from 'ogserve';
  */
 export const handoffLocation = '/_ogserve_bytes/';
 
-/** Handed-off bodies whose log line never came (nginx restarted, a datagram lost) are forgotten after this. */
+/** Handed-off bodies whose log line never came (nginx restarted, a datagram lost) end, nothing sent, after this. */
 const forgetAfterMs = 24 * 3600_000;
 
 /** One line of nginx's `ogserve_bytes` log format: `$status $body_bytes_sent $request_time "$request_completion" $uri`. */
@@ -22,6 +22,9 @@ export interface HandedEnd {
   /** nginx's `$request_completion`: the whole answer went out. */
   complete: boolean;
 }
+
+/** The end of a body nginx never sent: its line never came, or ogserve's answer never reached nginx. */
+const nothingSent: HandedEnd = { status: 0, bytes: 0, ms: 0, complete: false };
 
 interface Pending {
   since: number;
@@ -51,21 +54,33 @@ export class NginxHandoff {
     return `${handoffLocation}${id}${encoded}`;
   }
 
+  /**
+   * ogserve's answer carrying `redirect` never reached nginx (its connection went first): no
+   * line will come, and the body ends now, with nothing sent.
+   */
+  abandon(redirect: string): void {
+    this.end(redirect.slice(handoffLocation.length, handoffLocation.length + 16), nothingSent);
+  }
+
   /** A syslog datagram from nginx: `<pri>ogserve: <line>`. Anything else is ignored. */
   receive(datagram: string): void {
     const line = datagram.slice(datagram.indexOf(': ') + 2);
     const parsed = logLine.exec(line);
     if (!parsed) return;
-    const pending = this.pending.get(parsed[5]!);
+    this.end(parsed[5]!, {
+      status: Number(parsed[1]),
+      bytes: Number(parsed[2]),
+      ms: Math.round(Number(parsed[3]) * 1000),
+      complete: parsed[4] === 'OK',
+    });
+  }
+
+  private end(id: string, end: HandedEnd): void {
+    const pending = this.pending.get(id);
     if (!pending) return;
-    this.pending.delete(parsed[5]!);
+    this.pending.delete(id);
     try {
-      pending.ended({
-        status: Number(parsed[1]),
-        bytes: Number(parsed[2]),
-        ms: Math.round(Number(parsed[3]) * 1000),
-        complete: parsed[4] === 'OK',
-      });
+      pending.ended(end);
     } catch (error) {
       this.log.warn({ err: error }, `handed-off transfer not told: ${(error as Error).message}`);
     }
@@ -82,6 +97,6 @@ export class NginxHandoff {
 
   private forgetOld(): void {
     const before = Date.now() - forgetAfterMs;
-    for (const [id, pending] of this.pending) if (pending.since < before) this.pending.delete(id);
+    for (const [id, pending] of this.pending) if (pending.since < before) this.end(id, nothingSent);
   }
 }
