@@ -134,7 +134,7 @@ test('the API key still signs in and the header says api_token (admin); a server
     const page = await browser.page();
     await signIn(page, site.url);
     await page.locator('header .who', { hasText: 'api_token (admin)' }).waitFor();
-    await page.getByRole('link', { name: 'Users', exact: true }).waitFor();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users', exact: true }).waitFor();
     await page.getByRole('button', { name: 'Add center' }).click();
     await page.locator('dialog').getByLabel('Name').fill('Annex');
     await page.locator('dialog').getByRole('button', { name: 'Save' }).click();

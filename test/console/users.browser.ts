@@ -24,7 +24,8 @@ test('an admin adds a user on the Users page (a refusal shown under its field), 
     await addUser(site.s, 'root', 'admin');
     const admin = await browser.page();
     await signInAs(admin, site.url, 'root', passwordOf('root'));
-    await admin.getByRole('link', { name: 'Users', exact: true }).click();
+    // The main menu's: a site without PCs also links its Users page from the dashboard's first steps.
+    await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users', exact: true }).click();
     await admin.locator('tr[data-user=root]').waitFor();
 
     const form = admin.locator('form.add-user');
@@ -93,7 +94,8 @@ test('on the Users page an admin disables a user (their session ends), enables t
     await addUser(site.s, 'bob', 'reader');
     const admin = await browser.page();
     await signInAs(admin, site.url, 'root', passwordOf('root'));
-    await admin.getByRole('link', { name: 'Users', exact: true }).click();
+    // The main menu's: a site without PCs also links its Users page from the dashboard's first steps.
+    await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users', exact: true }).click();
     const row = admin.locator('tr[data-user=bob]');
     const bob = await browser.page();
     await signInAs(bob, site.url, 'bob', passwordOf('bob'));
