@@ -60,9 +60,10 @@ export async function bootFileRows(server: ChildServer, dir: string, liveDir: st
   writeFileSync(path.join(liveDir, 'ogLive', 'root.img'), Buffer.alloc(FILE_MIB * 2 ** 20, 9));
   const file = '/boot/files/ogLive/root.img';
   const nginx = await startNginx(dir, { '/boot/files/': liveDir }, file);
-  const handed = await handingOff(dir, liveDir);
+  let handed: Awaited<ReturnType<typeof handingOff>> | undefined;
   const rows: BenchRow[] = [];
   try {
+    handed = await handingOff(dir, liveDir);
     for (const range of [0, RANGE_BYTES]) {
       const ours: Round[] = [];
       const theirs: Round[] = [];
@@ -95,7 +96,7 @@ export async function bootFileRows(server: ChildServer, dir: string, liveDir: st
     }
   } finally {
     await nginx.stop();
-    await handed.stop();
+    await handed?.stop();
   }
   return rows;
 }
