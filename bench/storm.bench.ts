@@ -19,6 +19,8 @@ const INITRD_MIB = Number(process.env.STORM_INITRD_MIB ?? 60);
 const IDLE_SECONDS = 10;
 /** The console's live view open in this many browsers. */
 const SUBSCRIBERS = 5;
+/** STORM_CPU_PROF=<dir>: the service's CPU profile of each storm is written there (what holds its REST p99). */
+const profileDir = process.env.STORM_CPU_PROF;
 type Sender = 'ogserve' | 'nginx';
 /** Who sends the boot files' bytes, one storm each (STORM_SENDERS): ogserve, and the nginx in front of it (transfers.handoff). */
 const SENDERS = (process.env.STORM_SENDERS ?? 'ogserve,nginx').split(',') as Sender[];
@@ -80,7 +82,7 @@ async function stormOnce(sender: Sender): Promise<BenchRow[]> {
       },
       config,
     );
-    server = await spawnServer({ dir, config });
+    server = await spawnServer({ dir, config, nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [] });
     if (sender === 'nginx') front = await startFront(dir, { upstream: server.port, log });
     // Where PCs fetch their scripts and files: ogserve, or the nginx in front of it.
     const pcPort = front?.port ?? server.port;
