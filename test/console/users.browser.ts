@@ -62,6 +62,8 @@ test('an admin adds a user on the Users page (a refusal shown under its field), 
     await dialog.getByLabel('Lab 1', { exact: true }).check();
     await dialog.getByRole('button', { name: 'Save' }).click();
     await admin.locator('[role=status]', { hasText: 'User bob changed' }).waitFor();
+    // The list is read again after the status says so: its row shows the edit a moment later.
+    await row.locator('td', { hasText: 'imager' }).waitFor();
     assert.deepEqual((await row.locator('td').allTextContents()).slice(0, 4), ['bob', 'imager', 'Lab 1 (School)', 'yes'], 'as edited');
     const [stored] = (await site.s.get('/users')).body.users.filter((u: { username: string }) => u.username === 'bob');
     assert.deepEqual([stored.role, stored.shell, stored.centers, stored.rooms], ['imager', true, [], [site.room]]);
