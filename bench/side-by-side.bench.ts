@@ -34,7 +34,7 @@ const CLIENTS = 2000;
 const AGENTS_LEAVING = 10_000;
 const CONNECTIONS = 50;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-/** SIDE_BY_SIDE_CPU_PROF=<dir>: the service's CPU profile (all but the memory row's second server) is written there. */
+/** SIDE_BY_SIDE_CPU_PROF=<dir>: the service's CPU profiles (all but the memory row's server) is written there. */
 const profileDir = process.env.SIDE_BY_SIDE_CPU_PROF;
 
 export default async function sideBySide(): Promise<BenchRow[]> {
@@ -83,7 +83,7 @@ export default async function sideBySide(): Promise<BenchRow[]> {
     await server.stop();
     server = undefined;
     rows.push(await agentsLeaving(idle, afterWork));
-    rows.push(...(await jobsRows(SECONDS)));
+    rows.push(...(await jobsRows(SECONDS, profileDir)));
   } finally {
     await server?.stop();
     await receiver.close();

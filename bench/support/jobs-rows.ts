@@ -13,9 +13,10 @@ const PCS = 2000;
 /**
  * A site whose jobs table holds 200 ended refreshes of 2,000 PCs each (written straight into
  * the tables, as the jobs plugin would have): GET /jobs from 50 connections, and GET /jobs/<id>
- * of one 2,000-PC job read page by page (following `next`) on a server of its own.
+ * of one 2,000-PC job read page by page (following `next`) on a server of its own (its CPU
+ * profile written to `profileDir` when given).
  */
-export async function jobsRows(seconds: number): Promise<BenchRow[]> {
+export async function jobsRows(seconds: number, profileDir?: string): Promise<BenchRow[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'ogserve-side-by-side-jobs-'));
   const ips = Array.from({ length: PCS }, (_, i) => addressOf(i));
   let server: ChildServer | undefined;
@@ -43,7 +44,11 @@ export async function jobsRows(seconds: number): Promise<BenchRow[]> {
         rows,
       );
     });
-    server = await spawnServer({ dir, config: { log: { level: 'warn' } } });
+    server = await spawnServer({
+      dir,
+      config: { log: { level: 'warn' } },
+      nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    });
     const running = server;
     const list = await cpuOf(server.pid, () => generate({ port: running.port, method: 'GET', path: '/jobs', connections: 50, seconds }));
     const one = await cpuOf(server.pid, () => allPages(running, JOBS));

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { type Access, ErrorCode, HttpError, type PluginContext, badRequest, isIpv4, positive } from 'ogserve';
+import { JobSummaries } from './summaries';
 import { type JobSummary, findJob, findJobs, findOutput } from './listing';
 import { parseJobPageQuery, parseJobsQuery } from './query';
 import { JobDetail, JobOutput, JobsPage } from './schemas';
@@ -21,6 +22,7 @@ function shown<J extends JobSummary>(job: J, access: Access | undefined): J {
 
 /** GET /jobs and GET /jobs/:id: a limited caller sees only the jobs touching its clients, and only those clients. */
 export function jobRoutes(ctx: PluginContext<unknown>): void {
+  const summaries = new JobSummaries(ctx.db);
   ctx.router.get(
     '/jobs',
     {
@@ -31,8 +33,8 @@ export function jobRoutes(ctx: PluginContext<unknown>): void {
       events: jobEvents,
       summary: 'Commands sent to agents, newest first: ?state=&kind=&client=&room=&who=&before=&limit=',
     },
-    async ({ query, access, em }) => {
-      const page = await findJobs(ctx.db, parseJobsQuery(query), await access?.scope?.addresses(), em);
+    async ({ query, access }) => {
+      const page = await findJobs(ctx.db, summaries, parseJobsQuery(query), await access?.scope?.addresses());
       return { ...page, jobs: page.jobs.map((job) => shown(job, access)) };
     },
   );

@@ -37,6 +37,8 @@ test('a job per command: done, failed, skipped (not connected, busy) and timed o
     assert.equal(answered.source, 'key');
     assert.equal(answered.created, new Date(start).toISOString());
     assert.equal(answered.finished, null, 'a client still runs');
+    const listed = async () => (await x.s.get('/jobs')).body.jobs.find((j: { id: number }) => j.id === id);
+    assert.deepEqual((await listed()).states, { done: 1, failed: 1, sent: 1, skipped: 1 }, 'GET /jobs counts a running job');
     const line = (ip: string) => answered.clients.find((c: { addr: string }) => c.addr === ip);
     assert.deepEqual([line(refused).status, line(refused).outcome], [500, 'the agent answered 500']);
     assert.deepEqual([line(off).reason, line(ok).status, line(ok).room], ['not_connected', 200, x.roomA]);
@@ -55,6 +57,13 @@ test('a job per command: done, failed, skipped (not connected, busy) and timed o
     assert.equal(statesOf(ended)[silent], 'timed_out');
     assert.equal(ended.clients.find((c: { addr: string }) => c.addr === silent).outcome, 'no answer within 60 s');
     assert.deepEqual(ended.states, { done: 1, failed: 1, timed_out: 1, skipped: 1 });
+    // Listed twice: once counted, once as kept; neither as it was while it ran.
+    for (const time of ['first', 'second'])
+      assert.deepEqual(
+        [(await listed()).states, (await listed()).finished],
+        [ended.states, ended.finished],
+        `GET /jobs lists the ended job anew (${time} time)`,
+      );
 
     await stream.waitFor((e) => e.type === 'job.finished' && e.data.job === id, 'job.finished');
     const of = (type: string) => stream.events.filter((e) => e.type === type && e.data.job === id).map((e) => e.data);
