@@ -70,6 +70,7 @@ export default definePlugin({
     // The timeline: each boot's stages from the events above, and the agent coming up after it.
     const clock = ctx.service<Clock>(BootClock, () => new SystemClock());
     const timeline = new BootTimeline(ctx.db, inventory, clock, ctx.log, config.timeline_boots);
+    ctx.onStart(() => (ctx.cluster.shared ? undefined : timeline.start()));
     ctx.events.on(
       'boot.stage',
       ({ client, stage, bytes, ms, cut_short }) => void timeline.record(client, stage, { bytes, ms, cut_short }),

@@ -40,15 +40,38 @@ export class BootTimeline {
   private readonly commits: GroupCommit<PendingStage, undefined>;
   /** Agents just connected and busy with the server's first refresh, by address: when they connected. */
   private readonly connecting = new Map<string, number>();
+  /**
+   * Alone (no other instance writes stages): when each PC's last stage came, for the PCs with
+   * one in the last `bootGapMs`, read at start and kept as stages are written. A stage that
+   * begins no boot (an agent up, a file) of a PC not here belongs to no boot, known without a
+   * query: every agent connecting asked the database for its PC's last stage. Undefined on
+   * several instances, which each write stages.
+   */
+  private recent?: Map<number, number>;
+  private loaded: Promise<void> = Promise.resolve();
 
   constructor(
-    db: Database,
+    private readonly db: Database,
     private readonly inventory: Inventory,
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly keep: number,
   ) {
     this.commits = new GroupCommit(db, (em, stages) => this.writeAll(em, stages), batchSize);
+  }
+
+  /** For an instance alone: the PCs whose last stage is recent, read now; stages wait for it. */
+  start(): Promise<void> {
+    this.loaded = this.loadRecent();
+    return this.loaded;
+  }
+
+  private async loadRecent(): Promise<void> {
+    const rows = await this.db.query<{ client: number | string; at: number | string }>(
+      'select client_id as client, max(at) as at from boot_stages where at >= ? group by client_id',
+      [this.clock.now() - bootGapMs],
+    );
+    this.recent = new Map(rows.map((r) => [Number(r.client), Number(r.at)]));
   }
 
   /**
@@ -76,6 +99,7 @@ export class BootTimeline {
   }
 
   private async writeAll(em: EntityManager, stages: PendingStage[]): Promise<undefined[]> {
+    await this.loaded;
     // In the order they came: a PC's later stage reads what its earlier one wrote.
     for (const stage of stages) await this.write(em, stage);
     return stages.map(() => undefined);
@@ -83,6 +107,7 @@ export class BootTimeline {
 
   private async write(em: EntityManager, { clientId, stage, at, facts }: PendingStage): Promise<void> {
     const begins = stage === 'script' || stage === 'loader';
+    if (!begins && !this.mayBeBooting(clientId, at)) return;
     const last = await latest(em, clientId);
     const ongoing = ongoingAt(last, at);
     // Only a loader or a script begins a boot: an agent reconnecting long after any boot is no boot stage.
@@ -99,6 +124,15 @@ export class BootTimeline {
       state: facts.state ?? null,
     });
     if (boot === at) await this.prune(em, clientId);
+    this.recent?.set(clientId, at);
+  }
+
+  /** Whether the PC may have a boot under way at `at`: always, on several instances. */
+  private mayBeBooting(clientId: number, at: number): boolean {
+    if (!this.recent) return true;
+    const last = this.recent.get(clientId);
+    if (last !== undefined && at - last > bootGapMs) this.recent.delete(clientId);
+    return last !== undefined && at - last <= bootGapMs;
   }
 
   /** Drop the PC's boots beyond the `keep` newest. */

@@ -8,6 +8,7 @@ import { ManualClock } from '../../../testing';
 import { BootClock } from '../../../plugins/boot';
 import { macFor } from '../../support/fixtures';
 import { startLab } from '../../support/lab';
+import { makeTestDir, removeTestStore } from '../../support/server';
 import { parsePrometheus } from '../../support/prometheus';
 import { eventually, pcGet } from './support';
 
@@ -17,12 +18,19 @@ const mac = macFor(1);
 const kernel = Buffer.alloc(3000, 1);
 const initrd = Buffer.alloc(5000, 2);
 
-/** A lab of one PC whose boot timeline runs on a ManualClock, with an ogLive's kernel and initrd to fetch. */
-async function site(config: Record<string, unknown> = {}) {
-  const clock = new ManualClock(start);
+/**
+ * A lab of one PC whose boot timeline runs on a ManualClock at `at`, with an ogLive's kernel
+ * and initrd to fetch; on `dir` when given, populated already on a `restart`.
+ */
+async function site(config: Record<string, unknown> = {}, options: { dir?: string; restart?: boolean; at?: number } = {}) {
+  const clock = new ManualClock(options.at ?? start);
   const services = container.createChildContainer();
   services.register(BootClock, { useValue: clock });
-  const lab = await startLab({ ips: [ip], server: { container: services, config } });
+  const lab = await startLab({
+    ips: [ip],
+    server: { container: services, config, dir: options.dir },
+    ...(options.restart ? { populate: false as const } : {}),
+  });
   const live = path.join(lab.s.dir, 'tftpboot', 'ogLive');
   mkdirSync(live, { recursive: true });
   writeFileSync(path.join(live, 'ogvmlinuz'), kernel);
@@ -130,6 +138,51 @@ test('first stages begin a boot: UEFI HTTP boot of snponly.efi then the script i
     ]);
   } finally {
     await x.close();
+  }
+});
+
+test('a boot begun before a restart gets its agent after it; an agent of a PC with no boot under way is no stage', async () => {
+  const dir = makeTestDir();
+  try {
+    const first = await site({}, { dir });
+    try {
+      await first.fetch(`/boot/ipxe?mac=${mac}`);
+      await eventually(async () => (await first.timeline()).boots.length === 1, 'the script begins a boot');
+    } finally {
+      await first.close();
+    }
+    // The new process knows from the rows which PCs are booting: the agent is that boot's stage.
+    const x = await site({}, { dir, restart: true, at: start + 60_000 });
+    try {
+      await x.connect(ip);
+      await eventually(async () => (await x.timeline()).boots[0]?.stages.length === 2, 'the agent after the restart');
+      assert.deepEqual(
+        (await x.timeline()).boots[0]!.stages.map((s) => [s.stage, s.at]),
+        [
+          ['script', iso(start)],
+          ['agent', iso(start + 60_000)],
+        ],
+      );
+    } finally {
+      await x.close();
+    }
+    // Long after: its agent comes up with no boot under way, and its next boot is a boot of its own.
+    const later = await site({}, { dir, restart: true, at: start + 3600_000 });
+    try {
+      await later.connect(ip);
+      await later.clock.advance(1000);
+      await later.fetch(`/boot/ipxe?mac=${mac}`);
+      await eventually(async () => (await later.timeline()).boots.length === 2, 'a second boot');
+      assert.deepEqual(
+        (await later.timeline()).boots.map((b) => b.stages.map((s) => s.stage)),
+        [['script'], ['script', 'agent']],
+        'the agent long after the first boot is in neither',
+      );
+    } finally {
+      await later.close();
+    }
+  } finally {
+    await removeTestStore(dir);
   }
 });
 
