@@ -8,6 +8,7 @@ import { type DatabaseRecord, describeRecord, readDatabaseRecord, recordOf, writ
 import { StartupError } from './errors';
 import type { Logger } from './log';
 import { lockSqliteFile, type SqliteLock } from './sqlite-lock';
+import { plainInsert } from './plain-insert';
 import { migrate, recordCurrent, refuseNewer, schemaChanged, storedVersions, type PluginSchema } from './migrations';
 
 type Driver = { MikroORM: typeof MikroORM };
@@ -285,5 +286,10 @@ export async function insertInChunks<T extends object>(
   rows: RequiredEntityData<T>[],
   chunk = 500,
 ): Promise<void> {
-  for (let i = 0; i < rows.length; i += chunk) await em.insertMany<T>(entity, rows.slice(i, i + chunk));
+  for (let i = 0; i < rows.length; i += chunk) {
+    const part = rows.slice(i, i + chunk);
+    const plain = plainInsert(em, entity, part);
+    if (plain) await execute(em, plain.sql, plain.params);
+    else await em.insertMany<T>(entity, part);
+  }
 }

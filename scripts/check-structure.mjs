@@ -41,7 +41,10 @@
  *   one unit of work per call (`Database.unit`, `transactional` joining the caller's);
  *   3,236 with the write-behind seam (issue 52: `GroupCommit`, batches of what PCs report in
  *   one transaction each, a failed batch again item by item), which the energy plugin's and
- *   the inventory plugin's own queues (about 60 lines) became.
+ *   the inventory plugin's own queues (about 60 lines) became; 3,269 with plain inserts
+ *   (issue 52: `insertInChunks` writes rows of plain values in one statement of its own,
+ *   not through MikroORM's query building, which was most of POST /wol's CPU for a job's
+ *   2,000 lines), which every plugin inserting many rows shares.
  *
  * Usage: node scripts/check-structure.mjs [root]   (root: the checkout, by default this one)
  */
@@ -53,7 +56,7 @@ const pluginsDir = path.join(root, 'plugins');
 const coreDir = path.join(root, 'core');
 const cliDir = path.join(root, 'cli');
 
-const goals = { coreLines: 3236, fileLines: 300 };
+const goals = { coreLines: 3269, fileLines: 300 };
 
 /** The files outside core that may fork an EntityManager: each runs a unit of work no caller hands it. */
 const forkOwners = {
