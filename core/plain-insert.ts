@@ -8,7 +8,11 @@ import type { EntityManager, EntityName, EntityProperty } from '@mikro-orm/core'
  * each insert through knex and its metadata: for the 2,000 lines of a job made by a wake that
  * was most of the request's CPU.
  */
-export function plainInsert<T extends object>(em: EntityManager, entity: EntityName<T>, rows: readonly object[]): { sql: string; params: unknown[] } | undefined {
+export function plainInsert<T extends object>(
+  em: EntityManager,
+  entity: EntityName<T>,
+  rows: readonly object[],
+): { sql: string; params: unknown[] } | undefined {
   const meta = em.getMetadata().find(entity);
   if (!meta || rows.length === 0 || meta.hooks.beforeCreate?.length || meta.hooks.onInit?.length) return undefined;
   const platform = em.getPlatform();
