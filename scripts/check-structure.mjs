@@ -41,7 +41,7 @@
  *   one unit of work per call (`Database.unit`, `transactional` joining the caller's);
  *   3,236 with the write-behind seam (issue 52: `GroupCommit`, batches of what PCs report in
  *   one transaction each, a failed batch again item by item), which the energy plugin's and
- *   the inventory plugin's own queues (about 60 lines) became; 3,269 with plain inserts
+ *   the inventory plugin's own queues (about 60 lines) became; 3,273 with plain inserts
  *   (issue 52: `insertInChunks` writes rows of plain values in one statement of its own,
  *   not through MikroORM's query building, which was most of POST /wol's CPU for a job's
  *   2,000 lines), which every plugin inserting many rows shares.
@@ -56,14 +56,13 @@ const pluginsDir = path.join(root, 'plugins');
 const coreDir = path.join(root, 'core');
 const cliDir = path.join(root, 'cli');
 
-const goals = { coreLines: 3269, fileLines: 300 };
+const goals = { coreLines: 3273, fileLines: 300 };
 
 /** The files outside core that may fork an EntityManager: each runs a unit of work no caller hands it. */
 const forkOwners = {
   'plugins/agents/profiles.ts':
     "a report's profile row is found or made outside the caller's transaction (on SQLite that would hold the one connection)",
   'plugins/tokens/store.ts': 'one read of the token table serves every concurrent lookup, none of whose units it may join',
-  'plugins/jobs/recorder.ts': "a job's write queue writes its clients' ends after whoever ended them moved on",
   'plugins/multicast/sessions.ts': "a session's write queue writes what its sender reports, long after the restore that began it",
   'plugins/scheduler/queue.ts': 'the delivery loop is a worker: each queued command it sends is a unit of work of its own',
   'cli/import-opengnsys/target.ts': 'the importer reads what the target holds in the one unit of work of its run',

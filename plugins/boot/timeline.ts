@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import { type Clock, type Database, GroupCommit, execute, type Logger } from 'ogserve';
 import type { Inventory } from '../inventory';
-import { BootStageEntity, type BootStageRow } from './entities/boot-stage';
+import { BootStageEntity } from './entities/boot-stage';
 
 /** A stage as the timeline stores it: the boot's own steps, and the agent coming up. */
 export type TimelineStage = 'loader' | 'script' | 'kernel' | 'initrd' | 'root' | 'agent';
@@ -16,6 +16,13 @@ export interface StageFacts {
 
 /** A boot whose last stage is older than this is over: a stage after it (a file, an agent) starts no boot. */
 const bootGapMs = 30 * 60 * 1000;
+
+/** A PC's last stage: when its boot began, when it came, which. */
+interface LastStage {
+  boot: number;
+  at: number;
+  stage: string;
+}
 
 /** A stage waiting for its batch. */
 interface PendingStage {
@@ -41,13 +48,13 @@ export class BootTimeline {
   /** Agents just connected and busy with the server's first refresh, by address: when they connected. */
   private readonly connecting = new Map<string, number>();
   /**
-   * Alone (no other instance writes stages): when each PC's last stage came, for the PCs with
-   * one in the last `bootGapMs`, read at start and kept as stages are written. A stage that
-   * begins no boot (an agent up, a file) of a PC not here belongs to no boot, known without a
-   * query: every agent connecting asked the database for its PC's last stage. Undefined on
+   * Alone (no other instance writes stages): each PC's last stage, for the PCs with one in the
+   * last `bootGapMs`, read at start and kept as stages are written. A stage then needs no read:
+   * every stage of a boot (an agent connecting included, for every PC, booting or not) asked
+   * the database for its PC's last stage, and a script for its boot's stages too. Undefined on
    * several instances, which each write stages.
    */
-  private recent?: Map<number, number>;
+  private recent?: Map<number, LastStage>;
   private loaded: Promise<void> = Promise.resolve();
 
   constructor(
@@ -67,11 +74,12 @@ export class BootTimeline {
   }
 
   private async loadRecent(): Promise<void> {
-    const rows = await this.db.query<{ client: number | string; at: number | string }>(
-      'select client_id as client, max(at) as at from boot_stages where at >= ? group by client_id',
+    const rows = await this.db.query<{ client: number | string; boot: number | string; at: number | string; stage: string }>(
+      `select client_id as client, boot, at, stage from boot_stages
+         where id in (select max(id) from boot_stages where at >= ? group by client_id)`,
       [this.clock.now() - bootGapMs],
     );
-    this.recent = new Map(rows.map((r) => [Number(r.client), Number(r.at)]));
+    this.recent = new Map(rows.map((r) => [Number(r.client), { boot: Number(r.boot), at: Number(r.at), stage: r.stage }]));
   }
 
   /**
@@ -101,18 +109,22 @@ export class BootTimeline {
   private async writeAll(em: EntityManager, stages: PendingStage[]): Promise<undefined[]> {
     await this.loaded;
     // In the order they came: a PC's later stage reads what its earlier one wrote.
-    for (const stage of stages) await this.write(em, stage);
+    const written = new Map<number, LastStage>();
+    for (const stage of stages) await this.write(em, stage, written);
+    // Kept once committed: a batch rolled back wrote none of them.
+    this.db.afterCommit(em, () => {
+      for (const [clientId, last] of written) this.recent?.set(clientId, last);
+    });
     return stages.map(() => undefined);
   }
 
-  private async write(em: EntityManager, { clientId, stage, at, facts }: PendingStage): Promise<void> {
+  private async write(em: EntityManager, { clientId, stage, at, facts }: PendingStage, written: Map<number, LastStage>): Promise<void> {
     const begins = stage === 'script' || stage === 'loader';
-    if (!begins && !this.mayBeBooting(clientId, at)) return;
-    const last = await latest(em, clientId);
-    const ongoing = ongoingAt(last, at);
+    const last = written.get(clientId) ?? (await this.lastStage(em, clientId, at));
+    const ongoing = last && at - last.at <= bootGapMs ? last.boot : undefined;
     // Only a loader or a script begins a boot: an agent reconnecting long after any boot is no boot stage.
     if (!begins && ongoing === undefined) return;
-    const boot = begins && !(await continues(em, clientId, ongoing, stage, at)) ? at : ongoing!;
+    const boot = begins && !continues(last, ongoing, stage, at) ? at : ongoing!;
     await em.insert(BootStageEntity, {
       client: this.inventory.clientRef(em, clientId),
       boot: String(boot),
@@ -124,15 +136,15 @@ export class BootTimeline {
       state: facts.state ?? null,
     });
     if (boot === at) await this.prune(em, clientId);
-    this.recent?.set(clientId, at);
+    written.set(clientId, { boot, at, stage });
   }
 
-  /** Whether the PC may have a boot under way at `at`: always, on several instances. */
-  private mayBeBooting(clientId: number, at: number): boolean {
-    if (!this.recent) return true;
+  /** The PC's last stage: kept, alone (none when its last is older than `bootGapMs`); read, on several instances. */
+  private async lastStage(em: EntityManager, clientId: number, at: number): Promise<LastStage | undefined> {
+    if (!this.recent) return latest(em, clientId);
     const last = this.recent.get(clientId);
-    if (last !== undefined && at - last > bootGapMs) this.recent.delete(clientId);
-    return last !== undefined && at - last <= bootGapMs;
+    if (last && at - last.at > bootGapMs) this.recent.delete(clientId);
+    return last;
   }
 
   /** Drop the PC's boots beyond the `keep` newest. */
@@ -156,36 +168,21 @@ export async function bootStarts(em: EntityManager, clientId: number, limit: num
 const chainedMs = 120_000;
 
 /**
- * Whether a loader or a script at `at` continues the boot that began at `boot` rather than
- * beginning another: that boot has reached no stage past its loaders and scripts, its last
- * stage came less than two minutes before, and that last stage is a loader (shim loading
- * GRUB, GRUB reading its file, iPXE fetching its script) or this one is (a script chaining
- * GRUB). A script after a script is the PC booting again.
+ * Whether a loader or a script at `at` continues the boot under way (`ongoing`, whose last
+ * stage is `last`) rather than beginning another: that boot has reached no stage past its
+ * loaders and scripts, its last stage came less than two minutes before, and that last stage
+ * is a loader (shim loading GRUB, GRUB reading its file, iPXE fetching its script) or this one
+ * is (a script chaining GRUB). A script after a script is the PC booting again. A boot reached
+ * past its loaders and scripts when its last stage did: a loader or a script after a kernel,
+ * an initrd or an agent begins a boot of its own, so none comes after those in the same boot.
  */
-async function continues(
-  em: EntityManager,
-  clientId: number,
-  boot: number | undefined,
-  stage: TimelineStage,
-  at: number,
-): Promise<boolean> {
-  if (boot === undefined) return false;
-  const stages = await em.find(
-    BootStageEntity,
-    { client: clientId, boot: String(boot) },
-    { fields: ['stage', 'at'], orderBy: { id: 'asc' } },
-  );
-  const last = stages[stages.length - 1];
-  if (!last || !stages.every((s) => s.stage === 'loader' || s.stage === 'script') || at - Number(last.at) >= chainedMs) return false;
+function continues(last: LastStage | undefined, ongoing: number | undefined, stage: TimelineStage, at: number): boolean {
+  if (ongoing === undefined || !last) return false;
+  if ((last.stage !== 'loader' && last.stage !== 'script') || at - last.at >= chainedMs) return false;
   return last.stage === 'loader' || stage === 'loader';
 }
 
-/** The boot (its start) that a stage at `at` belongs to, after the PC's last stage `last`: none when that boot is over. */
-function ongoingAt(last: BootStageRow | null, at: number): number | undefined {
-  return last && at - Number(last.at) <= bootGapMs ? Number(last.boot) : undefined;
-}
-
-async function latest(em: EntityManager, clientId: number): Promise<BootStageRow | null> {
+async function latest(em: EntityManager, clientId: number): Promise<LastStage | undefined> {
   const [row] = await em.find(BootStageEntity, { client: clientId }, { orderBy: { id: 'desc' }, limit: 1 });
-  return row ?? null;
+  return row ? { boot: Number(row.boot), at: Number(row.at), stage: row.stage } : undefined;
 }

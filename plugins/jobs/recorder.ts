@@ -3,6 +3,7 @@ import {
   type Clock,
   Database,
   execute,
+  GroupCommit,
   inject,
   injectable,
   insertInChunks,
@@ -36,6 +37,8 @@ export interface FollowedJob {
 
 /** Clients' ends written in one statement at most. */
 const chunk = 500;
+/** Clients' ends written in one transaction at most (of any jobs). */
+const batchSize = 2000;
 
 /** A job whose clients have not all ended, in memory on the instance that sent it. */
 interface LiveJob {
@@ -43,13 +46,18 @@ interface LiveJob {
   kind: string;
   clients: string[];
   running: Set<string>;
-  /** Writes of this job, one after the other: its end is written (and told) after its clients'. */
+  /** Its last end written (or failed): its own end is written with its last client's. */
   writing: Promise<void>;
-  /** Clients ended and not yet written: the next write takes all of them. */
-  ends: { ip: string; ending: Ending; at: number }[];
-  /** When its last client ended: the job's own end, written once its clients' are. */
-  finishedAt?: number;
   cancelTimeout?: () => void;
+}
+
+/** A client's end waiting for its batch; its job's last carries the job's own end. */
+interface PendingEnd {
+  job: LiveJob;
+  ip: string;
+  ending: Ending;
+  at: number;
+  finishes: boolean;
 }
 
 /**
@@ -62,6 +70,7 @@ interface LiveJob {
 export class JobRecorder {
   private readonly live = new Set<LiveJob>();
   private stopped = false;
+  private readonly ends: GroupCommit<PendingEnd, undefined>;
 
   constructor(
     @inject(Database) private readonly db: Database,
@@ -70,7 +79,9 @@ export class JobRecorder {
     @inject(PluginConfig) private readonly timeouts: JobsTimeouts,
     @inject(JobsClock) private readonly clock: Clock,
     @inject(PluginLog) private readonly log: Logger,
-  ) {}
+  ) {
+    this.ends = new GroupCommit(db, (em, ends) => this.writeEnds(em, ends), batchSize);
+  }
 
   /** The observer: the job's id, or undefined when it could not be written (the command went all the same). */
   async observe(dispatch: ObservedDispatch): Promise<number | undefined> {
@@ -113,7 +124,7 @@ export class JobRecorder {
         origin,
         ips.map((addr) => ({ addr, outcome: 'sent' as const })),
       );
-      const job: LiveJob = { id, kind: origin.kind, clients: ips, running, writing: Promise.resolve(), ends: [] };
+      const job: LiveJob = { id, kind: origin.kind, clients: ips, running, writing: Promise.resolve() };
       if (running.size > 0) this.live.add(job);
       return { id, end: (ip, ending) => this.ended(job, ip, ending), running: () => [...job.running] };
     } catch (error) {
@@ -126,7 +137,7 @@ export class JobRecorder {
     const { id, running, created } = await this.insert(dispatch, dispatch.outcomes);
     const ips = dispatch.outcomes.map((o) => o.addr);
     if (running.size === 0) return id;
-    const job: LiveJob = { id, kind: dispatch.kind, clients: ips, running, writing: Promise.resolve(), ends: [] };
+    const job: LiveJob = { id, kind: dispatch.kind, clients: ips, running, writing: Promise.resolve() };
     this.live.add(job);
     for (const [ip, answer] of dispatch.answers) {
       answer.then(
@@ -207,54 +218,48 @@ export class JobRecorder {
 
   /**
    * A client's end: written, told, and the job's end once it was the last. A client already
-   * ended is left as it is. The ends that come while the job's last write runs are written
-   * together, one statement for those alike: a wake run's thousands of PCs not up after
-   * `wol.verify_s` end within moments of each other, and one statement each held the database
-   * for seconds.
+   * ended is left as it is. Ends are written behind, those of all jobs that come while a batch
+   * is written together (core's group commit), one statement for those of a job alike: a wake
+   * run's thousands of PCs not up after `wol.verify_s` end within moments of each other, and
+   * one statement each held the database for seconds.
    */
   private ended(job: LiveJob, ip: string, ending: Ending): void {
     if (this.stopped || !job.running.delete(ip)) return;
-    const at = this.clock.now();
-    if (job.running.size === 0) {
-      job.cancelTimeout?.();
-      job.finishedAt = at;
-    }
-    job.ends.push({ ip, ending, at });
-    // A write is waiting already: it takes this end too.
-    if (job.ends.length > 1) return;
-    job.writing = job.writing
-      .then(() => this.writeEnds(job))
-      .catch((error: unknown) => this.log.error({ err: error, job: job.id }, 'job state not written'));
+    const finishes = job.running.size === 0;
+    if (finishes) job.cancelTimeout?.();
+    job.writing = this.ends.add({ job, ip, ending, at: this.clock.now(), finishes }).catch((error: unknown) => {
+      this.log.error({ err: error, job: job.id }, 'job state not written');
+      if (finishes) this.live.delete(job);
+    });
   }
 
-  /** The job's ends so far, written and told; then, once the last is, the job's own end. */
-  private async writeEnds(job: LiveJob): Promise<void> {
-    const ends = job.ends.splice(0);
-    const alike = new Map<string, { ending: Ending; ends: { ip: string; at: number }[] }>();
-    for (const { ip, ending, at } of ends) {
-      const key = JSON.stringify([ending.state, ending.status, ending.outcome, ending.code, ending.output]);
-      const group = alike.get(key) ?? { ending, ends: [] };
+  /** A batch of ends, with the end of each job whose last client is among them; told once committed. */
+  private async writeEnds(em: EntityManager, ends: PendingEnd[]): Promise<undefined[]> {
+    const alike = new Map<string, { job: LiveJob; ending: Ending; ends: { ip: string; at: number }[] }>();
+    for (const { job, ip, ending, at } of ends) {
+      const key = JSON.stringify([job.id, ending.state, ending.status, ending.outcome, ending.code, ending.output]);
+      const group = alike.get(key) ?? { job, ending, ends: [] };
       group.ends.push({ ip, at });
       alike.set(key, group);
     }
-    // A unit of work of its own: the job's write queue runs after whoever ended a client moved on.
-    const em = this.db.fork();
     for (const group of alike.values())
-      for (let i = 0; i < group.ends.length; i += chunk) await writeAlike(em, job.id, group.ending, group.ends.slice(i, i + chunk));
-    // A command's output is not told: only callers who may run scripts read it (GET /jobs/:id/output).
-    for (const { ip, ending } of ends) {
-      const { state, status, outcome, code } = ending;
-      const told = { job: job.id, kind: job.kind, client: ip, state, status, outcome };
-      void this.events.emit('job.client', code === undefined ? told : { ...told, code });
-    }
-    if (job.finishedAt === undefined || job.ends.length > 0) return;
-    try {
-      await em.nativeUpdate(JobEntity, { id: job.id }, { finishedAt: job.finishedAt });
-      void this.events.emit('job.finished', { job: job.id, kind: job.kind, clients: job.clients });
-    } finally {
-      // Kept in `live` until here, so that stop() waits for this too.
-      this.live.delete(job);
-    }
+      for (let i = 0; i < group.ends.length; i += chunk) await writeAlike(em, group.job.id, group.ending, group.ends.slice(i, i + chunk));
+    const finished = ends.filter((end) => end.finishes);
+    for (const { job, at } of finished) await em.nativeUpdate(JobEntity, { id: job.id }, { finishedAt: at });
+    this.db.afterCommit(em, () => {
+      // A command's output is not told: only callers who may run scripts read it (GET /jobs/:id/output).
+      for (const { job, ip, ending } of ends) {
+        const { state, status, outcome, code } = ending;
+        const told = { job: job.id, kind: job.kind, client: ip, state, status, outcome };
+        void this.events.emit('job.client', code === undefined ? told : { ...told, code });
+      }
+      for (const { job } of finished) {
+        void this.events.emit('job.finished', { job: job.id, kind: job.kind, clients: job.clients });
+        // Kept in `live` until here, so that stop() waits for this too.
+        this.live.delete(job);
+      }
+    });
+    return ends.map(() => undefined);
   }
 }
 
