@@ -73,7 +73,7 @@ async function limitedSummaries(db: Database, jobs: Job[], inside: ReadonlySet<s
 }
 
 /** A row of `jobs` as the engines give it: numbers may come as strings (bigint, decimal). */
-interface JobRow {
+export interface JobRow {
   id: number | string;
   kind: string;
   who: string;

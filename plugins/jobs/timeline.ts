@@ -1,17 +1,13 @@
 import type { Database, PluginEvents } from 'ogserve';
 import type { TimelineEntry } from '../history';
 import type { JobState } from './entities/job-client';
+import type { JobRow } from './listing';
 
 /** Kinds whose params only callers holding a permission see (as GET /jobs/:id shows them). */
 const paramsNeed: Record<string, string> = { 'shell/run': 'shell' };
 
-interface Row {
-  id: number | string;
-  kind: string;
-  who: string;
-  source: string;
-  params: string;
-  created_at: number | string;
+/** A job's row (as GET /jobs reads it) with one client's line of it. */
+interface Row extends Omit<JobRow, 'finished_at'> {
   state: JobState;
   outcome: string;
   code: number | string | null;
